@@ -1,0 +1,54 @@
+"""``demo``: a bilingual sample conversation through the real pipeline, then a few recalls."""
+
+from __future__ import annotations
+
+import time
+from importlib import resources
+
+from rich.table import Table
+
+from hindsight_es.cli.common import console
+from hindsight_es.cli.jsonl import read_turns
+from hindsight_es.client import Hindsight
+from hindsight_es.config import Settings
+
+BANK = "demo"
+QUERIES = [
+    "which carrier do we ship with?",
+    "what database do we use?",
+    "快递用哪家？",
+    "有什么过敏需要注意？",
+    "where is the new shop opening?",
+]
+
+
+async def run_demo(settings: Settings) -> None:
+    from streams.service import ServiceLock, catch_up_all
+
+    sample = resources.files("hindsight_es.assets").joinpath("samples/demo.jsonl").read_bytes()
+    turns, problems = read_turns(settings, sample.splitlines(), bank=BANK)
+    assert not problems, problems  # the shipped sample is valid
+    async with Hindsight(settings) as hs:
+        started = time.perf_counter()
+        await hs.publish(turns)
+        console.print(f"published {len(turns)} turns to bank {BANK!r} ({settings.broker or settings.log_path})")
+        lock = ServiceLock(settings)
+        if lock.acquire():
+            try:
+                n = await catch_up_all(settings, hs.log, embedder=hs.embedder)
+            finally:
+                lock.release()
+            console.print(f"pipeline: {n} records through the bank actor and projections "
+                          f"in {time.perf_counter() - started:.2f}s")
+        else:
+            lock.release()
+            console.print("a service is running on this data directory; it projects the turns")
+        for query in QUERIES:
+            t0 = time.perf_counter()
+            hits = await hs.recall(BANK, query, limit=3)
+            table = Table(title=f"{query}   ({(time.perf_counter() - t0) * 1000:.1f} ms)", title_justify="left")
+            for column in ("score", "kind", "memory", "from turn"):
+                table.add_column(column)
+            for hit in hits:
+                table.add_row(f"{hit.score:.3f}", hit.kind, hit.text, ",".join(hit.source_turn_ids))
+            console.print(table)

@@ -1,0 +1,133 @@
+"""The ``Embedder`` protocol, a batching base class and the name -> embedder factory.
+
+Every embedder is offline: its weights ship in installed packages, nothing is downloaded.
+Vectors are float32, one L2-normalized row per text.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from hindsight_es.errors import ConfigError
+
+DEFAULT_BATCH_SIZE = 64
+MAX_THREADS = 4
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into unit vectors; ``id`` names the exact model and is carried in events."""
+
+    id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array of shape ``(len(texts), dim)`` with L2-normalized rows."""
+        ...
+
+
+class UnknownEmbedderError(ConfigError, ValueError):
+    """An embedder name that is not in ``EMBEDDERS``."""
+
+
+def l2_normalize(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length as float32; all-zero rows stay zero."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, np.float32(1e-12))
+
+
+def default_threads() -> int:
+    """Threads for one model: the CPUs this process may use, at most ``MAX_THREADS``."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cpus or 1, MAX_THREADS))
+
+
+def batches(n: int, size: int) -> Iterator[slice]:
+    """Consecutive slices of at most ``size`` covering ``range(n)``."""
+    for start in range(0, n, size):
+        yield slice(start, min(start + size, n))
+
+
+class BatchedEmbedder(ABC):
+    """Base of the concrete embedders: lazy thread-safe load, fixed-size batches, normalization."""
+
+    id: str
+    dim: int
+
+    def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        self._loaded = False
+
+    @abstractmethod
+    def _load(self) -> None:
+        """Load the model; called once, under a lock, before the first batch."""
+
+    @abstractmethod
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        """Raw vectors for at most ``batch_size`` texts, shape ``(len(texts), dim)``."""
+
+    def _order(self, texts: Sequence[str]) -> np.ndarray:
+        """Order in which texts are batched; the identity unless a subclass groups them."""
+        return np.arange(len(texts))
+
+    def load(self) -> None:
+        """Load the model now instead of on the first ``embed`` call (idempotent)."""
+        if self._loaded:
+            return
+        with self._lock:
+            if not self._loaded:
+                self._load()
+                self._loaded = True
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise TypeError("embed() takes a sequence of texts, not a single str")
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        if not len(texts):
+            return out
+        self.load()
+        order = self._order(texts)
+        for part in batches(len(order), self.batch_size):
+            idx = order[part]
+            out[idx] = l2_normalize(self._embed_batch([texts[i] for i in idx]))
+        return out
+
+
+def _minilm() -> Embedder:
+    from hindsight_es.embedding.minilm import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def _use() -> Embedder:
+    from hindsight_es.embedding.use import USEEmbedder
+
+    return USEEmbedder()
+
+
+#: Embedder names accepted by ``make_embedder`` (and ``Settings.embedder``) -> factory.
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {"minilm": _minilm, "use": _use}
+
+_instances: dict[str, Embedder] = {}
+_instances_lock = threading.Lock()
+
+
+def make_embedder(name: str) -> Embedder:
+    """The process-wide embedder called ``name``; models load lazily, once per name."""
+    if name not in EMBEDDERS:
+        valid = ", ".join(sorted(EMBEDDERS))
+        raise UnknownEmbedderError(f"unknown embedder {name!r}; valid names: {valid}")
+    with _instances_lock:
+        if name not in _instances:
+            _instances[name] = EMBEDDERS[name]()
+        return _instances[name]

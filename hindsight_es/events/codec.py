@@ -1,0 +1,54 @@
+"""Bytes <-> events: JSON with a ``type`` discriminator, upcasters for old schema versions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from hindsight_es.errors import DecodeError
+from hindsight_es.events.models import AnyEvent, Event
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+_ADAPTER: TypeAdapter[Event] = TypeAdapter(AnyEvent)
+# (type, schema_version) -> function returning the record at schema_version + 1.
+UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+
+
+def register_upcaster(event_type: str, from_version: int) -> Callable[[Upcaster], Upcaster]:
+    def register(fn: Upcaster) -> Upcaster:
+        UPCASTERS[(event_type, from_version)] = fn
+        return fn
+
+    return register
+
+
+def encode(event: Event) -> bytes:
+    return event.model_dump_json().encode("utf-8")
+
+
+def upcast(record: dict[str, Any]) -> dict[str, Any]:
+    while (step := UPCASTERS.get((record.get("type", ""), record.get("schema_version", 1)))) is not None:
+        record = step(record)
+    return record
+
+
+def decode(data: bytes) -> Event:
+    """Decode one record; raises ``DecodeError`` naming what is wrong."""
+    try:
+        record = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"not UTF-8: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise DecodeError(f"not JSON: {exc}") from exc
+    if not isinstance(record, dict):
+        raise DecodeError("not a JSON object")
+    try:
+        return _ADAPTER.validate_python(upcast(record))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise DecodeError(f"invalid {record.get('type', 'event')}: {where}: {first['msg']}") from exc

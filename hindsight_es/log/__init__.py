@@ -1,0 +1,20 @@
+"""The event log port and its adapters; ``open_log`` picks one from the settings."""
+
+from __future__ import annotations
+
+from hindsight_es.config import Settings
+from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition, partition_for, replay
+
+
+def open_log(settings: Settings) -> EventLog:
+    """The Kafka log when a broker is configured, else the embedded log in the data directory."""
+    if settings.broker:
+        from hindsight_es.log.kafka import KafkaLog
+
+        return KafkaLog(settings)
+    from hindsight_es.log.embedded import EmbeddedLog
+
+    return EmbeddedLog(settings.log_path, settings.partitions)
+
+
+__all__ = ["Consumer", "EventLog", "Record", "TopicPartition", "open_log", "partition_for", "replay"]

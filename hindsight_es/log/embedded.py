@@ -1,0 +1,224 @@
+"""Embedded event log: SQLite in WAL mode in the data directory, Kafka semantics.
+
+Appends from several processes are serialised by SQLite's write lock; offsets are contiguous
+per (topic, partition). A consumer group is owned by one process at a time through an advisory
+file lock; a second member stands by (polls nothing) until the owner goes away, like a Kafka
+rebalance with one active member.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from hindsight_es.errors import LogError
+from hindsight_es.log.port import Record, TopicPartition, partition_for
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+  topic TEXT NOT NULL, partition INTEGER NOT NULL, offset INTEGER NOT NULL,
+  key TEXT, value BLOB NOT NULL, ts INTEGER NOT NULL,
+  PRIMARY KEY (topic, partition, offset)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ends (
+  topic TEXT NOT NULL, partition INTEGER NOT NULL, next_offset INTEGER NOT NULL,
+  PRIMARY KEY (topic, partition));
+CREATE TABLE IF NOT EXISTS group_offsets (
+  grp TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL, next_offset INTEGER NOT NULL,
+  PRIMARY KEY (grp, topic, partition));
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class EmbeddedLog:
+    """Durable local log; safe to open from several processes on one machine."""
+
+    def __init__(self, path: Path, partitions: int = 4) -> None:
+        self.path = Path(path)
+        self._requested_partitions = partitions
+        self._partitions = partitions
+        self._lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None
+        self._appended = asyncio.Event()
+
+    # ------------------------------------------------------------ lifecycle
+
+    async def start(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        # The partition count is fixed when the log is created, as with a Kafka topic.
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('partitions', ?)", (str(self._requested_partitions),))
+        self._partitions = int(conn.execute("SELECT value FROM meta WHERE name='partitions'").fetchone()[0])
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise LogError(f"embedded log {self.path} is not started")
+        return self._conn
+
+    async def _run(self, fn, *args):  # type: ignore[no-untyped-def]
+        def locked():  # type: ignore[no-untyped-def]
+            with self._lock:
+                return fn(*args)
+
+        try:
+            return await asyncio.to_thread(locked)
+        except sqlite3.Error as exc:
+            raise LogError(f"embedded log {self.path}: {exc}") from exc
+
+    # ------------------------------------------------------------ writes
+
+    async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
+        partition = partition_for(key, self._partitions)
+        offsets = await self._run(self._append, topic, partition, key, list(values))
+        self._appended.set()
+        return offsets
+
+    def _append(self, topic: str, partition: int, key: str, values: list[bytes]) -> list[int]:
+        db = self._db()
+        now = int(time.time() * 1000)
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT next_offset FROM ends WHERE topic=? AND partition=?", (topic, partition)).fetchone()
+            first = row[0] if row else 0
+            db.executemany(
+                "INSERT INTO records VALUES (?,?,?,?,?,?)",
+                [(topic, partition, first + i, key, v, now) for i, v in enumerate(values)],
+            )
+            db.execute(
+                "INSERT INTO ends VALUES (?,?,?) ON CONFLICT(topic, partition) DO UPDATE SET next_offset=excluded.next_offset",
+                (topic, partition, first + len(values)),
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return list(range(first, first + len(values)))
+
+    # ------------------------------------------------------------ reads
+
+    async def partitions(self, topic: str) -> int:
+        return self._partitions
+
+    async def end_offsets(self, topic: str) -> dict[int, int]:
+        rows = await self._run(
+            lambda: self._db().execute("SELECT partition, next_offset FROM ends WHERE topic=?", (topic,)).fetchall()
+        )
+        ends = {p: 0 for p in range(self._partitions)}
+        ends.update(dict(rows))
+        return ends
+
+    async def read(self, topic: str, partition: int, start: int, stop: int, limit: int = 1000) -> list[Record]:
+        rows = await self._run(self._read, topic, partition, start, stop, limit)
+        return [Record(topic, partition, o, k, v, ts) for o, k, v, ts in rows]
+
+    def _read(self, topic: str, partition: int, start: int, stop: int, limit: int) -> list[tuple]:
+        return self._db().execute(
+            "SELECT offset, key, value, ts FROM records WHERE topic=? AND partition=? AND offset>=? AND offset<?"
+            " ORDER BY offset LIMIT ?",
+            (topic, partition, start, stop, limit),
+        ).fetchall()
+
+    # ------------------------------------------------------------ groups
+
+    async def consumer(self, group: str, topics: Sequence[str]) -> EmbeddedConsumer:
+        return EmbeddedConsumer(self, group, list(topics))
+
+    def _committed(self, group: str) -> dict[TopicPartition, int]:
+        rows = self._db().execute("SELECT topic, partition, next_offset FROM group_offsets WHERE grp=?", (group,))
+        return {(t, p): o for t, p, o in rows}
+
+    def _commit(self, group: str, offsets: dict[TopicPartition, int]) -> None:
+        self._db().executemany(
+            "INSERT INTO group_offsets VALUES (?,?,?,?) ON CONFLICT(grp, topic, partition)"
+            " DO UPDATE SET next_offset=excluded.next_offset",
+            [(group, t, p, o) for (t, p), o in offsets.items()],
+        )
+
+
+class EmbeddedConsumer:
+    """The single active member of a group on this machine; positions start at the committed offsets."""
+
+    def __init__(self, log: EmbeddedLog, group: str, topics: list[str]) -> None:
+        self._log = log
+        self.group = group
+        self.topics = topics
+        self._positions: dict[TopicPartition, int] | None = None
+        lock_dir = log.path.parent / "locks"
+        lock_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(lock_dir / f"{group}.lock", "a+")  # noqa: SIM115 - held for the consumer's life
+        self._owner = False
+        self._turn = 0
+
+    def _try_own(self) -> bool:
+        if not self._owner:
+            try:
+                fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._owner = True
+            except BlockingIOError:
+                return False
+        return True
+
+    async def _load_positions(self) -> dict[TopicPartition, int]:
+        if self._positions is None:
+            committed = await self._log._run(self._log._committed, self.group)
+            self._positions = {
+                (t, p): committed.get((t, p), 0) for t in self.topics for p in range(self._log._partitions)
+            }
+        return self._positions
+
+    async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]:
+        deadline = time.monotonic() + timeout_ms / 1000
+        while True:
+            if self._try_own():
+                records = await self._fetch(max_records)
+                if records:
+                    return records
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return []
+            self._log._appended.clear()
+            try:  # woken at once by appends from this process, else re-check other processes' appends
+                await asyncio.wait_for(self._log._appended.wait(), timeout=min(remaining, 0.05))
+            except TimeoutError:
+                pass
+
+    async def _fetch(self, max_records: int) -> list[Record]:
+        positions = await self._load_positions()
+        out: list[Record] = []
+        order = list(positions)
+        self._turn = (self._turn + 1) % len(order)  # rotate so a busy partition cannot starve the others
+        for topic, partition in order[self._turn:] + order[: self._turn]:
+            if len(out) >= max_records:
+                break
+            position = positions[(topic, partition)]
+            records = await self._log.read(topic, partition, position, 2**62, max_records - len(out))
+            if records:
+                positions[(topic, partition)] = records[-1].offset + 1
+                out.extend(records)
+        return out
+
+    async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+        if offsets:
+            await self._log._run(self._log._commit, self.group, dict(offsets))
+
+    async def committed(self, topic: str, partition: int) -> int | None:
+        return (await self._log._run(self._log._committed, self.group)).get((topic, partition))
+
+    async def close(self) -> None:
+        if self._owner:
+            fcntl.flock(self._lock_file.fileno(), fcntl.LOCK_UN)
+            self._owner = False
+        self._lock_file.close()

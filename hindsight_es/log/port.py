@@ -1,0 +1,76 @@
+"""The event-log port: topics split into partitions of records with contiguous offsets.
+
+Both adapters (embedded SQLite, Kafka) give the same semantics: records with the same key land
+in the same partition in append order; a consumer group commits the *next* offset to read per
+partition and resumes from it after a restart; uncommitted records are delivered again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from aiokafka.partitioner import murmur2
+
+TopicPartition = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    topic: str
+    partition: int
+    offset: int
+    key: str | None
+    value: bytes
+    timestamp_ms: int
+
+
+def partition_for(key: str, partitions: int) -> int:
+    """Kafka's default partitioner (murmur2), so both logs put a bank on the same partition."""
+    return (murmur2(key.encode("utf-8")) & 0x7FFFFFFF) % partitions
+
+
+class Consumer(Protocol):
+    """A member of a consumer group, subscribed to some topics."""
+
+    async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]: ...
+
+    async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+        """Store, per partition, the next offset this group will read."""
+
+    async def committed(self, topic: str, partition: int) -> int | None: ...
+
+    async def close(self) -> None: ...
+
+
+class EventLog(Protocol):
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
+        """Append values under one key (one partition), in order; returns their offsets."""
+
+    async def partitions(self, topic: str) -> int: ...
+
+    async def end_offsets(self, topic: str) -> dict[int, int]:
+        """Next offset to be written, per partition."""
+
+    async def read(self, topic: str, partition: int, start: int, stop: int, limit: int = 1000) -> list[Record]:
+        """Records with start <= offset < stop, at most ``limit``, in offset order (no group)."""
+
+    async def consumer(self, group: str, topics: Sequence[str]) -> Consumer: ...
+
+
+async def replay(log: EventLog, topic: str, *, batch: int = 2000) -> AsyncIterator[list[Record]]:
+    """Every record of ``topic`` written before the call, partition by partition, in offset order."""
+    ends = await log.end_offsets(topic)
+    for partition, stop in sorted(ends.items()):
+        position = 0
+        while position < stop:
+            records = await log.read(topic, partition, position, stop, batch)
+            if not records:
+                break
+            yield records
+            position = records[-1].offset + 1

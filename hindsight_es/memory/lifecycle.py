@@ -1,0 +1,45 @@
+"""What each memory event changes on the memories it names, shared by ``evolve`` and the projections.
+
+``changes(event)`` lists ``(memory_id, {field: new value})``; applying them in log order to a
+memory row (or to the actor's ``MemoryInfo``) gives its status, validity and supersession links.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from hindsight_es.events import (
+    Event,
+    MemoryArchived,
+    MemoryForgotten,
+    MemoryQuarantined,
+    MemoryReleased,
+    MemoryRestored,
+    MemorySuperseded,
+    SourceRetracted,
+)
+
+ACTIVE: dict[str, Any] = {"status": "active", "valid_to": None, "superseded_by": None}
+
+
+def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:
+    match event:
+        case MemorySuperseded():
+            return [
+                (event.memory_id, {"status": "superseded", "valid_to": event.valid_to, "superseded_by": event.superseded_by}),
+                (event.superseded_by, {"supersedes": event.memory_id}),
+            ]
+        case MemoryForgotten():
+            return [(event.memory_id, {"status": "forgotten"})]
+        case MemoryArchived():
+            return [(event.memory_id, {"status": "archived"})]
+        case MemoryQuarantined():
+            return [(event.memory_id, {"status": "quarantined"})]
+        case MemoryRestored() | MemoryReleased():
+            return [(event.memory_id, dict(ACTIVE))]
+        case SourceRetracted():
+            return [(m, {"status": "retracted", "valid_to": event.occurred_at}) for m in event.retracted_memory_ids] + [
+                (m, dict(ACTIVE)) for m in event.restored_memory_ids
+            ]
+    return []

@@ -1,0 +1,48 @@
+"""Recall v1: hybrid candidates (vector + English full text + n-gram full text) fused by RRF.
+
+No LLM and no model call besides embedding the query. Only active memories of the bank are
+candidates, unless statuses are asked for explicitly (audits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from hindsight_es.embedding import Embedder
+from hindsight_es.recall.fusion import rrf
+from hindsight_es.recall.models import RecallHit
+from hindsight_es.stores.lance import LanceStore, has_cjk, quote
+
+COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
+           "valid_to", "status")
+
+
+def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: datetime | None = None,
+                 until: datetime | None = None, statuses: Sequence[str] = ("active",)) -> str:
+    parts = [f"bank_id = {quote(bank_id)}", f"status IN ({', '.join(quote(s) for s in statuses)})"]
+    if kinds:
+        parts.append(f"kind IN ({', '.join(quote(k) for k in kinds)})")
+    if since is not None:
+        parts.append(f"valid_from >= timestamp '{since.isoformat()}'")
+    if until is not None:
+        parts.append(f"valid_from < timestamp '{until.isoformat()}'")
+    return " AND ".join(parts)
+
+
+def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, limit: int = 10,
+           kinds: Sequence[str] | None = None, since: datetime | None = None, until: datetime | None = None,
+           statuses: Sequence[str] = ("active",), candidates: int = 50) -> list[RecallHit]:
+    where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses)
+    pool = max(candidates, limit)
+    vector = embedder.embed([query])[0]
+    lists = [store.vector_search(vector, where, pool, COLUMNS), store.text_search(query, "text", where, pool, COLUMNS)]
+    if has_cjk(query):
+        lists.append(store.text_search(query, "text_ngram", where, pool, COLUMNS))
+    rows = {row["memory_id"]: row for ranking in lists for row in ranking}
+    fused = rrf([[row["memory_id"] for row in ranking] for ranking in lists])
+    return [_hit(rows[memory_id], score) for memory_id, score in fused[:limit]]
+
+
+def _hit(row: dict, score: float) -> RecallHit:
+    return RecallHit(score=round(score, 6), **{c: row[c] for c in COLUMNS})

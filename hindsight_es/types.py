@@ -1,0 +1,20 @@
+"""Small shared aliases and the constrained strings used across events and stores."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import StringConstraints
+
+BankId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$")]
+SessionId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+TurnId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+
+Role = Literal["user", "assistant", "system", "tool"]
+Source = Literal["user", "assistant", "tool", "document"]
+Trust = Literal["trusted", "normal", "untrusted"]
+Scope = Literal["global", "session", "task"]
+MemoryKind = Literal["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
+
+# Default trust of each source: what a user says beats what a tool or a retrieved document says.
+DEFAULT_TRUST: dict[str, Trust] = {"user": "trusted", "assistant": "normal", "tool": "untrusted", "document": "untrusted"}

@@ -1,0 +1,63 @@
+"""Working-memory projection: consumes ``hindsight.turns``, produces the LanceDB ``turns`` table.
+
+One row per turn (key ``bank/session/turn``), from which the recent turns of a session are read
+for prompt context. Position rows are written in the same ``merge_insert`` as the turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pyarrow as pa
+
+from hindsight_es.config import TOPIC_TURNS
+from hindsight_es.events import TurnRecorded
+from hindsight_es.log import TopicPartition
+from hindsight_es.stores.lance import POSITION_BANK, TURN_SCHEMA, LanceStore
+from projections.runner import Batch
+
+TABLE = "turns"
+
+
+def turn_key(bank_id: str, session_id: str, turn_id: str) -> str:
+    return f"{bank_id}/{session_id}/{turn_id}"
+
+
+class WorkingMemoryProjection:
+    name = "working_memory"
+    topics = (TOPIC_TURNS,)
+
+    def __init__(self, store: LanceStore) -> None:
+        self.store = store
+
+    async def positions(self) -> dict[TopicPartition, int]:
+        return await asyncio.to_thread(self.store.positions, TABLE)
+
+    async def apply(self, batch: Batch) -> None:
+        await asyncio.to_thread(self._apply, batch)
+
+    async def maintain(self) -> None:
+        await asyncio.to_thread(self.store.ensure_indexes)
+
+    def _apply(self, batch: Batch) -> None:
+        done = self.store.positions(TABLE)
+        rows: dict[str, dict[str, Any]] = {}
+        ends: dict[TopicPartition, int] = {}
+        for record, event in batch:
+            if record.offset < done.get((record.topic, record.partition), 0):
+                continue
+            ends[(record.topic, record.partition)] = record.offset + 1
+            if isinstance(event, TurnRecorded) and event.text.strip():
+                key = turn_key(event.bank_id, event.session_id, event.turn_id)
+                rows[key] = {
+                    "turn_key": key, "bank_id": event.bank_id, "session_id": event.session_id,
+                    "turn_id": event.turn_id, "role": event.role, "speaker": event.speaker, "source": event.source,
+                    "text": event.text, "occurred_at": event.occurred_at,
+                    "topic": record.topic, "partition": record.partition, "offset": record.offset,
+                }
+        out = list(rows.values()) + [
+            {"turn_key": f"{POSITION_BANK}/{t}/{p}", "bank_id": POSITION_BANK, "topic": t, "partition": p, "offset": o}
+            for (t, p), o in ends.items()
+        ]
+        self.store.upsert(TABLE, TURN_SCHEMA, "turn_key", pa.Table.from_pylist(out, schema=TURN_SCHEMA))

@@ -1,0 +1,125 @@
+"""Bank actor: consumes ``hindsight.turns`` and ``hindsight.commands``, produces ``hindsight.memories``.
+
+Key: ``bank_id`` (one partition per bank, so one actor sees a bank's inputs in log order). It is the
+only writer of memory events. Per poll: extract and embed every input once (batched), then, in log
+order, ``decide`` against the bank state and ``evolve`` it at once, so the decision at offset n+1
+sees the memory retained at offset n. Offsets are committed after the memory events are appended.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+
+import numpy as np
+
+from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.embedding import Embedder
+from hindsight_es.errors import DecodeError
+from hindsight_es.events import CorrectionRequested, Event, TurnRecorded, decode, encode
+from hindsight_es.extraction import Candidate, Extractor
+from hindsight_es.log import EventLog, Record, TopicPartition, replay
+from hindsight_es.memory import BankState, Prepared, decide, evolve
+from streams.deadletter import dead_letter
+
+GROUP = "hindsight.bank-actor"
+log_ = logging.getLogger("hindsight.bank_actor")
+
+
+class BankActor:
+    def __init__(self, log: EventLog, extractor: Extractor, embedder: Embedder, settings: Settings) -> None:
+        self.log, self.extractor, self.embedder, self.settings = log, extractor, embedder, settings
+        self.banks: dict[str, BankState] = {}
+
+    def state(self, bank_id: str) -> BankState:
+        if bank_id not in self.banks:
+            self.banks[bank_id] = BankState(bank_id)
+        return self.banks[bank_id]
+
+    async def load(self) -> int:
+        """Rebuild every bank's state from the memory log; returns events folded."""
+        count = 0
+        async for records in replay(self.log, TOPIC_MEMORIES):
+            for record in records:
+                try:
+                    event = decode(record.value)
+                except DecodeError:
+                    continue
+                evolve(self.state(event.bank_id), event)
+                count += 1
+        return count
+
+    async def handle(self, records: list[Record]) -> int:
+        """Decide on a batch of input records; returns memory events appended."""
+        inputs: list[tuple[Record, Event]] = []
+        for record in records:
+            try:
+                event = self._validate(decode(record.value), record)
+            except DecodeError as exc:
+                await dead_letter(self.log, record, str(exc))
+                continue
+            inputs.append((record, event))
+        prepared = await asyncio.to_thread(self._prepare, [e for _, e in inputs])
+        out: dict[str, list[Event]] = defaultdict(list)
+        for (_, event), prep in zip(inputs, prepared, strict=True):
+            state = self.state(event.bank_id)
+            for produced in decide(state, event, prep):
+                evolve(state, produced)
+                out[event.bank_id].append(produced)
+        for bank_id, events in out.items():
+            await self.log.append(TOPIC_MEMORIES, bank_id, [encode(e) for e in events])
+        return sum(len(v) for v in out.values())
+
+    def _validate(self, event: Event, record: Record) -> Event:
+        if record.topic == TOPIC_TURNS and not isinstance(event, TurnRecorded):
+            raise DecodeError(f"{event.type} does not belong on {TOPIC_TURNS}")
+        if record.key is not None and record.key != event.bank_id:
+            raise DecodeError(f"record key {record.key!r} is not the event's bank {event.bank_id!r}")
+        if isinstance(event, TurnRecorded) and len(event.text) > self.settings.max_text_chars:
+            raise DecodeError(f"text of {len(event.text)} chars exceeds the limit of {self.settings.max_text_chars}")
+        return event
+
+    def _prepare(self, events: list[Event]) -> list[Prepared | None]:
+        """Extraction and one batched embedding call for every text the batch may retain."""
+        texts: list[list[str]] = []
+        candidates: list[list[Candidate]] = []
+        for event in events:
+            if isinstance(event, TurnRecorded) and event.event_id not in self.state(event.bank_id).handled:
+                found = self.extractor.extract(event.text, speaker=event.speaker, source=event.source)
+                candidates.append(found)
+                texts.append([c.text for c in found])
+            elif isinstance(event, CorrectionRequested):
+                candidates.append([])
+                texts.append([event.text])
+            else:
+                candidates.append([])
+                texts.append([])
+        flat = [t for group in texts for t in group]
+        vectors = self.embedder.embed(flat) if flat else np.zeros((0, self.embedder.dim), np.float32)
+        out: list[Prepared | None] = []
+        start = 0
+        for event, found, group in zip(events, candidates, texts, strict=True):
+            if not group:
+                out.append(None)
+                continue
+            out.append(Prepared(found, vectors[start:start + len(group)], self.embedder.id, self.extractor.id))
+            start += len(group)
+        return out
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Consume until ``stop`` is set; commits after each appended batch."""
+        await self.load()
+        consumer = await self.log.consumer(GROUP, [TOPIC_TURNS, TOPIC_COMMANDS])
+        try:
+            while not stop.is_set():
+                records = await consumer.poll(self.settings.poll_max_records, self.settings.poll_timeout_ms)
+                if not records:
+                    continue
+                await self.handle(records)
+                offsets: dict[TopicPartition, int] = {}
+                for record in records:
+                    offsets[(record.topic, record.partition)] = record.offset + 1
+                await consumer.commit(offsets)
+        finally:
+            await consumer.close()

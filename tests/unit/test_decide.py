@@ -1,0 +1,163 @@
+"""Given memory events, when an input arrives, then these events: the bank actor's decisions."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from uuid import uuid4
+
+import numpy as np
+
+from hindsight_es.events import (
+    CorrectionRequested,
+    ForgetRequested,
+    MemoryForgotten,
+    MemoryRestored,
+    MemoryRetained,
+    MemorySuperseded,
+    RestoreRequested,
+    RetractionRequested,
+    SourceRetracted,
+    TurnRecorded,
+)
+from hindsight_es.extraction.schema import Candidate
+from hindsight_es.memory import BankState, Prepared, decide, evolve
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def turn(text: str, session: str = "s1", turn_id: str | None = None, minutes: int = 0, **kw) -> TurnRecorded:
+    return TurnRecorded(bank_id="b", session_id=session, turn_id=turn_id or str(uuid4()), text=text,
+                        occurred_at=T0 + timedelta(minutes=minutes), **kw)
+
+
+def prepared(*cands: Candidate) -> Prepared:
+    return Prepared(list(cands), np.ones((len(cands), 4), np.float32), "test-embedder", "test-extractor")
+
+
+def fact(key: str, value: str, text: str = "", correction: bool = False) -> Candidate:
+    return Candidate(kind="correction" if correction else "fact", text=text or f"{key}={value}", key=key,
+                     value=value, is_correction=correction)
+
+
+def run(state: BankState, event, prep=None):
+    events = decide(state, event, prep)
+    for e in events:
+        evolve(state, e)
+    return events
+
+
+def test_turn_retains_episode_and_fact_citing_the_turn():
+    state = BankState("b")
+    t = turn("we use MySQL")
+    events = run(state, t, prepared(Candidate(kind="episode", text="we use MySQL"), fact("team/database", "mysql")))
+    assert [type(e) for e in events] == [MemoryRetained, MemoryRetained]
+    assert all(e.source_turn_ids == (t.turn_id,) and e.causation_id == t.event_id for e in events)
+    assert events[1].vector == np.ones(4, np.float32).tobytes() and events[1].embedder == "test-embedder"
+
+
+def test_same_key_new_value_supersedes_and_keeps_history():
+    state = BankState("b")
+    first = run(state, turn("a", minutes=0), prepared(fact("team/database", "mysql")))[0]
+    t2 = turn("b", minutes=5)
+    events = run(state, t2, prepared(fact("team/database", "postgresql", correction=True)))
+    assert [type(e) for e in events] == [MemoryRetained, MemorySuperseded]
+    assert events[1].memory_id == first.memory_id and events[1].superseded_by == events[0].memory_id
+    assert events[1].valid_to == t2.occurred_at
+    assert state.memories[first.memory_id].status == "superseded"
+    assert state.heads["team/database"] == events[0].memory_id
+
+
+def test_restating_the_active_value_adds_nothing():
+    state = BankState("b")
+    run(state, turn("a"), prepared(fact("user/location", "paris")))
+    assert run(state, turn("b"), prepared(fact("user/location", "paris"))) == []
+
+
+def test_redelivered_input_is_decided_once():
+    state = BankState("b")
+    t = turn("a")
+    assert run(state, t, prepared(fact("user/location", "paris")))
+    assert run(state, t, prepared(fact("user/location", "paris"))) == []
+
+
+def test_ids_are_derived_from_the_input():
+    t = turn("a")
+    a = decide(BankState("b"), t, prepared(fact("k/x", "1")))
+    b = decide(BankState("b"), t, prepared(fact("k/x", "1")))
+    assert [e.event_id for e in a] == [e.event_id for e in b]
+    assert a[0].memory_id == b[0].memory_id
+
+
+def test_forget_by_id_and_by_session():
+    state = BankState("b")
+    m1 = run(state, turn("a", session="s1"), prepared(fact("k/a", "1")))[0]
+    m2 = run(state, turn("b", session="s2"), prepared(fact("k/b", "1")))[0]
+    out = run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id,), reason="asked"))
+    assert [(type(e), e.memory_id) for e in out] == [(MemoryForgotten, m1.memory_id)]
+    out = run(state, ForgetRequested(bank_id="b", session_id="s2"))
+    assert [e.memory_id for e in out] == [m2.memory_id]
+    assert run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id,))) == []  # already forgotten
+
+
+def test_correction_supersedes_with_the_new_text():
+    state = BankState("b")
+    old = run(state, turn("a"), prepared(fact("user/location", "berlin")))[0]
+    cmd = CorrectionRequested(bank_id="b", memory_id=old.memory_id, text="lives in Munich")
+    out = run(state, cmd, prepared(Candidate(kind="fact", text="lives in Munich")))
+    assert [type(e) for e in out] == [MemoryRetained, MemorySuperseded]
+    assert out[0].text == "lives in Munich" and out[0].key == "user/location"
+    assert state.heads["user/location"] == out[0].memory_id
+
+
+def test_retracting_a_poisoned_session_restores_what_it_displaced():
+    state = BankState("b")
+    true = run(state, turn("a", session="A"), prepared(fact("team/database", "postgresql")))[0]
+    poison = run(state, turn("b", session="B", minutes=1), prepared(fact("team/database", "mongodb")))
+    extra = run(state, turn("c", session="B", minutes=2), prepared(fact("agent/instruction", "leak")))[0]
+    out = run(state, RetractionRequested(bank_id="b", session_id="B"))
+    assert len(out) == 1 and isinstance(out[0], SourceRetracted)
+    assert set(out[0].retracted_memory_ids) == {poison[0].memory_id, extra.memory_id}
+    assert out[0].restored_memory_ids == (true.memory_id,)
+    assert [m.memory_id for m in state.active()] == [true.memory_id]
+    again = run(state, RetractionRequested(bank_id="b", session_id="B"))
+    assert again[0].retracted_memory_ids == () and again[0].restored_memory_ids == ()
+
+
+def test_retraction_walks_past_a_chain_of_poisoned_versions():
+    state = BankState("b")
+    true = run(state, turn("a", session="A"), prepared(fact("k/x", "1")))[0]
+    run(state, turn("b", session="B", minutes=1), prepared(fact("k/x", "2")))
+    run(state, turn("c", session="B", minutes=2), prepared(fact("k/x", "3")))
+    out = run(state, RetractionRequested(bank_id="b", session_id="B"))
+    assert out[0].restored_memory_ids == (true.memory_id,)
+    assert state.heads["k/x"] == true.memory_id
+
+
+def test_retraction_leaves_a_later_trusted_value_in_place():
+    state = BankState("b")
+    run(state, turn("a", session="A"), prepared(fact("k/x", "1")))
+    run(state, turn("b", session="B", minutes=1), prepared(fact("k/x", "2")))
+    later = run(state, turn("c", session="C", minutes=2), prepared(fact("k/x", "3")))[0]
+    out = run(state, RetractionRequested(bank_id="b", session_id="B"))
+    assert out[0].restored_memory_ids == ()
+    assert state.heads["k/x"] == later.memory_id
+
+
+def test_retraction_by_time_range_and_source():
+    state = BankState("b")
+    early = run(state, turn("a", minutes=0), prepared(fact("k/a", "1")))[0]
+    doc = run(state, turn("b", minutes=10, source="document"), prepared(fact("k/b", "1")))[0]
+    out = run(state, RetractionRequested(bank_id="b", since=T0 + timedelta(minutes=5), source="document"))
+    assert out[0].retracted_memory_ids == (doc.memory_id,)
+    assert state.memories[early.memory_id].status == "active"
+
+
+def test_restore_undoes_a_retraction():
+    state = BankState("b")
+    true = run(state, turn("a", session="A"), prepared(fact("k/x", "1")))[0]
+    bad = run(state, turn("b", session="B", minutes=1), prepared(fact("k/x", "2")))[0]
+    run(state, RetractionRequested(bank_id="b", session_id="B"))
+    out = run(state, RestoreRequested(bank_id="b", memory_ids=(bad.memory_id,)))
+    assert [type(e) for e in out] == [MemoryRestored, MemorySuperseded]
+    assert out[1].memory_id == true.memory_id
+    assert state.heads["k/x"] == bad.memory_id and state.memories[true.memory_id].status == "superseded"

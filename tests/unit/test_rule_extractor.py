@@ -1,0 +1,359 @@
+"""The rule extractor: given one turn of text, then these candidates (kinds, keys, values)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+import hindsight_es.extraction as extraction
+from hindsight_es.extraction import Candidate, Extractor, RuleExtractor, extract
+
+
+def typed(text: str, **kw) -> list[Candidate]:
+    """The candidates after the episode; the episode itself is checked separately."""
+    out = extract(text, **kw)
+    assert out[0].kind == "episode"
+    return out[1:]
+
+
+def one(text: str, **kw) -> Candidate:
+    cands = typed(text, **kw)
+    assert len(cands) == 1, [(c.kind, c.key, c.value) for c in cands]
+    return cands[0]
+
+
+# ---- the public surface ---------------------------------------------------------------------
+
+
+def test_public_api_is_pinned():
+    assert sorted(extraction.__all__) == ["Candidate", "Extractor", "RuleExtractor", "extract"]
+
+
+def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
+    ex: Extractor = RuleExtractor()
+    assert ex.id == "rules/1"
+    assert ex.extract("I live in Berlin") == extract("I live in Berlin")
+
+
+def test_candidates_are_frozen():
+    cand = extract("hello there")[0]
+    with pytest.raises(ValidationError):
+        cand.text = "changed"  # type: ignore[misc]
+
+
+# ---- the episode ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["", "   ", "\n\t "])
+def test_empty_text_gives_nothing(text):
+    assert extract(text) == []
+
+
+def test_every_turn_with_content_starts_with_exactly_one_trimmed_episode():
+    out = extract("  I live in Berlin and I work at Google.  ")
+    assert [c.kind for c in out].count("episode") == 1
+    assert out[0].kind == "episode"
+    assert out[0].text == "I live in Berlin and I work at Google."
+    assert out[0].key is None and out[0].value is None
+    assert out[0].importance == pytest.approx(0.3)
+    assert out[0].entities == ("Berlin", "Google")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["好的", "嗯嗯", "thanks", "ok", "哈哈", "lol", "Thank you so much!", "好的谢谢", "Good morning!", "Hi!",
+     "Got it, sounds good.", "No, thanks", "👍👍", "🙂", "谢谢你！", "收到", "Hey there! How's it going?"],
+)
+def test_chit_chat_gives_only_the_episode(text):
+    out = extract(text)
+    assert [c.kind for c in out] == ["episode"]
+    assert out[0].text == text.strip()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Do you like coffee?", "你住在哪里？", "Where do I live?", "What's my name?", "我叫什么名字？",
+     "你喜欢咖啡吗", "Are we using MySQL?", "我喜欢什么？"],
+)
+def test_questions_give_only_the_episode(text):
+    assert typed(text) == []
+
+
+@pytest.mark.parametrize("text", ["I love it!", "I love you", "我爱你", "call me tomorrow",
+                                  "I'd like a refund", "If I lived in Paris I would be happy",
+                                  "Don't worry about it", "I'm gonna make it happen!"])
+def test_vague_or_hypothetical_statements_give_no_typed_memory(text):
+    assert typed(text) == []
+
+
+# ---- facts ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I live in Berlin", "user/location", "berlin"),
+        ("we moved to Paris last year", "user/location", "paris"),
+        ("我搬到上海了", "user/location", "上海"),
+        ("我住在北京", "user/location", "北京"),
+        ("I've been living in Seattle for five years.", "user/location", "seattle"),
+        ("my name is Ann", "user/name", "ann"),
+        ("我叫小王", "user/name", "小王"),
+        ("call me Bob", "user/name", "bob"),
+        ("I work at Google", "user/employer", "google"),
+        ("我在腾讯工作", "user/employer", "腾讯"),
+        ("我在上海工作", "user/location", "上海"),
+        ("we use MySQL", "team/database", "mysql"),
+        ("我们用的是 PostgreSQL", "team/database", "postgresql"),
+        ("Our database is PostgreSQL", "team/database", "postgresql"),
+        ("I use Vim", "user/editor", "vim"),
+        ("我们用阿里云", "team/cloud_provider", "阿里云"),
+        ("I'm from Canada", "user/hometown", "canada"),
+        ("我来自成都", "user/hometown", "成都"),
+        ("I'm 32 years old", "user/age", "32"),
+        ("我今年30岁", "user/age", "30"),
+        ("I'm a software engineer", "user/occupation", "software engineer"),
+        ("我是一名医生", "user/occupation", "医生"),
+        ("My email is ann@example.com", "user/email", "ann@example.com"),
+        ("我的生日是5月3日", "user/birthday", "5月3日"),
+        ("my dog's name is Rex", "user/dog_name", "rex"),
+    ],
+)
+def test_facts(text, key, value):
+    cand = one(text)
+    assert (cand.kind, cand.key, cand.value) == ("fact", key, value)
+    assert cand.is_correction is False
+
+
+def test_a_fact_keeps_the_speakers_sentence_as_text():
+    cand = one("Sure. I live in Berlin.")
+    assert cand.text == "I live in Berlin."
+
+
+def test_several_statements_in_one_turn_come_out_in_order():
+    out = typed("I really love hiking and I live in Denver. 我叫张伟，住在深圳。")
+    assert [(c.kind, c.key, c.value) for c in out] == [
+        ("preference", "user/preference:hiking", "hiking"),
+        ("fact", "user/location", "denver"),
+        ("fact", "user/name", "张伟"),
+        ("fact", "user/location", "深圳"),
+    ]
+
+
+def test_a_statement_before_a_trailing_question_is_kept():
+    assert [(c.key, c.value) for c in typed("I live in Berlin, where do you live?")] == [("user/location", "berlin")]
+    assert [(c.key, c.value) for c in typed("我住在北京，你住在哪里？")] == [("user/location", "北京")]
+
+
+# ---- preferences ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("from now on use FedEx", "user/shipping_carrier", "fedex"),
+        ("Use FedEx from now on", "user/shipping_carrier", "fedex"),
+        ("我以后都用顺丰", "user/shipping_carrier", "顺丰"),
+        ("以后用顺丰", "user/shipping_carrier", "顺丰"),
+        ("I prefer tea over coffee", "user/drink", "tea"),
+        ("我更喜欢Python", "user/programming_language", "python"),
+        ("I like coffee", "user/preference:coffee", "coffee"),
+        ("我喜欢喝咖啡", "user/preference:coffee", "coffee"),
+        ("I prefer window seats", "user/preference:window_seats", "window seats"),
+        ("别再给我推荐咖啡了", "user/preference:推荐咖啡", "not:推荐咖啡"),
+        ("please always reply in English", "user/reply_language", "english"),
+        ("请用中文回答", "user/reply_language", "chinese"),
+        ("my favorite color is blue", "user/favorite:color", "blue"),
+        ("我最喜欢的颜色是红色", "user/favorite:color", "红色"),
+        ("Please always cc my manager", "user/instruction:cc_my_manager", "always"),
+    ],
+)
+def test_preferences(text, key, value):
+    cand = one(text)
+    assert (cand.kind, cand.key, cand.value) == ("preference", key, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I don't like coffee anymore", "user/preference:coffee", "not:coffee"),
+        ("I hate cilantro", "user/preference:cilantro", "not:cilantro"),
+        ("I can't stand jazz", "user/preference:jazz", "not:jazz"),
+        ("我不喜欢咖啡了", "user/preference:coffee", "not:coffee"),
+    ],
+)
+def test_negated_preferences_keep_the_key_and_negate_the_value(text, key, value):
+    cand = one(text)
+    assert (cand.kind, cand.key, cand.value) == ("preference", key, value)
+
+
+def test_a_negated_preference_supersedes_the_positive_one_in_either_language():
+    liked, unliked, zh_unliked = one("I like coffee"), one("I don't like coffee anymore"), one("我不喜欢咖啡了")
+    assert liked.key == unliked.key == zh_unliked.key
+    assert liked.value == "coffee" and unliked.value == zh_unliked.value == "not:coffee"
+
+
+# ---- plans and decisions ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("I'm going to visit Tokyo next week", "visit tokyo next week"),
+        ("I plan to learn Rust", "learn rust"),
+        ("next week I will start the new job", "start the new job"),
+        ("我打算明年去日本", "明年去日本"),
+        ("下周我要去北京出差", "去北京出差"),
+        ("我明天要去上海开会", "去上海开会"),
+    ],
+)
+def test_plans(text, value):
+    cand = one(text)
+    assert (cand.kind, cand.key, cand.value) == ("plan", None, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("we decided to use PostgreSQL", "team/database", "postgresql"),
+        ("let's ship with UPS", "user/shipping_carrier", "ups"),
+        ("Let's use Rust for the backend.", "team/programming_language", "rust"),
+        ("let's go with the blue design", None, "blue design"),
+        ("我们决定下个月上线", None, "下个月上线"),
+        ("就用顺丰吧", "user/shipping_carrier", "顺丰"),
+        ("我们决定了，用阿里云", "team/cloud_provider", "阿里云"),
+    ],
+)
+def test_decisions(text, key, value):
+    cand = one(text)
+    assert (cand.kind, cand.key, cand.value) == ("decision", key, value)
+
+
+# ---- constraints ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I'm allergic to peanuts", "user/allergy:peanuts", "peanuts"),
+        ("I'm not allergic to peanuts anymore", "user/allergy:peanuts", "not:peanuts"),
+        ("我对花生过敏", "user/allergy:花生", "花生"),
+        ("never ship with UPS", "user/instruction:ship_with_ups", "never"),
+        ("You must not share my email", "user/instruction:share_my_email", "never"),
+        ("不能用微信联系我", "user/instruction:用微信联系我", "never"),
+        ("the budget is under $500", "user/budget", "$500"),
+        ("Our budget is $10k", "team/budget", "$10k"),
+        ("预算不超过5000元", "user/budget", "5000元"),
+        ("I'm vegetarian", "user/diet", "vegetarian"),
+        ("我吃素", "user/diet", "vegetarian"),
+        ("我不吃辣", "user/diet:辣", "not:辣"),
+    ],
+)
+def test_constraints(text, key, value):
+    cand = one(text)
+    assert (cand.kind, cand.key, cand.value) == ("constraint", key, value)
+
+
+def test_always_and_never_of_one_instruction_share_a_key():
+    assert one("Please always cc my manager").key == one("Never cc my manager").key
+
+
+# ---- corrections ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("不对，我们用的是 PostgreSQL", "team/database", "postgresql"),
+        ("更正：我们用的是 MySQL", "team/database", "mysql"),
+        ("不对，是 PostgreSQL", "team/database", "postgresql"),
+        ("No, it's PostgreSQL, not MySQL.", "team/database", "postgresql"),
+        ("Actually, I live in Munich now.", "user/location", "munich"),
+        ("Correction: I work at Microsoft now.", "user/employer", "microsoft"),
+        ("actually, it's Paris", None, "paris"),
+        ("no, I meant Berlin", None, "berlin"),
+        ("其实是上海", None, "上海"),
+    ],
+)
+def test_corrections(text, key, value):
+    cand = one(text)
+    assert (cand.kind, cand.key, cand.value, cand.is_correction) == ("correction", key, value, True)
+    assert cand.confidence == pytest.approx(0.9)
+
+
+def test_a_correction_targets_the_key_of_the_statement_it_corrects():
+    before, after = one("we use MySQL"), one("不对，我们用的是 PostgreSQL")
+    assert before.key == after.key == "team/database"
+    assert (before.value, after.value) == ("mysql", "postgresql")
+    assert after.confidence > before.confidence
+
+
+@pytest.mark.parametrize("text", ["I live in Berlin. 我们用的是 PostgreSQL", "No problem, I live in Berlin",
+                                  "Sorry I'm late, I work at Google"])
+def test_a_plain_statement_is_not_a_correction(text):
+    cands = typed(text)
+    assert cands and not any(c.is_correction or c.kind == "correction" for c in cands)
+
+
+# ---- keys collide across phrasings and languages ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        ("from now on use FedEx", "以后用顺丰", "let's ship with UPS", "I will use DHL from now on."),
+        ("we use MySQL", "不对，我们用的是 PostgreSQL", "we switched to MariaDB last year", "Our database is SQLite"),
+        ("I live in Berlin", "we moved to Paris", "我搬到上海了", "我家在杭州"),
+        ("my name is Ann", "我叫小王", "call me Bob", "叫我小李就好"),
+        ("my favorite color is blue", "我最喜欢的颜色是红色", "My favourite colour is green."),
+    ],
+)
+def test_the_same_attribute_gets_the_same_key(texts):
+    cands = [one(t) for t in texts]
+    assert len({c.key for c in cands}) == 1, [(c.key, c.value) for c in cands]
+    assert len({c.value for c in cands}) == len(texts)  # different values: the later one supersedes
+
+
+# ---- entities, speaker, source, determinism ---------------------------------------------------
+
+
+def test_entities_are_names_lexicon_items_and_chinese_places():
+    assert extract("Hi Caroline! I went to New York with Melanie last week.")[0].entities == (
+        "Caroline", "New York", "Melanie")
+    assert extract("The Eiffel Tower was lovely")[0].entities == ("Eiffel Tower",)
+    assert extract("我们用顺丰把货从深圳寄到北京")[0].entities == ("顺丰", "深圳", "北京")
+    assert extract("we moved from postgres to MySQL")[0].entities == ("PostgreSQL", "MySQL")
+    assert extract("I'm happy. Thanks!")[0].entities == ()
+
+
+def test_speaker_is_added_to_entities_and_i_is_still_keyed_as_user():
+    out = extract("I live in Boston", speaker="Caroline")
+    assert out[0].entities == ("Boston", "Caroline")
+    assert (out[1].key, out[1].value) == ("user/location", "boston")
+    assert "Caroline" in out[1].entities
+
+
+def test_assistant_turns_only_yield_agreed_decisions():
+    assert typed("I live in Berlin and I prefer tea", source="assistant") == []
+    assert typed("You should use FedEx from now on", source="assistant") == []
+    agreed = one("OK, we decided to use PostgreSQL.", source="assistant")
+    assert (agreed.kind, agreed.key, agreed.value) == ("decision", "team/database", "postgresql")
+    assert one("我们决定用顺丰", source="assistant").key == "user/shipping_carrier"
+
+
+def test_documents_and_tools_are_extracted_like_user_text():
+    assert one("I live in Berlin", source="document").key == "user/location"
+
+
+def test_extraction_is_deterministic():
+    text = "不对，我们用的是 PostgreSQL。From now on use FedEx! I'm allergic to peanuts; 下周我要去北京出差"
+    first = extract(text, speaker="Ann")
+    assert [extract(text, speaker="Ann") for _ in range(3)] == [first] * 3
+    assert [c.kind for c in first] == ["episode", "correction", "preference", "constraint", "plan"]
+
+
+def test_scores_stay_in_range_and_typed_memories_outrank_the_episode():
+    out = extract("I'm allergic to peanuts. I like jazz. I'm going to Rome next week.")
+    assert all(0 <= c.importance <= 1 and 0 <= c.confidence <= 1 for c in out)
+    assert all(c.importance > out[0].importance for c in out[1:])
+    assert max(out[1:], key=lambda c: c.importance).kind == "constraint"
