@@ -28,8 +28,10 @@ log_ = logging.getLogger("hindsight.bank_actor")
 
 
 class BankActor:
-    def __init__(self, log: EventLog, extractor: Extractor, embedder: Embedder, settings: Settings) -> None:
+    def __init__(self, log: EventLog, extractor: Extractor, embedder: Embedder, settings: Settings,
+                 *, group: str = GROUP) -> None:
         self.log, self.extractor, self.embedder, self.settings = log, extractor, embedder, settings
+        self.group = group
         self.banks: dict[str, BankState] = {}
 
     def state(self, bank_id: str) -> BankState:
@@ -96,7 +98,10 @@ class BankActor:
                 candidates.append([])
                 texts.append([])
         flat = [t for group in texts for t in group]
-        vectors = self.embedder.embed(flat) if flat else np.zeros((0, self.embedder.dim), np.float32)
+        unique = list(dict.fromkeys(flat))  # a fact often repeats its turn's text: embed it once
+        found_vectors = self.embedder.embed(unique) if unique else np.zeros((0, self.embedder.dim), np.float32)
+        row = {text: i for i, text in enumerate(unique)}
+        vectors = found_vectors[[row[t] for t in flat]] if flat else found_vectors
         out: list[Prepared | None] = []
         start = 0
         for event, found, group in zip(events, candidates, texts, strict=True):
@@ -110,7 +115,7 @@ class BankActor:
     async def run(self, stop: asyncio.Event) -> None:
         """Consume until ``stop`` is set; commits after each appended batch."""
         await self.load()
-        consumer = await self.log.consumer(GROUP, [TOPIC_TURNS, TOPIC_COMMANDS])
+        consumer = await self.log.consumer(self.group, [TOPIC_TURNS, TOPIC_COMMANDS])
         try:
             while not stop.is_set():
                 records = await consumer.poll(self.settings.poll_max_records, self.settings.poll_timeout_ms)

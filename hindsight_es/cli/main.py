@@ -12,12 +12,14 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from hindsight_es.cli.bench import app as bench_app
 from hindsight_es.cli.common import build_settings, console, err_console, run_async, settings_from
 from hindsight_es.cli.jsonl import read_turns
 from hindsight_es.client import Hindsight
 
 app = typer.Typer(help="hindsight: event-sourced long-term memory for LLM agents.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
+app.add_typer(bench_app, name="bench")
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory [env HINDSIGHT_DATA_DIR]")]
 Broker = Annotated[Optional[str], typer.Option("--broker", help="Kafka bootstrap servers [env HINDSIGHT_BROKER]")]

@@ -41,7 +41,23 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
         lists.append(store.text_search(query, "text_ngram", where, pool, COLUMNS))
     rows = {row["memory_id"]: row for ranking in lists for row in ranking}
     fused = rrf([[row["memory_id"] for row in ranking] for ranking in lists])
-    return [_hit(rows[memory_id], score) for memory_id, score in fused[:limit]]
+    return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
+
+
+def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict]) -> list[tuple[str, float]]:
+    """One hit per text: a typed memory and the episode of the same sentence say the same thing.
+
+    The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores.
+    """
+    best: dict[str, tuple[str, float]] = {}
+    for memory_id, score in fused:
+        text = rows[memory_id]["text"].strip()
+        kept = best.get(text)
+        if kept is None:
+            best[text] = (memory_id, score)
+        elif rows[kept[0]]["kind"] == "episode" and rows[memory_id]["kind"] != "episode":
+            best[text] = (memory_id, kept[1])
+    return sorted(best.values(), key=lambda kv: -kv[1])
 
 
 def _hit(row: dict, score: float) -> RecallHit:
