@@ -95,8 +95,12 @@ async def run(log: EventLog, projection: Projection, stop: asyncio.Event, *, idl
         dirty |= n > 0
         if n == 0:
             if dirty and time.monotonic() - last_maintain >= maintain_every_s:
-                await projection.maintain()
-                dirty, last_maintain = False, time.monotonic()
+                try:
+                    await projection.maintain()
+                    dirty = False
+                except Exception:  # housekeeping only: queries stay correct, try again on a later idle pass
+                    log_.exception("projection %s: maintenance failed; will retry", projection.name)
+                last_maintain = time.monotonic()
             try:
                 await asyncio.wait_for(stop.wait(), idle_s)
             except TimeoutError:

@@ -55,7 +55,7 @@ class VectorsProjection:
         await asyncio.to_thread(self._apply, batch)
 
     async def maintain(self) -> None:
-        await asyncio.to_thread(self.store.ensure_indexes)
+        await asyncio.to_thread(self.store.ensure_indexes, (TABLE,))
 
     def _apply(self, batch: Batch) -> None:
         done = self.store.positions(TABLE)

@@ -11,9 +11,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from hindsight_es.config import TOPIC_TURNS
+from hindsight_es.config import TOPIC_TURNS, Settings
+from hindsight_es.errors import DecodeError
 from hindsight_es.events import TurnRecorded
-from hindsight_es.log import TopicPartition
+from hindsight_es.events.validation import check_input
+from hindsight_es.log import Record, TopicPartition
 from hindsight_es.stores.lance import POSITION_BANK, TURN_SCHEMA, LanceStore
 from projections.runner import Batch
 
@@ -28,8 +30,9 @@ class WorkingMemoryProjection:
     name = "working_memory"
     topics = (TOPIC_TURNS,)
 
-    def __init__(self, store: LanceStore) -> None:
+    def __init__(self, store: LanceStore, max_text_chars: int = Settings().max_text_chars) -> None:
         self.store = store
+        self.max_text_chars = max_text_chars
 
     async def positions(self) -> dict[TopicPartition, int]:
         return await asyncio.to_thread(self.store.positions, TABLE)
@@ -38,7 +41,15 @@ class WorkingMemoryProjection:
         await asyncio.to_thread(self._apply, batch)
 
     async def maintain(self) -> None:
-        await asyncio.to_thread(self.store.ensure_indexes)
+        await asyncio.to_thread(self.store.ensure_indexes, (TABLE,))
+
+    def _accepted(self, record: Record, event: TurnRecorded) -> bool:
+        """The turns the bank actor accepts (others went to dead letters) are the ones worth showing."""
+        try:
+            check_input(event, topic=record.topic, key=record.key, max_text_chars=self.max_text_chars)
+        except DecodeError:
+            return False
+        return True
 
     def _apply(self, batch: Batch) -> None:
         done = self.store.positions(TABLE)
@@ -48,7 +59,7 @@ class WorkingMemoryProjection:
             if record.offset < done.get((record.topic, record.partition), 0):
                 continue
             ends[(record.topic, record.partition)] = record.offset + 1
-            if isinstance(event, TurnRecorded) and event.text.strip():
+            if isinstance(event, TurnRecorded) and event.text.strip() and self._accepted(record, event):
                 key = turn_key(event.bank_id, event.session_id, event.turn_id)
                 rows[key] = {
                     "turn_key": key, "bank_id": event.bank_id, "session_id": event.session_id,

@@ -18,6 +18,7 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Set
 from hindsight_es.embedding import Embedder
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import CorrectionRequested, Event, TurnRecorded, decode, encode
+from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
 from hindsight_es.memory import BankState, Prepared, decide, evolve
@@ -74,13 +75,7 @@ class BankActor:
         return sum(len(v) for v in out.values())
 
     def _validate(self, event: Event, record: Record) -> Event:
-        if record.topic == TOPIC_TURNS and not isinstance(event, TurnRecorded):
-            raise DecodeError(f"{event.type} does not belong on {TOPIC_TURNS}")
-        if record.key is not None and record.key != event.bank_id:
-            raise DecodeError(f"record key {record.key!r} is not the event's bank {event.bank_id!r}")
-        if isinstance(event, TurnRecorded) and len(event.text) > self.settings.max_text_chars:
-            raise DecodeError(f"text of {len(event.text)} chars exceeds the limit of {self.settings.max_text_chars}")
-        return event
+        return check_input(event, topic=record.topic, key=record.key, max_text_chars=self.settings.max_text_chars)
 
     def _prepare(self, events: list[Event]) -> list[Prepared | None]:
         """Extraction and one batched embedding call for every text the batch may retain."""

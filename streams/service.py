@@ -27,7 +27,7 @@ log_ = logging.getLogger("hindsight.service")
 
 def make_projections(settings: Settings, lance: LanceStore | None = None) -> list[Projection]:
     lance = lance or LanceStore(settings.lance_path)
-    return [VectorsProjection(lance), WorkingMemoryProjection(lance), ArchiveProjection(ArchiveStore(settings.archive_path))]
+    return [VectorsProjection(lance), WorkingMemoryProjection(lance, settings.max_text_chars), ArchiveProjection(ArchiveStore(settings.archive_path))]
 
 
 async def serve(settings: Settings, log: EventLog, stop: asyncio.Event, *, embedder: Embedder | None = None,

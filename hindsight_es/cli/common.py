@@ -17,7 +17,7 @@ from hindsight_es.errors import HindsightError
 
 T = TypeVar("T")
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 
 def settings_from(ctx: typer.Context) -> Settings:

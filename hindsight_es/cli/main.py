@@ -16,6 +16,7 @@ from hindsight_es.cli.bench import app as bench_app
 from hindsight_es.cli.common import build_settings, console, err_console, run_async, settings_from
 from hindsight_es.cli.jsonl import read_turns
 from hindsight_es.client import Hindsight
+from hindsight_es.errors import HindsightError
 
 app = typer.Typer(help="hindsight: event-sourced long-term memory for LLM agents.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -55,9 +56,11 @@ def up(ctx: typer.Context) -> None:
         err_console.print(f"hindsight up: {where}, data in {settings.data_dir} (Ctrl-C to stop)")
         try:
             await serve(settings, log, stop)
+        except Exception as exc:
+            raise HindsightError(f"the service stopped after a failure: {exc!r}") from exc
         finally:
             await log.close()
-            err_console.print("hindsight stopped cleanly")
+        err_console.print("hindsight stopped cleanly")
 
     try:
         run_async(go)
@@ -74,8 +77,13 @@ def publish(
 ) -> None:
     """Publish turns from JSONL: {"bank_id", "session_id", "text", "role", "speaker", "source", "occurred_at"}."""
     settings = settings_from(ctx)
-    stream = sys.stdin.buffer if file is None or str(file) == "-" else file.open("rb")
-    turns, problems = read_turns(settings, stream, bank=bank, session=session)
+    try:
+        stream = sys.stdin.buffer if file is None or str(file) == "-" else file.open("rb")
+    except OSError as exc:
+        err_console.print(f"[red]error:[/red] cannot read {file}: {exc.strerror or exc}")
+        raise typer.Exit(1) from None
+    with stream:
+        turns, problems = read_turns(settings, stream, bank=bank, session=session)
     for problem in problems:
         err_console.print(f"[yellow]skipped[/yellow] {problem}")
 

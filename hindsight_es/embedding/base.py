@@ -76,9 +76,10 @@ class BatchedEmbedder(ABC):
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         """Raw vectors for at most ``batch_size`` texts, shape ``(len(texts), dim)``."""
 
-    def _order(self, texts: Sequence[str]) -> np.ndarray:
-        """Order in which texts are batched; the identity unless a subclass groups them."""
-        return np.arange(len(texts))
+    def _batches(self, texts: Sequence[str]) -> Iterator[np.ndarray]:
+        """Indices of the texts of each batch; consecutive runs of ``batch_size`` by default."""
+        for part in batches(len(texts), self.batch_size):
+            yield np.arange(part.start, part.stop)
 
     def load(self) -> None:
         """Load the model now instead of on the first ``embed`` call (idempotent)."""
@@ -96,9 +97,7 @@ class BatchedEmbedder(ABC):
         if not len(texts):
             return out
         self.load()
-        order = self._order(texts)
-        for part in batches(len(order), self.batch_size):
-            idx = order[part]
+        for idx in self._batches(texts):
             out[idx] = l2_normalize(self._embed_batch([texts[i] for i in idx]))
         return out
 

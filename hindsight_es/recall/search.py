@@ -35,13 +35,20 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
            statuses: Sequence[str] = ("active",), candidates: int = 50) -> list[RecallHit]:
     where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses)
     pool = max(candidates, limit)
+    fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
     vector = embedder.embed([query])[0]
-    lists = [store.vector_search(vector, where, pool, COLUMNS), store.text_search(query, "text", where, pool, COLUMNS)]
+    lists = [_ranked(store.vector_search(vector, where, fetch, COLUMNS), "_distance", 1, pool),
+             _ranked(store.text_search(query, "text", where, fetch, COLUMNS), "_score", -1, pool)]
     if has_cjk(query):
-        lists.append(store.text_search(query, "text_ngram", where, pool, COLUMNS))
+        lists.append(_ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS), "_score", -1, pool))
     rows = {row["memory_id"]: row for ranking in lists for row in ranking}
     fused = rrf([[row["memory_id"] for row in ranking] for ranking in lists])
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
+
+
+def _ranked(rows: list[dict], score: str, sign: int, pool: int) -> list[dict]:
+    """Best first with ties broken by id, so a rebuilt table ranks exactly like the live one."""
+    return sorted(rows, key=lambda r: (sign * round(r[score], 5), r["memory_id"]))[:pool]
 
 
 def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict]) -> list[tuple[str, float]]:

@@ -104,9 +104,12 @@ class LanceStore:
         in_list = ", ".join(quote(i) for i in ids)
         return table.search().where(f"{key} IN ({in_list})").limit(len(ids) + 1).to_arrow()
 
-    def ensure_indexes(self) -> None:
-        """Build missing indexes and fold new rows into existing ones (``optimize``)."""
-        table = self.table("memories")
+    def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
+        """Build missing indexes and fold new rows into existing ones (``optimize``).
+
+        Each projection passes only its own table: two concurrent index commits on one table conflict.
+        """
+        table = self.table("memories") if "memories" in tables else None
         if table is not None and table.count_rows() > 0:
             names = {i.name for i in table.list_indices()}
             if "text_idx" not in names:
@@ -119,7 +122,7 @@ class LanceStore:
                 if f"{column}_idx" not in names:
                     table.create_index(column, config=BTree())
             table.optimize()
-        turns = self.table("turns")
+        turns = self.table("turns") if "turns" in tables else None
         if turns is not None and turns.count_rows() > 0:
             if "bank_id_idx" not in {i.name for i in turns.list_indices()}:
                 turns.create_index("bank_id", config=BTree())

@@ -1,0 +1,253 @@
+"""The ``hindsight-es`` command line, run as a real subprocess on a data directory of its own.
+
+Every run is a fresh interpreter (~1.5 s), so related checks share a run where they can.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from hindsight_es.cli.demo import QUERIES
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 60
+
+
+def env(**extra: str) -> dict[str, str]:
+    """The environment of a run: no HINDSIGHT_* from outside, wide output so rich does not wrap."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
+    base["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    return {**base, "COLUMNS": "200", "HINDSIGHT_LOG_LEVEL": "WARNING", **extra}
+
+
+def command(data_dir: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(data_dir), *args]
+
+
+def cli(data_dir: Path, *args: str, input: bytes | None = None, timeout: float = TIMEOUT_S,
+        **extra_env: str) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(command(data_dir, *args), input=input, capture_output=True, timeout=timeout,
+                          env=env(**extra_env), cwd=data_dir.parent)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+
+def flat(text: str) -> str:
+    """Whitespace collapsed, so a message is found even if the terminal wrapped it."""
+    return " ".join(text.split())
+
+
+def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+
+
+def recall_json(data_dir: Path, bank: str, query: str) -> list[dict[str, Any]]:
+    proc = cli(data_dir, "recall", bank, query, "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def stats_json(data_dir: Path) -> dict[str, Any]:
+    proc = cli(data_dir, "stats", "--json")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+# ------------------------------------------------------------------ demo, stats
+
+
+def recall_tables(stdout: str) -> str:
+    """The demo's recall tables, without the timings."""
+    tables = stdout[stdout.index(QUERIES[0]):]
+    return flat(re.sub(r"\(\s*[\d.]+ ms\)", "", tables))
+
+
+def test_demo_twice_and_stats(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = cli(data, "demo")
+    assert first.returncode == 0, first.stderr
+    no_traceback(first)
+    assert "published 11 turns to bank 'demo'" in first.stdout
+    for query in QUERIES:
+        assert query in first.stdout
+    assert "PostgreSQL" in first.stdout and "FedEx" in first.stdout
+
+    stats = stats_json(data)
+    demo = stats["banks"]["demo"]
+    assert list(stats["banks"]) == ["demo"]
+    assert demo["turns"] == 11 and demo["active"] > 0 and demo["superseded"] >= 1  # MySQL -> PostgreSQL
+    ends = stats["log_end_offsets"]
+    assert ends["hindsight.turns"] == 11 and ends["hindsight.commands"] == 0 and ends["hindsight.deadletter"] == 0
+    assert ends["hindsight.memories"] >= demo["active"] + demo["superseded"]
+    assert stats["projection_positions"] == {"memories": ends["hindsight.memories"], "turns": 11}
+
+    # The same turns again (fixed turn ids): published twice, decided once.
+    second = cli(data, "demo")
+    assert second.returncode == 0, second.stderr
+    no_traceback(second)
+    assert recall_tables(second.stdout) == recall_tables(first.stdout)
+    again = stats_json(data)
+    assert again["banks"] == stats["banks"]
+    assert again["log_end_offsets"] == {**ends, "hindsight.turns": 22}
+    assert again["projection_positions"] == {"memories": ends["hindsight.memories"], "turns": 22}
+
+
+# ------------------------------------------------------------------ publish, recall, stats
+
+
+GOOD_FILE_TEXT = "We use PostgreSQL for the billing database."
+GOOD_FILE_TEXT_2 = "From now on use DHL for all parcels."
+STDIN_TEXT = "I live in Lisbon."
+
+
+def jsonl(*lines: bytes) -> bytes:
+    return b"\n".join(lines) + b"\n"
+
+
+def test_publish_reports_bad_lines_and_publishes_the_good_ones(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    source = tmp_path / "turns.jsonl"
+    source.write_bytes(jsonl(
+        json.dumps({"bank_id": "acme", "session_id": "s1", "turn_id": "t1", "text": GOOD_FILE_TEXT}).encode(),
+        b'{"bank_id": "acme", "text": ',                                       # 2: malformed JSON
+        b'{"bank_id": "acme", "text": "   "}',                                  # 3: empty text
+        b'{"bank_id": "acme", "text": "caf\xe9 au lait"}',                      # 4: Latin-1, not UTF-8
+        b'{"bank_id": "acme", "text": "hello", "mood": "happy"}',              # 5: unknown field
+        json.dumps({"bank_id": "acme", "text": "x" * 201}).encode(),            # 6: over the limit of 200
+        b'{"text": "I live in Oslo."}',                                         # 7: no bank
+        b"",                                                                    # 8: blank, ignored
+        json.dumps({"bank_id": "acme", "turn_id": "t2", "text": GOOD_FILE_TEXT_2}).encode(),
+    ))
+    proc = cli(data, "publish", str(source), HINDSIGHT_MAX_TEXT_CHARS="200")
+    assert proc.returncode == 2, proc.stderr
+    no_traceback(proc)
+    assert "published 2 turns, skipped 6 bad lines" in flat(proc.stdout)
+    err = flat(proc.stderr)
+    for number, reason in [(2, "not JSON"), (3, "text is empty"), (4, "not UTF-8"), (5, "unknown fields ['mood']"),
+                           (6, "text of 201 chars exceeds the limit of 200"), (7, "no bank_id")]:
+        assert f"line {number}: {reason}" in err, (number, err)
+    for number in (1, 8, 9):
+        assert f"line {number}:" not in err
+
+    # From stdin ('-'), with the bank and session from the options.
+    piped = cli(data, "publish", "-", "--bank", "acme", "--session", "s2",
+                input=jsonl(json.dumps({"turn_id": "t3", "text": STDIN_TEXT}).encode()))
+    assert piped.returncode == 0, piped.stderr
+    assert "published 1 turns" in piped.stdout and piped.stderr.strip() == ""
+
+    hits = recall_json(data, "acme", "which database do we use for billing?")
+    assert all(h["status"] == "active" for h in hits)
+    texts = {h["text"]: h for h in hits}
+    assert GOOD_FILE_TEXT in texts
+    assert texts[GOOD_FILE_TEXT]["source_turn_ids"] == ["t1"] and texts[GOOD_FILE_TEXT]["session_id"] == "s1"
+    lisbon = {h["text"]: h for h in recall_json(data, "acme", "where do I live?")}
+    assert lisbon[STDIN_TEXT]["session_id"] == "s2" and lisbon[STDIN_TEXT]["source_turn_ids"] == ["t3"]
+
+    stats = stats_json(data)
+    assert list(stats["banks"]) == ["acme"]  # the bank-less line went nowhere
+    acme = stats["banks"]["acme"]
+    assert acme["turns"] == 3 and acme["active"] >= 3  # only the good lines: an episode each, and typed memories
+    assert stats["log_end_offsets"]["hindsight.turns"] == 3
+    assert stats["log_end_offsets"]["hindsight.deadletter"] == 0
+
+    unknown = cli(data, "recall", "nobody", "anything")
+    assert unknown.returncode == 1
+    no_traceback(unknown)
+    assert "unknown bank 'nobody'" in flat(unknown.stderr)
+    assert unknown.stdout.strip() == ""
+
+
+# ------------------------------------------------------------------ up
+
+
+def wait_for(path: Path, text: str, proc: subprocess.Popen[bytes], deadline_s: float) -> None:
+    deadline = time.monotonic() + deadline_s
+    while text not in path.read_text(errors="replace"):
+        assert proc.poll() is None, f"exited with {proc.returncode}: {path.read_text(errors='replace')}"
+        assert time.monotonic() < deadline, f"no {text!r} within {deadline_s}s: {path.read_text(errors='replace')}"
+        time.sleep(0.1)
+
+
+def test_up_serves_published_turns_and_stops_cleanly_on_sigint(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    log_path = tmp_path / "up.err"
+    with open(log_path, "wb") as err:
+        up = subprocess.Popen(command(data, "up"), stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
+                              env=env(), cwd=tmp_path)
+    try:
+        wait_for(log_path, "hindsight up:", up, 30)
+
+        second = cli(data, "up", timeout=20)
+        assert second.returncode == 1
+        no_traceback(second)
+        assert "another `hindsight-es up` is running" in flat(second.stderr)
+
+        published = cli(data, "publish", "-", "--bank", "zed",
+                        input=jsonl(b'{"turn_id": "u1", "text": "We use MongoDB for the search service."}'))
+        assert published.returncode == 0, published.stderr
+
+        # The service (not the recall command: it sees the service's lock) projects the turn.
+        deadline, found = time.monotonic() + 30, []
+        while time.monotonic() < deadline:
+            proc = cli(data, "recall", "zed", "which database does search use?", "--json")
+            if proc.returncode == 0:
+                found = [h for h in json.loads(proc.stdout) if "MongoDB" in h["text"]]
+                if found:
+                    break
+            else:
+                assert "unknown bank 'zed'" in flat(proc.stderr), proc.stderr  # not projected yet
+            time.sleep(0.3)
+        assert found, "the running service never projected the published turn"
+        assert {h["source_turn_ids"][0] for h in found} == {"u1"}
+
+        # Idle maintenance (index builds, ~5 s after start) must not bring the service down.
+        indices = [data / "lance" / f"{table}.lance" / "_indices" for table in ("memories", "turns")]
+        deadline = time.monotonic() + 20
+        while not all(p.is_dir() and any(p.iterdir()) for p in indices) and time.monotonic() < deadline:
+            assert up.poll() is None, log_path.read_text(errors="replace")
+            time.sleep(0.2)
+        time.sleep(0.5)
+        assert up.poll() is None, log_path.read_text(errors="replace")
+        assert all(p.is_dir() for p in indices), "the service never built its indexes"
+        assert [h["text"] for h in recall_json(data, "zed", "MongoDB")][:1] == [found[0]["text"]]
+
+        up.send_signal(signal.SIGINT)
+        assert up.wait(timeout=10) == 0
+        out = flat(log_path.read_text(errors="replace"))
+        assert "hindsight stopped cleanly" in out
+        assert "Traceback" not in out
+    finally:
+        if up.poll() is None:
+            up.kill()
+            up.wait(timeout=10)
+
+
+# ------------------------------------------------------------------ broker errors
+
+
+def test_publish_to_an_unreachable_broker_fails_cleanly(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    started = time.monotonic()
+    proc = cli(data, "--broker", "127.0.0.1:1", "publish", "-", "--bank", "acme",
+               input=jsonl(b'{"text": "We use MySQL."}'), timeout=30, HINDSIGHT_REQUEST_TIMEOUT_S="2")
+    elapsed = time.monotonic() - started
+    assert proc.returncode not in (0, 2), proc.stderr
+    no_traceback(proc)
+    assert "cannot reach the Kafka broker at '127.0.0.1:1'" in flat(proc.stderr)
+    assert "published" not in proc.stdout
+    assert elapsed < 15, elapsed
+
+
+def test_publish_from_a_missing_file_fails_cleanly(tmp_path: Path) -> None:
+    proc = cli(tmp_path / "data", "publish", str(tmp_path / "missing.jsonl"))
+    assert proc.returncode == 1
+    no_traceback(proc)
+    assert f"cannot read {tmp_path / 'missing.jsonl'}: No such file or directory" in flat(proc.stderr)
