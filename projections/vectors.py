@@ -17,6 +17,7 @@ from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.events import MemoryRetained
 from hindsight_es.log import TopicPartition
 from hindsight_es.memory.lifecycle import changes
+from hindsight_es.recall.indexing import index_text
 from hindsight_es.stores.lance import POSITION_BANK, LanceStore, memory_schema
 from projections.runner import Batch
 
@@ -24,9 +25,10 @@ TABLE = "memories"
 
 
 def retained_row(event: MemoryRetained) -> dict[str, Any]:
+    indexed = index_text(event.text, event.speaker, event.context)
     return {
         "memory_id": str(event.memory_id), "bank_id": event.bank_id, "status": "active", "kind": event.kind,
-        "text": event.text, "text_ngram": event.text, "key": event.key, "value": event.value,
+        "text": event.text, "search_text": indexed, "text_ngram": indexed, "key": event.key, "value": event.value,
         "entities": list(event.entities), "importance": event.importance, "confidence": event.confidence,
         "scope": event.scope, "session_id": event.session_id, "speaker": event.speaker, "source": event.source,
         "trust": event.trust, "actor": event.actor, "source_turn_ids": list(event.source_turn_ids),
@@ -37,7 +39,7 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
 
 def position_row(topic: str, partition: int, next_offset: int, dim: int) -> dict[str, Any]:
     return {"memory_id": f"{POSITION_BANK}/{topic}/{partition}", "bank_id": POSITION_BANK, "status": "position",
-            "kind": "position", "text": "", "text_ngram": "", "entities": [], "source_turn_ids": [],
+            "kind": "position", "text": "", "search_text": "", "text_ngram": "", "entities": [], "source_turn_ids": [],
             "vector": np.zeros(dim, dtype=np.float32), "topic": topic, "partition": partition, "offset": next_offset}
 
 

@@ -22,6 +22,7 @@ from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
 from hindsight_es.memory import BankState, Prepared, decide, evolve
+from hindsight_es.recall.indexing import index_text
 from streams.deadletter import dead_letter
 
 GROUP = "hindsight.bank-actor"
@@ -81,17 +82,25 @@ class BankActor:
         """Extraction and one batched embedding call for every text the batch may retain."""
         texts: list[list[str]] = []
         candidates: list[list[Candidate]] = []
+        contexts: list[str | None] = []
+        last_turn: dict[tuple[str, str], str] = {}  # turns earlier in this batch, not yet in the state
         for event in events:
+            context = None
             if isinstance(event, TurnRecorded) and event.event_id not in self.state(event.bank_id).handled:
                 found = self.extractor.extract(event.text, speaker=event.speaker, source=event.source)
+                session = (event.bank_id, event.session_id)
+                context = last_turn.get(session, self.state(event.bank_id).last_turn.get(event.session_id))
+                if found:
+                    last_turn[session] = index_text(found[0].text, event.speaker)
                 candidates.append(found)
-                texts.append([c.text for c in found])
+                texts.append([index_text(c.text, event.speaker, context) for c in found])
             elif isinstance(event, CorrectionRequested):
                 candidates.append([])
                 texts.append([event.text])
             else:
                 candidates.append([])
                 texts.append([])
+            contexts.append(context)
         flat = [t for group in texts for t in group]
         unique = list(dict.fromkeys(flat))  # a fact often repeats its turn's text: embed it once
         found_vectors = self.embedder.embed(unique) if unique else np.zeros((0, self.embedder.dim), np.float32)
@@ -99,11 +108,12 @@ class BankActor:
         vectors = found_vectors[[row[t] for t in flat]] if flat else found_vectors
         out: list[Prepared | None] = []
         start = 0
-        for event, found, group in zip(events, candidates, texts, strict=True):
+        for found, group, context in zip(candidates, texts, contexts, strict=True):
             if not group:
                 out.append(None)
                 continue
-            out.append(Prepared(found, vectors[start:start + len(group)], self.embedder.id, self.extractor.id))
+            out.append(Prepared(found, vectors[start:start + len(group)], self.embedder.id, self.extractor.id,
+                                context))
             start += len(group)
         return out
 

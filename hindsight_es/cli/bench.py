@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
+import json
 import random
 import statistics
+import tempfile
 import time
 from datetime import UTC, datetime, timedelta
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, Optional
 
 import typer
+from rich.table import Table
 
 from hindsight_es.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight, make_turn
@@ -98,3 +101,90 @@ def recall(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 300
                           f"p95 {_pct(times, 95):.1f} ms, p99 {_pct(times, 99):.1f} ms")
 
     run_async(go)
+
+
+def _bench_settings(settings: Settings, work_dir: Path | None) -> Settings:
+    """A fresh data directory per run (a temporary one unless --work-dir is given)."""
+    directory = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
+    return settings.model_copy(update={"data_dir": directory})
+
+
+def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: list[str]) -> None:
+    table = Table(title=title, title_justify="left")
+    table.add_column("category")
+    table.add_column("n", justify="right")
+    for m in metrics:
+        table.add_column(m, justify="right")
+    for name, row in sorted(results.items(), key=lambda kv: (kv[0] == "overall", kv[0])):
+        table.add_row(name, str(row["n"]), *(f"{row[m]:.3f}" for m in metrics))
+    console.print(table)
+
+
+WorkDir = Annotated[Optional[Path], typer.Option(help="Data directory for the run (default: a new temporary one)")]
+PerQuestion = Annotated[Optional[Path], typer.Option(help="Write per-question JSONL (rankings and metrics) here")]
+
+
+@app.command()
+def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, dir_okay=False)],
+           work_dir: WorkDir = None, include_adversarial: bool = False, per_question: PerQuestion = None) -> None:
+    """LoCoMo evidence recall@5/10/20, NDCG@10, Full@10 per category, through the real pipeline."""
+    from hindsight_es.bench import locomo as bench
+    from streams.service import catch_up_all
+
+    settings = _bench_settings(settings_from(ctx), work_dir)
+    conversations = bench.load(data)
+    sink = per_question.open("w", encoding="utf-8") if per_question else None
+
+    async def go() -> dict:
+        async with Hindsight(settings) as hs:
+            t0 = time.perf_counter()
+            for conversation in conversations:
+                await bench.ingest(hs, conversation)
+            records = await catch_up_all(settings, hs.log, embedder=hs.embedder)
+            t1 = time.perf_counter()
+            turns = sum(len(c["turns"]) for c in conversations)
+            console.print(f"ingested {len(conversations)} conversations, {turns} turns ({records} records) "
+                          f"through the pipeline in {t1 - t0:.1f}s")
+            write = (lambda row: sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")) if sink else None
+            results = await bench.evaluate(hs, conversations, include_adversarial=include_adversarial,
+                                           on_question=write)
+            n = results["overall"]["n"]
+            console.print(f"{n} questions in {time.perf_counter() - t1:.1f}s "
+                          f"({(time.perf_counter() - t1) * 1000 / max(n, 1):.1f} ms per recall)")
+            return results
+
+    try:
+        results = run_async(go)
+    finally:
+        if sink:
+            sink.close()
+    _print_quality(f"LoCoMo {data.name} (embedder {settings.embedder})", results,
+                   ["R@5", "R@10", "R@20", "NDCG@10", "Full@10"])
+
+
+@app.command()
+def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, file_okay=False)],
+           language: Annotated[str, typer.Option(help="zh | en")] = "zh",
+           work_dir: WorkDir = None, per_question: PerQuestion = None) -> None:
+    """MADial-Bench memory recall@1/3/5/10 (one bank per user), through the real pipeline."""
+    from hindsight_es.bench import madial as bench
+    from streams.service import catch_up_all
+
+    settings = _bench_settings(settings_from(ctx), work_dir)
+    memories, dialogues = bench.load(data, language)
+    sink = per_question.open("w", encoding="utf-8") if per_question else None
+
+    async def go() -> dict:
+        async with Hindsight(settings) as hs:
+            await bench.ingest(hs, memories)
+            await catch_up_all(settings, hs.log, embedder=hs.embedder)
+            write = (lambda row: sink.write(json.dumps(row, ensure_ascii=False) + "\n")) if sink else None
+            return await bench.evaluate(hs, dialogues, on_question=write)
+
+    try:
+        results = run_async(go)
+    finally:
+        if sink:
+            sink.close()
+    _print_quality(f"MADial-Bench {language} (embedder {settings.embedder})", results,
+                   ["R@1", "R@3", "R@5", "R@10", "NDCG@10"])

@@ -56,7 +56,7 @@ def batches(n: int, size: int) -> Iterator[slice]:
 
 
 class BatchedEmbedder(ABC):
-    """Base of the concrete embedders: lazy thread-safe load, fixed-size batches, normalization."""
+    """Base of the concrete embedders: lazy thread-safe load, batching, L2 normalization."""
 
     id: str
     dim: int

@@ -126,6 +126,7 @@ class MemoryRetained(Event):
     scope: Scope = "global"
     session_id: SessionId | None = None
     speaker: str | None = None
+    context: str | None = None  # the turn this one answers (same session), indexed with it
     source: Source = "user"
     trust: Trust = "trusted"
     source_turn_ids: tuple[TurnId, ...] = ()

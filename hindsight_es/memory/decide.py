@@ -45,6 +45,7 @@ class Prepared:
     vectors: np.ndarray
     embedder: str
     extractor: str
+    context: str | None = None  # the previous turn of the session, "speaker: text"
 
 
 def decide(state: BankState, event: Event, prepared: Prepared | None = None) -> list[Event]:
@@ -78,7 +79,7 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared) -> li
             occurred_at=turn.occurred_at, causation_id=turn.event_id, actor=turn.actor,
             memory_id=memory_id, kind=cand.kind, text=cand.text, key=cand.key, value=cand.value,
             entities=cand.entities, importance=cand.importance, confidence=cand.confidence,
-            session_id=turn.session_id, speaker=turn.speaker, source=turn.source, trust=trust,
+            session_id=turn.session_id, speaker=turn.speaker, context=prepared.context, source=turn.source, trust=trust,
             source_turn_ids=(turn.turn_id,), valid_from=turn.occurred_at, vector=vector,
             embedder=prepared.embedder, extractor=prepared.extractor,
         ))

@@ -13,6 +13,7 @@ from uuid import UUID
 
 from hindsight_es.events import Event, MemoryRetained
 from hindsight_es.memory.lifecycle import changes
+from hindsight_es.recall.indexing import index_text
 
 Status = Literal["active", "superseded", "forgotten", "archived", "quarantined", "retracted"]
 
@@ -45,6 +46,7 @@ class BankState:
     memories: dict[UUID, MemoryInfo] = field(default_factory=dict)
     heads: dict[str, UUID] = field(default_factory=dict)  # key -> the active memory holding it
     handled: set[UUID] = field(default_factory=set)  # input event ids already decided (redelivery guard)
+    last_turn: dict[str, str] = field(default_factory=dict)  # session -> its latest turn, "speaker: text"
 
     def active(self) -> list[MemoryInfo]:
         return [m for m in self.memories.values() if m.status == "active"]
@@ -62,6 +64,8 @@ def evolve(state: BankState, event: Event) -> BankState:
             importance=event.importance, confidence=event.confidence, entities=event.entities,
         )
         _reindex(state, state.memories[event.memory_id])
+        if event.kind == "episode" and event.session_id is not None:
+            state.last_turn[event.session_id] = index_text(event.text, event.speaker)
     for memory_id, fields in changes(event):
         memory = state.memories.get(memory_id)
         if memory is not None:

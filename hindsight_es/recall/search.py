@@ -32,13 +32,13 @@ def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: dat
 
 def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, limit: int = 10,
            kinds: Sequence[str] | None = None, since: datetime | None = None, until: datetime | None = None,
-           statuses: Sequence[str] = ("active",), candidates: int = 50) -> list[RecallHit]:
+           statuses: Sequence[str] = ("active",), candidates: int = 50, now: datetime | None = None) -> list[RecallHit]:
     where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses)
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
     vector = embedder.embed([query])[0]
     lists = [_ranked(store.vector_search(vector, where, fetch, COLUMNS), "_distance", 1, pool),
-             _ranked(store.text_search(query, "text", where, fetch, COLUMNS), "_score", -1, pool)]
+             _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS), "_score", -1, pool)]
     if has_cjk(query):
         lists.append(_ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS), "_score", -1, pool))
     rows = {row["memory_id"]: row for ranking in lists for row in ranking}

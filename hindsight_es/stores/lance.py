@@ -26,7 +26,7 @@ def memory_schema(dim: int) -> pa.Schema:
     ts = pa.timestamp("us", tz="UTC")
     return pa.schema([
         ("memory_id", pa.string()), ("bank_id", pa.string()), ("status", pa.string()), ("kind", pa.string()),
-        ("text", pa.string()), ("text_ngram", pa.string()), ("key", pa.string()), ("value", pa.string()),
+        ("text", pa.string()), ("search_text", pa.string()), ("text_ngram", pa.string()), ("key", pa.string()), ("value", pa.string()),
         ("entities", pa.list_(pa.string())), ("importance", pa.float32()), ("confidence", pa.float32()),
         ("scope", pa.string()), ("session_id", pa.string()), ("speaker", pa.string()), ("source", pa.string()),
         ("trust", pa.string()), ("actor", pa.string()), ("source_turn_ids", pa.list_(pa.string())),
@@ -112,8 +112,8 @@ class LanceStore:
         table = self.table("memories") if "memories" in tables else None
         if table is not None and table.count_rows() > 0:
             names = {i.name for i in table.list_indices()}
-            if "text_idx" not in names:
-                table.create_index("text", config=FTS(base_tokenizer="simple", stem=True, remove_stop_words=True))
+            if "search_text_idx" not in names:
+                table.create_index("search_text", config=FTS(base_tokenizer="simple", stem=True, remove_stop_words=True))
             if "text_ngram_idx" not in names:
                 table.create_index("text_ngram", config=FTS(base_tokenizer="ngram", ngram_min_length=1,
                                                             ngram_max_length=2, stem=False, remove_stop_words=False,

@@ -124,3 +124,13 @@ def test_onnx_checksum_mismatch_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(minilm, "ONNX_SHA256", "0" * 64)
     with pytest.raises(ConfigError, match="sha256"):
         minilm.onnx_path()
+
+
+def test_pack_by_length_respects_both_caps() -> None:
+    lengths = np.array([300, 5, 40, 6, 100, 7, 8, 120, 9, 600])
+    packed = list(minilm.pack_by_length(lengths, max_items=3, token_budget=256))
+    assert sorted(np.concatenate(packed).tolist()) == list(range(len(lengths)))
+    for batch in packed:
+        assert len(batch) <= 3
+        assert len(batch) == 1 or len(batch) * lengths[batch].max() <= 256
+    assert [lengths[b].tolist() for b in packed] == [[5, 6, 7], [8, 9, 40], [100, 120], [300], [600]]
