@@ -7,7 +7,7 @@ actor (for the vector) and in the projection (for full text) from fields carried
 
 from __future__ import annotations
 
-CONTEXT_CHARS = 300
+CONTEXT_CHARS = 200
 
 
 def index_text(text: str, speaker: str | None = None, context: str | None = None) -> str:
