@@ -1,0 +1,84 @@
+"""Codec: every event type round-trips; old schema versions are upcast; bad bytes name their problem."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from uuid import uuid4
+
+import numpy as np
+import pytest
+
+from hindsight_es.errors import DecodeError
+from hindsight_es.events import EVENT_TYPES, codec, decode, encode
+from hindsight_es.events import models as m
+
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+ID = uuid4()
+
+SAMPLES = [
+    m.TurnRecorded(bank_id="b", session_id="s", turn_id="t", text="我以后都用顺丰", metadata={"lang": "zh"}),
+    m.ForgetRequested(bank_id="b", memory_ids=(ID,), reason="asked"),
+    m.CorrectionRequested(bank_id="b", memory_id=ID, text="PostgreSQL"),
+    m.RetractionRequested(bank_id="b", session_id="s", since=NOW),
+    m.RestoreRequested(bank_id="b", memory_ids=(ID,)),
+    m.MemoryRetained(bank_id="b", memory_id=ID, kind="preference", text="use FedEx", key="user/shipping_carrier",
+                     value="fedex", valid_from=NOW, vector=np.arange(4, dtype=np.float32), embedder="e", extractor="x"),
+    m.MemorySuperseded(bank_id="b", memory_id=ID, superseded_by=uuid4(), valid_to=NOW),
+    m.MemoryForgotten(bank_id="b", memory_id=ID),
+    m.MemoryArchived(bank_id="b", memory_id=ID),
+    m.MemoryRestored(bank_id="b", memory_id=ID),
+    m.MemoryQuarantined(bank_id="b", memory_id=ID, reason="instruction-like"),
+    m.MemoryReleased(bank_id="b", memory_id=ID),
+    m.SourceRetracted(bank_id="b", turn_ids=("t",), retracted_memory_ids=(ID,), restored_memory_ids=()),
+    m.ExtractionFailed(bank_id="b", turn_id="t", extractor="llm", error="timeout"),
+]
+
+
+def test_samples_cover_the_catalogue():
+    assert {type(e) for e in SAMPLES} == set(EVENT_TYPES.values())
+
+
+@pytest.mark.parametrize("event", SAMPLES, ids=lambda e: e.type)
+def test_round_trip(event):
+    assert decode(encode(event)) == event
+
+
+def test_vectors_survive_bit_exact():
+    event = SAMPLES[5]
+    assert np.array_equal(decode(encode(event)).embedding(), np.arange(4, dtype=np.float32))
+
+
+def test_events_are_frozen_and_strict():
+    with pytest.raises(Exception):
+        SAMPLES[0].text = "changed"  # type: ignore[misc]
+    with pytest.raises(DecodeError, match="surprise: Extra inputs"):
+        decode(encode(SAMPLES[1]).replace(b'"reason"', b'"surprise":1,"reason"'))
+
+
+def test_times_are_utc():
+    from datetime import timedelta, timezone
+
+    event = m.TurnRecorded(bank_id="b", session_id="s", turn_id="t", text="x",
+                           occurred_at=datetime(2026, 1, 1, 8, tzinfo=timezone(timedelta(hours=8))))
+    assert event.occurred_at == datetime(2026, 1, 1, 0, tzinfo=UTC) and event.occurred_at.tzinfo == UTC
+
+
+def test_upcaster_runs_for_old_versions(monkeypatch):
+    monkeypatch.setattr(codec, "UPCASTERS", {})
+
+    @codec.register_upcaster("ForgetRequested", 0)
+    def rename(record):  # a hypothetical v0 called the field "why"
+        return {**{k: v for k, v in record.items() if k != "why"}, "reason": record["why"], "schema_version": 1}
+
+    raw = b'{"type": "ForgetRequested", "schema_version": 0, "bank_id": "b", "why": "old"}'
+    assert decode(raw).reason == "old"
+
+
+@pytest.mark.parametrize("raw, reason", [
+    (b"\xff\xfe", "not UTF-8"), (b"{nope", "not JSON"), (b"[1]", "not a JSON object"),
+    (b'{"type": "Nope", "bank_id": "b"}', "invalid Nope"), (b'{"type": "TurnRecorded", "bank_id": "b"}', "invalid TurnRecorded"),
+    (b'{"type": "ForgetRequested", "bank_id": "has space"}', "bank_id"),
+])
+def test_bad_records_name_the_problem(raw, reason):
+    with pytest.raises(DecodeError, match=reason):
+        decode(raw)
