@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hindsight_es.bench.metrics import aggregate, score_ranking
+from hindsight_es.bench.metrics import aggregate, hits_at, score_ranking
 from hindsight_es.client import Hindsight, make_turn
 
 _SPEAKER = re.compile(r'^<([^>]+)>:\s*"?(.*?)"?\s*$', re.S)
@@ -57,7 +57,7 @@ async def evaluate(hs: Hindsight, dialogues: list[dict], *, k: int = 10,
         hits = await hs.recall(f"madial-user-{d['user-id']}", query_of(d), limit=k)
         items = [[turn] for turn in dict.fromkeys(t for h in hits for t in h.source_turn_ids)]
         gold = [str(i) for i in d["relevant-id"]]
-        row = {"qid": str(d["id"]), "category": 0, **score_ranking(items, gold)}
+        row = {"qid": str(d["id"]), "category": 0, **score_ranking(items, gold), **hits_at(items, gold)}
         rows.append(row)
         if on_question:
             on_question({**row, "gold": gold, "items": items[:10]})

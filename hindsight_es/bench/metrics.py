@@ -30,6 +30,12 @@ def score_ranking(items: Sequence[Sequence[str]], evidence: Sequence[str], ks: S
     return out
 
 
+def hits_at(items: Sequence[Sequence[str]], gold: Sequence[str], ks: Sequence[int] = KS) -> dict[str, float]:
+    """Hit@k: 1 if any gold id is cited by the top-k items (MADial-Bench counts a dialogue this way)."""
+    wanted = set(gold)
+    return {f"Hit@{k}": float(bool(wanted & {i for item in items[:k] for i in item})) for k in ks}
+
+
 def aggregate(rows: Sequence[dict], names: dict[int, str] | None = None) -> dict[str, dict[str, float]]:
     """Mean of every metric per category and overall; ``n`` is the question count."""
     groups: dict[str, list[dict]] = defaultdict(list)

@@ -187,4 +187,4 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
         if sink:
             sink.close()
     _print_quality(f"MADial-Bench {language} (embedder {settings.embedder})", results,
-                   ["R@1", "R@3", "R@5", "R@10", "NDCG@10"])
+                   ["R@1", "R@3", "R@5", "R@10", "Hit@1", "Hit@5", "Hit@10", "NDCG@10"])

@@ -114,8 +114,20 @@ def _use() -> Embedder:
     return USEEmbedder()
 
 
+def _hybrid() -> Embedder:
+    from hindsight_es.embedding.hybrid import HybridEmbedder
+
+    return HybridEmbedder(make_embedder("minilm"), make_embedder("use"))
+
+
+def embed_query(embedder: Embedder, text: str) -> np.ndarray:
+    """The query vector: the embedder's own ``embed_query`` where it weighs queries differently."""
+    special = getattr(embedder, "embed_query", None)
+    return special(text) if special is not None else embedder.embed([text])[0]
+
+
 #: Embedder names accepted by ``make_embedder`` (and ``Settings.embedder``) -> factory.
-EMBEDDERS: dict[str, Callable[[], Embedder]] = {"minilm": _minilm, "use": _use}
+EMBEDDERS: dict[str, Callable[[], Embedder]] = {"minilm": _minilm, "use": _use, "hybrid": _hybrid}
 
 _instances: dict[str, Embedder] = {}
 _instances_lock = threading.Lock()
@@ -127,6 +139,8 @@ def make_embedder(name: str) -> Embedder:
         valid = ", ".join(sorted(EMBEDDERS))
         raise UnknownEmbedderError(f"unknown embedder {name!r}; valid names: {valid}")
     with _instances_lock:
-        if name not in _instances:
-            _instances[name] = EMBEDDERS[name]()
-        return _instances[name]
+        if name in _instances:
+            return _instances[name]
+    embedder = EMBEDDERS[name]()  # outside the lock: a composite embedder makes its parts
+    with _instances_lock:
+        return _instances.setdefault(name, embedder)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from hindsight_es.embedding import Embedder
+from hindsight_es.embedding.base import embed_query
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.stores.lance import LanceStore, has_cjk, quote
@@ -36,7 +37,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses)
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
-    vector = embedder.embed([query])[0]
+    vector = embed_query(embedder, query)
     lists = [_ranked(store.vector_search(vector, where, fetch, COLUMNS), "_distance", 1, pool),
              _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS), "_score", -1, pool)]
     if has_cjk(query):
