@@ -44,7 +44,7 @@ async def ingest(hs: Hindsight, memories: dict[str, dict]) -> list[str]:
     turns = []
     for memory_id, m in sorted(memories.items(), key=lambda kv: int(kv[0])):
         when = datetime.fromisoformat(m["time"]).replace(tzinfo=UTC)
-        turns.append(make_turn(hs.settings, f"madial-user-{m['user-id']}", m["event"], session_id=f"memories-{m['time']}",
+        turns.append(make_turn(hs.settings, f"madial-user-{m['user-id']}", m["event"], session_id=f"memory-{memory_id}",
                                turn_id=str(memory_id), occurred_at=when, source="user"))
     await hs.publish(turns)
     return sorted({t.bank_id for t in turns})

@@ -1,7 +1,9 @@
-"""Recall v1: hybrid candidates (vector + English full text + n-gram full text) fused by RRF.
+"""Recall: parse the query, gather candidates, fuse, rescore, one hit per text.
 
-No LLM and no model call besides embedding the query. Only active memories of the bank are
-candidates, unless statuses are asked for explicitly (audits).
+Candidates come from vector search, English full text (stemmed BM25), n-gram full text for CJK
+queries and, when the query names a time, a vector search inside that time range. They are fused
+by RRF and rescored for speakers and time named in the query. No LLM and no model call besides
+embedding the query. Only active memories of the bank are candidates unless statuses are given.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import embed_query
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
-from hindsight_es.stores.lance import LanceStore, has_cjk, quote
+from hindsight_es.recall.query import parse_query
+from hindsight_es.recall.scoring import rescore
+from hindsight_es.stores.lance import LanceStore, quote
 
 COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
            "valid_to", "status")
+RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
 
 
 def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: datetime | None = None,
@@ -34,16 +39,20 @@ def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: dat
 def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, limit: int = 10,
            kinds: Sequence[str] | None = None, since: datetime | None = None, until: datetime | None = None,
            statuses: Sequence[str] = ("active",), candidates: int = 50, now: datetime | None = None) -> list[RecallHit]:
+    parsed = parse_query(query, now)
     where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses)
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
     vector = embed_query(embedder, query)
     lists = [_ranked(store.vector_search(vector, where, fetch, COLUMNS), "_distance", 1, pool),
              _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS), "_score", -1, pool)]
-    if has_cjk(query):
+    if parsed.cjk:
         lists.append(_ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS), "_score", -1, pool))
+    if parsed.since is not None:
+        in_range = f"{where} AND " + build_filter(bank_id, since=parsed.since, until=parsed.until).split(" AND ", 2)[2]
+        lists.append(_ranked(store.vector_search(vector, in_range, fetch, COLUMNS), "_distance", 1, pool))
     rows = {row["memory_id"]: row for ranking in lists for row in ranking}
-    fused = rrf([[row["memory_id"] for row in ranking] for ranking in lists])
+    fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], k=RRF_K), rows, parsed)
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
 
 
@@ -68,5 +77,5 @@ def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict]) -> list[tup
     return sorted(best.values(), key=lambda kv: -kv[1])
 
 
-def _hit(row: dict, score: float) -> RecallHit:
-    return RecallHit(score=round(score, 6), **{c: row[c] for c in COLUMNS})
+def _hit(row: dict, score: str | float) -> RecallHit:
+    return RecallHit(score=round(float(score), 6), **{c: row[c] for c in COLUMNS})

@@ -1,0 +1,162 @@
+"""Time expressions in English and Chinese -> a [since, until) range, relative to the query time.
+
+Covers what people say when they ask a memory: "yesterday", "3 days ago", "last week/month/year",
+"in May 2023", "on 8 May 2023", "May 8, 2023", "in 2022", "昨天", "三天前", "上周", "上个月", "去年五月",
+"2023年5月8日", "五月". Ranges are whole calendar units; a month without a year is its latest past
+occurrence. Returns None when the text names no time.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+_MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
+                                      "september", "october", "november", "december"], start=1)}
+_MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_WORD_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+             "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+_ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+           "十一": 11, "十二": 12, "几": 3}
+
+Range = tuple[datetime, datetime]
+
+
+def _day(t: datetime) -> datetime:
+    return t.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def _month(year: int, month: int) -> Range:
+    start = datetime(year, month, 1, tzinfo=None)
+    end = datetime(year + (month == 12), month % 12 + 1, 1)
+    return start, end
+
+
+def _with_tz(r: Range, now: datetime) -> Range:
+    return r[0].replace(tzinfo=now.tzinfo), r[1].replace(tzinfo=now.tzinfo)
+
+
+def _num(token: str) -> int:
+    token = token.strip().lower()
+    if token.isdigit():
+        return int(token)
+    return _WORD_NUM.get(token) or _ZH_NUM.get(token, 0)
+
+
+def _ago(n: int, unit: str, now: datetime) -> Range:
+    unit = unit.lower()
+    if unit.startswith(("day", "天")):
+        day = _day(now) - timedelta(days=n)
+        return day - timedelta(days=1), day + timedelta(days=2)  # a day of slack either side
+    if unit.startswith(("week", "周", "星期", "个星期", "礼拜")):
+        mid = now - timedelta(weeks=n)
+        return _day(mid) - timedelta(days=4), _day(mid) + timedelta(days=4)
+    if unit.startswith(("month", "月", "个月")):
+        month_index = now.year * 12 + now.month - 1 - n
+        return _with_tz(_month(month_index // 12, month_index % 12 + 1), now)
+    return _with_tz((datetime(now.year - n, 1, 1), datetime(now.year - n + 1, 1, 1)), now)
+
+
+_EN_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
+_MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE},?\s+(\d{{4}})\b", re.I), "d_m_y"),
+    (re.compile(rf"\b{_MONTH_RE}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), "m_d_y"),
+    (re.compile(rf"\b{_MONTH_RE},?\s+(\d{{4}})\b", re.I), "m_y"),
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"), "zh_ymd"),
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh_ym"),
+    (re.compile(rf"\b{_EN_NUM}\s+(days?|weeks?|months?|years?)\s+ago\b", re.I), "en_ago"),
+    (re.compile(r"([\d一两二三四五六七八九十几]+)\s*(天|周|个星期|星期|个月|月|年)(?:之|以)?前"), "zh_ago"),
+    (re.compile(r"\b(yesterday|last night)\b", re.I), "yesterday"),
+    (re.compile(r"(昨天|昨晚)"), "yesterday"),
+    (re.compile(r"(前天)"), "day_before"),
+    (re.compile(r"\b(today|tonight|this morning)\b|(今天|今晚)", re.I), "today"),
+    (re.compile(r"\blast\s+(week|weekend)\b|(上周|上个星期|上星期|上礼拜)", re.I), "last_week"),
+    (re.compile(r"\bthis\s+week\b|(这周|本周|这个星期)", re.I), "this_week"),
+    (re.compile(r"\blast\s+month\b|(上个月|上月)", re.I), "last_month"),
+    (re.compile(r"\bthis\s+month\b|(这个月|本月)", re.I), "this_month"),
+    (re.compile(r"(去年)\s*([\d一二三四五六七八九十]+)\s*月"), "zh_last_year_month"),
+    (re.compile(rf"\blast\s+{_MONTH_RE}\b", re.I), "last_named_month"),
+    (re.compile(r"\blast\s+year\b|(去年)", re.I), "last_year"),
+    (re.compile(r"(前年)"), "year_before"),
+    (re.compile(r"\bthis\s+year\b|(今年)", re.I), "this_year"),
+    (re.compile(r"(\d{4})\s*年"), "zh_year"),
+    (re.compile(rf"\b(?:in|during|since|of)\s+{_MONTH_RE}\b", re.I), "named_month"),
+    (re.compile(r"(?<![\d年])([\d一二三四五六七八九十]{1,3})\s*月份?(?![\d一二三四五六七八九十]*[日号])"), "zh_month"),
+    (re.compile(r"\b(?:in|during|since|of|around)\s+((?:19|20)\d{2})\b", re.I), "year"),
+]
+
+
+def parse_time_range(text: str, now: datetime) -> Range | None:
+    """The first time expression in ``text`` as [since, until), in ``now``'s time zone."""
+    for pattern, kind in _PATTERNS:
+        match = pattern.search(text)
+        if match is not None:
+            found = _resolve(kind, match.groups(), now)
+            if found is not None:
+                return found
+    return None
+
+
+def _latest_month(month: int, now: datetime, strictly_before: bool = False) -> Range:
+    year = now.year if (month < now.month or (month == now.month and not strictly_before)) else now.year - 1
+    return _with_tz(_month(year, month), now)
+
+
+def _resolve(kind: str, g: tuple[str | None, ...], now: datetime) -> Range | None:  # noqa: PLR0911
+    today = _day(now)
+    try:
+        match kind:
+            case "d_m_y" | "m_d_y":
+                day, month, year = (g[0], g[1], g[2]) if kind == "d_m_y" else (g[1], g[0], g[2])
+                start = datetime(int(year), _MONTHS[month.lower()[:3] if month.lower()[:4] != "sept" else "sep"],
+                                 int(day), tzinfo=now.tzinfo)
+                return start - timedelta(days=1), start + timedelta(days=2)
+            case "m_y":
+                return _with_tz(_month(int(g[1]), _MONTHS[g[0].lower()[:3]]), now)
+            case "zh_ymd":
+                start = datetime(int(g[0]), int(g[1]), int(g[2]), tzinfo=now.tzinfo)
+                return start - timedelta(days=1), start + timedelta(days=2)
+            case "zh_ym":
+                return _with_tz(_month(int(g[0]), int(g[1])), now)
+            case "en_ago" | "zh_ago":
+                n = _num(g[0])
+                return _ago(n, g[1], now) if n else None
+            case "yesterday":
+                return today - timedelta(days=1), today
+            case "day_before":
+                return today - timedelta(days=2), today - timedelta(days=1)
+            case "today":
+                return today, today + timedelta(days=1)
+            case "last_week":
+                monday = today - timedelta(days=today.weekday())
+                return monday - timedelta(days=7), monday
+            case "this_week":
+                monday = today - timedelta(days=today.weekday())
+                return monday, monday + timedelta(days=7)
+            case "last_month":
+                return _ago(1, "month", now)
+            case "this_month":
+                return _with_tz(_month(now.year, now.month), now)
+            case "zh_last_year_month":
+                return _with_tz(_month(now.year - 1, _num(g[1])), now)
+            case "last_named_month":
+                return _latest_month(_MONTHS[g[0].lower()[:3]], now, strictly_before=True)
+            case "last_year":
+                return _ago(1, "year", now)
+            case "year_before":
+                return _ago(2, "year", now)
+            case "this_year":
+                return _ago(0, "year", now)
+            case "zh_year" | "year":
+                year = int(g[0])
+                return _with_tz((datetime(year, 1, 1), datetime(year + 1, 1, 1)), now)
+            case "named_month":
+                return _latest_month(_MONTHS[g[0].lower()[:3]], now)
+            case "zh_month":
+                month = _num(g[0])
+                return _latest_month(month, now) if 1 <= month <= 12 else None
+    except (ValueError, KeyError):
+        return None
+    return None
