@@ -1,10 +1,12 @@
 """Rescoring of fused candidates, pure.
 
-    score(m) = rrf(m) · (1 + SPEAKER · [m.speaker is named in the query])
+    s(m)     = rrf(m) · (1 + SPEAKER · [m.speaker is named in the query])
                       · (1 + TIME · [m.valid_from lies in the query's time range])
+    score(m) = s(m) · (1 + SESSION · S(session of m) / max S),   S = sum of the session's best 3 s
 
-A query about "Melanie" prefers what Melanie said; "in October 2023" prefers what happened then.
-Boosts reorder candidates; they never add or remove one.
+A query about "Melanie" prefers what Melanie said; "in October 2023" prefers what happened then;
+a memory whose session holds several good candidates is more likely the one (conversations stay
+on a topic for a while). Boosts reorder candidates; they never add or remove one.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from hindsight_es.recall.query import ParsedQuery
 
 SPEAKER = 0.5
 TIME = 1.0
+SESSION = 0.6
+SESSION_TOP = 3
 
 
 def rescore(fused: Sequence[tuple[str, float]], rows: Mapping[str, Mapping[str, Any]],
@@ -29,6 +33,16 @@ def rescore(fused: Sequence[tuple[str, float]], rows: Mapping[str, Mapping[str, 
         if query.since is not None and when is not None and query.since <= when < query.until:
             score *= 1 + TIME
         out.append((memory_id, score))
+    return _by_session(out, rows)
+
+
+def _by_session(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, float]]:
+    best: dict[object, list[float]] = {}
+    for memory_id, score in scored:
+        best.setdefault(rows[memory_id].get("session_id"), []).append(score)
+    weight = {s: sum(sorted(v, reverse=True)[:SESSION_TOP]) for s, v in best.items() if s is not None}
+    top = max(weight.values(), default=0.0) or 1.0
+    out = [(m, score * (1 + SESSION * weight.get(rows[m].get("session_id"), 0.0) / top)) for m, score in scored]
     return sorted(out, key=lambda kv: -kv[1])
 
 
