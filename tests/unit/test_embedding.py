@@ -107,7 +107,7 @@ def test_ids_and_dims() -> None:
 
 
 def test_make_embedder_caches_per_name() -> None:
-    assert set(EMBEDDERS) == {"minilm", "use"}
+    assert set(EMBEDDERS) == {"minilm", "use", "hybrid"}
     first = make_embedder("minilm")
     assert first is make_embedder("minilm")
     assert isinstance(first, MiniLMEmbedder) and isinstance(first, Embedder)
