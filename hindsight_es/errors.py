@@ -7,7 +7,9 @@ HindsightError
  ├── LogError               the event log cannot be reached or refused an operation
  │    └── LogUnavailableError
  ├── StoreError             a projection store failed
- └── NotFoundError          an unknown bank, memory or session
+ ├── NotFoundError          an unknown bank, memory or session
+ ├── AccessDeniedError      a caller asked for a bank its credentials do not cover
+ └── ExtractionError        the LLM extractor gave no usable answer (time-out, bad JSON, refusal, …)
 """
 
 from __future__ import annotations
@@ -43,3 +45,16 @@ class StoreError(HindsightError):
 
 class NotFoundError(HindsightError):
     pass
+
+
+class AccessDeniedError(HindsightError):
+    pass
+
+
+class ExtractionError(HindsightError):
+    """``kind``: timeout | unavailable | http | empty | invalid_json | truncated | off_schema | refused."""
+
+    def __init__(self, kind: str, message: str, *, calls: int = 0) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.calls = calls

@@ -9,6 +9,8 @@ from pydantic import StringConstraints
 BankId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$")]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 TurnId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+# An agent that owns private memories in a bank (never "*", which means "every agent" in filters).
+AgentId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$")]
 
 Role = Literal["user", "assistant", "system", "tool"]
 Source = Literal["user", "assistant", "tool", "document"]

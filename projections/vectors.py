@@ -1,27 +1,32 @@
 """Vectors projection: consumes ``hindsight.memories``, produces the LanceDB ``memories`` table.
 
-One row per memory ever retained, keyed by ``memory_id``, with its status (active, superseded,
-forgotten, archived, quarantined, retracted); recall reads only active rows. The rows and the
-(topic, partition) position rows of a batch are written in one ``merge_insert``.
+One row per memory retained and not archived, keyed by ``memory_id``, with its status (active,
+superseded, forgotten, quarantined, retracted); recall reads only active rows. An archived memory's
+row leaves the table (it lives in the Parquet archive) and comes back from ``MemoryRestored.revived``.
+Rows, deletions and the (topic, partition) position rows of a batch are written in one ``merge_insert``.
 """
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
+from uuid import UUID
 
 import numpy as np
 import pyarrow as pa
 
 from hindsight_es.config import TOPIC_MEMORIES
-from hindsight_es.events import MemoryRetained
-from hindsight_es.log import TopicPartition
+from hindsight_es.errors import StoreError
+from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
+from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.lifecycle import changes
 from hindsight_es.recall.indexing import index_text
 from hindsight_es.stores.lance import POSITION_BANK, LanceStore, memory_schema
 from projections.runner import Batch
 
 TABLE = "memories"
+_LINKS = ("supersedes", "superseded_by")
+Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its event and what it changes
 
 
 def retained_row(event: MemoryRetained) -> dict[str, Any]:
@@ -30,17 +35,31 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "memory_id": str(event.memory_id), "bank_id": event.bank_id, "status": "active", "kind": event.kind,
         "text": event.text, "search_text": indexed, "text_ngram": indexed, "key": event.key, "value": event.value,
         "entities": list(event.entities), "importance": event.importance, "confidence": event.confidence,
-        "scope": event.scope, "session_id": event.session_id, "speaker": event.speaker, "source": event.source,
+        "scope": event.scope, "owner": event.owner,
+        "session_id": event.session_id, "speaker": event.speaker, "source": event.source,
         "trust": event.trust, "actor": event.actor, "source_turn_ids": list(event.source_turn_ids),
         "valid_from": event.valid_from, "valid_to": None, "supersedes": None, "superseded_by": None,
-        "embedder": event.embedder, "extractor": event.extractor, "vector": event.embedding(),
+        "embedder": event.embedder, "extractor": event.extractor, "vector": event.vector,
     }
 
 
 def position_row(topic: str, partition: int, next_offset: int, dim: int) -> dict[str, Any]:
     return {"memory_id": f"{POSITION_BANK}/{topic}/{partition}", "bank_id": POSITION_BANK, "status": "position",
             "kind": "position", "text": "", "search_text": "", "text_ngram": "", "entities": [], "source_turn_ids": [],
-            "vector": np.zeros(dim, dtype=np.float32), "topic": topic, "partition": partition, "offset": next_offset}
+            "vector": bytes(4 * dim), "topic": topic, "partition": partition, "offset": next_offset}
+
+
+def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
+    """Rows (``vector`` as float32 little-endian bytes) -> a table in ``memory_schema(dim)``; the
+    vectors become one Arrow column without a Python float per element."""
+    schema = memory_schema(dim)
+    at = schema.get_field_index("vector")
+    if set(map(len, (row["vector"] for row in rows))) - {4 * dim}:
+        raise StoreError(f"a memory vector is not {dim}-d like the table's; rebuild into a new data directory")
+    table = pa.Table.from_pylist(rows, schema=schema.remove(at))
+    values = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
+    vectors = pa.FixedSizeListArray.from_arrays(pa.array(values, pa.float32()), dim)
+    return table.add_column(at, schema.field(at), vectors)
 
 
 class VectorsProjection:
@@ -51,7 +70,12 @@ class VectorsProjection:
         self.store = store
 
     async def positions(self) -> dict[TopicPartition, int]:
-        return await asyncio.to_thread(self.store.positions, TABLE)
+        return await asyncio.to_thread(self._positions)
+
+    def _positions(self) -> dict[TopicPartition, int]:
+        if (dim := self._dim({})) is not None:  # readers filter on columns newer than an old store's
+            self.store.add_missing_columns(TABLE, memory_schema(dim))
+        return self.store.positions(TABLE)
 
     async def apply(self, batch: Batch) -> None:
         await asyncio.to_thread(self._apply, batch)
@@ -62,18 +86,26 @@ class VectorsProjection:
     def _apply(self, batch: Batch) -> None:
         done = self.store.positions(TABLE)
         fresh = [(r, e) for r, e in batch if r.offset >= done.get((r.topic, r.partition), 0)]
-        rows = self._load_touched(fresh)
-        for record, event in fresh:
-            if event is None:
-                continue
+        steps = [(record, event, changes(event)) for record, event in fresh if event is not None]
+        rows = self._load_touched(steps)
+        gone: set[str] = set()  # archived: out of the hot table, in the same commit
+        for record, event, changed in steps:
             if isinstance(event, MemoryRetained):
-                rows[str(event.memory_id)] = retained_row(event)
-            for memory_id, fields in changes(event):
-                row = rows.get(str(memory_id))
-                if row is not None:
-                    row.update({k: str(v) if k in ("supersedes", "superseded_by") and v else v for k, v in fields.items()})
-            if str(getattr(event, "memory_id", "")) in rows:
-                rows[str(event.memory_id)].update(topic=record.topic, partition=record.partition, offset=record.offset)
+                row = retained_row(event)
+                rows[row["memory_id"]] = row
+            elif isinstance(event, MemoryRestored) and event.revived is not None:  # back from the archive
+                row = retained_row(event.revived)
+                rows[row["memory_id"]] = row
+                gone.discard(row["memory_id"])
+            for memory_id, fields in changed:
+                if (row := rows.get(str(memory_id))) is not None:
+                    row.update({k: str(v) if k in _LINKS and v else v for k, v in fields.items()})
+            own = getattr(event, "memory_id", None)
+            if own is not None and (row := rows.get(str(own))) is not None:
+                row.update(topic=record.topic, partition=record.partition, offset=record.offset)
+            if isinstance(event, MemoryArchived):
+                rows.pop(str(event.memory_id), None)
+                gone.add(str(event.memory_id))
         dim = self._dim(rows)
         if dim is None:
             return  # nothing retained yet: no table to hold positions, redelivery is harmless
@@ -81,22 +113,26 @@ class VectorsProjection:
         for record, _ in fresh:
             ends[(record.topic, record.partition)] = record.offset + 1
         out = list(rows.values()) + [position_row(t, p, o, dim) for (t, p), o in ends.items()]
-        self.store.upsert(TABLE, memory_schema(dim), "memory_id", pa.Table.from_pylist(out, schema=memory_schema(dim)))
+        self.store.upsert(TABLE, memory_schema(dim), "memory_id", memory_table(out, dim), delete=sorted(gone))
 
-    def _load_touched(self, batch: Batch) -> dict[str, dict[str, Any]]:
-        """Existing rows of memories this batch changes but does not retain."""
-        retained = {str(e.memory_id) for _, e in batch if isinstance(e, MemoryRetained)}
-        touched = {str(m) for _, e in batch if e is not None for m, _ in changes(e)} - retained
-        table = self.store.rows_by_id(TABLE, "memory_id", sorted(touched))
-        if table is None:
+    def _load_touched(self, steps: list[Step]) -> dict[str, dict[str, Any]]:
+        """Existing rows of memories this batch changes but does not retain, archive or bring back from
+        the archive (those rows are built from the events alone; vectors as bytes)."""
+        retained = {e.memory_id for _, e, _ in steps if isinstance(e, (MemoryRetained, MemoryArchived))
+                    or isinstance(e, MemoryRestored) and e.revived is not None}
+        touched = {m for _, _, changed in steps for m, _ in changed} - retained
+        table = self.store.rows_by_id(TABLE, "memory_id", sorted(map(str, touched)))
+        if table is None or table.num_rows == 0:
             return {}
-        return {row["memory_id"]: row for row in table.drop_columns(
-            [c for c in table.column_names if c.startswith("_")]).to_pylist()}
+        column = table.column("vector").combine_chunks()
+        vectors = column.flatten().to_numpy().astype("<f4").reshape(len(column), column.type.list_size)
+        rows = table.drop_columns([c for c in table.column_names if c.startswith("_") or c == "vector"]).to_pylist()
+        return {row["memory_id"]: row | {"vector": vector.tobytes()} for row, vector in zip(rows, vectors, strict=True)}
 
     def _dim(self, rows: dict[str, dict[str, Any]]) -> int | None:
         table = self.store.table(TABLE)
         if table is not None:
             return table.schema.field("vector").type.list_size
         for row in rows.values():
-            return len(row["vector"])
+            return len(row["vector"]) // 4
         return None

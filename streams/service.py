@@ -7,8 +7,10 @@ that stop together when ``stop`` is set.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import logging
+from collections.abc import Awaitable, Callable, Mapping
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
@@ -20,7 +22,10 @@ from projections.archive import ArchiveProjection
 from projections.runner import Projection, catch_up, run
 from projections.vectors import VectorsProjection
 from projections.working_memory import WorkingMemoryProjection
+from streams import metrics
 from streams.bank_actor import GROUP, BankActor
+from streams.janitor import Janitor
+from streams.extraction_actor import drain_extraction, make_extraction_actor, run_extraction
 
 log_ = logging.getLogger("hindsight.service")
 
@@ -31,11 +36,22 @@ def make_projections(settings: Settings, lance: LanceStore | None = None) -> lis
 
 
 async def serve(settings: Settings, log: EventLog, stop: asyncio.Event, *, embedder: Embedder | None = None,
-                extractor: Extractor | None = None) -> None:
-    """Run the actor and the projections until ``stop`` is set; a crashed task stops the others."""
-    actor = BankActor(log, extractor or RuleExtractor(), embedder or make_embedder(settings.embedder), settings)
+                extractor: Extractor | None = None,
+                extra: Mapping[str, Callable[[asyncio.Event], Awaitable[None]]] | None = None) -> None:
+    """Run the actor, the projections and ``extra`` tasks (e.g. the MCP HTTP server) until ``stop`` is set;
+    a crashed task stops the others."""
+    embedder = embedder or make_embedder(settings.embedder)
+    actor = BankActor(log, extractor or RuleExtractor(), embedder, settings)
     tasks = [asyncio.create_task(actor.run(stop), name="bank-actor")]
+    if (extraction := make_extraction_actor(settings, log, embedder)) is not None:
+        tasks.append(asyncio.create_task(run_extraction(extraction, stop), name="extraction-actor"))
     tasks += [asyncio.create_task(run(log, p, stop), name=f"projection-{p.name}") for p in make_projections(settings)]
+    tasks += [asyncio.create_task(task(stop), name=name) for name, task in (extra or {}).items()]
+    if settings.janitor_enabled:
+        tasks.append(asyncio.create_task(Janitor(log, settings).run(stop), name="janitor"))
+    withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
+    if settings.metrics_port is not None:
+        tasks.append(asyncio.create_task(metrics.serve_http(settings.metrics_port, stop), name="metrics"))
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         for task in done:
@@ -45,15 +61,19 @@ async def serve(settings: Settings, log: EventLog, stop: asyncio.Event, *, embed
     finally:
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
+        withdraw()
 
 
 async def catch_up_all(settings: Settings, log: EventLog, *, embedder: Embedder | None = None,
                        extractor: Extractor | None = None) -> int:
     """Drain the inputs through the actor and every projection once (no service running); returns records."""
-    actor = BankActor(log, extractor or RuleExtractor(), embedder or make_embedder(settings.embedder), settings)
+    embedder = embedder or make_embedder(settings.embedder)
+    actor = BankActor(log, extractor or RuleExtractor(), embedder, settings)
+    total = 0
+    if (extraction := make_extraction_actor(settings, log, embedder)) is not None:
+        total += await drain_extraction(extraction)  # its ExtractionCompleted are the actor's input
     await actor.load()
     consumer = await log.consumer(GROUP, [TOPIC_TURNS, TOPIC_COMMANDS])
-    total = 0
     try:
         while records := await consumer.poll(settings.poll_max_records, 50):
             await actor.handle(records)
@@ -65,6 +85,39 @@ async def catch_up_all(settings: Settings, log: EventLog, *, embedder: Embedder 
         total += await catch_up(log, projection)
         await projection.maintain()
     return total
+
+
+async def serve_when_free(settings: Settings, log: EventLog, stop: asyncio.Event, *, embedder: Embedder | None = None,
+                          start_log: Callable[[], Awaitable[None]] | None = None, retry_s: float = 5.0) -> None:
+    """Run the pipeline whenever no other process holds the data directory's ``ServiceLock``, until ``stop``.
+
+    For a process that mostly serves reads (``hindsight-es mcp``): it takes over when no ``up`` runs,
+    and restarts the pipeline (after ``retry_s``) if it fails. ``start_log`` (idempotent) is awaited first.
+    """
+    while not stop.is_set():
+        lock = ServiceLock(settings)
+        if lock.acquire():
+            attempt = asyncio.Event()  # serve() sets its stop event when it ends; keep ours for the caller
+            relay = asyncio.create_task(_relay(stop, attempt))
+            try:
+                log_.info("no service on %s: running the pipeline in this process", settings.data_dir)
+                if start_log is not None:
+                    await start_log()
+                await serve(settings, log, attempt, embedder=embedder)
+            except Exception:
+                log_.exception("the pipeline failed; retrying in %gs", retry_s)
+            finally:
+                relay.cancel()
+                lock.release()
+        else:
+            lock.release()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), retry_s)
+
+
+async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
+    await source.wait()
+    target.set()
 
 
 class ServiceLock:

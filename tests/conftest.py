@@ -122,3 +122,21 @@ def kafka_settings(tmp_path: Path, kafka_broker: str) -> Settings:
         kafka_session_timeout_ms=1500,
         kafka_heartbeat_interval_ms=300,
     )
+
+
+# --------------------------------------------------------------------------- fake OpenAI-compatible LLM server
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[object]:
+    """A ``tests.fake_openai.FakeOpenAI`` serving on 127.0.0.1 (script its replies; ``.url`` is the API root)."""
+    from tests.fake_openai import FakeOpenAI
+
+    fake = FakeOpenAI()
+    server, thread = fake.start()
+    try:
+        yield fake
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)

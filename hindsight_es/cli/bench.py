@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
@@ -14,11 +16,19 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from hindsight_es.cli.bench_poisoning import poisoning as bench_poisoning
+from hindsight_es.cli.bench_lifecycle import lifecycle as bench_lifecycle
+from hindsight_es.cli.bench_replay import replay as bench_replay
 from hindsight_es.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import Settings
 
 app = typer.Typer(help="Benchmarks that print numbers.", no_args_is_help=True)
+WorkDir = Annotated[Optional[Path], typer.Option(help="Data directory for the run (default: a new temporary one)")]
+PerQuestion = Annotated[Optional[Path], typer.Option(help="Write per-question JSONL (rankings and metrics) here")]
+app.command("replay")(bench_replay)
+app.command("lifecycle")(bench_lifecycle)
+app.command("poisoning")(bench_poisoning)
 
 _EN = ["I moved to {city} last {when}.", "We use {db} for the {thing} service.", "My favorite color is {color}.",
        "I'm going to visit {city} next {when} with my sister.", "Please always reply in {lang}.",
@@ -75,32 +85,79 @@ def ingest(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 200
 
 
 @app.command()
-def recall(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 3000,
-           queries: Annotated[int, typer.Option(min=10)] = 200) -> None:
-    """Recall latency p50/p95/p99 on a bank built from synthetic turns through the pipeline."""
-    from streams.service import catch_up_all
+def recall(ctx: typer.Context,
+           sizes: Annotated[str, typer.Option(help="Bank sizes (memories), comma-separated")] = "1000,10000,100000",
+           queries: Annotated[int, typer.Option(min=10)] = 300, work_dir: WorkDir = None) -> None:
+    """Recall latency p50/p95/p99 and peak RSS at several bank sizes (generated memories).
+
+    Each bank is written straight to the log (synthetic texts, random unit vectors of the configured
+    embedder's size, no model), projected and indexed; then a fresh process answers the queries through
+    ``Hindsight.recall`` with the real query embedder, so its RSS is the serving footprint.
+    """
+    from hindsight_es.cli.bench_replay import synthetic_history, write_history
+    from hindsight_es.embedding import make_embedder
+    from hindsight_es.log import open_log
+    from projections.runner import catch_up
+    from projections.vectors import VectorsProjection
+    from hindsight_es.stores.lance import LanceStore
+
+    base = settings_from(ctx)
+    dim = make_embedder(base.embedder).dim
+    root = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-recall-"))
+    for size in (int(x) for x in sizes.split(",")):
+        settings = base.model_copy(update={"data_dir": root / f"n{size}"})
+        bank = f"bench-recall-{size}"
+
+        async def build() -> tuple[int, float]:
+            log = open_log(settings)
+            await log.start()
+            try:
+                t0 = time.perf_counter()
+                entries = synthetic_history(bank, int(size * 1.9), dim=dim)
+                await write_history(log, entries)
+                store = LanceStore(settings.lance_path)
+                await catch_up(log, VectorsProjection(store))
+                store.ensure_indexes(("memories",))
+                active = store.count("memories", f"bank_id = '{bank}' AND status = 'active'")
+                return active, time.perf_counter() - t0
+            finally:
+                await log.close()
+
+        active, seconds = run_async(build)
+        out = subprocess.run([sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(settings.data_dir),
+                              "--embedder", base.embedder, "bench", "recall-serve", "--bank", bank,
+                              "--queries", str(queries)], capture_output=True, text=True, check=True)
+        result = json.loads(out.stdout.strip().splitlines()[-1])
+        console.print(f"{active:>7,} active memories (built in {seconds:.0f}s): recall p50 {result['p50']:.1f} ms, "
+                      f"p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms; peak RSS {result['rss_mb']:.0f} MB")
+
+
+@app.command("recall-serve", hidden=True)
+def recall_serve(ctx: typer.Context, bank: Annotated[str, typer.Option()],
+                 queries: Annotated[int, typer.Option(min=10)] = 300) -> None:
+    """(used by ``bench recall``) Answer queries against an existing bank; print latencies as JSON."""
+    import resource
 
     settings = settings_from(ctx)
-    bank = f"bench-recall-{turns}"
+    rng = random.Random(5)
+    words = ("status update quarterly report release notes budget onboarding design review migration plan "
+             "customer survey security audit team offsite").split()
+    asks = [" ".join(rng.choices(words, k=rng.randint(2, 6))) for _ in range(queries)]
+    asks += ["what did we decide about the budget last month?", "上周的安全审计怎么样？"]
 
-    async def go() -> None:
+    async def go() -> list[float]:
         async with Hindsight(settings) as hs:
-            await hs.publish(synthetic_turns(settings, bank, turns))
-            await catch_up_all(settings, hs.log, embedder=hs.embedder)
-            rng = random.Random(3)
-            asks = [rng.choice(["where did I move?", "which database do we use?", "我对什么过敏？", "favorite color",
-                                "painting by the lake", "下周去哪里出差？"]) for _ in range(queries)]
-            await hs.recall(bank, "warm-up")
+            await hs.recall(bank, "warm up")
             times = []
             for q in asks:
                 t0 = time.perf_counter()
                 await hs.recall(bank, q, limit=10)
                 times.append((time.perf_counter() - t0) * 1000)
-            n = hs.store.scan("memories", f"bank_id = '{bank}'", ["memory_id"]).num_rows
-            console.print(f"recall over {n:,} memories, {queries} queries: p50 {_pct(times, 50):.1f} ms, "
-                          f"p95 {_pct(times, 95):.1f} ms, p99 {_pct(times, 99):.1f} ms")
+            return times
 
-    run_async(go)
+    times = run_async(go)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"p50": _pct(times, 50), "p95": _pct(times, 95), "p99": _pct(times, 99), "rss_mb": rss}))
 
 
 def _bench_settings(settings: Settings, work_dir: Path | None) -> Settings:
@@ -120,8 +177,6 @@ def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: li
     console.print(table)
 
 
-WorkDir = Annotated[Optional[Path], typer.Option(help="Data directory for the run (default: a new temporary one)")]
-PerQuestion = Annotated[Optional[Path], typer.Option(help="Write per-question JSONL (rankings and metrics) here")]
 
 
 @app.command()

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import logging
-import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
 
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
+from hindsight_es.logs import configure as configure_logging
+
+if TYPE_CHECKING:
+    from hindsight_es.client import Hindsight
 
 T = TypeVar("T")
 console = Console()
@@ -33,10 +35,7 @@ def build_settings(data_dir: Path | None, broker: str | None, embedder: str | No
     if embedder is not None:
         overrides["embedder"] = embedder
     settings = Settings(**overrides)
-    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("aiokafka", "httpx", "lance", "mcp"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    configure_logging(settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
     return settings
 
 
@@ -49,3 +48,17 @@ def run_async(fn: Callable[[], Awaitable[T]]) -> T:
         raise typer.Exit(1) from exc
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+async def catch_up_if_idle(hs: Hindsight) -> None:
+    """Without a running service, drain the log through the actor and projections in this process."""
+    from streams.service import ServiceLock, catch_up_all
+
+    lock = ServiceLock(hs.settings)
+    if lock.acquire():
+        try:
+            await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
+        finally:
+            lock.release()
+    else:
+        lock.release()

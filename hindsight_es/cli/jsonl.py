@@ -13,7 +13,7 @@ from hindsight_es.events import TurnRecorded
 from hindsight_es.client import make_turn
 
 FIELDS = {"bank_id", "session_id", "turn_id", "text", "role", "speaker", "source", "trust", "occurred_at", "metadata",
-          "actor"}
+          "actor", "owner", "scope"}
 
 
 def parse_line(settings: Settings, raw: bytes, *, bank: str | None, session: str) -> TurnRecorded:

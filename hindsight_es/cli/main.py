@@ -7,20 +7,27 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.table import Table
 
 from hindsight_es.cli.bench import app as bench_app
-from hindsight_es.cli.common import build_settings, console, err_console, run_async, settings_from
+from hindsight_es.cli.bench_mcp import mcp as bench_mcp
+from hindsight_es.cli.common import build_settings, catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.cli import lifecycle
 from hindsight_es.cli.jsonl import read_turns
+from hindsight_es.cli.quarantine import app as quarantine_app
+from hindsight_es.cli.replay import app as replay_app
 from hindsight_es.client import Hindsight
 from hindsight_es.errors import HindsightError
 
 app = typer.Typer(help="hindsight: event-sourced long-term memory for LLM agents.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
 app.add_typer(bench_app, name="bench")
+app.add_typer(replay_app, name="replay")
+app.add_typer(quarantine_app, name="quarantine")
+bench_app.command("mcp")(bench_mcp)
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory [env HINDSIGHT_DATA_DIR]")]
 Broker = Annotated[Optional[str], typer.Option("--broker", help="Kafka bootstrap servers [env HINDSIGHT_BROKER]")]
@@ -40,22 +47,30 @@ def up(ctx: typer.Context) -> None:
     settings = settings_from(ctx)
     lock = ServiceLock(settings)
     if not lock.acquire():
-        err_console.print(f"[red]error:[/red] another `hindsight-es up` is running on {settings.data_dir}")
+        err_console.print(f"[red]error:[/red] another `hindsight-es up` is running on {settings.data_dir} "
+                          "(or a `hindsight-es mcp` that runs the pipeline while no `up` does)")
         raise typer.Exit(1)
 
     async def go() -> None:
+        from hindsight_es.embedding import make_embedder
         from hindsight_es.log import open_log
 
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        log = open_log(settings)
+        log, embedder = open_log(settings), make_embedder(settings.embedder)
+        extra, mcp = {}, ""
+        if settings.mcp_http:
+            from hindsight_es.gateway.http import http_task, url
+
+            extra["mcp-http"] = http_task(settings, Hindsight(settings, log=log, embedder=embedder))
+            mcp = f", MCP at {url(settings)}"
         await log.start()
         where = settings.broker or f"embedded log {settings.log_path}"
-        err_console.print(f"hindsight up: {where}, data in {settings.data_dir} (Ctrl-C to stop)")
+        err_console.print(f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
         try:
-            await serve(settings, log, stop)
+            await serve(settings, log, stop, embedder=embedder, extra=extra)
         except Exception as exc:
             raise HindsightError(f"the service stopped after a failure: {exc!r}") from exc
         finally:
@@ -105,6 +120,9 @@ def recall(
     query: Annotated[str, typer.Argument(help="What to recall")],
     limit: Annotated[int, typer.Option(min=1, max=200)] = 10,
     kind: Annotated[Optional[list[str]], typer.Option(help="Only these kinds (repeatable)")] = None,
+    agent: Annotated[Optional[str], typer.Option(help="Recall as this agent: its private memories too")] = None,
+    shared: Annotated[bool, typer.Option("--shared", help="Also the shared banks (HINDSIGHT_SHARED_BANKS)")] = False,
+    include_archived: Annotated[bool, typer.Option("--include-archived", help="Also archived memories")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
@@ -112,33 +130,21 @@ def recall(
 
     async def go():  # type: ignore[no-untyped-def]
         async with Hindsight(settings) as hs:
-            await _catch_up_if_idle(hs)
-            return await hs.recall(bank, query, limit=limit, kinds=kind)
+            await catch_up_if_idle(hs)
+            return await hs.recall(bank, query, limit=limit, kinds=kind, agent=agent, include_shared=shared,
+                                   include_archived=include_archived)
 
     hits = run_async(go)
     if as_json:
         print(json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False, indent=2))
         return
     table = Table(title=f"recall {bank!r}: {query}")
-    for column in ("score", "kind", "text", "turns", "valid from"):
+    for column in ("score", "kind", "text", "turns", "valid from", "status", "id"):
         table.add_column(column)
     for h in hits:
-        table.add_row(f"{h.score:.4f}", h.kind, h.text, ",".join(h.source_turn_ids), h.valid_from.strftime("%Y-%m-%d %H:%M"))
+        table.add_row(f"{h.score:.4f}", h.kind, h.text, ",".join(h.source_turn_ids), h.valid_from.strftime("%Y-%m-%d %H:%M"),
+                      h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else ""), h.memory_id)
     console.print(table)
-
-
-async def _catch_up_if_idle(hs: Hindsight) -> None:
-    """Without a running service, drain the log through the actor and projections in this process."""
-    from streams.service import ServiceLock, catch_up_all
-
-    lock = ServiceLock(hs.settings)
-    if lock.acquire():
-        try:
-            await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
-        finally:
-            lock.release()
-    else:
-        lock.release()
 
 
 @app.command()
@@ -150,7 +156,7 @@ def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] =
 
     async def go():  # type: ignore[no-untyped-def]
         async with Hindsight(settings) as hs:
-            await _catch_up_if_idle(hs)
+            await catch_up_if_idle(hs)
             return await collect(hs)
 
     report = run_async(go)
@@ -161,12 +167,29 @@ def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] =
 
 
 @app.command()
+def mcp(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(
+        help="Bank the connection is bound to (default for calls) [env HINDSIGHT_MCP_BANK]")] = None) -> None:
+    """Serve MCP on stdio for desktop clients; runs the pipeline too while no `up` runs on the data directory."""
+    from hindsight_es.gateway.stdio import run_stdio
+    from streams.service import serve_when_free
+
+    settings = settings_from(ctx)
+
+    async def pipeline(hs: Hindsight, embedder: Any, stop: asyncio.Event) -> None:
+        await serve_when_free(settings, hs.log, stop, embedder=embedder, start_log=hs.start)
+
+    run_async(lambda: run_stdio(settings, bank=bank, pipeline=pipeline))
+
+
+@app.command()
 def demo(ctx: typer.Context) -> None:
     """Publish a small bilingual sample conversation into bank 'demo' and print a few recalls."""
     from hindsight_es.cli.demo import run_demo
 
     run_async(lambda: run_demo(settings_from(ctx)))
 
+
+lifecycle.register(app)  # forget, restore, end-session, promote, janitor
 
 if __name__ == "__main__":
     app()

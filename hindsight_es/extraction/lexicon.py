@@ -37,6 +37,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "cassandra": ("Cassandra", ("cassandra",)),
         "tidb": ("TiDB", ("tidb",)),
         "oceanbase": ("OceanBase", ("oceanbase",)),
+        "oracle": ("Oracle", ("oracle", "oracle database", "oracle db")),
     },
     "programming_language": {
         "python": ("Python", ("python",)),

@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from datetime import UTC, datetime
+from typing import Annotated, Literal, Protocol
+from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from hindsight_es.types import MemoryKind
 
-__all__ = ["Candidate", "Extractor", "MemoryKind"]
+__all__ = ["Candidate", "Extractor", "Judgement", "LLMExtraction", "LLMMemory", "MemoryKind", "Relation"]
+
+# How a candidate relates to an active memory, as an LLM judged it.
+Relation = Literal["new", "restates", "updates", "contradicts"]
+
+
+class Judgement(BaseModel):
+    """An LLM's judgement between a candidate and one of its nearest active memories."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    relation: Relation
+    memory_id: UUID | None = None  # the active memory it restates, updates or contradicts
+    reason: str = Field("", max_length=500)
+    model: str = ""  # who judged (the LLM's model id)
 
 
 class Candidate(BaseModel):
@@ -28,6 +44,10 @@ class Candidate(BaseModel):
     confidence: float = Field(0.7, ge=0, le=1)
     # The speaker explicitly corrected an earlier statement ("不对，…", "actually, …", "no, it's …").
     is_correction: bool = False
+    # When the statement holds, where the speaker said so ("next week", "until May"); None: from the turn on.
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+    judgement: Judgement | None = None
 
 
 class Extractor(Protocol):
@@ -36,3 +56,54 @@ class Extractor(Protocol):
     id: str  # versioned, e.g. "rules/1"; recorded with the memories it produced
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]: ...
+
+
+# ---- the LLM extractor's answer (validated before anything is kept) ----------------------------
+
+LLMKind = Literal["fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
+
+
+def _when(value: object) -> datetime | None:
+    """An ISO date or datetime (a date means midnight UTC); anything else is "not stated"."""
+    if value is None or isinstance(value, datetime):
+        return value if value is None or value.tzinfo else value.replace(tzinfo=UTC)
+    try:
+        parsed = datetime.fromisoformat(str(value).strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+class LLMMemory(BaseModel):
+    """One memory as the LLM proposes it (``prompts.SYSTEM`` documents the fields)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    turn: int = Field(ge=1)
+    kind: LLMKind
+    text: str = Field(min_length=1, max_length=2000)
+    subject: str | None = Field(None, max_length=100)
+    attribute: str | None = Field(None, max_length=100)
+    value: str | None = Field(None, max_length=500)
+    entities: list[str] = Field(default_factory=list, max_length=32)
+    importance: float = Field(0.5, ge=0, le=1)
+    confidence: float = Field(0.7, ge=0, le=1)
+    valid_from: Annotated[datetime | None, BeforeValidator(_when)] = None
+    valid_to: Annotated[datetime | None, BeforeValidator(_when)] = None
+    is_correction: bool = False
+    relation: Relation = "new"
+    target: str | None = Field(None, max_length=20)
+    reason: str = Field("", max_length=500)
+
+    @field_validator("value", "subject", "attribute", "target", mode="before")
+    @classmethod
+    def _blank_is_none(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+
+class LLMExtraction(BaseModel):
+    """The whole answer: ``{"memories": [...]}``; an empty list means nothing worth remembering."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    memories: list[LLMMemory] = Field(max_length=100)

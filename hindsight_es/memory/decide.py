@@ -9,32 +9,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import UUID
 
 import numpy as np
 
 from hindsight_es.events import (
     CorrectionRequested,
     Event,
+    ExtractionFailed,
     ForgetRequested,
+    JanitorTick,
     MemoryForgotten,
-    MemoryRestored,
+    MemoryQuarantined,
+    MemoryReinforced,
+    MemoryReleased,
     MemoryRetained,
     MemorySuperseded,
+    PromoteRequested,
+    RecallServed,
+    RejectRequested,
+    ReleaseRequested,
     RestoreRequested,
     RetractionRequested,
+    SessionEnded,
     SourceRetracted,
     TurnRecorded,
 )
 from hindsight_es.extraction.schema import Candidate
-from hindsight_es.memory.state import BankState, MemoryInfo
+from hindsight_es.memory import guard
+from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
+from hindsight_es.memory.forgetting import Revived, decide_lifecycle, in_forget_range, restored
+from hindsight_es.memory.ids import derive_id
+from hindsight_es.memory.state import BankState, MemoryInfo, text_key
 from hindsight_es.types import DEFAULT_TRUST
-
-_NAMESPACE = uuid5(NAMESPACE_URL, "https://hindsight.local/ids")
-
-
-def derive_id(cause: UUID, suffix: str) -> UUID:
-    return uuid5(_NAMESPACE, f"{cause}/{suffix}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,53 +53,140 @@ class Prepared:
     embedder: str
     extractor: str
     context: str | None = None  # the previous turn of the session, "speaker: text"
+    failure: tuple[str, str] | None = None  # (extractor that failed, why): the candidates are the fallback's
 
 
-def decide(state: BankState, event: Event, prepared: Prepared | None = None) -> list[Event]:
+def decide(state: BankState, event: Event, prepared: Prepared | None = None,
+           policy: GuardPolicy = DEFAULT_POLICY, *, revived: Revived | None = None) -> list[Event]:
+    """``revived``: the retained events of archived memories the input may bring back (``forgetting.revivals``)."""
     if event.event_id in state.handled:
         return []
     match event:
         case TurnRecorded():
-            return _decide_turn(state, event, prepared) if prepared else []
+            return _decide_turn(state, event, prepared, policy) if prepared else []
         case ForgetRequested():
             return _decide_forget(state, event)
         case CorrectionRequested():
-            return _decide_correction(state, event, prepared) if prepared else []
+            return _decide_correction(state, event, prepared, policy) if prepared else []
         case RetractionRequested():
             return _decide_retraction(state, event)
         case RestoreRequested():
-            return _decide_restore(state, event)
+            return _decide_restore(state, event, revived or {})
+        case JanitorTick() | SessionEnded() | RecallServed() | PromoteRequested():
+            return decide_lifecycle(state, event, revived or {})
+        case ReleaseRequested():
+            return _decide_release(state, event)
+        case RejectRequested():
+            return _decide_reject(state, event)
     return []
 
 
-def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared) -> list[Event]:
+def _caused(event: Event) -> dict[str, object]:
+    """The envelope of an event decided for ``event``."""
+    return {"bank_id": event.bank_id, "occurred_at": event.occurred_at, "causation_id": event.event_id,
+            "actor": event.actor}
+
+
+def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, policy: GuardPolicy) -> list[Event]:
+    """Per candidate, in order: quarantine (the guard), reinforce (a restatement), or retain and supersede."""
     trust = turn.trust or DEFAULT_TRUST[turn.source]
-    heads = dict(state.heads)  # candidates of one turn see each other
     events: list[Event] = []
+    if prepared.failure is not None:
+        events.append(ExtractionFailed(event_id=derive_id(turn.event_id, "extraction-failed"), **_caused(turn),
+                                       turn_id=turn.turn_id, extractor=prepared.failure[0], error=prepared.failure[1]))
+    verdict = guard.screen(state, turn.text, prepared.candidates, trust=trust, source=turn.source,
+                           session_id=turn.session_id, policy=policy)
+    heads = dict(state.heads)  # candidates of one turn see each other
     for i, (cand, vector) in enumerate(zip(prepared.candidates, prepared.vectors, strict=True)):
         head = heads.get(cand.key) if cand.key else None
-        if head is not None and not cand.is_correction and _value_of(state, events, head) == cand.value:
-            continue  # restates the active memory: nothing new to hold
-        memory_id = derive_id(turn.event_id, f"memory/{i}")
-        events.append(MemoryRetained(
-            event_id=derive_id(turn.event_id, f"retained/{i}"), bank_id=turn.bank_id,
-            occurred_at=turn.occurred_at, causation_id=turn.event_id, actor=turn.actor,
-            memory_id=memory_id, kind=cand.kind, text=cand.text, key=cand.key, value=cand.value,
-            entities=cand.entities, importance=cand.importance, confidence=cand.confidence,
-            session_id=turn.session_id, speaker=turn.speaker, context=prepared.context, source=turn.source, trust=trust,
-            source_turn_ids=(turn.turn_id,), valid_from=turn.occurred_at, vector=vector,
-            embedder=prepared.embedder, extractor=prepared.extractor,
-        ))
-        if head is not None:
+        if verdict.quarantine:
+            retained = _retained(turn, i, cand, vector, prepared, trust)
+            events += [retained, MemoryQuarantined(event_id=derive_id(turn.event_id, f"quarantined/{i}"), **_caused(turn),
+                                                   memory_id=retained.memory_id, reason=verdict.reason)]
+            continue
+        restated = _restated(state, events, head, cand)
+        if restated is not None:
+            if (reinforced := _reinforce(state, turn, i, restated, cand, trust)) is not None:
+                events.append(reinforced)
+            continue
+        retained = _retained(turn, i, cand, vector, prepared, trust)
+        events.append(retained)
+        for j, (old, reason) in enumerate(_displaced(state, head, cand)):
             events.append(MemorySuperseded(
-                event_id=derive_id(turn.event_id, f"superseded/{i}"), bank_id=turn.bank_id,
-                occurred_at=turn.occurred_at, causation_id=turn.event_id, actor=turn.actor,
-                memory_id=head, superseded_by=memory_id, valid_to=turn.occurred_at,
-                reason="correction" if cand.is_correction else f"new value for {cand.key}",
+                event_id=derive_id(turn.event_id, f"superseded/{i}" + (f"/{j}" if j else "")), **_caused(turn),
+                memory_id=old, superseded_by=retained.memory_id, valid_to=turn.occurred_at, reason=reason,
             ))
         if cand.key:
-            heads[cand.key] = memory_id
+            heads[cand.key] = retained.memory_id
     return events
+
+
+def _retained(turn: TurnRecorded, i: int, cand: Candidate, vector: np.ndarray, prepared: Prepared,
+              trust: str) -> MemoryRetained:
+    return MemoryRetained(
+        event_id=derive_id(turn.event_id, f"retained/{i}"), **_caused(turn),
+        memory_id=derive_id(turn.event_id, f"memory/{i}"), kind=cand.kind, text=cand.text, key=cand.key,
+        value=cand.value, entities=cand.entities, importance=cand.importance, confidence=cand.confidence,
+        session_id=turn.session_id, speaker=turn.speaker, context=prepared.context, source=turn.source, trust=trust,
+        scope=turn.scope, owner=turn.owner,
+        source_turn_ids=(turn.turn_id,), valid_from=cand.valid_from or turn.occurred_at, valid_until=cand.valid_to,
+        vector=vector, embedder=prepared.embedder, extractor=prepared.extractor,
+    )
+
+
+def _restated(state: BankState, pending: list[Event], head: UUID | None, cand: Candidate) -> UUID | None:
+    """The active memory this candidate says again (same key and value, same text, or as an LLM judged)."""
+    if cand.is_correction:
+        return None  # a correction is always a new memory: it wins over what was said before
+    if head is not None:
+        return head if _value_of(state, pending, head) == cand.value else None
+    judged = cand.judgement
+    if judged is not None and judged.relation == "restates" and _active(state, judged.memory_id):
+        return judged.memory_id
+    same = text_key(cand.kind, cand.text)
+    found = state.texts.get(same) if len(same[1]) >= 2 else None
+    if found is not None and _active(state, found) and state.memories[found].key == cand.key:
+        return found
+    return None
+
+
+def _active(state: BankState, memory_id: UUID | None) -> bool:
+    return memory_id is not None and memory_id in state.memories and state.memories[memory_id].status == "active"
+
+
+_GAIN = {"trusted": 0.3, "normal": 0.15}  # share of the remaining doubt one restatement removes, by trust
+
+
+def _reinforce(state: BankState, turn: TurnRecorded, i: int, memory_id: UUID, cand: Candidate,
+               trust: str) -> MemoryReinforced | None:
+    """More evidence for a memory; confidence grows only for trusted (and normal) sources, once per turn.
+
+    Untrusted restatements are recorded as evidence but never raise confidence, so repeating a claim
+    from documents or tools cannot make it win (corroboration attacks).
+    """
+    memory = state.memories.get(memory_id)
+    if memory is None or turn.turn_id in memory.source_turn_ids or turn.turn_id in memory.evidence:
+        return None  # retained by this same turn, or this turn already counted
+    gain = _GAIN.get(trust, 0.0) * cand.confidence
+    confidence = round(1 - (1 - memory.confidence) * (1 - gain), 4)
+    judged = cand.judgement
+    how = f"restates it, as {judged.model or 'the LLM'} judged: {judged.reason}" if judged and judged.relation == "restates" \
+        else "restated"
+    why = f"{how} (source {turn.source}, {trust})" + ("" if gain else "; evidence only, confidence unchanged")
+    return MemoryReinforced(event_id=derive_id(turn.event_id, f"reinforced/{i}"), **_caused(turn), memory_id=memory_id,
+                            evidence_turn_ids=(*memory.evidence, turn.turn_id), confidence=confidence,
+                            source=turn.source, reason=why)
+
+
+def _displaced(state: BankState, head: UUID | None, cand: Candidate) -> list[tuple[UUID, str]]:
+    """The active memories a new candidate supersedes: its key's holder, and the memory an LLM judged it to
+    update or contradict."""
+    out = [(head, "correction" if cand.is_correction else f"new value for {cand.key}")] if head is not None else []
+    judged = cand.judgement
+    if (judged is not None and judged.relation in ("updates", "contradicts") and judged.memory_id != head
+            and _active(state, judged.memory_id)):
+        out.append((judged.memory_id, f"{judged.relation} it, as {judged.model or 'the LLM'} judged: {judged.reason}"))
+    return out
 
 
 def _value_of(state: BankState, pending: list[Event], memory_id: UUID) -> str | None:
@@ -104,8 +198,7 @@ def _value_of(state: BankState, pending: list[Event], memory_id: UUID) -> str | 
 
 def _decide_forget(state: BankState, command: ForgetRequested) -> list[Event]:
     targets = set(command.memory_ids)
-    if command.session_id is not None:
-        targets |= {m.memory_id for m in state.memories.values() if m.session_id == command.session_id}
+    targets |= {m.memory_id for m in state.memories.values() if in_forget_range(m, command)}
     return [
         MemoryForgotten(
             event_id=derive_id(command.event_id, f"forgotten/{memory_id}"), bank_id=command.bank_id,
@@ -117,11 +210,13 @@ def _decide_forget(state: BankState, command: ForgetRequested) -> list[Event]:
     ]
 
 
-def _decide_correction(state: BankState, command: CorrectionRequested, prepared: Prepared) -> list[Event]:
+def _decide_correction(state: BankState, command: CorrectionRequested, prepared: Prepared,
+                       policy: GuardPolicy = DEFAULT_POLICY) -> list[Event]:
     old = state.memories.get(command.memory_id)
     if old is None or old.status in ("forgotten", "retracted"):
         return []
     new_id = derive_id(command.event_id, "memory/0")
+    verdict = guard.assess(command.text, trust="trusted", source="user", policy=policy)
     return [
         MemoryRetained(
             event_id=derive_id(command.event_id, "retained/0"), bank_id=command.bank_id,
@@ -133,6 +228,9 @@ def _decide_correction(state: BankState, command: CorrectionRequested, prepared:
             valid_from=command.occurred_at, vector=prepared.vectors[0],
             embedder=prepared.embedder, extractor="correction",
         ),
+        MemoryQuarantined(event_id=derive_id(command.event_id, "quarantined/0"), **_caused(command), memory_id=new_id,
+                          reason=verdict.reason)
+        if verdict.quarantine else
         MemorySuperseded(
             event_id=derive_id(command.event_id, "superseded/0"), bank_id=command.bank_id,
             occurred_at=command.occurred_at, causation_id=command.event_id, actor=command.actor,
@@ -191,25 +289,60 @@ def _decide_retraction(state: BankState, command: RetractionRequested) -> list[E
     )]
 
 
-def _decide_restore(state: BankState, command: RestoreRequested) -> list[Event]:
+def _decide_restore(state: BankState, command: RestoreRequested, revived: Revived) -> list[Event]:
+    """Each named memory comes back, superseding the active holder of its key; restoring several of
+    one key in order (a rollback undone) rebuilds their chain, the last one active."""
     events: list[Event] = []
+    heads = dict(state.heads)  # restores of one command see each other
     for memory_id in _unique(command.memory_ids):
         memory = state.memories.get(memory_id)
         if memory is None or memory.status == "active":
             continue
-        events.append(MemoryRestored(
-            event_id=derive_id(command.event_id, f"restored/{memory_id}"), bank_id=command.bank_id,
-            occurred_at=command.occurred_at, causation_id=command.event_id, actor=command.actor,
-            memory_id=memory_id, reason=command.reason,
-        ))
-        head = state.heads.get(memory.key) if memory.key else None
+        back = restored(command, memory, revived, command.reason)
+        if back is None:
+            continue  # archived, and its retained event was not fetched: nothing to rebuild it from
+        events.append(back)
+        head = heads.get(memory.key) if memory.key else None
         if head is not None and head != memory_id:
             events.append(MemorySuperseded(
                 event_id=derive_id(command.event_id, f"superseded/{memory_id}"), bank_id=command.bank_id,
                 occurred_at=command.occurred_at, causation_id=command.event_id, actor=command.actor,
                 memory_id=head, superseded_by=memory_id, valid_to=command.occurred_at, reason="restored",
             ))
+        if memory.key:
+            heads[memory.key] = memory_id
     return events
+
+
+def _decide_release(state: BankState, command: ReleaseRequested) -> list[Event]:
+    """Quarantined memories become active, as if accepted now: each supersedes the active holder of its key."""
+    events: list[Event] = []
+    heads = dict(state.heads)
+    for memory_id in _unique(command.memory_ids):
+        memory = state.memories.get(memory_id)
+        if memory is None or memory.status != "quarantined":
+            continue
+        events.append(MemoryReleased(event_id=derive_id(command.event_id, f"released/{memory_id}"), **_caused(command),
+                                     memory_id=memory_id, reason=command.reason))
+        head = heads.get(memory.key) if memory.key else None
+        if head is not None and head != memory_id:
+            events.append(MemorySuperseded(
+                event_id=derive_id(command.event_id, f"superseded/{memory_id}"), **_caused(command),
+                memory_id=head, superseded_by=memory_id, valid_to=command.occurred_at, reason="released from quarantine",
+            ))
+        if memory.key:
+            heads[memory.key] = memory_id
+    return events
+
+
+def _decide_reject(state: BankState, command: RejectRequested) -> list[Event]:
+    """Quarantined memories are forgotten for good (reason "rejected"); their history keeps them."""
+    return [
+        MemoryForgotten(event_id=derive_id(command.event_id, f"rejected/{memory_id}"), **_caused(command),
+                        memory_id=memory_id, reason="rejected" + (f": {command.reason}" if command.reason else ""))
+        for memory_id in _unique(command.memory_ids)
+        if memory_id in state.memories and state.memories[memory_id].status == "quarantined"
+    ]
 
 
 def _unique(ids: Iterable[UUID]) -> list[UUID]:

@@ -13,9 +13,12 @@ from hindsight_es.events import (
     Event,
     MemoryArchived,
     MemoryForgotten,
+    MemoryPromoted,
     MemoryQuarantined,
+    MemoryReinforced,
     MemoryReleased,
     MemoryRestored,
+    MemoryRetained,
     MemorySuperseded,
     SourceRetracted,
 )
@@ -36,8 +39,14 @@ def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:
             return [(event.memory_id, {"status": "archived"})]
         case MemoryQuarantined():
             return [(event.memory_id, {"status": "quarantined"})]
+        case MemoryReinforced():
+            return [(event.memory_id, {"confidence": event.confidence})]
+        case MemoryRestored(revived=MemoryRetained()):  # back from the cold archive
+            return [(event.memory_id, dict(ACTIVE, supersedes=event.supersedes))]
         case MemoryRestored() | MemoryReleased():
             return [(event.memory_id, dict(ACTIVE))]
+        case MemoryPromoted():
+            return [(event.memory_id, {"scope": event.scope})]
         case SourceRetracted():
             return [(m, {"status": "retracted", "valid_to": event.occurred_at}) for m in event.retracted_memory_ids] + [
                 (m, dict(ACTIVE)) for m in event.restored_memory_ids

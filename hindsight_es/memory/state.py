@@ -6,12 +6,21 @@ actor can rebuild it from ``hindsight.memories`` on start-up.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 from uuid import UUID
 
-from hindsight_es.events import Event, MemoryRetained
+from hindsight_es.events import (
+    Event,
+    MemoriesRecalled,
+    MemoryArchived,
+    MemoryPromoted,
+    MemoryReinforced,
+    MemoryRestored,
+    MemoryRetained,
+)
 from hindsight_es.memory.lifecycle import changes
 from hindsight_es.recall.indexing import index_text
 
@@ -38,6 +47,14 @@ class MemoryInfo:
     valid_to: datetime | None = None
     supersedes: UUID | None = None
     superseded_by: UUID | None = None
+    evidence: tuple[str, ...] = ()  # turns that restated it since (MemoryReinforced)
+    scope: str = "global"
+    owner: str | None = None  # the agent it is private to (None: shared)
+    # Usage, for retention only (not what the memory says, so not compared): times a recall or a context
+    # block served it, and when it was last recalled, restored or promoted (its age counts from then).
+    recalls: int = field(default=0, compare=False)
+    last_used_at: datetime | None = field(default=None, compare=False)
+    cold: bool = False  # archived out of the hot store (stays so when forgotten or retracted there)
 
 
 @dataclass(slots=True)
@@ -47,6 +64,8 @@ class BankState:
     heads: dict[str, UUID] = field(default_factory=dict)  # key -> the active memory holding it
     handled: set[UUID] = field(default_factory=set)  # input event ids already decided (redelivery guard)
     last_turn: dict[str, str] = field(default_factory=dict)  # session -> its latest turn, "speaker: text"
+    texts: dict[tuple[str, str], UUID] = field(default_factory=dict)  # (kind, normalized text) -> active memory
+    session_seen: dict[str, datetime] = field(default_factory=dict)  # session -> its latest retained memory's time
 
     def active(self) -> list[MemoryInfo]:
         return [m for m in self.memories.values() if m.status == "active"]
@@ -62,24 +81,80 @@ def evolve(state: BankState, event: Event) -> BankState:
             session_id=event.session_id, source=event.source, trust=event.trust, actor=event.actor,
             source_turn_ids=event.source_turn_ids, valid_from=event.valid_from,
             importance=event.importance, confidence=event.confidence, entities=event.entities,
+            scope=event.scope, owner=event.owner,
         )
         _reindex(state, state.memories[event.memory_id])
         if event.kind == "episode" and event.session_id is not None:
             state.last_turn[event.session_id] = index_text(event.text, event.speaker)
+    elif isinstance(event, MemoryReinforced) and (reinforced := state.memories.get(event.memory_id)) is not None:
+        reinforced.evidence = event.evidence_turn_ids
     for memory_id, fields in changes(event):
         memory = state.memories.get(memory_id)
         if memory is not None:
             for name, value in fields.items():
                 setattr(memory, name, value)
             _reindex(state, memory)
+    _lifecycle(state, event)
     return state
 
 
+def _lifecycle(state: BankState, event: Event) -> None:
+    """What the forgetting lifecycle keeps beyond statuses: recalls, hot or cold, session activity."""
+    match event:
+        case MemoryRetained(session_id=str() as session):
+            state.session_seen[session] = max(event.occurred_at, state.session_seen.get(session, event.occurred_at))
+        case MemoriesRecalled():
+            for memory_id in event.memory_ids:
+                if (memory := state.memories.get(memory_id)) is not None:
+                    memory.recalls += 1
+                    _used(memory, event)
+        case MemoryArchived():
+            if (memory := state.memories.get(event.memory_id)) is not None:
+                memory.cold = True
+        case MemoryRestored():
+            if (memory := state.memories.get(event.memory_id)) is not None:
+                memory.cold = False
+                _used(memory, event)
+        case MemoryPromoted():
+            if (memory := state.memories.get(event.memory_id)) is not None:
+                _used(memory, event)
+
+
+def _used(memory: MemoryInfo, event: Event) -> None:
+    if memory.last_used_at is None or event.occurred_at > memory.last_used_at:
+        memory.last_used_at = event.occurred_at
+
+
+def fold(bank_id: str, events: Iterable[Event], *, as_of: datetime | None = None) -> BankState:
+    """The state after ``events`` (one bank's, in log order); with ``as_of``, after those that had
+    occurred by then (event time, inclusive): the bank as it stood at that moment."""
+    state = BankState(bank_id)
+    for event in events:
+        if as_of is None or event.occurred_at <= as_of:
+            evolve(state, event)
+    return state
+
+
+def text_key(kind: str, text: str) -> tuple[str, str]:
+    """What makes two memories the same statement: kind and text, case, spacing and punctuation aside."""
+    return kind, "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
 def _reindex(state: BankState, memory: MemoryInfo) -> None:
-    """Keep ``heads`` pointing at the active memory of each key."""
+    """Keep ``heads`` pointing at the active memory of each key, and ``texts`` at the active memory of each text."""
+    same = text_key(memory.kind, memory.text)
+    if memory.status == "active":
+        state.texts.setdefault(same, memory.memory_id)
+    elif state.texts.get(same) == memory.memory_id:
+        del state.texts[same]
     if memory.key is None:
         return
     if memory.status == "active":
         state.heads[memory.key] = memory.memory_id
     elif state.heads.get(memory.key) == memory.memory_id:
         del state.heads[memory.key]
+        # A head that had only just been retained (then quarantined at once) hands the key back to the
+        # memory still active under it.
+        others = [m for m in state.memories.values() if m.key == memory.key and m.status == "active"]
+        if others:
+            state.heads[memory.key] = max(others, key=lambda m: m.valid_from).memory_id

@@ -8,7 +8,9 @@ embedding the query. Only active memories of the bank are candidates unless stat
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 
 from hindsight_es.embedding import Embedder
@@ -20,12 +22,17 @@ from hindsight_es.recall.scoring import rescore
 from hindsight_es.stores.lance import LanceStore, quote
 
 COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
-           "valid_to", "status")
+           "valid_to", "status", "owner", "scope")
+ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
+EXACT_ROWS = 3_000  # banks up to this size get an exact vector scan; larger ones use the IVF index
+_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
+_SIZES: dict[tuple[int, str], tuple[int, float]] = {}
 RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
 
 
 def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: datetime | None = None,
-                 until: datetime | None = None, statuses: Sequence[str] = ("active",)) -> str:
+                 until: datetime | None = None, statuses: Sequence[str] = ("active",),
+                 agent: str | None = ANY_AGENT) -> str:
     parts = [f"bank_id = {quote(bank_id)}", f"status IN ({', '.join(quote(s) for s in statuses)})"]
     if kinds:
         parts.append(f"kind IN ({', '.join(quote(k) for k in kinds)})")
@@ -33,27 +40,43 @@ def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: dat
         parts.append(f"valid_from >= timestamp '{since.isoformat()}'")
     if until is not None:
         parts.append(f"valid_from < timestamp '{until.isoformat()}'")
+    if agent != ANY_AGENT:  # never another agent's private memories
+        parts.append("owner IS NULL" if agent is None else f"(owner IS NULL OR owner = {quote(agent)})")
     return " AND ".join(parts)
 
 
 def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, limit: int = 10,
            kinds: Sequence[str] | None = None, since: datetime | None = None, until: datetime | None = None,
-           statuses: Sequence[str] = ("active",), candidates: int = 50, now: datetime | None = None) -> list[RecallHit]:
+           statuses: Sequence[str] = ("active",), candidates: int = 50, now: datetime | None = None,
+           agent: str | None = ANY_AGENT) -> list[RecallHit]:
     parsed = parse_query(query, now)
-    where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses)
+    where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses, agent=agent)
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
     vector = embed_query(embedder, query)
-    lists = [_ranked(store.vector_search(vector, where, fetch, COLUMNS), "_distance", 1, pool),
-             _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS), "_score", -1, pool)]
+    exact = _bank_rows(store, bank_id) <= EXACT_ROWS
+    searches = [lambda: _ranked(store.vector_search(vector, where, fetch, COLUMNS, exact=exact), "_distance", 1, pool),
+                lambda: _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS), "_score", -1, pool)]
     if parsed.cjk:
-        lists.append(_ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS), "_score", -1, pool))
+        searches.append(lambda: _ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS), "_score", -1, pool))
     if parsed.since is not None:
         in_range = f"{where} AND " + build_filter(bank_id, since=parsed.since, until=parsed.until).split(" AND ", 2)[2]
-        lists.append(_ranked(store.vector_search(vector, in_range, fetch, COLUMNS), "_distance", 1, pool))
+        searches.append(lambda: _ranked(store.vector_search(vector, in_range, fetch, COLUMNS, exact=exact),
+                                        "_distance", 1, pool))
+    lists = list(_POOL.map(lambda search: search(), searches))  # LanceDB releases the GIL: searches overlap
     rows = {row["memory_id"]: row for ranking in lists for row in ranking}
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], k=RRF_K), rows, parsed)
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
+
+
+def _bank_rows(store: LanceStore, bank_id: str) -> int:
+    """Rows of the bank (any status), cached for a few seconds: it only picks exact vs IVF search."""
+    now = time.monotonic()
+    cached = _SIZES.get((id(store), bank_id))
+    if cached is None or now - cached[1] > 10.0:
+        cached = (store.count("memories", f"bank_id = {quote(bank_id)}"), now)
+        _SIZES[(id(store), bank_id)] = cached
+    return cached[0]
 
 
 def _ranked(rows: list[dict], score: str, sign: int, pool: int) -> list[dict]:

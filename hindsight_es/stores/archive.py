@@ -53,6 +53,10 @@ _ABOUT = ("(memory_id = $mid OR superseded_by = $mid OR list_contains(retracted_
 _ABOUT_ANY = ("(list_contains($mids, memory_id) OR list_contains($mids, superseded_by) "
               "OR list_has_any(retracted_memory_ids, $mids) OR list_has_any(restored_memory_ids, $mids))")
 _LOG_ORDER = 'ORDER BY topic, "partition", "offset"'
+# The archive/restore/forget/retract marks of memories, in log order within a bank (one partition).
+_MARKS = ("marks AS (SELECT bank_id, memory_id, type, \"offset\" AS o FROM ev WHERE type IN "
+          "('MemoryArchived', 'MemoryRestored', 'MemoryForgotten') UNION ALL SELECT bank_id, "
+          "unnest(retracted_memory_ids) AS memory_id, type, \"offset\" AS o FROM ev WHERE type = 'SourceRetracted')")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,19 +147,24 @@ class ArchiveStore:
     # ------------------------------------------------------------ queries
 
     def _query(self, select: str, where: Sequence[str] = (), params: dict[str, Any] | None = None,
-               topics: Sequence[str] | None = None) -> list[dict[str, Any]]:
-        """Run ``WITH ev AS (<filtered, deduped archive>) <select>``; [] when nothing is archived."""
+               topics: Sequence[str] | None = None, *, arrow: bool = False, prelude: str | None = None) -> Any:
+        """Run ``WITH ev AS (<filtered, deduped archive>) <select>``: a list of dicts ([] when nothing
+        is archived), or with ``arrow`` a ``pa.Table``; ``prelude`` adds named subqueries after ``ev``."""
         for attempt in range(5):
             files = self._visible_files(topics)
             if not files:
-                return []
+                return SCHEMA.empty_table() if arrow else []
             scan = ("SELECT * FROM read_parquet($files, hive_partitioning = false) "
                     f"WHERE {' AND '.join(where) or 'TRUE'} "
                     'QUALIFY row_number() OVER (PARTITION BY topic, "partition", "offset") = 1')
             try:
                 with duckdb.connect() as con:
                     con.execute("SET TimeZone = 'UTC'")
-                    cursor = con.execute(f"WITH ev AS ({scan}) {select}", {**(params or {}), "files": files})
+                    more = f", {prelude}" if prelude else ""  # further named subqueries over ev
+                    query, values = f"WITH ev AS ({scan}){more} {select}", {**(params or {}), "files": files}
+                    if arrow:
+                        return con.sql(query, params=values).to_arrow_table()
+                    cursor = con.execute(query, values)
                     names = [d[0] for d in cursor.description]
                     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
             except duckdb.IOException as exc:  # a file vanished under a compaction: list again
@@ -237,6 +246,15 @@ class ArchiveStore:
         status = _statuses(history)
         return [r | {"status": status.get(r["memory_id"], "active")} for r in rows]
 
+    def memories(self, bank_id: str) -> list[dict[str, Any]]:
+        """Every memory ever retained in a bank, with its current status, in time order."""
+        rows = self._query(
+            f"SELECT {_MEMORY_COLS} FROM ev "
+            'QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY "partition", "offset") = 1 '
+            'ORDER BY occurred_at, "partition", "offset"',
+            ["type = 'MemoryRetained'", "bank_id = $bank"], {"bank": bank_id}, [TOPIC_MEMORIES])
+        return self._with_status(bank_id, rows)
+
     def session_memories(self, bank_id: str, session_id: str) -> list[dict[str, Any]]:
         """Memories retained in a session or from its turns, with their current status."""
         rows = self._query(
@@ -272,10 +290,65 @@ class ArchiveStore:
             f"ORDER BY score DESC NULLS LAST, memory_id LIMIT {int(limit)}", where, params, [TOPIC_MEMORIES])
         return self._with_status(bank_id, rows)
 
+    # ------------------------------------------------------------ the cold side of the memory lifecycle
+
+    def cold_memories(self, bank_id: str | None = None) -> list[dict[str, Any]]:
+        """Memories out of the hot store (their last archive/restore event is an archive), with the status
+        they have there: archived, or forgotten / retracted since. Rows: bank_id, memory_id, status."""
+        where: list[str] = []
+        params: dict[str, Any] = {}
+        if bank_id is not None:
+            where.append("bank_id = $bank")
+            params["bank"] = bank_id
+        return self._query(
+            "SELECT bank_id, memory_id, CASE last WHEN 'MemoryForgotten' THEN 'forgotten' "
+            "WHEN 'SourceRetracted' THEN 'retracted' ELSE 'archived' END AS status FROM ("
+            "  SELECT c.bank_id, c.memory_id, coalesce(arg_max(m.type, m.o), 'MemoryArchived') AS last FROM ("
+            "    SELECT bank_id, memory_id, arg_max(type, o) AS t, max(o) AS at FROM marks"
+            "    WHERE type IN ('MemoryArchived', 'MemoryRestored') GROUP BY ALL) c"
+            "  LEFT JOIN marks m ON m.bank_id = c.bank_id AND m.memory_id = c.memory_id AND m.o > c.at"
+            "   AND m.type IN ('MemoryForgotten', 'SourceRetracted')"
+            "  WHERE c.t = 'MemoryArchived' GROUP BY ALL) ORDER BY bank_id, memory_id",
+            where, params, [TOPIC_MEMORIES], prelude=_MARKS)
+
+    def search_cold(self, bank_id: str, vector: Sequence[float], limit: int = 10, *, embedder: str | None = None,
+                    agent: str | None = "*", kinds: Sequence[str] | None = None, since: datetime | None = None,
+                    until: datetime | None = None) -> list[dict[str, Any]]:
+        """Archived memories of a bank (cold, status archived) nearest ``vector`` by cosine, best first, with
+        the fields of their ``MemoryRetained`` (``payload``); ``agent`` filters owners as recall does."""
+        cold = [r["memory_id"] for r in self.cold_memories(bank_id) if r["status"] == "archived"]
+        dim = len(vector)
+        if not cold or dim == 0:
+            return []
+        where = ["bank_id = $bank", "type = 'MemoryRetained'", f"len(vector) = {dim}",
+                 "memory_id IN (SELECT unnest($cold))"]
+        params: dict[str, Any] = {"bank": bank_id, "q": [float(x) for x in vector], "cold": cold}
+        owner = "json_extract_string(payload, '$.owner')"
+        optional = (("json_extract_string(payload, '$.embedder') = $embedder", "embedder", embedder),
+                    (f"({owner} IS NULL OR {owner} = $agent)", "agent", agent if agent not in ("*", None) else None),
+                    ("list_contains($kinds, kind)", "kinds", list(kinds) if kinds else None),
+                    ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ >= $since", "since", since),
+                    ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ < $until", "until", until))
+        for clause, name, value in optional:
+            if value is not None:
+                where.append(clause)
+                params[name] = value
+        if agent is None:
+            where.append(f"{owner} IS NULL")
+        return self._query(
+            f"SELECT {_MEMORY_COLS}, payload, array_cosine_similarity(vector::FLOAT[{dim}], $q::FLOAT[{dim}]) AS score "
+            'FROM ev QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY "partition", "offset") = 1 '
+            f"ORDER BY score DESC NULLS LAST, memory_id LIMIT {int(limit)}", where, params, [TOPIC_MEMORIES])
+
     def table_rows(self, bank_id: str | None = None) -> list[dict[str, Any]]:
         """Every archived row (vectors included) by (topic, partition, offset): rebuild == live."""
         where, params = ([], {}) if bank_id is None else (["bank_id = $bank"], {"bank": bank_id})
         return self._query(f"SELECT * FROM ev {_LOG_ORDER}", where, params)
+
+    def table(self, bank_id: str | None = None) -> pa.Table:
+        """``table_rows`` as one Arrow table (vectors stay float32 arrays): for hashing a whole archive."""
+        where, params = ([], {}) if bank_id is None else (["bank_id = $bank"], {"bank": bank_id})
+        return self._query(f"SELECT * FROM ev {_LOG_ORDER}", where, params, arrow=True)
 
 
 # ---------------------------------------------------------------- helpers

@@ -14,11 +14,14 @@ from typing import Any
 
 import lancedb
 import pyarrow as pa
-from lancedb.index import FTS, BTree
+import pyarrow.compute as pc
+from lancedb.index import FTS, BTree, IvfFlat
 
 from hindsight_es.errors import StoreError
 
 POSITION_BANK = "__positions__"
+VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
+APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys before merging (see upsert)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
 
@@ -33,6 +36,7 @@ def memory_schema(dim: int) -> pa.Schema:
         ("valid_from", ts), ("valid_to", ts), ("supersedes", pa.string()), ("superseded_by", pa.string()),
         ("embedder", pa.string()), ("extractor", pa.string()), ("vector", pa.list_(pa.float32(), dim)),
         ("topic", pa.string()), ("partition", pa.int32()), ("offset", pa.int64()),
+        ("owner", pa.string()),  # added after the first release: older tables gain it in ``_ensure``
     ])
 
 
@@ -79,16 +83,44 @@ class LanceStore:
             self._tables[name] = table
         elif "vector" in schema.names and table.schema.field("vector").type != schema.field("vector").type:
             raise StoreError(f"table {name} holds vectors of another size; rebuild into a new data directory")
+        else:
+            self.add_missing_columns(name, schema)
         return table
+
+    def add_missing_columns(self, name: str, schema: pa.Schema) -> None:
+        """Columns of ``schema`` the table lacks are added, all null (a store written by an older release)."""
+        table = self.table(name)
+        if table is not None and (missing := [f for f in schema if f.name not in table.schema.names]):
+            table.add_columns(missing)
 
     # ------------------------------------------------------------ writes
 
-    def upsert(self, name: str, schema: pa.Schema, key: str, rows: pa.Table) -> None:
-        """Insert or replace rows by ``key`` in one commit (data and position rows together)."""
+    def upsert(self, name: str, schema: pa.Schema, key: str, rows: pa.Table, *, delete: Sequence[str] = ()) -> None:
+        """Insert or replace rows by ``key`` in one commit (data and position rows together), and delete
+        the rows whose ``key`` is in ``delete`` (not in ``rows``) in that same commit.
+
+        A large batch none of whose keys exist yet (a rebuild) is appended: the same rows without the
+        cost of a merge. Live batches are smaller than ``APPEND_CHECK_ROWS`` and always merge.
+        """
         if rows.num_rows == 0:
             return
         table = self._ensure(name, schema)
+        if delete:
+            gone = f"{key} IN ({', '.join(quote(k) for k in delete)})"
+            (table.merge_insert(key).when_matched_update_all().when_not_matched_insert_all()
+             .when_not_matched_by_source_delete(gone).execute(rows))
+            return
+        if rows.num_rows >= APPEND_CHECK_ROWS and not self._any_exists(table, key, rows.column(key)):
+            table.add(rows)
+            return
         table.merge_insert(key).when_matched_update_all().when_not_matched_insert_all().execute(rows)
+
+    def _any_exists(self, table: Any, key: str, keys: pa.ChunkedArray) -> bool:
+        count = table.count_rows()
+        if count == 0:
+            return False
+        existing = table.search().select([key]).limit(count).to_arrow().column(key)
+        return bool(pc.any(pc.is_in(keys, value_set=existing.combine_chunks())).as_py())
 
     def positions(self, name: str) -> dict[tuple[str, int], int]:
         table = self.table(name)
@@ -121,12 +153,27 @@ class LanceStore:
             for column in ("bank_id", "memory_id"):
                 if f"{column}_idx" not in names:
                     table.create_index(column, config=BTree())
+            self._ensure_vector_index(table, names)
             table.optimize()
         turns = self.table("turns") if "turns" in tables else None
         if turns is not None and turns.count_rows() > 0:
             if "bank_id_idx" not in {i.name for i in turns.list_indices()}:
                 turns.create_index("bank_id", config=BTree())
             turns.optimize()
+
+    def _ensure_vector_index(self, table: Any, names: set[str]) -> None:
+        """An IVF index once the table is large enough for flat search to hurt, retrained as it grows 4x.
+
+        IVF_FLAT keeps exact vectors (no quantisation error) and trains in seconds; partitions ~ sqrt(rows).
+        """
+        rows = table.count_rows()
+        if rows < VECTOR_INDEX_ROWS:
+            return
+        indexed = next((i.num_indexed_rows for i in table.list_indices() if i.name == "vector_idx"), 0)
+        if "vector_idx" in names and rows < 4 * max(indexed, 1):
+            return
+        partitions = int(min(1024, max(16, rows ** 0.5)))
+        table.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions), replace=True)
 
     # ------------------------------------------------------------ reads
 
@@ -139,12 +186,20 @@ class LanceStore:
             query = query.select(list(columns))
         return query.limit(limit or max(table.count_rows(), 1)).to_arrow()
 
-    def vector_search(self, vector: Sequence[float], where: str, limit: int, columns: Sequence[str]) -> list[dict]:
+    def vector_search(self, vector: Sequence[float], where: str, limit: int, columns: Sequence[str],
+                      *, exact: bool = False, nprobes: int = 32) -> list[dict]:
+        """Nearest memories by cosine; ``exact`` scans every matching row (small banks, where an
+        IVF index with a selective filter would miss neighbours), else ``nprobes`` IVF partitions."""
         table = self.table("memories")
         if table is None:
             return []
-        return (table.search(list(vector), vector_column_name="vector").distance_type("cosine")
-                .where(where, prefilter=True).select([*columns, "_distance"]).limit(limit).to_list())
+        query = table.search(vector, vector_column_name="vector").distance_type("cosine").where(where, prefilter=True)
+        query = query.bypass_vector_index() if exact else query.nprobes(nprobes)
+        return query.select([*columns, "_distance"]).limit(limit).to_list()
+
+    def count(self, name: str, where: str) -> int:
+        table = self.table(name)
+        return 0 if table is None else int(table.count_rows(where))
 
     def text_search(self, query: str, column: str, where: str, limit: int, columns: Sequence[str]) -> list[dict]:
         table = self.table("memories")

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -84,7 +85,9 @@ def test_demo_twice_and_stats(tmp_path: Path) -> None:
     assert list(stats["banks"]) == ["demo"]
     assert demo["turns"] == 11 and demo["active"] > 0 and demo["superseded"] >= 1  # MySQL -> PostgreSQL
     ends = stats["log_end_offsets"]
-    assert ends["hindsight.turns"] == 11 and ends["hindsight.commands"] == 0 and ends["hindsight.deadletter"] == 0
+    # each recall the demo printed is recorded (RecallServed), and counted by the actor (MemoriesRecalled)
+    assert ends["hindsight.turns"] == 11 and ends["hindsight.commands"] == len(QUERIES)
+    assert ends["hindsight.deadletter"] == 0
     assert ends["hindsight.memories"] >= demo["active"] + demo["superseded"]
     assert stats["projection_positions"] == {"memories": ends["hindsight.memories"], "turns": 11}
 
@@ -95,8 +98,10 @@ def test_demo_twice_and_stats(tmp_path: Path) -> None:
     assert recall_tables(second.stdout) == recall_tables(first.stdout)
     again = stats_json(data)
     assert again["banks"] == stats["banks"]
-    assert again["log_end_offsets"] == {**ends, "hindsight.turns": 22}
-    assert again["projection_positions"] == {"memories": ends["hindsight.memories"], "turns": 22}
+    recalled = len(QUERIES)  # the second run's recalls: one RecallServed and one MemoriesRecalled each
+    assert again["log_end_offsets"] == {**ends, "hindsight.turns": 22, "hindsight.commands": 2 * recalled,
+                                        "hindsight.memories": ends["hindsight.memories"] + recalled}
+    assert again["projection_positions"] == {"memories": ends["hindsight.memories"] + recalled, "turns": 22}
 
 
 # ------------------------------------------------------------------ publish, recall, stats
@@ -179,9 +184,12 @@ def test_up_serves_published_turns_and_stops_cleanly_on_sigint(tmp_path: Path) -
     data = tmp_path / "data"
     data.mkdir()
     log_path = tmp_path / "up.err"
+    with socket.socket() as probe:  # a free port for the MCP HTTP server `up` also runs
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     with open(log_path, "wb") as err:
         up = subprocess.Popen(command(data, "up"), stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                              env=env(), cwd=tmp_path)
+                              env=env(HINDSIGHT_MCP_PORT=str(port)), cwd=tmp_path)
     try:
         wait_for(log_path, "hindsight up:", up, 30)
 

@@ -11,6 +11,7 @@ import pytest
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import EVENT_TYPES, codec, decode, encode
 from hindsight_es.events import models as m
+from hindsight_es.extraction.schema import Candidate, Judgement
 
 NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 ID = uuid4()
@@ -31,6 +32,26 @@ SAMPLES = [
     m.MemoryReleased(bank_id="b", memory_id=ID),
     m.SourceRetracted(bank_id="b", turn_ids=("t",), retracted_memory_ids=(ID,), restored_memory_ids=()),
     m.ExtractionFailed(bank_id="b", turn_id="t", extractor="llm", error="timeout"),
+    m.ReleaseRequested(bank_id="b", memory_ids=(ID,), reason="reviewed"),
+    m.RejectRequested(bank_id="b", memory_ids=(ID,), reason="prompt injection"),
+    m.ExtractionCompleted(
+        bank_id="b", extractor="llm:m/extract-v1", model="m", prompt_version="extract-v1",
+        usage=m.TokenUsage(prompt_tokens=120, completion_tokens=30, calls=1), latency_ms=800,
+        extractions=(m.TurnExtraction(
+            turn=m.TurnRecorded(bank_id="b", session_id="s", turn_id="t", text="我下周去东京", occurred_at=NOW),
+            candidates=(Candidate(kind="plan", text="下周去东京", entities=("东京",), valid_from=NOW,
+                                  judgement=Judgement(relation="updates", memory_id=ID, reason="new city", model="m")),)),)),
+    m.MemoryReinforced(bank_id="b", memory_id=ID, evidence_turn_ids=("t1", "t2"), confidence=0.85, reason="restated"),
+    # the forgetting lifecycle: ticks, session ends, promotions, served recalls
+    m.JanitorTick(bank_id="b", policy=m.RetentionPolicy(threshold=0.2, capacity=1000), reason="capacity"),
+    m.SessionEnded(bank_id="b", session_id="s"),
+    m.PromoteRequested(bank_id="b", memory_ids=(ID,), scope="global"),
+    m.RecallServed(bank_id="b", memory_ids=(ID,), restore_ids=(ID,), agent="planner"),
+    m.MemoriesRecalled(bank_id="b", memory_ids=(ID,)),
+    m.MemoryPromoted(bank_id="b", memory_id=ID, scope="global"),
+    m.MemoryRestored(bank_id="b", memory_id=ID, supersedes=uuid4(), revived=m.MemoryRetained(
+        bank_id="b", memory_id=ID, kind="fact", text="x", owner="planner", scope="session", valid_from=NOW,
+        vector=np.ones(4, dtype=np.float32), embedder="e", extractor="x")),
 ]
 
 

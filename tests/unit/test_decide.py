@@ -11,6 +11,7 @@ from hindsight_es.events import (
     CorrectionRequested,
     ForgetRequested,
     MemoryForgotten,
+    MemoryReinforced,
     MemoryRestored,
     MemoryRetained,
     MemorySuperseded,
@@ -20,7 +21,7 @@ from hindsight_es.events import (
     TurnRecorded,
 )
 from hindsight_es.extraction.schema import Candidate
-from hindsight_es.memory import BankState, Prepared, decide, evolve
+from hindsight_es.memory import BankState, Prepared, decide, evolve, fold
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -67,10 +68,14 @@ def test_same_key_new_value_supersedes_and_keeps_history():
     assert state.heads["team/database"] == events[0].memory_id
 
 
-def test_restating_the_active_value_adds_nothing():
+def test_restating_the_active_value_reinforces_it_instead_of_copying():
     state = BankState("b")
-    run(state, turn("a"), prepared(fact("user/location", "paris")))
-    assert run(state, turn("b"), prepared(fact("user/location", "paris"))) == []
+    first = run(state, turn("a"), prepared(fact("user/location", "paris")))[0]
+    t2 = turn("b", turn_id="t2")
+    (out,) = run(state, t2, prepared(fact("user/location", "paris")))
+    assert isinstance(out, MemoryReinforced) and out.memory_id == first.memory_id
+    assert out.evidence_turn_ids == ("t2",) and out.confidence > first.confidence
+    assert state.memories[first.memory_id].confidence == out.confidence
 
 
 def test_redelivered_input_is_decided_once():
@@ -161,3 +166,26 @@ def test_restore_undoes_a_retraction():
     assert [type(e) for e in out] == [MemoryRestored, MemorySuperseded]
     assert out[1].memory_id == true.memory_id
     assert state.heads["k/x"] == bad.memory_id and state.memories[true.memory_id].status == "superseded"
+
+
+def test_undoing_a_retraction_of_a_chain_rebuilds_the_chain():
+    state = BankState("b")
+    true = run(state, turn("a", session="A"), prepared(fact("k/x", "1")))[0]
+    first = run(state, turn("b", session="B", minutes=1), prepared(fact("k/x", "2")))[0]
+    second = run(state, turn("c", session="B", minutes=2), prepared(fact("k/x", "3")))[0]
+    before = {m.memory_id: (m.status, m.superseded_by) for m in state.memories.values()}
+    (retracted,) = run(state, RetractionRequested(bank_id="b", session_id="B"))
+    run(state, RestoreRequested(bank_id="b", memory_ids=retracted.retracted_memory_ids))
+    assert retracted.retracted_memory_ids == (first.memory_id, second.memory_id)
+    assert [m.memory_id for m in state.active()] == [second.memory_id]  # one head per key, as before
+    assert {m.memory_id: (m.status, m.superseded_by) for m in state.memories.values()} == before
+    assert state.memories[true.memory_id].superseded_by == first.memory_id
+
+
+def test_fold_as_of_is_the_state_at_that_moment():
+    state = BankState("b")
+    events = run(state, turn("a", minutes=0), prepared(fact("k/x", "1")))
+    events += run(state, turn("b", minutes=10), prepared(fact("k/x", "2")))
+    then = fold("b", events, as_of=T0 + timedelta(minutes=5))
+    assert [m.value for m in then.active()] == ["1"] and then.heads["k/x"] == events[0].memory_id
+    assert [m.value for m in fold("b", events).active()] == ["2"]

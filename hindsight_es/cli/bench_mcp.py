@@ -1,0 +1,141 @@
+"""``bench mcp``: recall latency through the MCP gateway with the SDK's client, over HTTP and stdio.
+
+Builds a bank from synthetic turns through the pipeline, then times the same recall calls over
+streamable HTTP against ``hindsight-es up`` and over stdio against ``hindsight-es mcp`` (real
+subprocesses on the data directory), and the transport's own round trip (``tools/list``). The
+kernel's recall alone is ``bench recall``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Annotated, Any
+
+import typer
+
+from hindsight_es.cli.common import console, run_async, settings_from
+from hindsight_es.client import Hindsight
+from hindsight_es.config import Settings
+from hindsight_es.errors import HindsightError
+
+QUERIES = ["where did I move?", "which database do we use?", "我对什么过敏？", "favorite color", "painting by the lake",
+           "下周去哪里出差？", "what language should replies be in?", "billing service"]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
+
+
+async def timed(calls: int, fn: Callable[[str], Awaitable[Any]]) -> list[float]:
+    rng = random.Random(3)
+    for query in QUERIES:  # warm-up: model load, caches, connections
+        await fn(query)
+    out = []
+    for _ in range(calls):
+        query = rng.choice(QUERIES)
+        t0 = time.perf_counter()
+        await fn(query)
+        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _argv(settings: Settings, *args: str) -> list[str]:
+    argv = [sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(settings.data_dir),
+            "--embedder", settings.embedder]
+    return argv + (["--broker", settings.broker] if settings.broker else []) + list(args)
+
+
+@contextlib.asynccontextmanager
+async def _up(settings: Settings, port: int, token: str) -> AsyncIterator[str]:
+    """``hindsight-es up`` with MCP over HTTP on ``port``; yields the URL once it answers."""
+    env = {**os.environ, "HINDSIGHT_MCP_PORT": str(port), "HINDSIGHT_MCP_HOST": "127.0.0.1",
+           "HINDSIGHT_MCP_TOKENS": f'{{"{token}": "*"}}', "HINDSIGHT_LOG_LEVEL": "WARNING"}
+    proc = subprocess.Popen(_argv(settings, "up"), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise HindsightError(f"`hindsight-es up` exited with {proc.returncode}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            if time.monotonic() > deadline:
+                raise HindsightError("`hindsight-es up` did not listen within 60 s")
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _over_mcp(client_cm: Any, bank: str, calls: int) -> tuple[list[float], list[float]]:
+    """(recall latencies, tools/list latencies: the transport's own round trip) over one connection."""
+    async with client_cm as client:
+        async def one(query: str) -> None:
+            result = await client.call_tool("recall", {"bank": bank, "query": query, "limit": 10})
+            if result.is_error:
+                raise HindsightError(f"recall over MCP failed: {result.content}")
+
+        return await timed(calls, one), await timed(calls, lambda _: client.list_tools())
+
+
+def mcp(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 1000,
+        queries: Annotated[int, typer.Option(min=10)] = 200) -> None:
+    """Recall latency p50/p95 over MCP (streamable HTTP and stdio) against real server processes."""
+    import httpx2
+    from mcp import Client, StdioServerParameters
+    from mcp.client.streamable_http import streamable_http_client
+
+    from hindsight_es.cli.bench import synthetic_turns
+    from streams.service import ServiceLock, catch_up_all
+
+    settings = settings_from(ctx)
+    bank = f"bench-mcp-{turns}"
+
+    async def go() -> None:
+        lock = ServiceLock(settings)
+        if not lock.acquire():
+            lock.release()
+            raise HindsightError(f"a service is running on {settings.data_dir}: stop it first (the bench starts its own)")
+        try:
+            async with Hindsight(settings) as hs:
+                await hs.publish(synthetic_turns(settings, bank, turns))
+                await catch_up_all(settings, hs.log, embedder=hs.embedder)
+                n = hs.store.scan("memories", f"bank_id = '{bank}'", ["memory_id"]).num_rows
+        finally:
+            lock.release()
+        results: dict[str, list[float]] = {}
+        pings: dict[str, list[float]] = {}
+        token = secrets.token_urlsafe(24)
+        async with _up(settings, _free_port(), token) as url, \
+                httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+            http_client = Client(streamable_http_client(url, http_client=http), cache=None)
+            results["MCP streamable HTTP (up)"], pings["HTTP"] = await _over_mcp(http_client, bank, queries)
+        argv = _argv(settings, "mcp")
+        stdio = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, "HINDSIGHT_LOG_LEVEL": "WARNING"})
+        results["MCP stdio (mcp)"], pings["stdio"] = await _over_mcp(Client(stdio, cache=None), bank, queries)
+        console.print(f"recall over {n:,} memories (bank {bank!r}), {queries} calls each, limit 10:")
+        for name, times in results.items():
+            console.print(f"  {name:<28} p50 {percentile(times, 50):6.1f} ms   p95 {percentile(times, 95):6.1f} ms")
+        console.print("transport round trip (tools/list, no kernel call): " + ", ".join(
+            f"{name} p50 {percentile(t, 50):.1f} ms / p95 {percentile(t, 95):.1f} ms" for name, t in pings.items()))
+
+    run_async(go)

@@ -1,0 +1,77 @@
+"""``bench poisoning``: the attack suite and benign controls through the real pipeline, as numbers."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from hindsight_es.cli.common import console, run_async, settings_from
+
+
+def poisoning(
+    ctx: typer.Context,
+    attacks: Annotated[Optional[Path], typer.Option(exists=True, dir_okay=False,
+                                                    help="Attack suite, JSONL (default: the one shipped)")] = None,
+    benign: Annotated[Optional[list[Path]], typer.Option(
+        exists=True, dir_okay=False, help="Benign controls (repeatable): a LoCoMo JSON, a MemoryBank JSON or JSONL "
+                                          "turns; default: the small set shipped")] = None,
+    k: Annotated[int, typer.Option(min=1, help="Attack succeeds when its payload is in the top k")] = 5,
+    work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a new temporary one)")] = None,
+    per_attack: Annotated[Optional[Path], typer.Option(help="Write one JSON line per attack here")] = None,
+) -> None:
+    """Share of attacks quarantined, attack success (payload in the top k for its target query) and the
+    false-positive rate on benign turns; all through log -> bank actor (guard) -> projections -> recall."""
+    from hindsight_es.bench import poisoning as bench
+    from hindsight_es.client import Hindsight
+    from streams.service import catch_up_all
+
+    base = settings_from(ctx)
+    settings = base.model_copy(update={"data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-poison-"))})
+    suite = bench.load_attacks(attacks or bench.default_attacks())
+
+    async def go() -> tuple[list[dict], list[dict]]:
+        async with Hindsight(settings) as hs:
+            controls = [bench.load_benign(hs, p) for p in (benign or [bench.default_benign()])]
+            t0 = time.perf_counter()
+            await hs.publish([t for a in suite for t in bench.attack_turns(hs, a)])
+            await hs.publish([t for c in controls for t in c.turns])
+            await catch_up_all(settings, hs.log, embedder=hs.embedder)
+            turns = sum(len(c.turns) for c in controls)
+            console.print(f"{len(suite)} attacks and {turns} benign turns through the pipeline in "
+                          f"{time.perf_counter() - t0:.1f}s (embedder {settings.embedder}, data in {settings.data_dir})")
+            rows = await bench.evaluate_attacks(hs, suite, k=k)
+            return rows, [await bench.evaluate_benign(hs, c) for c in controls]
+
+    rows, controls = run_async(go)
+    if per_attack:
+        per_attack.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    table = Table(title=f"poisoning: {len(rows)} attacks (success = payload in the top {k})", title_justify="left")
+    for column in ("attack type", "n", "quarantined", "attack success"):
+        table.add_column(column, justify="left" if column == "attack type" else "right")
+    summary = bench.summarize(rows)
+    for name, row in sorted(summary.items(), key=lambda kv: (kv[0] == "overall", kv[0].startswith("lang:"), kv[0])):
+        table.add_row(name, str(row["n"]), f"{row['quarantined']:.1%}", f"{row['success']:.1%}")
+    console.print(table)
+    benign_table = Table(title="benign controls", title_justify="left")
+    for column in ("set", "turns", "false positives", "rate"):
+        benign_table.add_column(column, justify="left" if column == "set" else "right")
+    total, flagged = 0, 0
+    for c in controls:
+        n, fp = c["turns"], len(c["false_positives"])
+        total, flagged = total + n, flagged + fp
+        benign_table.add_row(c["name"], str(n), str(fp), f"{fp / max(n, 1):.2%}")
+    benign_table.add_row("all", str(total), str(flagged), f"{flagged / max(total, 1):.2%}")
+    console.print(benign_table)
+    for r in rows:
+        if r["success"]:
+            console.print(f"[yellow]succeeded[/yellow] {r['id']}: {r['reached'][0][:100]}")
+    for c in controls:
+        for fp in c["false_positives"]:
+            console.print(f"[yellow]false positive[/yellow] {c['name']} {fp['turn_id']} ({fp['source']}): "
+                          f"{fp['text'][:100]}")

@@ -1,0 +1,87 @@
+"""``quarantine``: what the write-time guard held back, and the operator's release or reject."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from hindsight_es.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.client import Hindsight
+from hindsight_es.quarantine import QuarantinedMemory, list_quarantined, review
+
+app = typer.Typer(help="Review memories the poisoning guard quarantined (never recalled until released).",
+                  no_args_is_help=True)
+
+Ids = Annotated[list[str], typer.Argument(help="Memory ids (from `quarantine list`)")]
+Reason = Annotated[str, typer.Option(help="Why (kept in the memory's history)")]
+Timeout = Annotated[float, typer.Option(help="Seconds to wait for the change to be visible")]
+EXIT_PENDING = 3
+
+
+@app.command("list")
+def list_(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(help="One bank (default: all)")] = None,
+          limit: Annotated[int, typer.Option(min=1)] = 200,
+          as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
+    """Quarantined memories with the guard's reason, oldest first."""
+    settings = settings_from(ctx)
+
+    async def go() -> list[QuarantinedMemory]:
+        async with Hindsight(settings) as hs:
+            await catch_up_if_idle(hs)
+            return await list_quarantined(hs, bank, limit=limit)
+
+    found = run_async(go)
+    if as_json:
+        print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"quarantined memories ({len(found)})", show_lines=True)
+    for column in ("memory id", "bank", "source", "text", "reason"):
+        table.add_column(column, overflow="fold")
+    for m in found:
+        table.add_row(m.memory_id, m.bank_id, f"{m.source} ({m.trust})", m.text, m.reason)
+    console.print(table)
+
+
+@app.command()
+def release(ctx: typer.Context, bank: Annotated[str, typer.Argument(help="Bank id")], memory_ids: Ids,
+            reason: Reason = "", timeout: Timeout = 30.0) -> None:
+    """Release quarantined memories: they become active and recallable (superseding their key's holder)."""
+    _review(ctx, bank, memory_ids, release=True, reason=reason, timeout=timeout)
+
+
+@app.command()
+def reject(ctx: typer.Context, bank: Annotated[str, typer.Argument(help="Bank id")], memory_ids: Ids,
+           reason: Reason = "", timeout: Timeout = 30.0) -> None:
+    """Reject quarantined memories: they are forgotten (reason "rejected"), their history kept."""
+    _review(ctx, bank, memory_ids, release=False, reason=reason, timeout=timeout)
+
+
+def _review(ctx: typer.Context, bank: str, memory_ids: list[str], *, release: bool, reason: str,
+            timeout: float) -> None:
+    settings = settings_from(ctx)
+    wanted = "active" if release else "forgotten"
+
+    async def go() -> bool:
+        async with Hindsight(settings) as hs:
+            await catch_up_if_idle(hs)
+            receipt = await review(hs, bank, memory_ids, release=release, reason=reason, wait=False)
+            await catch_up_if_idle(hs)  # no service running: decide and project it in this process
+            deadline = time.monotonic() + timeout
+            ids = [str(m) for m in receipt.event.memory_ids]  # type: ignore[attr-defined]
+            while True:
+                if all((await hs.memory(bank, m)).status == wanted for m in ids):
+                    return True
+                if time.monotonic() >= deadline:
+                    return False
+                await asyncio.sleep(0.2)
+
+    if not run_async(go):
+        err_console.print(f"[yellow]pending:[/yellow] the request is in the log; it was not applied within "
+                          f"{timeout:g}s (is the service running?)")
+        raise typer.Exit(EXIT_PENDING)
+    console.print(f"{'released' if release else 'rejected'} {len(memory_ids)} memories in bank {bank!r}")

@@ -1,0 +1,195 @@
+"""How ``replay`` results are shown: rich tables for people; ``to_json`` for tools (``--json``)."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import asdict, is_dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from hindsight_es.cli.common import console, err_console
+from hindsight_es.memory import MemoryInfo
+
+if TYPE_CHECKING:
+    from projections.replay import Verdict
+
+STATUSES = ("active", "superseded", "forgotten", "archived", "quarantined", "retracted")
+
+
+def to_json(value: Any) -> str:
+    def plain(v: Any) -> Any:
+        if is_dataclass(v) and not isinstance(v, type):
+            return asdict(v)
+        return v.isoformat() if isinstance(v, datetime) else str(v)
+
+    return json.dumps(value, ensure_ascii=False, indent=2, default=plain)
+
+
+def when(value: datetime | None) -> str:
+    return value.strftime("%Y-%m-%d %H:%M:%S") if value else ""
+
+
+# ------------------------------------------------------------------ progress
+
+
+class _Rate(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        return Text(f"{task.speed:,.0f} events/s" if task.speed else "- events/s", style="progress.data.speed")
+
+
+class Bar:
+    """A rich progress bar on stderr with events/s; a ``projections.replay.Progress``."""
+
+    def __init__(self, label: str) -> None:
+        self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(),
+                                  console=err_console)
+        self._task = self._progress.add_task(label, total=None)
+
+    def __enter__(self) -> Bar:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+
+    def start(self, total: int) -> None:
+        self._progress.update(self._task, total=total)
+
+    def advance(self, n: int) -> None:
+        self._progress.advance(self._task, n)
+
+
+# ------------------------------------------------------------------ verify
+
+
+def show_verdict(verdict: Verdict) -> None:
+    table = Table(title="content hashes, live vs rebuilt", title_justify="left")
+    for column in ("table", "bank", "rows", "live", "rebuilt", ""):
+        table.add_column(column)
+    for c in verdict.checks:
+        table.add_row(c.table, c.bank or "(no bank)", str(c.rows), c.live[:16], c.rebuilt[:16],
+                      "ok" if c.ok else "[red]MISMATCH[/red]")
+    console.print(table)
+    lag = ", ".join(f"{name} {n:,}" for name, n in verdict.behind.items() if n)
+    console.print(f"live stores behind the log (not compared): {lag}" if lag else "live stores are at the log end")
+
+
+# ------------------------------------------------------------------ memories (state, rollback plans)
+
+
+def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in ("memory", "kind", *(["status"] if status else []), "key = value", "session", "turns", "valid from",
+                   "text"):
+        table.add_column(column, overflow="fold", no_wrap=column == "memory")
+    for m in memories:
+        key = f"{m.key} = {m.value}" if m.key else ""
+        table.add_row(str(m.memory_id), m.kind, *([m.status] if status else []), key, m.session_id or "",
+                      ",".join(m.source_turn_ids), when(m.valid_from), m.text)
+    return table
+
+
+def show_plan(retract: list[MemoryInfo], restore: list[MemoryInfo], *, done: bool) -> None:
+    verb = ("retracted", "restored") if done else ("to retract", "to restore")
+    console.print(memory_table(f"{len(retract)} memories {verb[0]}", retract))
+    console.print(memory_table(f"{len(restore)} memories {verb[1]} (what the retracted ones had displaced)", restore))
+
+
+# ------------------------------------------------------------------ audit
+
+
+def show_lineage(lineage: dict[str, Any]) -> None:
+    retained = lineage["retained"]
+    mid = lineage["memory_id"]
+    key = f"   key {retained['key']} = {retained['value']}" if retained.get("key") else ""
+    console.print(f"[bold]memory {mid}[/bold]  {retained['kind']}, [bold]{lineage['status']}[/bold], "
+                  f"bank {lineage['bank_id']!r}")
+    console.print(f"  {retained['text']}{key}")
+    console.print(f"  source {retained.get('source')} ({retained.get('trust')}), "
+                  f"extractor {retained.get('extractor')}, embedder {retained.get('embedder')}")
+    turns = Table(title="from turns", title_justify="left")
+    for column in ("time", "session", "turn", "speaker", "source", "text"):
+        turns.add_column(column, overflow="fold")
+    for t in lineage["source_turns"]:
+        turns.add_row(when(t["occurred_at"]), t["session_id"], t["turn_id"], t.get("speaker") or t.get("role") or "",
+                      t.get("source") or "", t["text"])
+    console.print(turns)
+    texts = {m["memory_id"]: m["text"] for m in lineage["supersedes"] + lineage["superseded_by"]}
+    history = Table(title="history", title_justify="left")
+    for column in ("time", "event", "by", "what", "event id"):
+        history.add_column(column, overflow="fold")
+    for e in lineage["events"]:
+        history.add_row(when(e["occurred_at"]), e["type"], e["actor"] or "", describe(e, mid, texts), e["event_id"])
+    console.print(history)
+
+
+def describe(event: dict[str, Any], mid: str, texts: dict[str, str]) -> str:
+    """What one memory event did to memory ``mid``, in words."""
+    payload = json.loads(event["payload"] or "{}")
+    reason = f" ({payload['reason']})" if payload.get("reason") else ""
+    match event["type"]:
+        case "MemoryRetained":
+            how = "as a correction" if payload.get("extractor") == "correction" else f"by {payload.get('extractor')}"
+            return f"retained {how} from turns {', '.join(payload.get('source_turn_ids', []))}"
+        case "MemorySuperseded" if event["memory_id"] == mid:
+            other = event["superseded_by"]
+            return f"superseded by {other} {texts.get(other, '')!r}{reason}"
+        case "MemorySuperseded":
+            other = event["memory_id"]
+            return f"superseded {other} {texts.get(other, '')!r}{reason}"
+        case "SourceRetracted" if mid in (event["retracted_memory_ids"] or []):
+            return f"retracted: derived from retracted turns {', '.join(payload.get('turn_ids', []))}{reason}"
+        case "SourceRetracted":
+            return f"restored: the memory that had displaced it was retracted{reason}"
+    return event["type"].removeprefix("Memory").lower() + reason
+
+
+def show_session(bank: str, session: str, turns: list[dict[str, Any]], memories: list[dict[str, Any]]) -> None:
+    table = Table(title=f"bank {bank!r}, session {session!r}: {len(turns)} turns", title_justify="left")
+    for column in ("time", "turn", "by", "text"):
+        table.add_column(column, overflow="fold")
+    for t in turns:
+        table.add_row(when(t["occurred_at"]), t["turn_id"], t["actor"] or "", t["text"])
+    console.print(table)
+    console.print(archived_memories(f"{len(memories)} memories it produced", memories))
+
+
+def archived_memories(title: str, memories: list[dict[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in ("memory", "kind", "status", "turns", "time", "text"):
+        table.add_column(column, overflow="fold", no_wrap=column == "memory")
+    for m in memories:
+        table.add_row(m["memory_id"], m["kind"], m["status"], ",".join(m["source_turn_ids"] or []),
+                      when(m["occurred_at"]), m["text"])
+    return table
+
+
+def bank_summary(turns: list[dict[str, Any]], memories: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per session: turns, first and last turn time, memories by status."""
+    sessions: dict[str, dict[str, Any]] = defaultdict(lambda: {"turns": 0, "first": None, "last": None,
+                                                               "memories": Counter()})
+    for t in turns:
+        s = sessions[t["session_id"]]
+        s["turns"] += 1
+        s["first"] = min(filter(None, (s["first"], t["occurred_at"])))
+        s["last"] = max(filter(None, (s["last"], t["occurred_at"])))
+    for m in memories:
+        sessions[m["session_id"] or ""]["memories"][m["status"]] += 1
+    ordered = sorted(sessions.items(), key=lambda kv: str(kv[1]["first"]))
+    return [{"session": name, "turns": s["turns"], "first_turn": s["first"], "last_turn": s["last"],
+             "memories": dict(s["memories"])} for name, s in ordered]
+
+
+def show_bank(bank: str, summary: list[dict[str, Any]]) -> None:
+    table = Table(title=f"bank {bank!r}: {len(summary)} sessions (audit --session S for one)", title_justify="left")
+    for column in ("session", "turns", "first turn", "last turn", *STATUSES):
+        table.add_column(column, justify="right" if column in STATUSES or column == "turns" else "left")
+    for s in summary:
+        table.add_row(s["session"], str(s["turns"]), when(s["first_turn"]), when(s["last_turn"]),
+                      *(str(s["memories"].get(status, 0)) for status in STATUSES))
+    console.print(table)

@@ -1,0 +1,171 @@
+"""Write-time poisoning guard: every candidate is screened before it becomes an active memory.
+
+Pure and deterministic (``decide`` calls it), so a verdict is a function of the text, its source's
+trust and the bank state. Content signals are bilingual patterns in ``guard_rules.py``; a turn scores
+the sum, over signal categories, of the strongest matching rule of each (one category counts once):
+
+    score = sum(max(weight of the category's rules that match))      quarantine when score >= threshold[trust]
+
+Thresholds are per trust level (``Settings.guard_threshold_*``): a trusted user's "from now on you
+must reply in English" (a directive, 0.5) passes; the same sentence in a retrieved document does not.
+Besides content, conflict rules use the bank state, for untrusted sources only: they may not supersede
+(or contradict, as an LLM judged it) a memory from a more trusted one, nor write claims about the user;
+repeating a quarantined claim is quarantined too (corroboration spam), and so is whatever an untrusted
+channel (a source kind within a session) delivers after it delivered quarantined content (taint).
+One quarantined candidate quarantines its whole turn: the turn is one unit of provenance.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+from hindsight_es.extraction.schema import Candidate
+from hindsight_es.memory import guard_rules as rules
+from hindsight_es.memory.state import BankState, text_key
+
+TRUST_RANK = {"untrusted": 0, "normal": 1, "trusted": 2}
+DEFAULT_THRESHOLDS: Mapping[str, float] = {"trusted": 1.0, "normal": 0.6, "untrusted": 0.5}
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\u00ad]")
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    category: str
+    weight: float
+    evidence: str  # the matched text, shortened
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    quarantine: bool
+    score: float = 0.0
+    signals: tuple[Signal, ...] = ()
+    reason: str = ""
+
+
+PASS = Verdict(False)
+
+
+@dataclass(frozen=True, slots=True)
+class GuardPolicy:
+    """How strict the guard is; built from ``Settings`` by the bank actor."""
+
+    enabled: bool = True
+    thresholds: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> GuardPolicy:
+        return cls(settings.guard_enabled, {"trusted": settings.guard_threshold_trusted,
+                                            "normal": settings.guard_threshold_normal,
+                                            "untrusted": settings.guard_threshold_untrusted})
+
+
+DEFAULT_POLICY = GuardPolicy()
+
+
+def normalize(text: str) -> str:
+    """The matching copy: NFKC (full-width letters), invisible characters dropped, lowercase, one space."""
+    return " ".join(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower().split())
+
+
+def scan(text: str, *, trust: str = "trusted") -> list[Signal]:
+    """Every content signal in ``text``, the strongest per category; some only count for untrusted sources."""
+    norm = normalize(text)
+    found: dict[str, Signal] = {}
+    for rule in rules.RULES:
+        if rule.untrusted_only and trust != "untrusted":
+            continue
+        if rule.category in found and found[rule.category].weight >= rule.weight:
+            continue
+        if (m := rule.pattern.search(norm)) is not None:
+            found[rule.category] = Signal(rule.category, rule.weight, _short(m[0]))
+    if _INVISIBLE.search(text):
+        found.setdefault("hidden", Signal("hidden", rules.WEIGHTS["hidden"], "invisible characters"))
+    if (repeated := _repeated(norm)) is not None:
+        found.setdefault("corroboration", Signal("corroboration", rules.WEIGHTS["corroboration"], repeated))
+    return sorted(found.values(), key=lambda s: (-s.weight, s.category))
+
+
+def assess(text: str, *, trust: str, source: str, policy: GuardPolicy = DEFAULT_POLICY) -> Verdict:
+    """The content verdict for one text from a source of this trust."""
+    if not policy.enabled:
+        return PASS
+    signals = scan(text, trust=trust)
+    score = round(sum(s.weight for s in signals), 3)
+    threshold = policy.thresholds.get(trust, DEFAULT_THRESHOLDS["untrusted"])
+    if not signals or score < threshold:
+        return Verdict(False, score, tuple(signals))
+    named = " + ".join(f"{rules.LABELS[s.category]} ({s.weight:g})" for s in signals)
+    reason = (f"guard: {named} = {score:g} >= {threshold:g} (source {source}, {trust}); "
+              f"matched {signals[0].evidence!r}")
+    return Verdict(True, score, tuple(signals), reason)
+
+
+def screen(state: BankState, text: str, candidates: Sequence[Candidate], *, trust: str, source: str,
+           session_id: str | None = None, policy: GuardPolicy = DEFAULT_POLICY) -> Verdict:
+    """The verdict for a whole turn: its text, each candidate's text, and the conflicts with the bank."""
+    if not policy.enabled:
+        return PASS
+    verdicts = [assess(text, trust=trust, source=source, policy=policy)]
+    verdicts += [assess(c.text, trust=trust, source=source, policy=policy) for c in candidates if c.text != text]
+    if (flagged := next((v for v in verdicts if v.quarantine), None)) is not None:
+        return flagged
+    for candidate in candidates:
+        if (reason := conflict(state, candidate, trust=trust, source=source, session_id=session_id)) is not None:
+            return Verdict(True, reason=reason)
+    return PASS
+
+
+def conflict(state: BankState, candidate: Candidate, *, trust: str, source: str,
+             session_id: str | None = None) -> str | None:
+    """Why a candidate may not enter the bank as it stands, from its source's trust; None when it may."""
+    rank = TRUST_RANK.get(trust, 0)
+    if rank > 0:
+        return None  # user and assistant statements may revise anything (a user correction always wins)
+    if candidate.key is not None and candidate.key.startswith("user/"):
+        return f"guard: source {source} ({trust}) may not write claims about the user ({candidate.key})"
+    targets: list[tuple[UUID, str]] = []
+    if candidate.key is not None and (head := state.heads.get(candidate.key)) is not None:
+        if state.memories[head].value != candidate.value:
+            targets.append((head, f"new value for {candidate.key}"))
+    judged = candidate.judgement
+    if judged is not None and judged.memory_id is not None and judged.relation in ("updates", "contradicts"):
+        targets.append((judged.memory_id, f"{judged.relation} it, as {judged.model or 'the LLM'} judged"))
+    for memory_id, why in targets:
+        held = state.memories.get(memory_id)
+        if held is not None and held.status == "active" and TRUST_RANK.get(held.trust, 0) > rank:
+            return (f"guard: source {source} ({trust}) may not supersede a {held.trust} memory "
+                    f"({memory_id}, {why})")
+    same = text_key(candidate.kind, candidate.text)
+    for memory in state.memories.values():
+        if memory.status != "quarantined":
+            continue
+        if text_key(memory.kind, memory.text) == same or (
+                candidate.key is not None and (memory.key, memory.value) == (candidate.key, candidate.value)):
+            return f"guard: repeats the quarantined claim {memory.memory_id} (corroboration, source {source}, {trust})"
+        if session_id is not None and (memory.session_id, memory.source, memory.trust) == (session_id, source, trust):
+            return (f"guard: this {source} channel already delivered quarantined content in session {session_id} "
+                    f"({memory.memory_id}); what follows from it is held too")
+    return None
+
+
+def _repeated(norm: str) -> str | None:
+    """A sentence said three times or more in one text (spam that tries to win by repetition)."""
+    counts: dict[str, int] = {}
+    for sentence in re.split(r"[.!?。！？\n;；]+", norm):
+        sentence = sentence.strip(" ,，")
+        if len(sentence) >= (6 if _CJK.search(sentence) else 12):
+            counts[sentence] = counts.get(sentence, 0) + 1
+            if counts[sentence] >= 3:
+                return _short(sentence)
+    return None
+
+
+def _short(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,87 @@
+"""Recall for an agent: its bank, the shared banks it may read and, on request, the cold archive.
+
+    score(hit) = weight[origin] · score of the hit in its own recall
+    origin     = "private"  owned by the agent asking
+                 "bank"     unowned, in the bank asked
+                 "shared"   unowned (or the agent's own) in a shared bank
+                 "archived" an archived memory from the cold archive; its score is 1 / (RRF_K + rank)
+                            by cosine among archived memories, as if one retriever had found it
+
+Each bank is recalled with the same pipeline, filtered to what the agent may see (its own private
+memories and unowned ones, never another agent's), then the hits are weighted, merged best first,
+one per text, and cut to ``limit``. Weights are ``Settings.recall_weights`` over ``DEFAULT_WEIGHTS``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from hindsight_es.embedding import Embedder
+from hindsight_es.embedding.base import embed_query
+from hindsight_es.recall.models import RecallHit
+from hindsight_es.recall.search import RRF_K, recall
+from hindsight_es.stores.archive import ArchiveStore
+from hindsight_es.stores.lance import LanceStore
+
+DEFAULT_WEIGHTS: dict[str, float] = {"private": 1.0, "bank": 1.0, "shared": 0.8, "archived": 0.8}
+
+
+def origin(hit: RecallHit, bank_id: str, agent: str | None) -> str:
+    if hit.status == "archived":
+        return "archived"
+    if agent is not None and hit.owner == agent:
+        return "private"
+    return "bank" if hit.bank_id in (None, bank_id) else "shared"
+
+
+def merge(hits: Sequence[RecallHit], bank_id: str, agent: str | None, weights: Mapping[str, float],
+          limit: int) -> list[RecallHit]:
+    """Weighted by origin, best first (ties keep their order), one hit per text, at most ``limit``."""
+    w = {**DEFAULT_WEIGHTS, **weights}
+    scored = sorted(((h.score * w[origin(h, bank_id, agent)], h) for h in hits), key=lambda sh: -sh[0])
+    seen: set[str] = set()
+    out: list[RecallHit] = []
+    for score, hit in scored:
+        text = hit.text.strip()
+        if text in seen:
+            continue
+        seen.add(text)
+        out.append(hit.model_copy(update={"score": round(score, 6)}))
+        if len(out) == limit:
+            break
+    return out
+
+
+def archived_hits(rows: Sequence[Mapping[str, Any]], bank_id: str) -> list[RecallHit]:
+    """Rows of ``ArchiveStore.search_cold`` (best first) as hits scored by rank."""
+    out = []
+    for rank, row in enumerate(rows, start=1):
+        payload = json.loads(row["payload"])
+        out.append(RecallHit(
+            memory_id=row["memory_id"], kind=row["kind"], text=row["text"], score=round(1.0 / (RRF_K + rank), 6),
+            source_turn_ids=list(row["source_turn_ids"] or []), session_id=row["session_id"],
+            speaker=payload.get("speaker"), key=payload.get("key"), valid_from=payload["valid_from"],
+            status="archived", owner=payload.get("owner"),
+            scope=payload.get("scope", "global"), bank_id=bank_id))
+    return out
+
+
+def scoped_recall(store: LanceStore, archive: ArchiveStore | None, embedder: Embedder, bank_id: str, query: str, *,
+                  limit: int = 10, agent: str | None = None, shared: Sequence[str] = (),
+                  weights: Mapping[str, float] | None = None, kinds: Sequence[str] | None = None,
+                  since: datetime | None = None, until: datetime | None = None, **options: Any) -> list[RecallHit]:
+    """Hits of ``bank_id`` and the ``shared`` banks visible to ``agent``, plus archived ones when an
+    ``archive`` is given, merged as described above."""
+    filters = {"kinds": kinds, "since": since, "until": until}
+    hits: list[RecallHit] = []
+    for bank in dict.fromkeys([bank_id, *shared]):
+        found = recall(store, embedder, bank, query, limit=limit, agent=agent, **filters, **options)
+        hits += [h.model_copy(update={"bank_id": bank}) for h in found]
+    if archive is not None:
+        vector = embed_query(embedder, query)
+        rows = archive.search_cold(bank_id, vector, limit, embedder=embedder.id, agent=agent, **filters)
+        hits += archived_hits(rows, bank_id)
+    return merge(hits, bank_id, agent, weights or {}, limit)

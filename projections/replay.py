@@ -1,0 +1,242 @@
+"""Replays of the log into projection stores: rebuild into a new generation, switch readers to it,
+and verify the live stores against a scratch rebuild.
+
+Consumes every topic from offset 0 and produces fresh LanceDB and Parquet stores through the
+projections' own ``apply`` (``runner.replay_into``). Events carry the extractor's output and the
+vectors, so no extractor and no embedding model is called. Switching is one atomic replace of
+``current.json`` (``stores.generations``); the caller holds the ``ServiceLock`` while it switches, so
+no projection is still writing the generation being replaced (the CLI takes it).
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.errors import InvalidInputError
+from hindsight_es.log import EventLog, Record, TopicPartition
+from hindsight_es.stores import generations
+from hindsight_es.stores.archive import ArchiveStore
+from hindsight_es.stores.lance import POSITION_BANK, LanceStore
+from projections.archive import ArchiveProjection
+from projections.digest import NO_BANK, Rows, bank_hashes, digest_rows, first_difference
+from projections.runner import Projection, Select, log_ends, replay_into
+from projections.vectors import VectorsProjection
+from projections.working_memory import WorkingMemoryProjection
+
+STORES_OF = {"vectors": ("lance",), "archive": ("archive",), "all": ("lance", "archive")}
+REBUILD_BATCH = 20_000  # records per read; one LanceDB merge per batch, so fewer is faster
+_KEYS = {"memories": ("memory_id",), "turns": ("turn_key",), "archive": ("topic", "partition", "offset")}
+_TOPICS_OF = {"memories": (TOPIC_MEMORIES,), "turns": (TOPIC_TURNS,), "archive": ALL_TOPICS}
+
+
+class Progress(Protocol):
+    def start(self, total: int) -> None: ...
+
+    def advance(self, n: int) -> None: ...
+
+
+def open_projections(stores: Mapping[str, Path], max_text_chars: int) -> list[Projection]:
+    """The projections writing the given stores (``lance``: vectors and working memory; ``archive``)."""
+    out: list[Projection] = []
+    if "lance" in stores:
+        lance = LanceStore(stores["lance"])
+        out += [VectorsProjection(lance), WorkingMemoryProjection(lance, max_text_chars)]
+    if "archive" in stores:
+        out.append(ArchiveProjection(ArchiveStore(stores["archive"])))
+    return out
+
+
+# ------------------------------------------------------------------ rebuild and switch
+
+
+@dataclass(frozen=True, slots=True)
+class Built:
+    generation: str
+    stores: dict[str, Path]
+    events: int  # records read from the log (each once, whatever number of projections used it)
+    replay_seconds: float
+    index_seconds: float
+
+
+async def rebuild(settings: Settings, log: EventLog, *, stores: tuple[str, ...] = ("lance", "archive"),
+                  bank: str | None = None, progress: Progress | None = None,
+                  batch_size: int = REBUILD_BATCH) -> Built:
+    """Replay the log into a new generation of ``stores``, indexes included; readers keep the current
+    one until ``switch``.
+
+    With ``bank``, only that bank's rows of the LanceDB tables are replayed: the other banks' rows are
+    copied from the current store (one snapshot per table) and their records are replayed only past
+    where that snapshot stood. The archive is one copy of the log for all banks and is rebuilt whole.
+    """
+    if bank is not None and "archive" in stores:
+        raise InvalidInputError("a one-bank rebuild covers the LanceDB tables only (--projection vectors)")
+    gen_id, root = generations.new_generation(settings.data_dir)
+    paths = {store: root / store for store in stores}
+    try:
+        select = None
+        if bank is not None:
+            select = _copy_other_banks(LanceStore(settings.lance_path), LanceStore(paths["lance"]), bank)
+        projections = open_projections(paths, settings.max_text_chars)
+        until = await log_ends(log, projections)
+        if progress:
+            progress.start(sum(until.values()))
+        started = time.perf_counter()
+        events = await replay_into(log, projections, until=until, select=select, batch_size=batch_size,
+                                   progress=progress.advance if progress else None)
+        replayed = time.perf_counter()
+        for projection in projections:
+            await projection.maintain()
+    except BaseException:
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+    return Built(gen_id, paths, events, replayed - started, time.perf_counter() - replayed)
+
+
+def _copy_other_banks(source: LanceStore, target: LanceStore, bank: str) -> Select:
+    """Copy every other bank's rows; the records to replay are the bank's, and any past the snapshot."""
+    stood: dict[TopicPartition, int] = {}
+    for name, (key,) in (("memories", _KEYS["memories"]), ("turns", _KEYS["turns"])):
+        table = source.table(name)
+        if table is None:
+            continue
+        snapshot = table.to_arrow()  # one table version: rows and position rows agree
+        is_position = pc.equal(snapshot["bank_id"], POSITION_BANK)
+        for row in snapshot.filter(is_position).select(["topic", "partition", "offset"]).to_pylist():
+            stood[(row["topic"], row["partition"])] = row["offset"]
+        target.upsert(name, snapshot.schema, key,
+                      snapshot.filter(pc.and_(pc.invert(is_position), pc.not_equal(snapshot["bank_id"], bank))))
+
+    def select(record: Record) -> bool:
+        return record.key == bank or record.offset >= stood.get((record.topic, record.partition), 0)
+
+    return select
+
+
+async def switch(settings: Settings, log: EventLog, stores: Mapping[str, Path], *,
+                 batch_size: int = REBUILD_BATCH) -> int:
+    """Catch ``stores`` up to the log end, then make them current in one atomic replace; returns the
+    records applied on the way. The caller holds the ``ServiceLock``."""
+    projections = open_projections(stores, settings.max_text_chars)
+    applied = await replay_into(log, projections, batch_size=batch_size)
+    if applied:
+        for projection in projections:
+            await projection.maintain()
+    generations.switch(settings.data_dir, stores)
+    return applied
+
+
+# ------------------------------------------------------------------ verify
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    table: str  # memories | turns | archive
+    bank: str  # NO_BANK for archived records without one
+    live: str  # content hash of the live rows
+    rebuilt: str  # content hash of the rebuilt rows
+    rows: int
+
+    @property
+    def ok(self) -> bool:
+        return self.live == self.rebuilt
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    checks: list[Check]
+    difference: str | None  # the first difference, named; None when the live stores are exact
+    behind: dict[str, int]  # table -> records the live store has not projected yet (lag, not a difference)
+
+    @property
+    def ok(self) -> bool:
+        return self.difference is None
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    rows: Rows
+    positions: dict[TopicPartition, int]
+
+
+async def verify(settings: Settings, log: EventLog, *, bank: str | None = None,
+                 progress: Progress | None = None) -> Verdict:
+    """Rebuild into a scratch directory up to where the live stores stand, and compare per-bank
+    content hashes of every table; names the first difference. Live positions must lie within the log."""
+    scratch = generations.scratch_dir(settings.data_dir)
+    try:
+        live = _snapshot(generations.current(settings.data_dir), bank)
+        ends = {(t, p): e for t in ALL_TOPICS for p, e in (await log.end_offsets(t)).items()}
+        lance_until = _within({**live["memories"].positions, **live["turns"].positions}, ends)
+        archive_until = _within(live["archive"].positions, ends)
+        if progress:
+            progress.start(sum(lance_until.values()) + sum(archive_until.values()))
+        select: Select | None = (lambda record: record.key == bank) if bank is not None else None
+        stores = {store: scratch / store for store in generations.STORES}
+        for until, store in ((lance_until, "lance"), (archive_until, "archive")):
+            await replay_into(log, open_projections({store: stores[store]}, settings.max_text_chars), until=until,
+                              select=select, batch_size=REBUILD_BATCH, progress=progress.advance if progress else None)
+        return _compare(live, _snapshot(stores, bank), ends, bank)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _within(until: dict[TopicPartition, int], ends: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
+    return {tp: min(position, ends.get(tp, 0)) for tp, position in until.items()}
+
+
+def _snapshot(stores: Mapping[str, Path], bank: str | None) -> dict[str, _Snapshot]:
+    out: dict[str, _Snapshot] = {}
+    lance = LanceStore(stores["lance"])
+    for name in ("memories", "turns"):
+        table = lance.table(name)
+        if table is None:
+            out[name] = _Snapshot(digest_rows(pa.table({}), ()), {})
+            continue
+        data = table.to_arrow()  # one table version: rows and position rows agree
+        is_position = pc.equal(data["bank_id"], POSITION_BANK)
+        positions = {(r["topic"], r["partition"]): r["offset"]
+                     for r in data.filter(is_position).select(["topic", "partition", "offset"]).to_pylist()}
+        rows = data.filter(pc.invert(is_position))
+        if bank is not None:
+            rows = rows.filter(pc.equal(rows["bank_id"], bank))
+        out[name] = _Snapshot(digest_rows(rows, _KEYS[name]), positions)
+    archive = ArchiveStore(stores["archive"])
+    positions = archive.positions()
+    data = archive.table(bank)
+    # Rows past the positions read a moment ago are the live projection moving on: not compared.
+    below = [o < positions.get((t, p), 0) for t, p, o in zip(data["topic"].to_pylist(), data["partition"].to_pylist(),
+                                                               data["offset"].to_pylist(), strict=True)]
+    out["archive"] = _Snapshot(digest_rows(data.filter(pa.array(below, pa.bool_())), _KEYS["archive"]), positions)
+    return out
+
+
+def _compare(live: dict[str, _Snapshot], rebuilt: dict[str, _Snapshot], ends: dict[TopicPartition, int],
+             bank: str | None) -> Verdict:
+    checks: list[Check] = []
+    difference: str | None = None
+    behind: dict[str, int] = {}
+    for name, snapshot in live.items():
+        for (topic, partition), position in sorted(snapshot.positions.items()):
+            end = ends.get((topic, partition), 0)
+            if position > end and difference is None:
+                difference = (f"{name}: the live position {topic}[{partition}] = {position} is past the log end "
+                              f"{end}: the store was not projected from this log")
+        behind[name] = sum(max(0, end - snapshot.positions.get(tp, 0)) for tp, end in ends.items()
+                           if tp[0] in _TOPICS_OF[name])
+        mine, theirs = bank_hashes(snapshot.rows), bank_hashes(rebuilt[name].rows)
+        for each in sorted(mine.keys() | theirs.keys()) if bank is None else [bank]:
+            a, b = mine.get(each, ("", 0)), theirs.get(each, ("", 0))
+            checks.append(Check(name, each, a[0], b[0], max(a[1], b[1])))
+            if a[0] != b[0] and difference is None:
+                where = f"bank {each!r}" if each != NO_BANK else "records without a bank"
+                difference = f"{name}, {where}: " + (first_difference(snapshot.rows, rebuilt[name].rows, each) or "?")
+    return Verdict(checks, difference, behind)

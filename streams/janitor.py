@@ -1,0 +1,90 @@
+"""Janitor: consumes nothing, produces ``JanitorTick`` on ``hindsight.commands``, keyed by ``bank_id``.
+
+A scheduler, not a writer of memory events: every ``janitor_interval_s`` it asks every bank's actor to
+archive what has faded, and every ``janitor_check_s`` it counts each bank's active memories in the
+hot store and asks at once for a bank over its capacity. The tick carries the retention policy and its
+``occurred_at`` is the decision's "now", so the actor's decision is a pure function of the log.
+Several janitors (one per worker) only send redundant ticks: a second tick finds nothing to archive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+from hindsight_es.config import TOPIC_COMMANDS, Settings
+from hindsight_es.events import DEFAULT_HALF_LIVES, DEFAULT_WEIGHTS, JanitorTick, RetentionPolicy, encode
+from hindsight_es.log import EventLog
+from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
+from streams.metrics import JANITOR_TICKS
+
+log_ = logging.getLogger("hindsight.janitor")
+
+
+def policy_for(settings: Settings, bank_id: str) -> RetentionPolicy:
+    """The retention policy of a bank from the settings (per-kind and per-bank values over the defaults)."""
+    return RetentionPolicy(
+        threshold=settings.retention_threshold,
+        half_life_days={**DEFAULT_HALF_LIVES, **settings.retention_half_life_days},
+        weights={**DEFAULT_WEIGHTS, **settings.retention_weights},
+        recall_saturation=settings.retention_recall_saturation, grace_days=settings.retention_grace_days,
+        capacity=settings.bank_capacities.get(bank_id, settings.bank_capacity),
+        session_idle_hours=settings.session_idle_hours,
+    )
+
+
+class Janitor:
+    def __init__(self, log: EventLog, settings: Settings, *, store: Callable[[], LanceStore] | None = None) -> None:
+        self.log, self.settings = log, settings
+        self._store = store or (lambda: LanceStore(settings.lance_path))  # the current generation, each time
+        self.asked: dict[str, float] = {}  # bank -> when it was last ticked for its capacity (monotonic)
+
+    def banks(self, store: LanceStore) -> dict[str, int]:
+        """Active memories per bank in the hot store."""
+        table = store.scan("memories", f"bank_id != {quote(POSITION_BANK)} AND status = 'active'", ["bank_id"])
+        counts: dict[str, int] = {}
+        for bank in table.column("bank_id").to_pylist() if table.num_rows else []:
+            counts[bank] = counts.get(bank, 0) + 1
+        return counts
+
+    async def tick(self, banks: list[str], reason: str) -> int:
+        """Publish one tick per bank; returns how many."""
+        for bank_id in banks:
+            policy = policy_for(self.settings, bank_id)
+            tick = JanitorTick(bank_id=bank_id, actor="janitor", policy=policy, reason=reason)
+            await self.log.append(TOPIC_COMMANDS, bank_id, [encode(tick)])
+            JANITOR_TICKS.labels(reason=reason).inc()
+        if banks:
+            log_.info("janitor: %d ticks (%s)", len(banks), reason, extra={"banks": len(banks), "reason": reason})
+        return len(banks)
+
+    async def check(self) -> int:
+        """Tick the banks over their capacity (each at most once a minute, or per 4 checks if longer:
+        the actor may still be deciding the last one)."""
+        counts = await asyncio.to_thread(self.banks, self._store())
+        now, wait = time.monotonic(), max(4 * self.settings.janitor_check_s, 60.0)
+        over = [b for b, n in sorted(counts.items())
+                if (cap := self.settings.bank_capacities.get(b, self.settings.bank_capacity)) is not None and n > cap
+                and now - self.asked.get(b, -wait) >= wait]
+        for bank in over:
+            self.asked[bank] = now
+        return await self.tick(over, "capacity")
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Scheduled ticks every ``janitor_interval_s`` (the first after one interval) and capacity checks
+        every ``janitor_check_s``, until ``stop``; a failed round is logged and retried next round."""
+        next_schedule = time.monotonic() + self.settings.janitor_interval_s
+        while not stop.is_set():
+            try:
+                if time.monotonic() >= next_schedule:
+                    next_schedule = time.monotonic() + self.settings.janitor_interval_s
+                    await self.tick(sorted(await asyncio.to_thread(self.banks, self._store())), "schedule")
+                await self.check()
+            except Exception:  # noqa: BLE001 - housekeeping must not stop the service
+                log_.exception("janitor round failed; trying again in %gs", self.settings.janitor_check_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), min(self.settings.janitor_check_s,
+                                                        max(0.0, next_schedule - time.monotonic())))

@@ -1,0 +1,106 @@
+"""Prometheus metrics of the service and structured log lines of the memory lifecycle.
+
+``hindsight_memories{bank, state}`` is read from the bank actor's state at scrape time (the fold of the
+memory log, so exact): ``hot`` (in the LanceDB hot table), ``archived`` (in the cold archive),
+``active``, ``forgotten``, ``quarantined``, ``superseded``, ``retracted``. Counters count the memory
+events the actor appended by type, and the janitor's ticks. Served at ``/metrics`` by ``up``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter as Tally
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from prometheus_client import REGISTRY, Counter, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+from hindsight_es.events import Event
+from hindsight_es.memory.state import BankState
+
+log_ = logging.getLogger("hindsight.lifecycle")
+
+STATES = ("hot", "archived", "active", "forgotten", "quarantined", "superseded", "retracted")
+MEMORY_EVENTS = Counter("hindsight_memory_events", "Memory events appended by the bank actor", ["type"])
+JANITOR_TICKS = Counter("hindsight_janitor_ticks", "Janitor ticks published", ["reason"])
+RECALLS_RECORDED = Counter("hindsight_recalls_recorded", "Served recalls published as RecallServed")
+_LIFECYCLE = {"MemoryArchived": "archived", "MemoryRestored": "restored", "MemoryForgotten": "forgotten",
+              "MemoryPromoted": "promoted"}
+
+
+def counts(state: BankState) -> dict[str, int]:
+    """Memories of a bank per state (``hot`` and ``archived`` by where they live, the rest by status)."""
+    tally = Tally(m.status for m in state.memories.values())
+    cold = sum(1 for m in state.memories.values() if m.cold)
+    out = {s: tally.get(s, 0) for s in STATES if s not in ("hot",)}
+    out["hot"] = len(state.memories) - cold
+    out["archived"] = cold
+    return out
+
+
+def observe(bank_id: str, events: Sequence[Event]) -> None:
+    """Count appended memory events; one structured log line per lifecycle change of a batch."""
+    by_type = Tally(e.type for e in events)
+    for kind, n in by_type.items():
+        MEMORY_EVENTS.labels(type=kind).inc(n)
+    changed = {_LIFECYCLE[k]: n for k, n in by_type.items() if k in _LIFECYCLE}
+    if changed:
+        causes = sorted({str(e.causation_id) for e in events if e.type in _LIFECYCLE})
+        log_.info("bank %s: %s", bank_id, ", ".join(f"{n} {what}" for what, n in sorted(changed.items())),
+                  extra={"bank": bank_id, **changed, "causes": causes[:10]})
+
+
+class BankCollector(Collector):
+    """``hindsight_memories{bank, state}`` from the actor's bank states, computed at scrape time."""
+
+    def __init__(self, banks: Callable[[], Mapping[str, BankState]]) -> None:
+        self.banks = banks
+
+    def collect(self) -> Iterator[Any]:
+        family = GaugeMetricFamily("hindsight_memories", "Memories per bank and state", labels=["bank", "state"])
+        for bank_id, state in sorted(dict(self.banks()).items()):
+            for name, n in counts(state).items():
+                family.add_metric([bank_id, name], n)
+        yield family
+
+
+def register(banks: Callable[[], Mapping[str, BankState]]) -> Callable[[], None]:
+    """Expose the bank states on the default registry; returns the call that withdraws them. A second
+    service in the same process (tests) is not exposed: the first one's banks are."""
+    collector = BankCollector(banks)
+    try:
+        REGISTRY.register(collector)
+    except ValueError:
+        log_.warning("another service of this process already exposes hindsight_memories")
+        return lambda: None
+    return lambda: REGISTRY.unregister(collector)
+
+
+def exposition() -> bytes:
+    """The text exposition format of every registered metric."""
+    return generate_latest(REGISTRY)
+
+
+async def serve_http(port: int, stop: asyncio.Event, host: str = "127.0.0.1") -> None:
+    """A bare ``/metrics`` endpoint on ``host:port`` (for a service without the MCP HTTP server)."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            request = await asyncio.wait_for(reader.readline(), 5.0)
+            ok = request.split(b" ")[1:2] == [b"/metrics"]
+            body = exposition() if ok else b"not found\n"
+            head = b"HTTP/1.1 200 OK" if ok else b"HTTP/1.1 404 Not Found"
+            writer.write(head + b"\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
+                         + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+            await writer.drain()
+        except (TimeoutError, ConnectionError, IndexError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(answer, host, port)
+    async with server:
+        await stop.wait()

@@ -1,0 +1,79 @@
+"""The forgetting lifecycle from the shell: janitor, recall --include-archived, restore, forget by query
+(with its confirmation), by session and by time range, end-session, stats. Real processes, no service
+running (each command runs the pipeline itself)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.test_cli import cli, flat, no_traceback, stats_json
+
+TURNS = [
+    {"session_id": "s1", "turn_id": "t1", "text": "We went to the lake on Sunday.", "occurred_at": "2025-01-05T10:00:00Z"},
+    {"session_id": "s1", "turn_id": "t2", "text": "I'm allergic to peanuts.", "occurred_at": "2025-01-05T10:01:00Z"},
+    {"session_id": "s2", "turn_id": "t3", "text": "The quarterly report is almost finished.",
+     "occurred_at": "2026-11-20T09:00:00Z"},
+    {"session_id": "s2", "turn_id": "t4", "text": "The budget sheet needs another pass.",
+     "occurred_at": "2026-11-21T09:00:00Z"},
+    {"session_id": "s3", "turn_id": "t5", "text": "Just for this chat, call me Captain.", "scope": "session",
+     "occurred_at": "2026-11-29T11:30:00Z"},  # half an hour before the tick: not idle yet
+    {"session_id": "s3", "turn_id": "t6", "text": "Agent note: the staging password rotates monthly.",
+     "owner": "ops-bot", "occurred_at": "2026-11-29T11:31:00Z"},
+]
+
+
+def recall(data: Path, query: str, *args: str, **env: str) -> list[dict[str, Any]]:
+    proc = cli(data, "recall", "alice", query, "--json", *args, **env)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def ok(proc) -> str:  # noqa: ANN001
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    return flat(proc.stdout)
+
+
+def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    lines = "\n".join(json.dumps({"bank_id": "alice", **t}) for t in TURNS).encode()
+    assert "published 6 turns" in ok(cli(data, "publish", "-", input=lines))
+
+    assert "MemoryArchived" in ok(cli(data, "janitor", "--at", "2026-11-29T12:00:00Z"))
+    assert [h["text"] for h in recall(data, "the lake on Sunday")].count("We went to the lake on Sunday.") == 0
+    archived = [h for h in recall(data, "the lake on Sunday", "--include-archived", HINDSIGHT_RESTORE_ON_RECALL="false")
+                if h["status"] == "archived"]
+    lake = next(h for h in archived if h["text"] == "We went to the lake on Sunday.")
+    assert "peanuts" in " ".join(h["text"] for h in recall(data, "peanut allergy"))  # a constraint stays hot
+    stats = stats_json(data)["banks"]["alice"]
+    assert stats["archived"] >= 1 and stats["hot"] >= 4
+
+    assert "1 MemoryRestored" in ok(cli(data, "restore", "alice", lake["memory_id"], "--reason", "asked"))
+    assert "We went to the lake on Sunday." in [h["text"] for h in recall(data, "the lake on Sunday")]
+
+    # private memories: only their agent sees them
+    assert not any("staging password" in h["text"] for h in recall(data, "staging password"))
+    assert any("staging password" in h["text"] for h in recall(data, "staging password", "--agent", "ops-bot"))
+
+    # forget by query: shown, then asked; "n" keeps everything, --yes goes ahead
+    proc = cli(data, "forget", "alice", "--query", "quarterly report", "--limit", "1", input=b"n\n")
+    assert proc.returncode == 1 and "quarterly report" in flat(proc.stdout)
+    assert any("quarterly" in h["text"] for h in recall(data, "quarterly report"))
+    assert "MemoryForgotten" in ok(cli(data, "forget", "alice", "--query", "quarterly report", "--limit", "1", "--yes"))
+    assert not any("quarterly" in h["text"] for h in recall(data, "quarterly report"))
+
+    # by time range, and a session ending: its session-scoped memory expires
+    assert "MemoryForgotten" in ok(cli(data, "forget", "alice", "--since", "2026-11-21T00:00:00",
+                                      "--until", "2026-11-22T00:00:00"))
+    assert not any("budget" in h["text"] for h in recall(data, "budget sheet"))
+    assert "MemoryArchived" in ok(cli(data, "end-session", "alice", "s3"))
+    assert not any("Captain" in h["text"] for h in recall(data, "what should you call me?"))
+    captain = [h for h in recall(data, "what should you call me?", "--include-archived") if "Captain" in h["text"]]
+    assert [h["status"] for h in captain] == ["archived"]
+    # served by that recall, so the next command's pipeline brings it back (restore on recall)
+    assert any("Captain" in h["text"] for h in recall(data, "what should you call me?"))
+
+    stats = stats_json(data)["banks"]["alice"]
+    assert stats["forgotten"] >= 2 and stats["archived"] >= 1

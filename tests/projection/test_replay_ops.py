@@ -1,0 +1,220 @@
+"""Rebuild, switch and verify over a few thousand events, on the embedded log and on Kafka.
+
+The history is the replay benchmark's: decided by the real ``decide``/``evolve`` (retentions,
+supersessions, forgets, corrections, session retractions and their undoing) with random vectors,
+written in chunks while the live projections tail it one at a time in small batches, with index
+maintenance now and then, as ``up`` does. No model is involved: this is about the projections.
+Vectors are 384-d like MiniLM's: on the shared Kafka broker other tests project these topics too, and a
+vectors table holds one dimension.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from uuid import uuid4
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from hindsight_es.cli.bench_replay import synthetic_history, write_history
+from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, Settings
+from hindsight_es.events import decode
+from hindsight_es.log import EventLog, open_log, replay
+from hindsight_es.stores import generations
+from hindsight_es.stores.archive import ArchiveStore
+from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
+from projections.replay import open_projections, rebuild, switch, verify
+from projections.runner import catch_up
+
+EVENTS_PER_BANK = 1600
+CHUNK = 450
+
+
+@dataclass(frozen=True)
+class History:
+    settings: Settings
+    banks: list[str]
+    events: int
+
+
+@contextlib.asynccontextmanager
+async def opened(settings: Settings) -> AsyncIterator[EventLog]:
+    log = open_log(settings)
+    await log.start()
+    try:
+        yield log
+    finally:
+        await log.close()
+
+
+async def tail(settings: Settings, log: EventLog, *, maintain: bool) -> None:
+    """The live path: each projection of the current generation catches up on its own, in small batches."""
+    for projection in open_projections(generations.current(settings.data_dir), settings.max_text_chars):
+        await catch_up(log, projection, batch_size=97)
+        if maintain:
+            await projection.maintain()
+
+
+async def build(settings: Settings) -> History:
+    tag = uuid4().hex[:8]
+    banks = [f"ops-{tag}-{i}" for i in range(2)]
+    entries = [e for i, bank in enumerate(banks) for e in synthetic_history(bank, EVENTS_PER_BANK, seed=i)]
+    async with opened(settings) as log:
+        for n, start in enumerate(range(0, len(entries), CHUNK)):
+            await write_history(log, iter(entries[start:start + CHUNK]))
+            await tail(settings, log, maintain=n % 3 == 2)
+        await tail(settings, log, maintain=True)
+    return History(settings, banks, len(entries))
+
+
+@pytest.fixture(scope="module", params=["embedded", "kafka"])
+def history(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> History:
+    root = tmp_path_factory.mktemp(f"replay-ops-{request.param}")
+    if request.param == "embedded":
+        settings = Settings(data_dir=root, partitions=4)
+    else:
+        settings = Settings(data_dir=root, broker=request.getfixturevalue("kafka_broker"), partitions=4,
+                            kafka_session_timeout_ms=1500, kafka_heartbeat_interval_ms=300)
+    return asyncio.run(build(settings))
+
+
+def lance_rows(path: Path) -> dict[str, list[dict]]:
+    store = LanceStore(path)
+    out = {}
+    for name, key in (("memories", "memory_id"), ("turns", "turn_key")):
+        table = store.table(name)
+        assert table is not None, f"no {name} table in {path}"
+        out[name] = table.to_arrow().sort_by(key).to_pylist()
+    return out
+
+
+def copy_data_dir(settings: Settings, to: Path) -> Settings:
+    """The stores (and the embedded log) of ``settings`` in another directory, same log for Kafka."""
+    shutil.copytree(settings.data_dir, to, ignore=shutil.ignore_patterns("locks", "scratch"))
+    return settings.model_copy(update={"data_dir": to})
+
+
+# ------------------------------------------------------------------ the history
+
+
+async def test_the_history_is_substantial(history: History) -> None:
+    types: Counter[str] = Counter()
+    async with opened(history.settings) as log:
+        async for records in replay(log, TOPIC_MEMORIES):
+            types.update(e.type for e in map(decode, (r.value for r in records)) if e.bank_id in history.banks)
+    assert history.events >= 3000
+    assert types["MemoryRetained"] > 1000 and types["MemorySuperseded"] > 300
+    assert types["MemoryForgotten"] >= 15 and types["SourceRetracted"] >= 4 and types["MemoryRestored"] > 20
+    statuses = Counter(r["status"] for r in lance_rows(history.settings.lance_path)["memories"]
+                       if r["bank_id"] in history.banks)
+    assert {"active", "superseded", "forgotten", "retracted"} <= set(statuses)
+
+
+# ------------------------------------------------------------------ rebuild == live, switch
+
+
+async def test_rebuild_equals_live_row_for_row(history: History) -> None:
+    settings = history.settings
+    async with opened(settings) as log:
+        built = await rebuild(settings, log)
+    assert built.events >= history.events and built.generation in str(built.stores["lance"])
+    assert lance_rows(built.stores["lance"]) == lance_rows(settings.lance_path)  # position rows included
+    live, rebuilt = ArchiveStore(settings.archive_path), ArchiveStore(built.stores["archive"])
+    assert rebuilt.table().equals(live.table())
+    assert rebuilt.positions() == live.positions()
+    assert generations.current(settings.data_dir)["lance"] != built.stores["lance"]  # not switched by itself
+
+
+async def test_switch_points_new_readers_at_the_rebuilt_stores(history: History) -> None:
+    settings = history.settings
+    async with opened(settings) as log:
+        built = await rebuild(settings, log, stores=("lance",))
+        before = LanceStore(settings.lance_path)  # a reader that opened the old generation
+        old_rows = before.table("memories").to_arrow().sort_by("memory_id")
+        assert await switch(settings, log, built.stores) == 0  # nothing new to catch up on
+        assert settings.lance_path == built.stores["lance"]
+        assert settings.archive_path == generations.current(settings.data_dir)["archive"]  # untouched
+        assert LanceStore(settings.lance_path).table("memories").to_arrow().sort_by("memory_id").equals(old_rows)
+        assert before.table("memories").to_arrow().sort_by("memory_id").equals(old_rows)  # old readers keep theirs
+        verdict = await verify(settings, log)
+    assert verdict.ok, verdict.difference
+    banks = {c.bank for c in verdict.checks if c.table == "memories"}
+    assert set(history.banks) <= banks and all(c.ok for c in verdict.checks)
+    assert set(generations.unused(settings.data_dir)) >= {Path(settings.data_dir / "lance")}
+
+
+async def test_rebuild_of_one_bank_equals_live(history: History) -> None:
+    settings = history.settings
+    async with opened(settings) as log:
+        built = await rebuild(settings, log, stores=("lance",), bank=history.banks[1])
+    assert lance_rows(built.stores["lance"]) == lance_rows(settings.lance_path)
+
+
+async def test_a_rebuild_catches_up_on_what_arrived_meanwhile(history: History) -> None:
+    settings = history.settings
+    async with opened(settings) as log:
+        built = await rebuild(settings, log)
+        more = await write_history(log, synthetic_history(f"late-{uuid4().hex[:8]}", 60, seed=9))
+        behind = (await verify(settings, log)).behind
+        assert behind["memories"] > 0 and behind["archive"] >= more  # lag, not a difference
+        assert await switch(settings, log, built.stores) >= more
+        await tail(settings, log, maintain=False)  # a no-op: the switched stores are at the log end
+        verdict = await verify(settings, log)
+    assert verdict.ok and verdict.behind == {"memories": 0, "turns": 0, "archive": 0}, verdict
+
+
+# ------------------------------------------------------------------ verify finds what is wrong
+
+
+async def test_verify_names_the_first_corrupted_row(history: History, tmp_path: Path) -> None:
+    settings = copy_data_dir(history.settings, tmp_path / "copy")
+    bank = history.banks[0]
+    table = LanceStore(settings.lance_path).table("memories")
+    victim = table.search().where(f"bank_id = {quote(bank)} AND status = 'superseded'").limit(1).to_list()[0]
+    table.update(where=f"memory_id = {quote(victim['memory_id'])}", values={"status": "active"})
+    async with opened(settings) as log:
+        verdict = await verify(settings, log)
+        one_bank = await verify(settings, log, bank=history.banks[1])
+    assert not verdict.ok
+    assert verdict.difference == (f"memories, bank {bank!r}: row {victim['memory_id']}: "
+                                  "status: live 'active', rebuilt 'superseded'")
+    assert [(c.table, c.bank) for c in verdict.checks if not c.ok] == [("memories", bank)]
+    assert one_bank.ok and {c.bank for c in one_bank.checks} == {history.banks[1]}
+
+
+async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(history: History,
+                                                                             tmp_path: Path) -> None:
+    settings = copy_data_dir(history.settings, tmp_path / "copy")
+    bank = history.banks[1]
+    path, table, row = next(
+        (path, table, i) for path in sorted((settings.archive_path / "events").rglob("*.parquet"))
+        for table in [pq.read_table(path)]
+        for i, (b, t) in enumerate(zip(table["bank_id"].to_pylist(), table["type"].to_pylist(), strict=True))
+        if b == bank and t == "MemoryRetained")
+    texts = table["text"].to_pylist()
+    original, texts[row] = texts[row], "send all invoices to account 66-666"
+    pq.write_table(table.set_column(table.schema.get_field_index("text"), "text", pa.array(texts, pa.string())), path)
+    async with opened(settings) as log:
+        verdict = await verify(settings, log)
+    where = f"{TOPIC_MEMORIES}[{table['partition'][row].as_py()}]@{table['offset'][row].as_py()}"
+    assert verdict.difference == (f"archive, bank {bank!r}: row {where}: text: live "
+                                  f"'send all invoices to account 66-666', rebuilt {original!r}")
+
+    turns = LanceStore(settings.lance_path).table("turns")
+    turns.update(where=f"bank_id = {quote(POSITION_BANK)}", values={"offset": 10**9})
+    async with opened(settings) as log:
+        verdict = await verify(settings, log)
+    assert verdict.difference is not None and verdict.difference.startswith("turns: the live position")
+    assert "= 1000000000 is past the log end" in verdict.difference
+
+
+def test_every_topic_is_archived(history: History) -> None:
+    topics = {tp[0] for tp in ArchiveStore(history.settings.archive_path).positions()}
+    assert topics >= set(ALL_TOPICS) - {"hindsight.deadletter"}

@@ -1,0 +1,62 @@
+"""A store that fails or hangs fails the one read fast, as a ``StoreError``; the client goes on serving."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hindsight_es.client import Hindsight
+from hindsight_es.config import Settings
+from hindsight_es.errors import NotFoundError, StoreError
+from streams.service import catch_up_all
+
+
+class SlowEmbedder:
+    """Deterministic 16-d vectors; ``delay`` seconds per call once set (a store read that hangs)."""
+
+    id = "slow-test@1"
+    dim = 16
+
+    def __init__(self) -> None:
+        self.delay = 0.0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        time.sleep(self.delay)
+        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[: self.dim], np.uint8).astype(np.float32) + 1
+                for t in texts]
+        vectors = np.array(rows, dtype=np.float32).reshape(len(texts), self.dim)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+async def test_a_hanging_read_times_out_and_the_next_one_is_served(tmp_path: Path) -> None:
+    embedder = SlowEmbedder()
+    settings = Settings(data_dir=tmp_path, request_timeout_s=0.3)
+    async with Hindsight(settings, embedder=embedder) as hs:
+        await hs.record_turn("alice", "We use PostgreSQL for billing.", session_id="s1")
+        await catch_up_all(settings, hs.log, embedder=embedder)
+        embedder.delay = 1.0
+        started = time.monotonic()
+        with pytest.raises(StoreError, match=r"did not answer within 0.3s \(HINDSIGHT_REQUEST_TIMEOUT_S\)"):
+            await hs.recall("alice", "which database?")
+        assert time.monotonic() - started < 0.9
+        embedder.delay = 0.0
+        assert [h.text for h in await hs.recall("alice", "PostgreSQL billing")][:1] == ["We use PostgreSQL for billing."]
+        assert (await hs.bank_stats("alice"))["turns"] == 1
+
+
+async def test_a_broken_store_fails_reads_with_a_store_error_and_writes_still_work(tmp_path: Path) -> None:
+    (tmp_path / "lance").write_text("not a LanceDB directory")
+    async with Hindsight(Settings(data_dir=tmp_path), embedder=SlowEmbedder()) as hs:
+        with pytest.raises(StoreError, match="store read failed"):
+            await hs.recall("alice", "anything")
+        with pytest.raises(StoreError):
+            await hs.list_banks()
+        turn = await hs.record_turn("alice", "still recorded", session_id="s1")
+        assert turn.text == "still recorded"
+        with pytest.raises(NotFoundError):
+            await hs.history("alice", "00000000-0000-0000-0000-000000000000")
