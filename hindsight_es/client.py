@@ -111,6 +111,7 @@ class Hindsight:
     """Client over the configured log (embedded or Kafka), the LanceDB hot store and the Parquet archive."""
 
     def __init__(self, settings: Settings, *, log: EventLog | None = None, embedder: Embedder | None = None) -> None:
+        self._known_banks: set[str] = set()
         self.settings = settings
         self.log = log or open_log(settings)
         self._own_log = log is None
@@ -336,7 +337,11 @@ class Hindsight:
         return any(self.store.scan(n, where, ["bank_id"], limit=1).num_rows for n in ("memories", "turns"))
 
     def require_bank(self, bank_id: str) -> None:
-        if not self._has_bank(bank_id):
+        if bank_id in self._known_banks:
+            return  # banks are never deleted: once seen, no need to look again
+        if self._has_bank(bank_id):
+            self._known_banks.add(bank_id)
+        else:
             raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
 
     async def recall(self, bank_id: str, query: str, *, limit: int = 10, max_tokens: int | None = None,

@@ -53,17 +53,20 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses, agent=agent)
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
+    # Full text needs no vector: it runs while the query is embedded (LanceDB releases the GIL).
+    texts = [_POOL.submit(lambda: _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS),
+                                          "_score", -1, pool))]
+    if parsed.cjk:
+        texts.append(_POOL.submit(lambda: _ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS),
+                                                  "_score", -1, pool)))
     vector = embed_query(embedder, query)
     exact = _bank_rows(store, bank_id) <= EXACT_ROWS
-    searches = [lambda: _ranked(store.vector_search(vector, where, fetch, COLUMNS, exact=exact), "_distance", 1, pool),
-                lambda: _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS), "_score", -1, pool)]
-    if parsed.cjk:
-        searches.append(lambda: _ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS), "_score", -1, pool))
+    filters = [where]
     if parsed.since is not None:
-        in_range = f"{where} AND " + build_filter(bank_id, since=parsed.since, until=parsed.until).split(" AND ", 2)[2]
-        searches.append(lambda: _ranked(store.vector_search(vector, in_range, fetch, COLUMNS, exact=exact),
-                                        "_distance", 1, pool))
-    lists = list(_POOL.map(lambda search: search(), searches))  # LanceDB releases the GIL: searches overlap
+        filters.append(f"{where} AND " + build_filter(bank_id, since=parsed.since, until=parsed.until).split(" AND ", 2)[2])
+    vectors = [_POOL.submit(lambda w=w: _ranked(store.vector_search(vector, w, fetch, COLUMNS, exact=exact),
+                                                "_distance", 1, pool)) for w in filters]
+    lists = [f.result() for f in (vectors[:1] + texts + vectors[1:])]
     rows = {row["memory_id"]: row for ranking in lists for row in ranking}
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], k=RRF_K), rows, parsed)
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
