@@ -36,7 +36,9 @@ async def collect(hs: Hindsight) -> dict[str, Any]:
             banks.setdefault(bank, {})["turns"] = n
     log_ends = {topic: sum((await hs.log.end_offsets(topic)).values()) for topic in ALL_TOPICS}
     projected = {name: sum(hs.store.positions(name).values()) for name in ("memories", "turns")}
-    return {"banks": dict(sorted(banks.items())), "log_end_offsets": log_ends, "projection_positions": projected}
+    extraction = {bank: rows for bank in sorted(banks) if (rows := hs.archive.extraction_usage(bank))}
+    return {"banks": dict(sorted(banks.items())), "log_end_offsets": log_ends, "projection_positions": projected,
+            "llm_extraction": extraction}
 
 
 def render(report: dict[str, Any]) -> None:
@@ -55,3 +57,13 @@ def render(report: dict[str, Any]) -> None:
         log_table.add_row(topic, str(n))
     console.print(log_table)
     console.print("projected records: " + ", ".join(f"{k}={v}" for k, v in report["projection_positions"].items()))
+    if report.get("llm_extraction"):
+        usage = Table(title="LLM extraction")
+        for column in ("bank", "model", "prompt", "batches", "turns", "calls", "prompt tokens", "completion tokens",
+                       "failed"):
+            usage.add_column(column)
+        for bank, rows in report["llm_extraction"].items():
+            for r in rows:
+                usage.add_row(bank, r["model"], r["prompt_version"], *(str(r[k]) for k in (
+                    "batches", "turns", "calls", "prompt_tokens", "completion_tokens", "failed")))
+        console.print(usage)

@@ -195,6 +195,21 @@ class ArchiveStore:
         tail = f" LIMIT {int(limit)}" if limit is not None else ""
         return self._query(f'SELECT {_COLS} FROM ev ORDER BY occurred_at, topic, "offset"{tail}', where, params)
 
+    def extraction_usage(self, bank_id: str) -> list[dict[str, Any]]:
+        """LLM extraction of a bank per (model, prompt version): batches, turns, calls and tokens."""
+        usage: dict[tuple[str, str], dict[str, Any]] = {}
+        for event in self.events(bank_id, types=["ExtractionCompleted"]):
+            body = json.loads(event["payload"])
+            key = (body.get("model") or body.get("extractor", "?"), body.get("prompt_version") or "-")
+            row = usage.setdefault(key, {"model": key[0], "prompt_version": key[1], "batches": 0, "turns": 0,
+                                         "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "failed": 0})
+            row["batches"] += 1
+            row["turns"] += len(body.get("extractions", []))
+            row["failed"] += int(bool(body.get("error")))
+            for name in ("calls", "prompt_tokens", "completion_tokens"):
+                row[name] += int(body.get("usage", {}).get(name, 0))
+        return list(usage.values())
+
     def lineage(self, bank_id: str | None, memory_id: UUID | str) -> dict[str, Any]:
         """Where a memory came from and everything that happened to it, in log order."""
         mid, bank = str(memory_id), [] if bank_id is None else ["bank_id = $bank"]

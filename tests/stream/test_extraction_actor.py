@@ -102,6 +102,14 @@ async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_
     assert "The team moved the orders service to PostgreSQL." in texts
     assert "The team uses MySQL for the orders service." not in texts  # superseded
 
+    async with Hindsight(settings, embedder=embedder) as hs:  # stats show the model, prompt version and tokens
+        from hindsight_es.cli.stats import collect
+
+        report = await collect(hs)
+    assert report["llm_extraction"]["alice"] == [{
+        "model": "fake-7b", "prompt_version": "extract-v1", "batches": 1, "turns": 3, "calls": 1,
+        "prompt_tokens": 120, "completion_tokens": 30, "failed": 0}]
+
 
 async def test_failed_extraction_falls_back_to_rules_and_records_extraction_failed(tmp_path, fake_llm, embedder):
     settings = llm_settings(tmp_path, fake_llm)
