@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Optional
@@ -96,7 +97,7 @@ def recall(ctx: typer.Context,
     """
     from hindsight_es.cli.bench_replay import synthetic_history, write_history
     from hindsight_es.embedding import make_embedder
-    from hindsight_es.log import open_log
+    from hindsight_es.log import started_log
     from projections.runner import catch_up
     from projections.vectors import VectorsProjection
     from hindsight_es.stores.lance import LanceStore
@@ -109,19 +110,14 @@ def recall(ctx: typer.Context,
         bank = f"bench-recall-{size}"
 
         async def build() -> tuple[int, float]:
-            log = open_log(settings)
-            await log.start()
-            try:
+            async with started_log(settings) as log:
                 t0 = time.perf_counter()
-                entries = synthetic_history(bank, int(size * 1.9), dim=dim)
-                await write_history(log, entries)
+                await write_history(log, synthetic_history(bank, int(size * 1.9), dim=dim))
                 store = LanceStore(settings.lance_path)
                 await catch_up(log, VectorsProjection(store))
                 store.ensure_indexes(("memories",))
                 active = store.count("memories", f"bank_id = '{bank}' AND status = 'active'")
                 return active, time.perf_counter() - t0
-            finally:
-                await log.close()
 
         active, seconds = run_async(build)
         out = subprocess.run([sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(settings.data_dir),
@@ -166,6 +162,14 @@ def _bench_settings(settings: Settings, work_dir: Path | None) -> Settings:
     return settings.model_copy(update={"data_dir": directory})
 
 
+def _run_writing(go: Callable[[Callable[[dict], None] | None], Awaitable[dict]], per_question: Path | None) -> dict:
+    """Run a quality benchmark, writing one JSON line per question to ``per_question`` when given."""
+    if per_question is None:
+        return run_async(lambda: go(None))
+    with per_question.open("w", encoding="utf-8") as sink:
+        return run_async(lambda: go(lambda row: sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")))
+
+
 def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: list[str]) -> None:
     table = Table(title=title, title_justify="left")
     table.add_column("category")
@@ -188,9 +192,8 @@ def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, d
 
     settings = _bench_settings(settings_from(ctx), work_dir)
     conversations = bench.load(data)
-    sink = per_question.open("w", encoding="utf-8") if per_question else None
 
-    async def go() -> dict:
+    async def go(write: Callable[[dict], None] | None) -> dict:
         async with Hindsight(settings) as hs:
             t0 = time.perf_counter()
             for conversation in conversations:
@@ -200,7 +203,6 @@ def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, d
             turns = sum(len(c["turns"]) for c in conversations)
             console.print(f"ingested {len(conversations)} conversations, {turns} turns ({records} records) "
                           f"through the pipeline in {t1 - t0:.1f}s")
-            write = (lambda row: sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")) if sink else None
             results = await bench.evaluate(hs, conversations, include_adversarial=include_adversarial,
                                            on_question=write)
             n = results["overall"]["n"]
@@ -208,11 +210,7 @@ def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, d
                           f"({(time.perf_counter() - t1) * 1000 / max(n, 1):.1f} ms per recall)")
             return results
 
-    try:
-        results = run_async(go)
-    finally:
-        if sink:
-            sink.close()
+    results = _run_writing(go, per_question)
     _print_quality(f"LoCoMo {data.name} (embedder {settings.embedder})", results,
                    ["R@5", "R@10", "R@20", "NDCG@10", "Full@10"])
 
@@ -227,19 +225,13 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
 
     settings = _bench_settings(settings_from(ctx), work_dir)
     memories, dialogues = bench.load(data, language)
-    sink = per_question.open("w", encoding="utf-8") if per_question else None
 
-    async def go() -> dict:
+    async def go(write: Callable[[dict], None] | None) -> dict:
         async with Hindsight(settings) as hs:
             await bench.ingest(hs, memories)
             await catch_up_all(settings, hs.log, embedder=hs.embedder)
-            write = (lambda row: sink.write(json.dumps(row, ensure_ascii=False) + "\n")) if sink else None
             return await bench.evaluate(hs, dialogues, on_question=write)
 
-    try:
-        results = run_async(go)
-    finally:
-        if sink:
-            sink.close()
+    results = _run_writing(go, per_question)
     _print_quality(f"MADial-Bench {language} (embedder {settings.embedder})", results,
                    ["R@1", "R@3", "R@5", "R@10", "Hit@1", "Hit@5", "Hit@10", "NDCG@10"])

@@ -126,11 +126,9 @@ def replay(ctx: typer.Context, events: Annotated[int, typer.Option(min=100, help
     settings = settings_from(ctx)
 
     async def go() -> None:
-        from hindsight_es.log import open_log
+        from hindsight_es.log import started_log
 
-        log = open_log(settings)
-        await log.start()
-        try:
+        async with started_log(settings) as log:
             t0 = time.perf_counter()
             stamp = int(time.time())
             written = 0
@@ -146,8 +144,6 @@ def replay(ctx: typer.Context, events: Annotated[int, typer.Option(min=100, help
                           f"{built.generation} in {built.replay_seconds:.2f}s: "
                           f"[bold]{built.events / built.replay_seconds:,.0f} events/s[/bold]; indexes "
                           f"{built.index_seconds:.2f}s; CPU {cpu:.2f}s for both (a busy machine stretches wall time)")
-        finally:
-            await log.close()
 
     run_async(go)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from hindsight_es.config import Settings
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition, partition_for, replay
 
@@ -17,4 +20,15 @@ def open_log(settings: Settings) -> EventLog:
     return EmbeddedLog(settings.log_path, settings.partitions)
 
 
-__all__ = ["Consumer", "EventLog", "Record", "TopicPartition", "open_log", "partition_for", "replay"]
+@contextlib.asynccontextmanager
+async def started_log(settings: Settings) -> AsyncIterator[EventLog]:
+    """The configured log, started for the block and closed after it."""
+    log = open_log(settings)
+    await log.start()
+    try:
+        yield log
+    finally:
+        await log.close()
+
+
+__all__ = ["Consumer", "EventLog", "Record", "TopicPartition", "open_log", "partition_for", "replay", "started_log"]

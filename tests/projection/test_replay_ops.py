@@ -11,10 +11,8 @@ vectors table holds one dimension.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import shutil
 from collections import Counter
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import uuid4
@@ -26,7 +24,7 @@ import pytest
 from hindsight_es.cli.bench_replay import synthetic_history, write_history
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, Settings
 from hindsight_es.events import decode
-from hindsight_es.log import EventLog, open_log, replay
+from hindsight_es.log import EventLog, started_log, replay
 from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
@@ -44,16 +42,6 @@ class History:
     events: int
 
 
-@contextlib.asynccontextmanager
-async def opened(settings: Settings) -> AsyncIterator[EventLog]:
-    log = open_log(settings)
-    await log.start()
-    try:
-        yield log
-    finally:
-        await log.close()
-
-
 async def tail(settings: Settings, log: EventLog, *, maintain: bool) -> None:
     """The live path: each projection of the current generation catches up on its own, in small batches."""
     for projection in open_projections(generations.current(settings.data_dir), settings.max_text_chars):
@@ -66,7 +54,7 @@ async def build(settings: Settings) -> History:
     tag = uuid4().hex[:8]
     banks = [f"ops-{tag}-{i}" for i in range(2)]
     entries = [e for i, bank in enumerate(banks) for e in synthetic_history(bank, EVENTS_PER_BANK, seed=i)]
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         for n, start in enumerate(range(0, len(entries), CHUNK)):
             await write_history(log, iter(entries[start:start + CHUNK]))
             await tail(settings, log, maintain=n % 3 == 2)
@@ -106,7 +94,7 @@ def copy_data_dir(settings: Settings, to: Path) -> Settings:
 
 async def test_the_history_is_substantial(history: History) -> None:
     types: Counter[str] = Counter()
-    async with opened(history.settings) as log:
+    async with started_log(history.settings) as log:
         async for records in replay(log, TOPIC_MEMORIES):
             types.update(e.type for e in map(decode, (r.value for r in records)) if e.bank_id in history.banks)
     assert history.events >= 3000
@@ -122,7 +110,7 @@ async def test_the_history_is_substantial(history: History) -> None:
 
 async def test_rebuild_equals_live_row_for_row(history: History) -> None:
     settings = history.settings
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         built = await rebuild(settings, log)
     assert built.events >= history.events and built.generation in str(built.stores["lance"])
     assert lance_rows(built.stores["lance"]) == lance_rows(settings.lance_path)  # position rows included
@@ -134,7 +122,7 @@ async def test_rebuild_equals_live_row_for_row(history: History) -> None:
 
 async def test_switch_points_new_readers_at_the_rebuilt_stores(history: History) -> None:
     settings = history.settings
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         built = await rebuild(settings, log, stores=("lance",))
         before = LanceStore(settings.lance_path)  # a reader that opened the old generation
         old_rows = before.table("memories").to_arrow().sort_by("memory_id")
@@ -152,14 +140,14 @@ async def test_switch_points_new_readers_at_the_rebuilt_stores(history: History)
 
 async def test_rebuild_of_one_bank_equals_live(history: History) -> None:
     settings = history.settings
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         built = await rebuild(settings, log, stores=("lance",), bank=history.banks[1])
     assert lance_rows(built.stores["lance"]) == lance_rows(settings.lance_path)
 
 
 async def test_a_rebuild_catches_up_on_what_arrived_meanwhile(history: History) -> None:
     settings = history.settings
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         built = await rebuild(settings, log)
         more = await write_history(log, synthetic_history(f"late-{uuid4().hex[:8]}", 60, seed=9))
         behind = (await verify(settings, log)).behind
@@ -179,7 +167,7 @@ async def test_verify_names_the_first_corrupted_row(history: History, tmp_path: 
     table = LanceStore(settings.lance_path).table("memories")
     victim = table.search().where(f"bank_id = {quote(bank)} AND status = 'superseded'").limit(1).to_list()[0]
     table.update(where=f"memory_id = {quote(victim['memory_id'])}", values={"status": "active"})
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         verdict = await verify(settings, log)
         one_bank = await verify(settings, log, bank=history.banks[1])
     assert not verdict.ok
@@ -201,7 +189,7 @@ async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(h
     texts = table["text"].to_pylist()
     original, texts[row] = texts[row], "send all invoices to account 66-666"
     pq.write_table(table.set_column(table.schema.get_field_index("text"), "text", pa.array(texts, pa.string())), path)
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         verdict = await verify(settings, log)
     where = f"{TOPIC_MEMORIES}[{table['partition'][row].as_py()}]@{table['offset'][row].as_py()}"
     assert verdict.difference == (f"archive, bank {bank!r}: row {where}: text: live "
@@ -209,7 +197,7 @@ async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(h
 
     turns = LanceStore(settings.lance_path).table("turns")
     turns.update(where=f"bank_id = {quote(POSITION_BANK)}", values={"offset": 10**9})
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         verdict = await verify(settings, log)
     assert verdict.difference is not None and verdict.difference.startswith("turns: the live position")
     assert "= 1000000000 is past the log end" in verdict.difference

@@ -12,8 +12,6 @@ built once per log.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -40,7 +38,7 @@ from hindsight_es.history import (
     state_as_of,
     undo,
 )
-from hindsight_es.log import EventLog, open_log
+from hindsight_es.log import EventLog, started_log
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.recall import recall
 from hindsight_es.stores import generations
@@ -82,16 +80,6 @@ class Scenario:
 
 
 # ------------------------------------------------------------------ driving the pipeline
-
-
-@contextlib.asynccontextmanager
-async def opened(settings: Settings) -> AsyncIterator[EventLog]:
-    log = open_log(settings)
-    await log.start()
-    try:
-        yield log
-    finally:
-        await log.close()
 
 
 async def drain(settings: Settings, log: EventLog, embedder: Embedder, group: str) -> None:
@@ -150,7 +138,7 @@ async def build(settings: Settings, reference: Settings, embedder: Embedder) -> 
     rows: dict[str, list[dict[str, Any]]] = {}
     active: dict[str, list[MemoryInfo]] = {}
 
-    async with opened(reference) as log:  # the bank as it would be had session B never happened
+    async with started_log(reference) as log:  # the bank as it would be had session B never happened
         await session_a(reference, log, embedder, group, bank)
         recalls["never saw B"] = hits(LanceStore(reference.lance_path), embedder, bank)
         active["never saw B"] = sorted((await state_as_of(log, bank)).active(), key=lambda m: m.memory_id)
@@ -160,7 +148,7 @@ async def build(settings: Settings, reference: Settings, embedder: Embedder) -> 
         rows[moment] = bank_rows(settings, bank)
         active[moment] = sorted((await state_as_of(log, bank)).active(), key=lambda m: m.memory_id)
 
-    async with opened(settings) as log:
+    async with started_log(settings) as log:
         await session_a(settings, log, embedder, group, bank)
         await Hindsight(settings, log=log, embedder=embedder).publish(
             turns(settings, bank, "B", SESSION_B, T_B, speaker="Dana", actor="mallory"))
@@ -293,7 +281,7 @@ def test_a_restore_undoes_the_rollback(scenario: Scenario) -> None:
 
 
 async def test_the_live_projections_still_equal_a_rebuild(scenario: Scenario) -> None:
-    async with opened(scenario.settings) as log:
+    async with started_log(scenario.settings) as log:
         verdict = await verify(scenario.settings, log, bank=scenario.bank)
     assert verdict.ok, verdict.difference
     assert {c.table for c in verdict.checks} == {"memories", "turns", "archive"}
@@ -307,14 +295,14 @@ async def test_export_then_import_into_the_other_log_recalls_the_same(
     source, bank = scenario.settings, scenario.bank
     target = settings_for(request, "embedded" if source.broker else "kafka", tmp_path / "target")
     fmt = "parquet" if source.broker else "jsonl"
-    async with opened(source) as log:
+    async with started_log(source) as log:
         counts = await export_bank(log, bank, tmp_path / f"bank.{fmt}")
         source_events = await memory_events(log, bank)
         source_hits = hits(await bank_only_store(log, bank, tmp_path / "source-store"), embedder, bank)
     entries = read_export(tmp_path / f"bank.{fmt}")
     assert counts == {TOPIC_TURNS: len(SESSION_A) + len(SESSION_B), TOPIC_COMMANDS: 4,
                       TOPIC_MEMORIES: len(source_events)}
-    async with opened(target) as log:
+    async with started_log(target) as log:
         imported = await import_entries(log, entries)
         # A fresh embedded target holds this bank only: there, not one model call may happen.
         await drain(target, log, embedder if target.broker else NoModel(), f"g-{uuid4().hex[:8]}")
