@@ -36,13 +36,15 @@ def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: dat
     parts = [f"bank_id = {quote(bank_id)}", f"status IN ({', '.join(quote(s) for s in statuses)})"]
     if kinds:
         parts.append(f"kind IN ({', '.join(quote(k) for k in kinds)})")
-    if since is not None:
-        parts.append(f"valid_from >= timestamp '{since.isoformat()}'")
-    if until is not None:
-        parts.append(f"valid_from < timestamp '{until.isoformat()}'")
+    parts += _time_clauses(since, until)
     if agent != ANY_AGENT:  # never another agent's private memories
         parts.append("owner IS NULL" if agent is None else f"(owner IS NULL OR owner = {quote(agent)})")
     return " AND ".join(parts)
+
+
+def _time_clauses(since: datetime | None, until: datetime | None) -> list[str]:
+    clauses = [] if since is None else [f"valid_from >= timestamp '{since.isoformat()}'"]
+    return clauses + ([] if until is None else [f"valid_from < timestamp '{until.isoformat()}'"])
 
 
 def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, limit: int = 10,
@@ -63,7 +65,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     exact = _bank_rows(store, bank_id) <= EXACT_ROWS
     filters = [where]
     if parsed.since is not None:
-        filters.append(f"{where} AND " + build_filter(bank_id, since=parsed.since, until=parsed.until).split(" AND ", 2)[2])
+        filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
     vectors = [_POOL.submit(lambda w=w: _ranked(store.vector_search(vector, w, fetch, COLUMNS, exact=exact),
                                                 "_distance", 1, pool)) for w in filters]
     lists = [f.result() for f in (vectors[:1] + texts + vectors[1:])]
