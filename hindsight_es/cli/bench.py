@@ -62,30 +62,6 @@ def _pct(values: list[float], q: float) -> float:
 
 
 @app.command()
-def ingest(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 2000) -> None:
-    """Turns/s through log -> bank actor (extract + embed) -> projections, on the configured log."""
-    from streams.service import catch_up_all
-
-    settings = settings_from(ctx)
-
-    async def go() -> None:
-        async with Hindsight(settings) as hs:
-            batch = synthetic_turns(settings, f"bench-ingest-{int(time.time())}", turns)
-            t0 = time.perf_counter()
-            await hs.publish(batch)
-            t1 = time.perf_counter()
-            _ = hs.embedder.embed(["warm-up"])
-            t2 = time.perf_counter()
-            records = await catch_up_all(settings, hs.log, embedder=hs.embedder)
-            t3 = time.perf_counter()
-            console.print(f"published {turns} turns in {t1 - t0:.2f}s ({turns / (t1 - t0):,.0f} turns/s)")
-            console.print(f"pipeline (actor + 3 projections, {records:,} records) in {t3 - t2:.2f}s: "
-                          f"[bold]{turns / (t3 - t2):,.0f} turns/s[/bold] end to end")
-
-    run_async(go)
-
-
-@app.command()
 def recall(ctx: typer.Context,
            sizes: Annotated[str, typer.Option(help="Bank sizes (memories), comma-separated")] = "1000,10000,100000",
            queries: Annotated[int, typer.Option(min=10)] = 300, work_dir: WorkDir = None) -> None:

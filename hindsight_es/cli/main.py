@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 
 from hindsight_es.cli.bench import app as bench_app
+from hindsight_es.cli.bench_ingest import ingest as bench_ingest
 from hindsight_es.cli.bench_mcp import mcp as bench_mcp
 from hindsight_es.cli.common import build_settings, catch_up_if_idle, console, err_console, run_async, settings_from
 from hindsight_es.cli import lifecycle
@@ -27,6 +28,7 @@ app = typer.Typer(help="hindsight: event-sourced long-term memory for LLM agents
 app.add_typer(bench_app, name="bench")
 app.add_typer(replay_app, name="replay")
 app.add_typer(quarantine_app, name="quarantine")
+bench_app.command("ingest")(bench_ingest)
 bench_app.command("mcp")(bench_mcp)
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory [env HINDSIGHT_DATA_DIR]")]
