@@ -102,10 +102,10 @@ class MiniLMEmbedder(BatchedEmbedder):
         self.threads = threads or default_threads()
         self.token_budget = token_budget
         self._model: TextEmbedding | None = None
+        self._single: TextEmbedding | None = None  # one text (a query): one thread, see _session
         self._tokenizer: Tokenizer | None = None
 
     def _load(self) -> None:
-        from fastembed import TextEmbedding
         from tokenizers import Tokenizer
 
         tokenizer = Tokenizer.from_file(str(ASSETS_DIR / "tokenizer.json"))
@@ -114,11 +114,20 @@ class MiniLMEmbedder(BatchedEmbedder):
         self._tokenizer = tokenizer  # counts tokens to form batches; fastembed has its own
 
         _register(onnx_path())
-        self._model = TextEmbedding(
+        self._model = self._session(self.threads)
+        self._single = self._session(1) if self.threads > 1 else self._model
+
+    def _session(self, threads: int) -> TextEmbedding:
+        """A fastembed model on the vendored files. Batches get ``self.threads``; a single text (a recall
+        query) gets its own one-thread session: onnxruntime's worker threads spin after each run, and on
+        2 cores that spinning slowed the LanceDB searches of the same recall by more than it saved."""
+        from fastembed import TextEmbedding
+
+        return TextEmbedding(
             model_name=FASTEMBED_NAME,
             specific_model_path=str(ASSETS_DIR),
             cache_dir=str(ASSETS_DIR),  # unused with specific_model_path, but fastembed mkdirs it
-            threads=self.threads,
+            threads=threads,
             providers=["CPUExecutionProvider"],
             local_files_only=True,
         )
@@ -132,5 +141,6 @@ class MiniLMEmbedder(BatchedEmbedder):
                 yield idx + window.start
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        assert self._model is not None
-        return np.stack(list(self._model.embed(texts, batch_size=len(texts))))
+        model = self._single if len(texts) == 1 else self._model
+        assert model is not None
+        return np.stack(list(model.embed(texts, batch_size=len(texts))))

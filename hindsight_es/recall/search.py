@@ -24,9 +24,8 @@ from hindsight_es.stores.lance import LanceStore, quote
 COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
            "valid_to", "status", "owner", "scope")
 ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
-EXACT_ROWS = 3_000  # banks up to this size get an exact vector scan; larger ones use the IVF index
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
-_SIZES: dict[tuple[int, str], tuple[int, float]] = {}
+_SIZES: dict[tuple[int, str], tuple[tuple[int, int], float]] = {}
 RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
 
 
@@ -62,11 +61,11 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
         texts.append(_POOL.submit(lambda: _ranked(store.text_search(query, "text_ngram", where, fetch, COLUMNS),
                                                   "_score", -1, pool)))
     vector = embed_query(embedder, query)
-    exact = _bank_rows(store, bank_id) <= EXACT_ROWS
+    nprobes = store.nprobes(*_rows(store, bank_id))
     filters = [where]
     if parsed.since is not None:
         filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
-    vectors = [_POOL.submit(lambda w=w: _ranked(store.vector_search(vector, w, fetch, COLUMNS, exact=exact),
+    vectors = [_POOL.submit(lambda w=w: _ranked(store.vector_search(vector, w, fetch, COLUMNS, nprobes=nprobes),
                                                 "_distance", 1, pool)) for w in filters]
     lists = [f.result() for f in (vectors[:1] + texts + vectors[1:])]
     rows = {row["memory_id"]: row for ranking in lists for row in ranking}
@@ -74,12 +73,14 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
 
 
-def _bank_rows(store: LanceStore, bank_id: str) -> int:
-    """Rows of the bank (any status), cached for a few seconds: it only picks exact vs IVF search."""
+def _rows(store: LanceStore, bank_id: str) -> tuple[int, int]:
+    """Rows of the bank and of the table (any status), cached for a few seconds: they only set how the
+    vectors are searched."""
     now = time.monotonic()
     cached = _SIZES.get((id(store), bank_id))
     if cached is None or now - cached[1] > 10.0:
-        cached = (store.count("memories", f"bank_id = {quote(bank_id)}"), now)
+        counts = (store.count("memories", f"bank_id = {quote(bank_id)}"), store.count("memories", "true"))
+        cached = (counts, now)
         _SIZES[(id(store), bank_id)] = cached
     return cached[0]
 

@@ -6,6 +6,8 @@ the same ``merge_insert`` as the data rows, so a crash can never separate a view
 
 from __future__ import annotations
 
+import json
+import math
 import re
 from collections.abc import Sequence
 from datetime import timedelta
@@ -15,12 +17,18 @@ from typing import Any
 import lancedb
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import FTS, BTree, IvfFlat
+from lancedb.index import FTS, Bitmap, BTree, IvfFlat
 
 from hindsight_es.errors import StoreError
 
 POSITION_BANK = "__positions__"
 VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
+VECTOR_INDEX_FILE = "memories.vector_index.json"  # rows and partitions the IVF index was trained with
+PROBED_BANK_ROWS = 8_000  # an IVF search probes enough partitions to see about this many rows of the bank
+PARTITION_ROWS = 256  # IVF partition size: ~30 partitions hold PROBED_BANK_ROWS
+MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is retrained
+MIN_NPROBES = 32
+EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
 APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys before merging (see upsert)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 
@@ -93,6 +101,13 @@ class LanceStore:
         if table is not None and (missing := [f for f in schema if f.name not in table.schema.names]):
             table.add_columns(missing)
 
+    def upgrade(self) -> None:
+        """Give a ``memories`` table written by an older release the columns readers now filter on
+        (all null: e.g. ``owner``, so its memories are unowned). Idempotent; a no-op on a current table."""
+        table = self.table("memories")
+        if table is not None:
+            self.add_missing_columns("memories", memory_schema(table.schema.field("vector").type.list_size))
+
     # ------------------------------------------------------------ writes
 
     def upsert(self, name: str, schema: pa.Schema, key: str, rows: pa.Table, *, delete: Sequence[str] = ()) -> None:
@@ -153,6 +168,8 @@ class LanceStore:
             for column in ("bank_id", "memory_id"):
                 if f"{column}_idx" not in names:
                     table.create_index(column, config=BTree())
+            if "status_idx" not in names:  # every recall filters on it: a bitmap halves the prefilter
+                table.create_index("status", config=Bitmap())
             self._ensure_vector_index(table, names)
             table.optimize()
         turns = self.table("turns") if "turns" in tables else None
@@ -162,18 +179,48 @@ class LanceStore:
             turns.optimize()
 
     def _ensure_vector_index(self, table: Any, names: set[str]) -> None:
-        """An IVF index once the table is large enough for flat search to hurt, retrained as it grows 4x.
+        """An IVF index once the table is large enough for flat search to hurt.
 
-        IVF_FLAT keeps exact vectors (no quantisation error) and trains in seconds; partitions ~ sqrt(rows).
+        IVF_FLAT keeps exact vectors (no quantisation error) and trains in seconds. It is trained with a
+        target partition *size*: ``optimize`` then folds new rows in as delta indexes whose partitions
+        keep that size (trained with a partition *count*, optimize re-partitions to a few huge ones, and
+        every search compares every row). Too many deltas (each probed separately) trigger a retrain;
+        so does an index from a release that did not record how it was trained.
         """
         rows = table.count_rows()
         if rows < VECTOR_INDEX_ROWS:
             return
-        indexed = next((i.num_indexed_rows for i in table.list_indices() if i.name == "vector_idx"), 0)
-        if "vector_idx" in names and rows < 4 * max(indexed, 1):
-            return
-        partitions = int(min(1024, max(16, rows ** 0.5)))
-        table.create_index("vector", config=IvfFlat(distance_type="cosine", num_partitions=partitions), replace=True)
+        if "vector_idx" in names and self.vector_index_info() is not None:
+            if table.index_stats("vector_idx").num_indices <= MAX_VECTOR_DELTAS:
+                return
+        table.create_index("vector", config=IvfFlat(distance_type="cosine", target_partition_size=PARTITION_ROWS),
+                           replace=True)
+        (self.path / VECTOR_INDEX_FILE).write_text(json.dumps({"rows": rows, "partition_rows": PARTITION_ROWS}))
+
+    def vector_index_info(self) -> dict[str, int] | None:
+        """``{"rows": .., "partition_rows": ..}`` of the IVF index as trained, or None (no index, or one
+        trained by a release that did not record it)."""
+        path = self.path / VECTOR_INDEX_FILE
+        try:
+            return json.loads(path.read_text())
+        except FileNotFoundError:
+            return None
+
+    def nprobes(self, bank_rows: int, table_rows: int) -> int | None:
+        """IVF partitions to probe for a bank of ``bank_rows``, or None for an exact (flat) search.
+
+        The table holds every bank, in partitions of about ``partition_rows``. Probing ``p`` partitions
+        compares ``p * partition_rows`` rows, ``bank_rows / table_rows`` of them the bank's; we want
+        ``PROBED_BANK_ROWS`` of the bank's. When that costs more than a filtered flat scan of the bank
+        (``bank_rows`` comparisons), or there is no index, the flat scan is used: it is also exact.
+        """
+        info = self.vector_index_info()
+        if info is None or bank_rows <= EXACT_BANK_ROWS:
+            return None
+        compared = PROBED_BANK_ROWS * table_rows / bank_rows
+        if compared >= bank_rows:
+            return None
+        return max(MIN_NPROBES, math.ceil(compared / info["partition_rows"]))
 
     # ------------------------------------------------------------ reads
 
@@ -187,14 +234,14 @@ class LanceStore:
         return query.limit(limit or max(table.count_rows(), 1)).to_arrow()
 
     def vector_search(self, vector: Sequence[float], where: str, limit: int, columns: Sequence[str],
-                      *, exact: bool = False, nprobes: int = 32) -> list[dict]:
-        """Nearest memories by cosine; ``exact`` scans every matching row (small banks, where an
-        IVF index with a selective filter would miss neighbours), else ``nprobes`` IVF partitions."""
+                      *, nprobes: int | None = None) -> list[dict]:
+        """Nearest memories by cosine: with ``nprobes`` that many IVF partitions, else every matching
+        row (exact; see ``nprobes()``)."""
         table = self.table("memories")
         if table is None:
             return []
         query = table.search(vector, vector_column_name="vector").distance_type("cosine").where(where, prefilter=True)
-        query = query.bypass_vector_index() if exact else query.nprobes(nprobes)
+        query = query.bypass_vector_index() if nprobes is None else query.nprobes(nprobes)
         return query.select([*columns, "_distance"]).limit(limit).to_list()
 
     def count(self, name: str, where: str) -> int:
