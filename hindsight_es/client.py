@@ -156,6 +156,7 @@ class Hindsight:
         path = self.settings.lance_path
         if self._store is None or self._store.path != path:
             self._store = LanceStore(path)
+            self._store.upgrade()  # a store from an older release gains the columns recall filters on
         return self._store
 
     @property
