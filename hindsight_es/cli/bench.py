@@ -68,7 +68,8 @@ def recall(ctx: typer.Context,
     """Recall latency p50/p95/p99 and peak RSS at several bank sizes (generated memories).
 
     Each bank is written straight to the log (synthetic texts, random unit vectors of the configured
-    embedder's size, no model), projected and indexed; then a fresh process answers the queries through
+    embedder's size, no model) until it holds ``size`` active memories (beside about as many superseded,
+    forgotten and retracted ones), projected and indexed; then a fresh process answers the queries through
     ``Hindsight.recall`` with the real query embedder, so its RSS is the serving footprint.
     """
     from hindsight_es.cli.bench_replay import synthetic_history, write_history
@@ -85,22 +86,22 @@ def recall(ctx: typer.Context,
         settings = base.model_copy(update={"data_dir": root / f"n{size}"})
         bank = f"bench-recall-{size}"
 
-        async def build() -> tuple[int, float]:
+        async def build() -> tuple[int, int, float]:
             async with started_log(settings) as log:
                 t0 = time.perf_counter()
-                await write_history(log, synthetic_history(bank, int(size * 1.9), dim=dim))
+                await write_history(log, synthetic_history(bank, 0, dim=dim, min_active=size))
                 store = LanceStore(settings.lance_path)
                 await catch_up(log, VectorsProjection(store))
                 store.ensure_indexes(("memories",))
                 active = store.count("memories", f"bank_id = '{bank}' AND status = 'active'")
-                return active, time.perf_counter() - t0
+                return active, store.count("memories", f"bank_id = '{bank}'"), time.perf_counter() - t0
 
-        active, seconds = run_async(build)
+        active, rows, seconds = run_async(build)
         out = subprocess.run([sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(settings.data_dir),
                               "--embedder", base.embedder, "bench", "recall-serve", "--bank", bank,
                               "--queries", str(queries)], capture_output=True, text=True, check=True)
         result = json.loads(out.stdout.strip().splitlines()[-1])
-        console.print(f"{active:>7,} active memories (built in {seconds:.0f}s): recall p50 {result['p50']:.1f} ms, "
+        console.print(f"{active:>7,} active memories, {rows:,} rows (built in {seconds:.0f}s): recall p50 {result['p50']:.1f} ms, "
                       f"p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms; peak RSS {result['rss_mb']:.0f} MB")
 
 

@@ -24,6 +24,7 @@ from hindsight_es.events import (
     CorrectionRequested,
     Event,
     ForgetRequested,
+    MemoryRetained,
     RestoreRequested,
     RetractionRequested,
     TurnRecorded,
@@ -31,7 +32,7 @@ from hindsight_es.events import (
 )
 from hindsight_es.extraction.schema import Candidate
 from hindsight_es.log import EventLog
-from hindsight_es.memory import BankState, Prepared, decide, evolve
+from hindsight_es.memory import BankState, MemoryInfo, Prepared, decide, evolve
 
 _KEYS = [f"user/attribute_{i}" for i in range(40)]
 _VALUES = [f"value {i}" for i in range(25)]
@@ -46,11 +47,12 @@ class Entry:
     event: Event
 
 
-def synthetic_history(bank: str, min_events: int, *, dim: int = 384, seed: int = 11,
+def synthetic_history(bank: str, min_events: int, *, dim: int = 384, seed: int = 11, min_active: int = 0,
                       start: datetime = datetime(2025, 1, 1, tzinfo=UTC)) -> Iterator[Entry]:
-    """At least ``min_events`` events of one bank: turns (20 per session) and their memory events,
-    with a forget every 40 turns, a correction every 60, a session retraction every 150 and a
-    restore of the retracted memories every 300 (about 2.9 events per turn)."""
+    """At least ``min_events`` events of one bank, and at least ``min_active`` active memories at the end:
+    turns (20 per session) and their memory events, with a forget every 40 turns, a correction every 60,
+    a session retraction every 150 and a restore of the retracted memories every 300 (about 2.9 events
+    per turn; about half the memories stay active)."""
     rng = random.Random(seed)
     vectors = np.random.default_rng(seed)
     state = BankState(bank)
@@ -60,17 +62,33 @@ def synthetic_history(bank: str, min_events: int, *, dim: int = 384, seed: int =
         v = vectors.standard_normal((n, dim), dtype=np.float32)
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
+    retained: list = []  # memory ids in order, and per session: sampled without scanning every memory
+    by_session: dict[str, list] = {}
+
     def emit(topic: str, event: Event, prepared: Prepared | None = None) -> Iterator[Entry]:
         nonlocal count
         yield Entry(topic, event)
         count += 1
         for produced in decide(state, event, prepared):
             evolve(state, produced)
+            if isinstance(produced, MemoryRetained):
+                retained.append(produced.memory_id)
+                by_session.setdefault(produced.session_id, []).append(produced.memory_id)
             yield Entry(TOPIC_MEMORIES, produced)
             count += 1
 
+    def some_active() -> MemoryInfo | None:
+        """A random active memory (a few draws; None when they all hit inactive ones)."""
+        for _ in range(32):
+            if retained and (m := state.memories[rng.choice(retained)]).status == "active":
+                return m
+        return None
+
     retracted: list = []
-    while count < min_events:
+    active_now = 0
+    while count < min_events or active_now < min_active:
+        if min_active and i % 2000 == 0:
+            active_now = len(state.active())
         at = start + timedelta(minutes=i)
         text = " ".join(rng.choices(_WORDS, k=8)) + f" (#{i})"
         turn = TurnRecorded(bank_id=bank, session_id=f"s{i // 20}", turn_id=f"t{i}", text=text, occurred_at=at,
@@ -80,19 +98,17 @@ def synthetic_history(bank: str, min_events: int, *, dim: int = 384, seed: int =
             key, value = rng.choice(_KEYS), rng.choice(_VALUES)
             candidates.append(Candidate(kind="fact", text=f"{key} is {value} (#{i})", key=key, value=value))
         yield from emit(TOPIC_TURNS, turn, Prepared(candidates, unit(len(candidates)), "synthetic-384", "synthetic"))
-        active = state.active() if i % 40 == 39 or i % 60 == 59 else []  # O(memories): only when used
-        if i % 40 == 39 and active:
+        if i % 40 == 39 and (target := some_active()) is not None:
             yield from emit(TOPIC_COMMANDS, ForgetRequested(bank_id=bank, occurred_at=at, actor="operator",
-                                                            memory_ids=(rng.choice(active).memory_id,)))
-        if i % 60 == 59 and active:
-            target = rng.choice(active)
+                                                            memory_ids=(target.memory_id,)))
+        if i % 60 == 59 and (target := some_active()) is not None:
             command = CorrectionRequested(bank_id=bank, occurred_at=at, memory_id=target.memory_id,
                                           text=f"corrected: {target.text}")
             yield from emit(TOPIC_COMMANDS, command, Prepared([], unit(1), "synthetic-384", "synthetic"))
         if i % 150 == 149:
             command = RetractionRequested(bank_id=bank, occurred_at=at, actor="operator",
                                           session_id=f"s{rng.randrange(i // 20 + 1)}")
-            retracted = [m.memory_id for m in state.memories.values() if m.session_id == command.session_id]
+            retracted = list(by_session.get(command.session_id, []))
             yield from emit(TOPIC_COMMANDS, command)
         if i % 300 == 299 and retracted:
             yield from emit(TOPIC_COMMANDS, RestoreRequested(bank_id=bank, occurred_at=at, memory_ids=tuple(retracted)))

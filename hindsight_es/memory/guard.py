@@ -21,6 +21,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -122,6 +123,10 @@ def screen(state: BankState, text: str, candidates: Sequence[Candidate], *, trus
     return PASS
 
 
+#: Every untrusted candidate is compared with every quarantined memory: their keys are computed once.
+_text_key = lru_cache(maxsize=1 << 16)(text_key)
+
+
 def conflict(state: BankState, candidate: Candidate, *, trust: str, source: str,
              session_id: str | None = None) -> str | None:
     """Why a candidate may not enter the bank as it stands, from its source's trust; None when it may."""
@@ -142,11 +147,11 @@ def conflict(state: BankState, candidate: Candidate, *, trust: str, source: str,
         if held is not None and held.status == "active" and TRUST_RANK.get(held.trust, 0) > rank:
             return (f"guard: source {source} ({trust}) may not supersede a {held.trust} memory "
                     f"({memory_id}, {why})")
-    same = text_key(candidate.kind, candidate.text)
+    same = _text_key(candidate.kind, candidate.text)
     for memory in state.memories.values():
         if memory.status != "quarantined":
             continue
-        if text_key(memory.kind, memory.text) == same or (
+        if _text_key(memory.kind, memory.text) == same or (
                 candidate.key is not None and (memory.key, memory.value) == (candidate.key, candidate.value)):
             return f"guard: repeats the quarantined claim {memory.memory_id} (corroboration, source {source}, {trust})"
         if session_id is not None and (memory.session_id, memory.source, memory.trust) == (session_id, source, trust):
