@@ -161,6 +161,14 @@ REPLY_LANGUAGES: dict[str, str] = {
     "korean": "korean", "韩语": "korean",
 }
 
+# Categories chosen per region: "use FedEx for international orders" and "国内快递用顺丰" are two
+# choices (keys "<subject>/<category>:international" and ":domestic"), not one replacing the other.
+REGIONAL_CATEGORIES: frozenset[str] = frozenset({"shipping_carrier"})
+REGIONS: dict[str, tuple[str, ...]] = {
+    "international": ("international", "overseas", "abroad", "cross-border", "国际", "海外", "跨境", "境外"),
+    "domestic": ("domestic", "nationwide", "国内", "境内"),
+}
+
 # Whole-turn chit-chat: a turn made only of these phrases yields just the episode.
 CHITCHAT_EN: tuple[str, ...] = (
     "ok", "okay", "okie", "k", "kk", "thanks", "thank you", "thank u", "thx", "ty", "tysm", "cheers",

@@ -11,6 +11,7 @@ hometown, employer, occupation, age, email, ...; favorite:<facet>; preference:<o
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -108,16 +109,42 @@ def _category(text: str) -> tuple[str, str] | None:
     return _ALIASES[m.group(0).lower()][:2] if m else None
 
 
-def _category_kv(found: tuple[str, str], span: str) -> KeyValue:
+_REGION_RES = {
+    region: re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in words), re.I)
+    for region, words in lx.REGIONS.items()
+}
+_CLAUSE_END = re.compile(r"[,，;；]")
+
+
+def _region(category: str, where: re.Match[str] | str) -> str:
+    """":<region>" when a regional choice names one region: in its clause, else in its sentence."""
+    if category not in lx.REGIONAL_CATEGORIES:
+        return ""
+    sentence, clause = (where.string, _clause(where)) if isinstance(where, re.Match) else (where, where)
+    for text in (clause, sentence):
+        named = [region for region, pattern in _REGION_RES.items() if pattern.search(text)]
+        if len(named) == 1:
+            return f":{named[0]}"
+    return ""
+
+
+def _clause(m: re.Match[str]) -> str:
+    cuts = [0, *(c.end() for c in _CLAUSE_END.finditer(m.string)), len(m.string)]
+    return next((m.string[a:b] for a, b in itertools.pairwise(cuts) if a <= m.start() < b), m.string)
+
+
+def _category_kv(found: tuple[str, str], where: re.Match[str] | str) -> KeyValue:
+    """The key and value of a category choice; ``where``: the rule's match (or the statement) that made it."""
     category, canonical = found
-    return f"{_subject(category, span)}/{category}", canonical
+    span = where[0] if isinstance(where, re.Match) else where
+    return f"{_subject(category, span)}/{category}{_region(category, where)}", canonical
 
 
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
 def _place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> KeyValue | None:
         if found := _category(m["v"]):  # "we moved to Postgres" is a choice, not an address
-            return _category_kv(found, m[0])
+            return _category_kv(found, m)
         v = _clean(_PLACE_CUT.sub("", m["v"]))
         if attr == "employer" and v in _ZH_PLACES:  # "我在上海工作" names a city, not a company
             return "user/location", v
@@ -147,13 +174,13 @@ def _name(require_capital: bool) -> Builder:
 
 def _categorical(m: re.Match[str]) -> KeyValue | None:
     found = _category(m["v"])
-    return _category_kv(found, m[0]) if found else None
+    return _category_kv(found, m) if found else None
 
 
 def _choice(m: re.Match[str]) -> KeyValue | None:
     raw = _CHOICE_CUT.sub("", m["v"])
     if found := _category(raw):
-        return _category_kv(found, m[0])
+        return _category_kv(found, m)
     v = _object(raw)
     return None if _vague(v) else (f"user/preference:{_slug(v)}", v)
 
@@ -172,7 +199,7 @@ def _directive(polarity: str) -> Builder:
     def build(m: re.Match[str]) -> KeyValue | None:
         raw = _DIRECTIVE_LEAD.sub("", m["v"].strip())
         if polarity == "always" and (found := _category(raw)):
-            return _category_kv(found, m[0])
+            return _category_kv(found, m)
         v = _clean(raw)
         return None if _vague(v) else (f"user/instruction:{_slug(v)}", polarity)
 
@@ -217,7 +244,7 @@ def _attribute(m: re.Match[str]) -> KeyValue | None:
     if attr is None:
         return None
     if attr in lx.CATEGORIES and (found := _category(m["v"])):
-        return _category_kv(found, m[0])
+        return _category_kv(found, m)
     v = _clean(_PLACE_CUT.sub("", m["v"]) if attr in {"location", "hometown", "employer"} else m["v"])
     if attr == "name":
         v = " ".join(v.split()[:3])
@@ -233,7 +260,7 @@ def _keyless(m: re.Match[str]) -> KeyValue | None:
 
 def _decision(m: re.Match[str]) -> KeyValue | None:
     found = _category(m["v"])
-    return _category_kv(found, m[0]) if found else _keyless(m)
+    return _category_kv(found, m) if found else _keyless(m)
 
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------

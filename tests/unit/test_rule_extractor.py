@@ -149,6 +149,23 @@ def test_a_statement_before_a_trailing_question_is_kept():
 
 
 @pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("From now on use FedEx for all international orders.", "user/shipping_carrier:international"),
+        ("For overseas parcels, from now on use FedEx.", "user/shipping_carrier:international"),
+        ("国际快递以后都用联邦快递。", "user/shipping_carrier:international"),
+        ("Domestic orders: from now on use FedEx.", "user/shipping_carrier:domestic"),
+        ("国内快递我以后都用顺丰。", "user/shipping_carrier:domestic"),
+        ("From now on use FedEx for domestic and international orders.", "user/shipping_carrier"),  # both: one choice
+        ("We use MySQL for international orders.", "team/database"),  # only carriers are chosen per region
+    ],
+)
+def test_a_carrier_chosen_for_one_region_is_keyed_by_it(text, key):
+    """Domestic and international carriers are two choices: one does not supersede the other."""
+    assert one(text).key == key
+
+
+@pytest.mark.parametrize(
     ("text", "key", "value"),
     [
         ("from now on use FedEx", "user/shipping_carrier", "fedex"),
