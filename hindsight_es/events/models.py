@@ -215,12 +215,16 @@ class MemorySuperseded(Event):
     superseded_by: UUID
     reason: str = ""
     valid_to: AwareDatetime
+    # Set for an episode that said nothing but what its turn's typed memories say: the one whose
+    # supersession took it along (``superseded_by`` replaced that memory, not the episode).
+    along_with: UUID | None = None
 
 
 class MemoryForgotten(Event):
     type: Literal["MemoryForgotten"] = "MemoryForgotten"
     memory_id: UUID
     reason: str = ""
+    along_with: UUID | None = None  # an episode forgotten with its turn's typed memory (as for MemorySuperseded)
 
 
 class MemoryArchived(Event):

@@ -36,7 +36,7 @@ from hindsight_es.events import (
     TurnRecorded,
 )
 from hindsight_es.extraction.schema import Candidate
-from hindsight_es.memory import guard
+from hindsight_es.memory import episodes, guard
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle, in_forget_range, restored
 from hindsight_es.memory.ids import derive_id
@@ -58,9 +58,16 @@ class Prepared:
 
 def decide(state: BankState, event: Event, prepared: Prepared | None = None,
            policy: GuardPolicy = DEFAULT_POLICY, *, revived: Revived | None = None) -> list[Event]:
-    """``revived``: the retained events of archived memories the input may bring back (``forgetting.revivals``)."""
+    """``revived``: the retained events of archived memories the input may bring back (``forgetting.revivals``).
+    Episodes follow their turn's typed memories (``episodes``): the events that retire or restore them come last."""
     if event.event_id in state.handled:
         return []
+    decided = _decide(state, event, prepared, policy, revived)
+    return decided + episodes.follow(state, event, decided) if decided else decided
+
+
+def _decide(state: BankState, event: Event, prepared: Prepared | None, policy: GuardPolicy,
+            revived: Revived | None) -> list[Event]:
     match event:
         case TurnRecorded():
             return _decide_turn(state, event, prepared, policy) if prepared else []
@@ -253,7 +260,8 @@ def matches(memory: MemoryInfo, command: RetractionRequested) -> bool:
 
 
 def plan_retraction(state: BankState, command: RetractionRequested) -> tuple[list[MemoryInfo], list[MemoryInfo]]:
-    """The memories a retraction removes and the ones it brings back (what they had displaced)."""
+    """The memories a retraction removes and the ones it brings back: what they had displaced, and the
+    episodes retired along with those (``episodes``)."""
     retracted = [m for m in state.memories.values() if m.status != "retracted" and matches(m, command)]
     gone = {m.memory_id for m in retracted}
     restored: dict[UUID, MemoryInfo] = {}
@@ -263,6 +271,8 @@ def plan_retraction(state: BankState, command: RetractionRequested) -> tuple[lis
         previous = _first_survivor(state, memory.supersedes, gone)
         if previous is not None and previous.status == "superseded":
             restored[previous.memory_id] = previous
+    for episode in episodes.revived_with(state, list(restored.values()), gone):
+        restored.setdefault(episode.memory_id, episode)  # an episode comes back with its turn's memory
     order = lambda m: (m.valid_from, str(m.memory_id))  # noqa: E731
     return sorted(retracted, key=order), sorted(restored.values(), key=order)
 

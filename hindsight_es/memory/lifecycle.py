@@ -29,10 +29,11 @@ ACTIVE: dict[str, Any] = {"status": "active", "valid_to": None, "superseded_by":
 def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:
     match event:
         case MemorySuperseded():
-            return [
-                (event.memory_id, {"status": "superseded", "valid_to": event.valid_to, "superseded_by": event.superseded_by}),
-                (event.superseded_by, {"supersedes": event.memory_id}),
-            ]
+            old = (event.memory_id, {"status": "superseded", "valid_to": event.valid_to,
+                                     "superseded_by": event.superseded_by})
+            if event.along_with is not None:  # an episode taken along: the new memory replaced the typed one
+                return [old]
+            return [old, (event.superseded_by, {"supersedes": event.memory_id})]
         case MemoryForgotten():
             return [(event.memory_id, {"status": "forgotten"})]
         case MemoryArchived():

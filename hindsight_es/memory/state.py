@@ -55,6 +55,13 @@ class MemoryInfo:
     recalls: int = field(default=0, compare=False)
     last_used_at: datetime | None = field(default=None, compare=False)
     cold: bool = False  # archived out of the hot store (stays so when forgotten or retracted there)
+    # An episode superseded or forgotten with its turn's typed memory: that memory (``episodes``); None
+    # for anything retired on its own, and again once it is active.
+    along_with: UUID | None = None
+    # The input (turn or command) that retained it and the turns that restated it since: where to find
+    # the episode of its turn. Bookkeeping, not what the memory says, so not compared.
+    retained_by: UUID | None = field(default=None, compare=False)
+    restated_by: tuple[UUID, ...] = field(default=(), compare=False)
 
 
 @dataclass(slots=True)
@@ -66,6 +73,7 @@ class BankState:
     last_turn: dict[str, str] = field(default_factory=dict)  # session -> its latest turn, "speaker: text"
     texts: dict[tuple[str, str], UUID] = field(default_factory=dict)  # (kind, normalized text) -> active memory
     session_seen: dict[str, datetime] = field(default_factory=dict)  # session -> its latest retained memory's time
+    yields: dict[UUID, list[UUID]] = field(default_factory=dict)  # input event id -> memories it retained or restated
 
     def active(self) -> list[MemoryInfo]:
         return [m for m in self.memories.values() if m.status == "active"]
@@ -81,21 +89,32 @@ def evolve(state: BankState, event: Event) -> BankState:
             session_id=event.session_id, source=event.source, trust=event.trust, actor=event.actor,
             source_turn_ids=event.source_turn_ids, valid_from=event.valid_from,
             importance=event.importance, confidence=event.confidence, entities=event.entities,
-            scope=event.scope, owner=event.owner,
+            scope=event.scope, owner=event.owner, retained_by=event.causation_id,
         )
         _reindex(state, state.memories[event.memory_id])
+        _yielded(state, event)
         if event.kind == "episode" and event.session_id is not None:
             state.last_turn[event.session_id] = index_text(event.text, event.speaker)
     elif isinstance(event, MemoryReinforced) and (reinforced := state.memories.get(event.memory_id)) is not None:
         reinforced.evidence = event.evidence_turn_ids
+        if event.causation_id is not None and event.causation_id not in reinforced.restated_by:
+            reinforced.restated_by += (event.causation_id,)
+            _yielded(state, event)
     for memory_id, fields in changes(event):
         memory = state.memories.get(memory_id)
         if memory is not None:
             for name, value in fields.items():
                 setattr(memory, name, value)
+            if "status" in fields:
+                memory.along_with = getattr(event, "along_with", None)
             _reindex(state, memory)
     _lifecycle(state, event)
     return state
+
+
+def _yielded(state: BankState, event: MemoryRetained | MemoryReinforced) -> None:
+    if event.causation_id is not None:
+        state.yields.setdefault(event.causation_id, []).append(event.memory_id)
 
 
 def _lifecycle(state: BankState, event: Event) -> None:

@@ -79,6 +79,9 @@ def test_demo_twice_and_stats(tmp_path: Path) -> None:
     for query in QUERIES:
         assert query in first.stdout
     assert "PostgreSQL" in first.stdout and "FedEx" in first.stdout
+    # "We use MySQL ..." was corrected to PostgreSQL: neither its fact nor its turn's utterance answers any more.
+    database = first.stdout[first.stdout.index("what database do we use?"):first.stdout.index(QUERIES[2])]
+    assert "MySQL for the order" not in flat(database)
 
     stats = stats_json(data)
     demo = stats["banks"]["demo"]

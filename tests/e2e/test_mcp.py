@@ -261,7 +261,11 @@ async def test_correct_supersedes_and_history_shows_both(mcp: Client) -> None:
     superseded = [e for e in before["events"] if e["type"] == "MemorySuperseded"]
     assert superseded and superseded[0]["reason"] == "the user said so"
     after = await call(mcp, "history", bank=b, memory_id=new["memory_id"])
-    assert after["status"] == "active" and [m["memory_id"] for m in after["supersedes"]] == [old["memory_id"]]
+    # it replaced the old preference, and took along the episode of its turn, which said nothing else
+    episode = next(m for m in retained["memories"] if m["kind"] == "episode")
+    assert after["status"] == "active"
+    assert [m["memory_id"] for m in after["supersedes"]] == [episode["memory_id"], old["memory_id"]]
+    assert [m["status"] for m in after["supersedes"]] == ["superseded", "superseded"]
     assert (await refused(mcp, "correct", bank=b, memory_id=old["memory_id"], text="My favorite color is red.")) \
         .endswith(f"memory {old['memory_id']} is superseded by {new['memory_id']}; only an active memory can be corrected")
 

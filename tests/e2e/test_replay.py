@@ -69,17 +69,19 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     ends = log_ends(data)
     plan = as_json(data, "replay", "rollback", "--bank", BANK, "--session", "B", "--dry-run")
     assert sorted({m["text"] for m in plan["retract"]}) == sorted(POISON)
-    assert sorted(m["text"] for m in plan["restore"]) == sorted(TRUE)
+    # each true fact comes back with its turn's episode, which had gone with it
+    assert sorted((m["text"], m["kind"] == "episode") for m in plan["restore"]) == sorted(
+        (text, episode) for text in TRUE for episode in (False, True))
     assert log_ends(data) == ends  # the dry run changed nothing
 
     done = as_json(data, "replay", "rollback", "--bank", BANK, "--actor", "mallory", "--reason", "impersonation")
-    assert len(done["retracted_memory_ids"]) == 2 * len(POISON) and len(done["restored_memory_ids"]) == len(TRUE)
+    assert len(done["retracted_memory_ids"]) == 2 * len(POISON) and len(done["restored_memory_ids"]) == 2 * len(TRUE)
     after = recalled(data)
     texts = [text for _, text, _ in after]
     assert "I live in Berlin." in texts and not set(texts) & set(POISON)
 
     # Audit: where the Berlin fact came from and what happened to it; what session B produced.
-    berlin = next(m for m in plan["restore"] if m["text"] == "I live in Berlin.")
+    berlin = next(m for m in plan["restore"] if m["text"] == "I live in Berlin." and m["kind"] == "fact")
     lineage = as_json(data, "replay", "audit", berlin["memory_id"])
     assert lineage["status"] == "active"
     assert [(t["turn_id"], t["text"]) for t in lineage["source_turns"]] == [("a0", "I live in Berlin.")]

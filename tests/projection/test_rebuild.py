@@ -387,14 +387,15 @@ def test_statuses_after_the_lifecycle(history: History) -> None:
     for settings in (history.live, history.rebuilt):
         rows_ = memory_rows(settings)
         status = {name: rows_[mid]["status"] for name, mid in history.ids.items()}
+        # An episode saying only what its turn's fact says goes and comes back with that fact.
         assert status == {
-            "a-mysql/episode": "active", "a-mysql/fact": "superseded",
+            "a-mysql/episode": "superseded", "a-mysql/fact": "superseded",
             "a-postgres/episode": "active", "a-postgres/correction": "active",
-            "a-berlin/episode": "active", "a-berlin/fact": "superseded",
+            "a-berlin/episode": "superseded", "a-berlin/fact": "superseded",
             "a-paris/episode": "active", "a-paris/fact": "active",
-            "a-python/episode": "active", "a-python/fact": "superseded", "a-rust/fact": "active",
-            "a-green/episode": "active", "a-green/preference": "active",  # restored
-            "a-blue/episode": "active", "a-blue/preference": "superseded",  # by the restored green
+            "a-python/episode": "superseded", "a-python/fact": "superseded", "a-rust/fact": "active",  # corrected
+            "a-green/episode": "active", "a-green/preference": "active",  # superseded by blue, then restored
+            "a-blue/episode": "superseded", "a-blue/preference": "superseded",  # by the restored green
             "a-hiking/episode": "forgotten", "a-hiking/preference": "forgotten",
             "a-tea/episode": "active", "a-tea/fact": "active",  # displaced by coffee, back when coffee was retracted
             "a-coffee/episode": "retracted", "a-coffee/fact": "retracted",
@@ -411,14 +412,23 @@ def test_statuses_after_the_lifecycle(history: History) -> None:
         assert rows_[ids["a-blue/preference"]]["superseded_by"] == ids["a-green/preference"]
         assert rows_[ids["a-green/preference"]]["valid_to"] is None
         assert rows_[ids["a-tea/fact"]]["superseded_by"] is None and rows_[ids["a-tea/fact"]]["valid_to"] is None
+        for episode, by in (("a-mysql", "a-postgres/correction"), ("a-berlin", "a-paris/fact"),
+                            ("a-python", "a-rust/fact"), ("a-blue", "a-green/preference")):
+            assert rows_[ids[f"{episode}/episode"]]["superseded_by"] == ids[by], episode
+        for back in ("a-green/episode", "a-tea/episode"):  # restored, and back after the rollback
+            assert (rows_[ids[back]]["superseded_by"], rows_[ids[back]]["valid_to"]) == (None, None), back
 
 
 # Queries aimed at each memory that must not be recalled; name -> (query, its status).
 HIDDEN = {
     "a-mysql/fact": ("We use MySQL for the order database.", "superseded"),
+    "a-mysql/episode": ("We use MySQL for the order database.", "superseded"),
     "a-berlin/fact": ("I live in Berlin.", "superseded"),
+    "a-berlin/episode": ("I live in Berlin.", "superseded"),
     "a-python/fact": ("We use Python for the backend.", "superseded"),
+    "a-python/episode": ("We use Python for the backend.", "superseded"),
     "a-blue/preference": ("My favorite color is blue.", "superseded"),
+    "a-blue/episode": ("My favorite color is blue.", "superseded"),
     "a-hiking/preference": ("I like hiking in the mountains.", "forgotten"),
     "a-hiking/episode": ("I like hiking in the mountains.", "forgotten"),
     "a-coffee/fact": ("I drink coffee every morning.", "retracted"),
@@ -442,6 +452,20 @@ def test_recall_never_returns_superseded_forgotten_or_retracted(history: History
     rows_ = memory_rows(settings)
     for query in [q for q, _ in HIDDEN.values()] + ["what do I drink?", "favorite color", "allergies"]:
         assert {rows_[m]["status"] for m in hits(settings, embedder, A, query)} == {"active"}, query
+
+
+@pytest.mark.parametrize("which", ["live", "rebuilt"])
+def test_a_superseded_fact_s_utterance_no_longer_answers(history: History, embedder: Embedder, which: str) -> None:
+    """"We use MySQL ..." was corrected to PostgreSQL: neither the MySQL fact nor its turn's episode is served."""
+    settings, ids = getattr(history, which), history.ids
+    for query in ("what database do we use?", "which database do we use for orders?", "MySQL"):
+        found = recall_hits(settings, embedder, A, query)
+        assert found, query
+        assert not {ids["a-mysql/fact"], ids["a-mysql/episode"]} & {h.memory_id for h in found}, query
+        assert "We use MySQL for the order database." not in [h.text for h in found], query
+    # Bank B never corrected it: there the same utterance still answers.
+    assert ids["b-mysql/episode"] in hits(settings, embedder, B, "what database do we use?") or \
+        ids["b-mysql/fact"] in hits(settings, embedder, B, "what database do we use?")
 
 
 @pytest.mark.parametrize("which", ["live", "rebuilt"])

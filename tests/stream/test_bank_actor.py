@@ -84,8 +84,12 @@ async def test_turns_become_memories_with_supersession_and_forget(env, embedder)
     facts = [e for e in retained if e.kind != "episode"]
     assert [(f.key, f.value) for f in facts] == [("team/database", "mysql"), ("team/database", "postgresql")]
     assert all(len(e.embedding()) == embedder.dim and e.embedder == embedder.id for e in retained)
-    (sup,) = [e for e in events if isinstance(e, MemorySuperseded)]
-    assert (sup.memory_id, sup.superseded_by) == (facts[0].memory_id, facts[1].memory_id)
+    sup, along = [e for e in events if isinstance(e, MemorySuperseded)]
+    assert (sup.memory_id, sup.superseded_by, sup.along_with) == (facts[0].memory_id, facts[1].memory_id, None)
+    # The first turn's episode said only what its fact said: it goes with it, pointing at the new fact.
+    episodes = {e.source_turn_ids: e.memory_id for e in retained if e.kind == "episode"}
+    assert (along.memory_id, along.superseded_by, along.along_with) == (
+        episodes[("t1",)], facts[1].memory_id, facts[0].memory_id)
 
     await hs.send(ForgetRequested(bank_id=bank, memory_ids=(facts[1].memory_id,), reason="user asked"))
 
@@ -93,6 +97,8 @@ async def test_turns_become_memories_with_supersession_and_forget(env, embedder)
         return any(isinstance(e, MemoryForgotten) for e in await memory_events(log, bank))
 
     await run_until(BankActor(log, RuleExtractor(), embedder, settings, group=group), forgotten)
+    gone = [(e.memory_id, e.along_with) for e in await memory_events(log, bank) if isinstance(e, MemoryForgotten)]
+    assert gone == [(facts[1].memory_id, None), (episodes[("t3",)], facts[1].memory_id)]
 
 
 async def test_restart_resumes_and_redelivery_is_decided_once(env, embedder):
@@ -110,10 +116,10 @@ async def test_restart_resumes_and_redelivery_is_decided_once(env, embedder):
     await hs.record_turn(bank, "I live in Berlin.", session_id="s", turn_id="1")
     await hs.record_turn(bank, "We moved to Paris.", session_id="s", turn_id="2")
     second = BankActor(log, RuleExtractor(), embedder, settings, group=group)
-    await run_until(second, lambda: n_events(5))
+    await run_until(second, lambda: n_events(6))
     events = await memory_events(log, bank)
-    assert len({e.event_id for e in events}) == len(events) == 5  # 2 + episode, fact, superseded
-    assert sum(isinstance(e, MemorySuperseded) for e in events) == 1
+    assert len({e.event_id for e in events}) == len(events) == 6  # 2 + episode, fact, superseded fact and episode
+    assert sum(isinstance(e, MemorySuperseded) for e in events) == 2
 
 
 async def test_bad_records_go_to_the_dead_letter_topic_and_processing_continues(env, embedder):

@@ -92,8 +92,11 @@ async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_
     typed = [e for e in retained if e.kind != "episode"]
     assert [(e.key, e.value, e.extractor) for e in typed] == [
         ("team/database", "mysql", "llm:fake-7b/extract-v1"), ("team/database", "postgresql", "llm:fake-7b/extract-v1")]
-    (sup,) = [e for e in events if isinstance(e, MemorySuperseded)]
+    sup, along = [e for e in events if isinstance(e, MemorySuperseded)]
     assert (sup.memory_id, sup.superseded_by, sup.reason) == (typed[0].memory_id, typed[1].memory_id, "correction")
+    # The LLM reworded t1, but its episode says nothing the fact does not ("we", "use" aside): it goes too.
+    assert (along.memory_id, along.superseded_by, along.along_with) == (
+        retained[0].memory_id, typed[1].memory_id, typed[0].memory_id)
     assert len(fake_llm.requests) == 1
 
     async with Hindsight(settings, embedder=embedder) as hs:  # the projections hold them; recall finds the new value
@@ -101,6 +104,7 @@ async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_
     texts = [h.text for h in hits]
     assert "The team moved the orders service to PostgreSQL." in texts
     assert "The team uses MySQL for the orders service." not in texts  # superseded
+    assert DB_TURNS[0] not in texts  # and its turn's episode with it
 
     async with Hindsight(settings, embedder=embedder) as hs:  # stats show the model, prompt version and tokens
         from hindsight_es.cli.stats import collect

@@ -1,0 +1,247 @@
+"""Given memory events, when an input arrives, then these events: an episode follows its turn's typed memories."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from uuid import uuid4
+
+import numpy as np
+import pytest
+
+from hindsight_es.events import (
+    CorrectionRequested,
+    ForgetRequested,
+    MemoryForgotten,
+    MemoryReinforced,
+    MemoryRestored,
+    MemoryRetained,
+    MemorySuperseded,
+    RestoreRequested,
+    RetractionRequested,
+    SourceRetracted,
+    TurnRecorded,
+)
+from hindsight_es.extraction import RuleExtractor
+from hindsight_es.extraction.schema import Candidate
+from hindsight_es.memory import BankState, Prepared, decide, evolve, fold, plan_retraction
+from hindsight_es.memory.episodes import says_nothing_else
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+MYSQL = "We use MySQL for the order database."
+POSTGRES = "不对，我们用的是 PostgreSQL，不是 MySQL。"
+
+
+def turn(text: str, session: str = "s1", minutes: int = 0) -> TurnRecorded:
+    return TurnRecorded(bank_id="b", session_id=session, turn_id=str(uuid4()), text=text,
+                        occurred_at=T0 + timedelta(minutes=minutes))
+
+
+def episode(text: str) -> Candidate:
+    return Candidate(kind="episode", text=text)
+
+
+def fact(key: str, value: str, text: str, correction: bool = False) -> Candidate:
+    return Candidate(kind="correction" if correction else "fact", text=text, key=key, value=value,
+                     is_correction=correction)
+
+
+def prepared(*cands: Candidate) -> Prepared:
+    return Prepared(list(cands), np.ones((len(cands), 4), np.float32), "test-embedder", "test-extractor")
+
+
+class Bank:
+    """A bank state and its log: ``run`` decides an input and evolves the state, as the actor does."""
+
+    def __init__(self) -> None:
+        self.state, self.log = BankState("b"), []
+
+    def run(self, event, prep: Prepared | None = None) -> list:
+        events = decide(self.state, event, prep)
+        for e in events:
+            evolve(self.state, e)
+        self.log += events
+        return events
+
+    def say(self, text: str, *typed: Candidate, session: str = "s1", minutes: int = 0) -> dict[str, MemoryRetained]:
+        """A turn with its episode and typed candidates; returns what it retained, by kind (text for typed)."""
+        out = self.run(turn(text, session, minutes), prepared(episode(text), *typed))
+        return {"episode" if e.kind == "episode" else e.value: e for e in out if isinstance(e, MemoryRetained)}
+
+    def status(self, retained: MemoryRetained) -> str:
+        return self.state.memories[retained.memory_id].status
+
+
+# ------------------------------------------------------------------ what "says nothing else" means
+
+
+@pytest.mark.parametrize(("episode_text", "typed", "expected"), [
+    (MYSQL, [MYSQL], True),
+    (POSTGRES, [POSTGRES], True),
+    ("Hi! I'm Lin, I run a small tea shop in Hangzhou.", ["I'm Lin, I run a small tea shop in Hangzhou."], True),
+    ("谢谢！我们用 MySQL。", ["我们用 MySQL。"], True),  # two characters of thanks
+    ("Thanks a lot! We use MySQL.", ["We use MySQL."], False),  # three words of its own: kept, to be safe
+    (f"{MYSQL} My daughter Mia turns five next week.", [MYSQL], False),
+    ("我们用 MySQL。我女儿下周五岁。", ["我们用 MySQL。"], False),
+    ("We use MySQL and Redis.", ["We use MySQL.", "We use Redis."], True),
+    ("ok thanks", ["ok"], False),  # as much left over as covered: too little to judge
+    ("", [MYSQL], False),
+])
+def test_says_nothing_else(episode_text: str, typed: list[str], expected: bool) -> None:
+    assert says_nothing_else(episode_text, typed) is expected
+
+
+def test_the_rule_extractor_sentences_cover_their_episode() -> None:
+    """What the bank actor gets from the default extractor: typed texts are the turn's sentences."""
+    texts = (MYSQL, POSTGRES, "Hi! I live in Berlin.", "Thanks! My name is Dana.", "国内快递我以后都用顺丰。")
+    for text in texts:
+        found = RuleExtractor().extract(text, speaker="Lin")
+        assert found[0].kind == "episode" and len(found) > 1, text
+        assert says_nothing_else(found[0].text, [c.text for c in found[1:]]), text
+
+
+# ------------------------------------------------------------------ superseded, corrected, forgotten
+
+
+def test_a_superseded_fact_takes_its_episode_along() -> None:
+    bank = Bank()
+    old = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
+    t2 = turn(POSTGRES, minutes=5)
+    out = bank.run(t2, prepared(episode(POSTGRES), fact("team/database", "postgresql", POSTGRES, correction=True)))
+    new = out[1]
+    assert [type(e) for e in out] == [MemoryRetained, MemoryRetained, MemorySuperseded, MemorySuperseded]
+    taken = out[3]
+    assert (taken.memory_id, taken.superseded_by, taken.along_with) == (
+        old["episode"].memory_id, new.memory_id, old["mysql"].memory_id)
+    assert taken.valid_to == t2.occurred_at and taken.causation_id == t2.event_id
+    assert bank.status(old["episode"]) == bank.status(old["mysql"]) == "superseded"
+    # The new memory replaced the fact, not the episode: the chain a rollback walks is unchanged.
+    assert bank.state.memories[new.memory_id].supersedes == old["mysql"].memory_id
+    assert [m.kind for m in bank.state.active()] == ["episode", "correction"]
+
+
+def test_an_episode_with_content_of_its_own_stays() -> None:
+    bank = Bank()
+    long = f"{MYSQL} My daughter Mia turns five next week."
+    old = bank.say(long, fact("team/database", "mysql", MYSQL))
+    out = bank.run(turn(POSTGRES, minutes=5), prepared(fact("team/database", "postgresql", POSTGRES, True)))
+    assert [type(e) for e in out] == [MemoryRetained, MemorySuperseded]
+    assert bank.status(old["episode"]) == "active"
+
+
+def test_an_episode_stays_while_one_of_its_memories_is_active() -> None:
+    bank = Bank()
+    text = "We use MySQL. I live in Berlin."
+    old = bank.say(text, fact("team/database", "mysql", "We use MySQL."), fact("user/location", "berlin",
+                                                                               "I live in Berlin."))
+    bank.say("We use PostgreSQL.", fact("team/database", "postgresql", "We use PostgreSQL."), minutes=1)
+    assert (bank.status(old["mysql"]), bank.status(old["episode"])) == ("superseded", "active")
+    paris = bank.say("I live in Paris.", fact("user/location", "paris", "I live in Paris."), minutes=2)
+    assert bank.status(old["episode"]) == "superseded"
+    assert bank.state.memories[old["episode"].memory_id].superseded_by == paris["paris"].memory_id
+    assert bank.state.memories[old["episode"].memory_id].along_with == old["berlin"].memory_id
+
+
+def test_an_episode_that_restated_a_memory_follows_it() -> None:
+    """A later turn saying the fact again reinforces it instead of copying it; its episode follows the fact."""
+    bank = Bank()
+    first = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
+    again = bank.run(turn(f"Yes. {MYSQL}", minutes=1), prepared(episode(f"Yes. {MYSQL}"),
+                                                                fact("team/database", "mysql", MYSQL)))
+    assert [type(e) for e in again] == [MemoryRetained, MemoryReinforced]
+    bank.say("We use PostgreSQL.", fact("team/database", "postgresql", "We use PostgreSQL."), minutes=2)
+    assert bank.status(first["episode"]) == "superseded"
+    assert bank.state.memories[again[0].memory_id].status == "superseded"
+
+
+def test_an_episode_only_turn_is_never_touched() -> None:
+    bank = Bank()
+    chat = bank.say("thanks")
+    bank.say(MYSQL, fact("team/database", "mysql", MYSQL), minutes=1)
+    bank.say(POSTGRES, fact("team/database", "postgresql", POSTGRES, True), minutes=2)
+    assert bank.status(chat["episode"]) == "active"
+
+
+def test_a_correction_takes_the_episode_along() -> None:
+    bank = Bank()
+    old = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
+    cmd = CorrectionRequested(bank_id="b", memory_id=old["mysql"].memory_id, text="We use PostgreSQL.")
+    out = bank.run(cmd, prepared(Candidate(kind="fact", text="We use PostgreSQL.")))
+    assert [type(e) for e in out] == [MemoryRetained, MemorySuperseded, MemorySuperseded]
+    assert (out[2].memory_id, out[2].superseded_by, out[2].along_with) == (
+        old["episode"].memory_id, out[0].memory_id, old["mysql"].memory_id)
+    assert [m.memory_id for m in bank.state.active()] == [out[0].memory_id]
+
+
+def test_forgetting_the_fact_forgets_its_episode_and_restoring_it_brings_both_back() -> None:
+    bank = Bank()
+    old = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
+    out = bank.run(ForgetRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,), reason="stale"))
+    assert [(type(e), e.memory_id, e.along_with) for e in out] == [
+        (MemoryForgotten, old["mysql"].memory_id, None),
+        (MemoryForgotten, old["episode"].memory_id, old["mysql"].memory_id)]
+    assert bank.state.active() == []
+    out = bank.run(RestoreRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,)))
+    assert [(type(e), e.memory_id) for e in out] == [(MemoryRestored, old["mysql"].memory_id),
+                                                     (MemoryRestored, old["episode"].memory_id)]
+    episode_ = bank.state.memories[old["episode"].memory_id]
+    assert (episode_.status, episode_.along_with) == ("active", None)
+
+
+def test_an_episode_forgotten_on_its_own_stays_forgotten() -> None:
+    bank = Bank()
+    old = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
+    out = bank.run(ForgetRequested(bank_id="b", memory_ids=(old["mysql"].memory_id, old["episode"].memory_id)))
+    assert [e.along_with for e in out] == [None, None]  # both named: nothing taken along
+    bank.run(RestoreRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,)))
+    assert (bank.status(old["mysql"]), bank.status(old["episode"])) == ("active", "forgotten")
+
+
+def test_restoring_a_superseded_fact_swaps_the_episodes_too() -> None:
+    bank = Bank()
+    old = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
+    new = bank.say(POSTGRES, fact("team/database", "postgresql", POSTGRES, True), minutes=1)
+    out = bank.run(RestoreRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,)))
+    assert [(type(e).__name__, e.memory_id) for e in out] == [
+        ("MemoryRestored", old["mysql"].memory_id), ("MemorySuperseded", new["postgresql"].memory_id),
+        ("MemoryRestored", old["episode"].memory_id), ("MemorySuperseded", new["episode"].memory_id)]
+    assert out[3].superseded_by == old["mysql"].memory_id and out[3].along_with == new["postgresql"].memory_id
+    assert {m.memory_id for m in bank.state.active()} == {old["mysql"].memory_id, old["episode"].memory_id}
+
+
+# ------------------------------------------------------------------ rollback and its undo
+
+
+def test_rolling_back_the_superseding_session_brings_the_episode_back_and_undo_retires_it_again() -> None:
+    bank = Bank()
+    true = bank.say(MYSQL, fact("team/database", "mysql", MYSQL), session="A")
+    poison = bank.say("We use MongoDB.", fact("team/database", "mongodb", "We use MongoDB."), session="B", minutes=1)
+    poisoned = {m.memory_id: (m.status, m.superseded_by) for m in bank.state.memories.values()}
+    assert bank.status(true["episode"]) == "superseded"
+
+    command = RetractionRequested(bank_id="b", session_id="B")
+    retract, restore = plan_retraction(bank.state, command)
+    (rolled,) = bank.run(command)
+    assert isinstance(rolled, SourceRetracted)
+    assert set(rolled.retracted_memory_ids) == {m.memory_id for m in retract} == {
+        poison["episode"].memory_id, poison["mongodb"].memory_id}
+    assert set(rolled.restored_memory_ids) == {m.memory_id for m in restore} == {
+        true["episode"].memory_id, true["mysql"].memory_id}
+    assert {m.memory_id for m in bank.state.active()} == {true["episode"].memory_id, true["mysql"].memory_id}
+    assert all(m.along_with is None and m.valid_to is None for m in bank.state.active())
+
+    bank.run(RestoreRequested(bank_id="b", memory_ids=rolled.retracted_memory_ids))  # undo the rollback
+    assert {m.memory_id: (m.status, m.superseded_by) for m in bank.state.memories.values()} == poisoned
+
+
+def test_the_log_folds_to_the_live_state() -> None:
+    bank = Bank()
+    old = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
+    bank.say(POSTGRES, fact("team/database", "postgresql", POSTGRES, True), minutes=1)
+    bank.run(RestoreRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,)))
+    bank.run(ForgetRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,)))
+    bank.run(RetractionRequested(bank_id="b", session_id="nobody"))
+    replayed = fold("b", bank.log)
+    assert replayed.memories == bank.state.memories
+    assert {m: i.along_with for m, i in replayed.memories.items()} == {
+        m: i.along_with for m, i in bank.state.memories.items()}
+    assert replayed.yields == bank.state.yields
