@@ -20,7 +20,7 @@ from hindsight_es.errors import StoreError
 from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.lifecycle import changes
-from hindsight_es.recall.indexing import index_text
+from hindsight_es.recall.indexing import full_text
 from hindsight_es.stores.lance import POSITION_BANK, LanceStore, memory_schema
 from projections.runner import Batch
 
@@ -30,7 +30,7 @@ Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its 
 
 
 def retained_row(event: MemoryRetained) -> dict[str, Any]:
-    indexed = index_text(event.text, event.speaker, event.context)
+    indexed = full_text(event.text, event.speaker, event.context)
     return {
         "memory_id": str(event.memory_id), "bank_id": event.bank_id, "status": "active", "kind": event.kind,
         "text": event.text, "search_text": indexed, "text_ngram": indexed, "key": event.key, "value": event.value,

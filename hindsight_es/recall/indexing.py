@@ -3,13 +3,26 @@
 An utterance is indexed with its speaker and with the turn it answers, so "How do you unwind?"
 followed by "Running clears my head" finds the answer from a question about unwinding. Built in the
 actor (for the vector) and in the projection (for full text) from fields carried in the event.
+
+Full text weighs the utterance ``UTTERANCE_WEIGHT`` times its context (by repeating it: BM25 has one
+field per index): the context helps a reply be found, but a question about the earlier turn should
+still find that turn before the replies to it. Measured on LoCoMo dev, R@10: once 0.792, twice 0.795,
+three times 0.805.
 """
 
 from __future__ import annotations
 
 CONTEXT_CHARS = 200
+UTTERANCE_WEIGHT = 3
 
 
 def index_text(text: str, speaker: str | None = None, context: str | None = None) -> str:
     head = f"{speaker}: {text}" if speaker else text
     return f"{head}\n[in reply to] {context[:CONTEXT_CHARS]}" if context else head
+
+
+def full_text(text: str, speaker: str | None = None, context: str | None = None) -> str:
+    """What the full-text indexes hold: the utterance weighted over its context (see the module)."""
+    if not context:
+        return index_text(text, speaker)
+    return "\n".join([index_text(text, speaker)] * UTTERANCE_WEIGHT) + f"\n[in reply to] {context[:CONTEXT_CHARS]}"

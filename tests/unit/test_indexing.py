@@ -1,0 +1,23 @@
+"""The texts a memory is embedded and full-text indexed under."""
+
+from __future__ import annotations
+
+from hindsight_es.recall.indexing import CONTEXT_CHARS, UTTERANCE_WEIGHT, full_text, index_text
+
+
+def test_an_utterance_is_indexed_with_its_speaker_and_the_turn_it_answers() -> None:
+    assert index_text("Running clears my head.", "Mel", "Caroline: How do you unwind?") == (
+        "Mel: Running clears my head.\n[in reply to] Caroline: How do you unwind?")
+    assert index_text("Running clears my head.") == "Running clears my head."
+
+
+def test_full_text_weighs_the_utterance_over_its_context() -> None:
+    text = full_text("Researching adoption agencies.", "Caroline", "Melanie: " + "x" * 500)
+    utterance, context = text.split("\n[in reply to] ")
+    assert utterance.split("\n") == ["Caroline: Researching adoption agencies."] * UTTERANCE_WEIGHT
+    assert context == ("Melanie: " + "x" * 500)[:CONTEXT_CHARS]
+
+
+def test_without_context_full_text_is_the_utterance_once() -> None:
+    # a standalone memory's BM25 length and term counts are not inflated
+    assert full_text("我对花生过敏。", "Bart") == "Bart: 我对花生过敏。"
