@@ -24,6 +24,10 @@ def load(directory: Path, language: str = "zh") -> tuple[dict[str, dict], list[d
     for line in (Path(directory) / f"MADial-Bench-{language}-memory.json").read_text(encoding="utf-8").splitlines():
         if line.strip():
             memories.update(json.loads(line))
+    if language != "zh" and any("user-id" not in m for m in memories.values()):
+        # The English memory file omits whose memory it is; its ids are the Chinese file's, which says.
+        owners = {k: m["user-id"] for k, m in load(directory, "zh")[0].items()}
+        memories = {k: {**m, "user-id": owners[k]} for k, m in memories.items() if k in owners}
     dialogues = [json.loads(line) for line in
                  (Path(directory) / f"MADial-Bench-{language}-dialogue.json").read_text(encoding="utf-8").splitlines()
                  if line.strip()]
@@ -53,11 +57,11 @@ async def ingest(hs: Hindsight, memories: dict[str, dict]) -> list[str]:
 async def evaluate(hs: Hindsight, dialogues: list[dict], *, k: int = 10,
                    on_question: Callable[[dict], None] | None = None) -> dict[str, dict[str, float]]:
     rows = []
-    for d in dialogues:
+    for n, d in enumerate(dialogues):
         hits = await hs.recall(f"madial-user-{d['user-id']}", query_of(d), limit=k)
         items = [[turn] for turn in dict.fromkeys(t for h in hits for t in h.source_turn_ids)]
         gold = [str(i) for i in d["relevant-id"]]
-        row = {"qid": str(d["id"]), "category": 0, **score_ranking(items, gold), **hits_at(items, gold)}
+        row = {"qid": str(d.get("id", n)), "category": 0, **score_ranking(items, gold), **hits_at(items, gold)}
         rows.append(row)
         if on_question:
             on_question({**row, "gold": gold, "items": items[:10]})
