@@ -194,7 +194,9 @@ def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, d
 
 @app.command()
 def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, file_okay=False)],
-           language: Annotated[str, typer.Option(help="zh | en")] = "zh",
+           language: Annotated[str, typer.Option(help="zh | en: the dialogues (queries)")] = "zh",
+           memory_language: Annotated[str | None, typer.Option(
+               help="zh | en: the memories (default: --language); differing, it measures cross-lingual recall")] = None,
            work_dir: WorkDir = None, per_question: PerQuestion = None) -> None:
     """MADial-Bench memory recall@1/3/5/10 (one bank per user), through the real pipeline."""
     from hindsight_es.bench import madial as bench
@@ -202,6 +204,8 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
 
     settings = _bench_settings(settings_from(ctx), work_dir)
     memories, dialogues = bench.load(data, language)
+    if memory_language not in (None, language):  # the two languages' files share memory ids and users
+        memories = bench.load(data, memory_language)[0]
 
     async def go(write: Callable[[dict], None] | None) -> dict:
         async with Hindsight(settings) as hs:
@@ -210,5 +214,6 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
             return await bench.evaluate(hs, dialogues, on_question=write)
 
     results = _run_writing(go, per_question)
-    _print_quality(f"MADial-Bench {language} (embedder {settings.embedder})", results,
+    languages = language if memory_language in (None, language) else f"{language} queries, {memory_language} memories"
+    _print_quality(f"MADial-Bench {languages} (embedder {settings.embedder})", results,
                    ["R@1", "R@3", "R@5", "R@10", "Hit@1", "Hit@5", "Hit@10", "NDCG@10"])
