@@ -26,7 +26,7 @@ from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
 from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.guard import GuardPolicy
-from hindsight_es.recall.indexing import index_text
+from hindsight_es.recall.indexing import LastTurn, index_text, reply_context
 from streams.deadletter import dead_letter
 from streams.metrics import observe
 from streams.revival import RetainedIndex
@@ -114,7 +114,7 @@ class BankActor:
         candidates: list[list[Candidate]] = []
         contexts: list[str | None] = []
         extractors: list[tuple[str, tuple[str, str] | None]] = []
-        last_turn: dict[tuple[str, str], str] = {}  # turns earlier in this batch, not yet in the state
+        last_turn: dict[tuple[str, str], LastTurn] = {}  # turns earlier in this batch, not yet in the state
         for event in events:
             context, extractor = None, (self.extractor.id, None)
             if isinstance(event, TurnRecorded) and event.event_id not in self.state(event.bank_id).handled:
@@ -123,9 +123,11 @@ class BankActor:
                                                                       source=event.source)
                 extractor = (given[1], given[2]) if given else extractor
                 session = (event.bank_id, event.session_id)
-                context = last_turn.get(session, self.state(event.bank_id).last_turn.get(event.session_id))
+                who = event.speaker or event.source
+                context = reply_context(last_turn.get(session, self.state(event.bank_id).last_turn.get(event.session_id)),
+                                        who)
                 if found:
-                    last_turn[session] = index_text(found[0].text, event.speaker)
+                    last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
                 candidates.append(found)
                 texts.append([index_text(c.text, event.speaker, context) for c in found])
             elif isinstance(event, CorrectionRequested) and event.event_id not in self.state(event.bank_id).handled:

@@ -22,7 +22,7 @@ from hindsight_es.events import (
     MemoryRetained,
 )
 from hindsight_es.memory.lifecycle import changes
-from hindsight_es.recall.indexing import index_text
+from hindsight_es.recall.indexing import LastTurn, index_text
 
 Status = Literal["active", "superseded", "forgotten", "archived", "quarantined", "retracted"]
 
@@ -70,7 +70,7 @@ class BankState:
     memories: dict[UUID, MemoryInfo] = field(default_factory=dict)
     heads: dict[str, UUID] = field(default_factory=dict)  # key -> the active memory holding it
     handled: set[UUID] = field(default_factory=set)  # input event ids already decided (redelivery guard)
-    last_turn: dict[str, str] = field(default_factory=dict)  # session -> its latest turn, "speaker: text"
+    last_turn: dict[str, LastTurn] = field(default_factory=dict)  # session -> its latest turn (see reply_context)
     texts: dict[tuple[str, str], UUID] = field(default_factory=dict)  # (kind, normalized text) -> active memory
     session_seen: dict[str, datetime] = field(default_factory=dict)  # session -> its latest retained memory's time
     yields: dict[UUID, list[UUID]] = field(default_factory=dict)  # input event id -> memories it retained or restated
@@ -94,7 +94,8 @@ def evolve(state: BankState, event: Event) -> BankState:
         _reindex(state, state.memories[event.memory_id])
         _yielded(state, event)
         if event.kind == "episode" and event.session_id is not None:
-            state.last_turn[event.session_id] = index_text(event.text, event.speaker)
+            state.last_turn[event.session_id] = LastTurn(event.speaker or event.source,
+                                                         index_text(event.text, event.speaker), event.context)
     elif isinstance(event, MemoryReinforced) and (reinforced := state.memories.get(event.memory_id)) is not None:
         reinforced.evidence = event.evidence_turn_ids
         if event.causation_id is not None and event.causation_id not in reinforced.restated_by:

@@ -12,6 +12,8 @@ three times 0.805.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 CONTEXT_CHARS = 200
 UTTERANCE_WEIGHT = 3
 
@@ -26,3 +28,19 @@ def full_text(text: str, speaker: str | None = None, context: str | None = None)
     if not context:
         return index_text(text, speaker)
     return "\n".join([index_text(text, speaker)] * UTTERANCE_WEIGHT) + f"\n[in reply to] {context[:CONTEXT_CHARS]}"
+
+
+class LastTurn(NamedTuple):
+    """A session's latest turn, as the next turn's context is chosen from it."""
+
+    who: str | None  # its speaker (or, without one, its source)
+    text: str  # "speaker: text", as indexed
+    context: str | None  # the context it was indexed with
+
+
+def reply_context(last: LastTurn | None, who: str | None) -> str | None:
+    """The turn a new turn of ``who`` answers: the latest one of someone else. A second message in a row
+    from the same speaker is not a reply to their first: it answers what the first answered."""
+    if last is None:
+        return None
+    return last.text if last.who != who else last.context

@@ -141,3 +141,30 @@ async def test_bad_records_go_to_the_dead_letter_topic_and_processing_continues(
     reasons = [letter["reason"] for letter in letters]
     assert len(reasons) == 3, reasons
     assert "not UTF-8" in reasons[0] and "invalid TurnRecorded" in reasons[1] and "Nope" in reasons[2]
+
+
+async def test_a_turn_is_indexed_with_the_latest_turn_of_someone_else(env, embedder):
+    """A second message in a row from one speaker does not answer their first: both answer the agent."""
+    settings, log = env
+    bank, group = f"b-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
+    hs = Hindsight(settings, log=log, embedder=embedder)
+    await hs.record_turn(bank, "How can I help with the shop?", session_id="s", turn_id="t1", speaker="agent",
+                         role="assistant", source="assistant")
+    await hs.record_turn(bank, "We use MySQL for the order database.", session_id="s", turn_id="t2", speaker="Lin")
+    await hs.record_turn(bank, "I'm allergic to peanuts.", session_id="s", turn_id="t3", speaker="Lin")
+
+    async def episodes(n):
+        return len([e for e in await memory_events(log, bank)
+                    if isinstance(e, MemoryRetained) and e.kind == "episode"]) >= n
+
+    await run_until(BankActor(log, RuleExtractor(), embedder, settings, group=group), lambda: episodes(3))
+    # the next turn is decided by a fresh actor: the context now comes from the state folded from the log
+    await hs.record_turn(bank, "And we ship with FedEx.", session_id="s", turn_id="t4", speaker="Lin")
+    await hs.record_turn(bank, "Noted: FedEx.", session_id="s", turn_id="t5", speaker="agent", role="assistant",
+                         source="assistant")
+    await run_until(BankActor(log, RuleExtractor(), embedder, settings, group=group), lambda: episodes(5))
+    contexts = {e.source_turn_ids[0]: e.context for e in await memory_events(log, bank)
+                if isinstance(e, MemoryRetained) and e.kind == "episode"}
+    assert contexts == {"t1": None, "t2": "agent: How can I help with the shop?",
+                        "t3": "agent: How can I help with the shop?", "t4": "agent: How can I help with the shop?",
+                        "t5": "Lin: And we ship with FedEx."}

@@ -21,3 +21,14 @@ def test_full_text_weighs_the_utterance_over_its_context() -> None:
 def test_without_context_full_text_is_the_utterance_once() -> None:
     # a standalone memory's BM25 length and term counts are not inflated
     assert full_text("我对花生过敏。", "Bart") == "Bart: 我对花生过敏。"
+
+
+def test_the_reply_context_is_the_latest_turn_of_someone_else() -> None:
+    from hindsight_es.recall.indexing import LastTurn, reply_context
+
+    agent = LastTurn("agent", "agent: How can I help?", "Lin: Hi")
+    assert reply_context(None, "Lin") is None
+    assert reply_context(agent, "Lin") == "agent: How can I help?"
+    lin = LastTurn("Lin", "Lin: We use MySQL.", "agent: How can I help?")
+    assert reply_context(lin, "Lin") == "agent: How can I help?"  # not a reply to their own message
+    assert reply_context(lin, "agent") == "Lin: We use MySQL."
