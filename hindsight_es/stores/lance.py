@@ -17,7 +17,7 @@ from typing import Any
 import lancedb
 import pyarrow as pa
 import pyarrow.compute as pc
-from lancedb.index import FTS, Bitmap, BTree, IvfFlat
+from lancedb.index import FTS, Bitmap, BTree, IvfSq
 
 from hindsight_es.errors import StoreError
 
@@ -26,6 +26,7 @@ VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
 VECTOR_INDEX_FILE = "memories.vector_index.json"  # rows and partitions the IVF index was trained with
 PROBED_BANK_ROWS = 8_000  # an IVF search probes enough partitions to see about this many rows of the bank
 PARTITION_ROWS = 256  # IVF partition size: ~30 partitions hold PROBED_BANK_ROWS
+VECTOR_INDEX_TYPE = "IVF_SQ"
 MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is retrained
 MIN_NPROBES = 32
 EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
@@ -165,11 +166,20 @@ class LanceStore:
                 table.create_index("text_ngram", config=FTS(base_tokenizer="ngram", ngram_min_length=1,
                                                             ngram_max_length=2, stem=False, remove_stop_words=False,
                                                             lower_case=True))
-            for column in ("bank_id", "memory_id"):
+            kinds = {i.name: i.index_type for i in table.list_indices()}
+            if kinds.get("bank_id_idx") == "BTree":  # an older release's; see below
+                table.drop_index("bank_id_idx")
+                names.discard("bank_id_idx")
+            if "memory_id_idx" not in names:
+                table.create_index("memory_id", config=BTree())
+            # Every search is prefiltered on bank, status and owner (an agent's recall), some on kind or a
+            # time range. Bitmaps answer "= value" and "IS NULL" with a ready row set: on a 195k-row table
+            # 0.7 ms, where a B-tree over bank_id took 5 ms and an unindexed owner clause 25 ms per search.
+            for column in ("bank_id", "status", "owner", "kind"):
                 if f"{column}_idx" not in names:
-                    table.create_index(column, config=BTree())
-            if "status_idx" not in names:  # every recall filters on it: a bitmap halves the prefilter
-                table.create_index("status", config=Bitmap())
+                    table.create_index(column, config=Bitmap())
+            if "valid_from_idx" not in names:
+                table.create_index("valid_from", config=BTree())
             self._ensure_vector_index(table, names)
             table.optimize()
         turns = self.table("turns") if "turns" in tables else None
@@ -181,21 +191,24 @@ class LanceStore:
     def _ensure_vector_index(self, table: Any, names: set[str]) -> None:
         """An IVF index once the table is large enough for flat search to hurt.
 
-        IVF_FLAT keeps exact vectors (no quantisation error) and trains in seconds. It is trained with a
-        target partition *size*: ``optimize`` then folds new rows in as delta indexes whose partitions
-        keep that size (trained with a partition *count*, optimize re-partitions to a few huge ones, and
-        every search compares every row). Too many deltas (each probed separately) trigger a retrain;
-        so does an index from a release that did not record how it was trained.
+        IVF_SQ: vectors quantised to int8 in the index (a quarter of IVF_FLAT's memory: 170 MB instead of
+        670 MB at 195k 896-d rows, and faster to scan); candidates only need their rank, not exact
+        distances. It is trained with a target partition *size*: ``optimize`` then folds new rows in as
+        delta indexes whose partitions keep that size (trained with a partition *count*, optimize
+        re-partitioned it into a few huge ones, and every search compared every row). Too many deltas
+        (each probed separately) trigger a retrain; so does an index this release did not record.
         """
         rows = table.count_rows()
         if rows < VECTOR_INDEX_ROWS:
             return
-        if "vector_idx" in names and self.vector_index_info() is not None:
+        info = self.vector_index_info()
+        if "vector_idx" in names and info is not None and info.get("index") == VECTOR_INDEX_TYPE:
             if table.index_stats("vector_idx").num_indices <= MAX_VECTOR_DELTAS:
                 return
-        table.create_index("vector", config=IvfFlat(distance_type="cosine", target_partition_size=PARTITION_ROWS),
+        table.create_index("vector", config=IvfSq(distance_type="cosine", target_partition_size=PARTITION_ROWS),
                            replace=True)
-        (self.path / VECTOR_INDEX_FILE).write_text(json.dumps({"rows": rows, "partition_rows": PARTITION_ROWS}))
+        (self.path / VECTOR_INDEX_FILE).write_text(json.dumps({"index": VECTOR_INDEX_TYPE, "rows": rows,
+                                                               "partition_rows": PARTITION_ROWS}))
 
     def vector_index_info(self) -> dict[str, int] | None:
         """``{"rows": .., "partition_rows": ..}`` of the IVF index as trained, or None (no index, or one

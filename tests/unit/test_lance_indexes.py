@@ -1,0 +1,67 @@
+"""The hot table's indexes: bitmaps for every prefilter column, an IVF_SQ vector index sized by partition."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from hindsight_es.stores import lance as L
+from hindsight_es.stores.lance import LanceStore, memory_schema
+
+DIM = 8
+
+
+def rows(n: int, start: int = 0, bank: str = "b") -> pa.Table:
+    vectors = np.random.default_rng(start).standard_normal((n, DIM), dtype=np.float32)
+    data = {f.name: [None] * n for f in memory_schema(DIM)}
+    data.update(memory_id=[f"m{start + i}" for i in range(n)], bank_id=[bank] * n, status=["active"] * n,
+                kind=["episode"] * n, text=[f"note {start + i}" for i in range(n)],
+                search_text=[f"note {start + i}" for i in range(n)], text_ngram=[f"note {start + i}" for i in range(n)],
+                entities=[[]] * n, source_turn_ids=[[f"t{start + i}"] for i in range(n)], vector=list(vectors))
+    return pa.Table.from_pydict(data, schema=memory_schema(DIM))
+
+
+def test_prefilter_columns_get_bitmaps_and_a_large_table_an_ivf_sq_index(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(L, "VECTOR_INDEX_ROWS", 600)
+    store = LanceStore(tmp_path)
+    store.upsert("memories", memory_schema(DIM), "memory_id", rows(500))
+    store.ensure_indexes(("memories",))
+    kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
+    assert {kinds[f"{c}_idx"] for c in ("bank_id", "status", "owner", "kind")} == {"Bitmap"}
+    assert "vector_idx" not in kinds and store.vector_index_info() is None and store.nprobes(5000, 5000) is None
+
+    store.upsert("memories", memory_schema(DIM), "memory_id", rows(500, start=500))
+    store.ensure_indexes(("memories",))
+    kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
+    assert kinds["vector_idx"] == "IvfSq"
+    assert store.vector_index_info() == {"index": "IVF_SQ", "rows": 1000, "partition_rows": L.PARTITION_ROWS}
+    hits = store.vector_search(rows(1, start=7).column("vector")[0].as_py(), "bank_id = 'b'", 5, ["memory_id"],
+                               nprobes=4)
+    assert len(hits) == 5
+
+
+def test_an_index_this_release_did_not_record_is_retrained(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(L, "VECTOR_INDEX_ROWS", 600)
+    store = LanceStore(tmp_path)
+    store.upsert("memories", memory_schema(DIM), "memory_id", rows(1000))
+    store.ensure_indexes(("memories",))
+    (tmp_path / L.VECTOR_INDEX_FILE).write_text(json.dumps({"rows": 1000, "partition_rows": 256}))  # older release
+    store.ensure_indexes(("memories",))
+    assert store.vector_index_info()["index"] == "IVF_SQ"
+
+
+@pytest.mark.parametrize(("bank_rows", "table_rows", "expected"), [
+    (2_000, 2_000, None),          # small banks: exact
+    (100_000, 100_000, 32),        # 8k of the bank's rows in ~32 partitions of 256
+    (400_000, 400_000, 32),
+    (20_000, 1_000_000, None),     # probing enough of a small bank would scan more than the bank: exact
+    (200_000, 1_000_000, 157),     # a fifth of the table: five times the probes
+])
+def test_probes_follow_the_banks_share_of_the_table(tmp_path, bank_rows, table_rows, expected) -> None:
+    store = LanceStore(tmp_path)
+    (tmp_path / L.VECTOR_INDEX_FILE).write_text(json.dumps({"index": "IVF_SQ", "rows": table_rows,
+                                                            "partition_rows": 256}))
+    assert store.nprobes(bank_rows, table_rows) == expected
