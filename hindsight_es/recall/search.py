@@ -19,6 +19,7 @@ from hindsight_es.embedding.hybrid import is_cjk
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query
+from hindsight_es.recall.rowcache import LIVE, row_cache
 from hindsight_es.recall.scoring import rescore
 from hindsight_es.stores.lance import LanceStore, has_cjk, quote
 
@@ -59,23 +60,28 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # Each index answers its own script: stemmed words for a query that is not mostly CJK, n-grams of
     # CJK text for one with CJK. Across scripts they match only names and single letters: noise that
     # outvoted the vectors (MADial zh queries over en memories, Hit@5 0.31 with it, 0.66 without).
-    texts = []
+    # Searches read back only ids and the fields that change; the rest comes from the row cache.
+    bank_rows, table_rows = _rows(store, bank_id)
+    cache = row_cache(store)
+    texts = []  # (index, its hits); a CJK query's n-gram hits count only on CJK memories (see below)
     if not is_cjk(query):
-        texts.append(_POOL.submit(lambda: _ranked(store.text_search(query, "search_text", where, fetch, COLUMNS),
-                                                  "_score", -1, pool)))
+        texts.append(("search_text", _POOL.submit(_text_hits, store, query, "search_text", where, pool, fetch)))
     if parsed.cjk:
-        texts.append(_POOL.submit(lambda: _ranked([r for r in store.text_search(query, "text_ngram", where, fetch,
-                                                                                COLUMNS) if has_cjk(r["text"])],
-                                                  "_score", -1, pool)))
+        texts.append(("text_ngram", _POOL.submit(_text_hits, store, query, "text_ngram", where, pool, fetch)))
+    cache.warm(bank_id, bank_rows)
     vector = embed_query(embedder, query)
-    nprobes = store.nprobes(*_rows(store, bank_id))
+    nprobes = store.nprobes(bank_rows, table_rows)
     filters = [where]
     if parsed.since is not None:
         filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
-    vectors = [_POOL.submit(lambda w=w: _ranked(store.vector_search(vector, w, fetch, COLUMNS, nprobes=nprobes),
-                                                "_distance", 1, pool)) for w in filters]
-    lists = [f.result() for f in (vectors[:1] + texts + vectors[1:])]
-    rows = {row["memory_id"]: row for ranking in lists for row in ranking}
+    vectors = [("vector", _POOL.submit(store.vector_search, vector, w, fetch, LIVE, nprobes=nprobes)) for w in filters]
+    found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
+    live = {row["memory_id"]: row for _, hits in found for row in hits}
+    rows = {memory_id: {**fixed, **live[memory_id]} for memory_id, fixed in cache.rows(live).items()}
+    lists = [_ranked([r for r in hits if r["memory_id"] in rows
+                      and (name != "text_ngram" or has_cjk(rows[r["memory_id"]]["text"]))],
+                     "_distance" if name == "vector" else "_score", 1 if name == "vector" else -1, pool)
+             for name, hits in found]
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], k=RRF_K), rows, parsed)
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
 
@@ -92,9 +98,45 @@ def _rows(store: LanceStore, bank_id: str) -> tuple[int, int]:
     return cached[0]
 
 
+MAX_FETCH = 2_000
+
+
+def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int, fetch: int) -> list[dict]:
+    """Full-text hits, enough of them that a tie at the pool's cut is complete.
+
+    BM25 gives equal scores to equal texts (a speaker's many short turns answering the same question),
+    and LanceDB returns an arbitrary ``fetch`` of a larger tie: the candidates, and so the ranking, would
+    depend on storage order and a rebuilt store could rank differently. So while the hits at the cut and
+    at the end of the fetch tie, fetch four times as many (up to ``MAX_FETCH``).
+    """
+    while True:
+        hits = store.text_search(query, column, where, fetch, LIVE)
+        if len(hits) < fetch or len(hits) <= pool or fetch >= MAX_FETCH:
+            return hits
+        scores = sorted((h["_score"] for h in hits), reverse=True)
+        if scores[pool - 1] - scores[-1] > TIE * max(1.0, scores[pool - 1]):
+            return hits
+        fetch = min(MAX_FETCH, fetch * 4)
+
+
+TIE = 1e-5  # scores this close (relative) are one score: float sums in LanceDB vary in their last bits
+
+
 def _ranked(rows: list[dict], score: str, sign: int, pool: int) -> list[dict]:
-    """Best first with ties broken by id, so a rebuilt table ranks exactly like the live one."""
-    return sorted(rows, key=lambda r: (sign * round(r[score], 5), r["memory_id"]))[:pool]
+    """Best first with ties broken by id, so a rebuilt table ranks exactly like the live one.
+
+    LanceDB sums BM25 and distances in an order that depends on fragments and threads, so equal scores
+    can differ in their last bits, and rounding could still split them: a run of scores within ``TIE``
+    of the run's first is one tie.
+    """
+    ordered = sorted(rows, key=lambda r: sign * r[score])
+    out: list[dict] = []
+    start = 0
+    for i in range(1, len(ordered) + 1):
+        if i == len(ordered) or abs(ordered[i][score] - ordered[start][score]) > TIE * max(1.0, abs(ordered[start][score])):
+            out += sorted(ordered[start:i], key=lambda r: r["memory_id"])
+            start = i
+    return out[:pool]
 
 
 def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict]) -> list[tuple[str, float]]:
