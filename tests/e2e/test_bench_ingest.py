@@ -59,6 +59,9 @@ def test_throughput_mode_prints_turns_per_second(tmp_path: Path) -> None:
 
 
 def test_freshness_mode_runs_on_kafka(tmp_path: Path, kafka_broker: str) -> None:
+    # The test broker's topics are shared by every Kafka test, whose memories carry 384-d MiniLM vectors:
+    # a projection of them needs a table of that size (and theirs must not meet 896-d hybrid vectors).
     out = bench(tmp_path / "data", "--rate", "10", "--seconds", "1", broker=kafka_broker,
-                HINDSIGHT_KAFKA_SESSION_TIMEOUT_MS="1500", HINDSIGHT_KAFKA_HEARTBEAT_INTERVAL_MS="300")
+                HINDSIGHT_KAFKA_SESSION_TIMEOUT_MS="1500", HINDSIGHT_KAFKA_HEARTBEAT_INTERVAL_MS="300",
+                HINDSIGHT_EMBEDDER="minilm")
     check_freshness(out, turns=10, rate=10)
