@@ -27,7 +27,7 @@ COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speake
            "valid_to", "status", "owner", "scope")
 ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
-_SIZES: dict[tuple[int, str], tuple[tuple[int, int], float]] = {}
+_SIZES: dict[tuple[str, str], tuple[tuple[int, int], float]] = {}
 RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
 
 
@@ -90,11 +90,12 @@ def _rows(store: LanceStore, bank_id: str) -> tuple[int, int]:
     """Rows of the bank and of the table (any status), cached for a few seconds: they only set how the
     vectors are searched."""
     now = time.monotonic()
-    cached = _SIZES.get((id(store), bank_id))
+    key = (str(store.path), bank_id)  # not id(store): a freed store's id is reused by the next one
+    cached = _SIZES.get(key)
     if cached is None or now - cached[1] > 10.0:
         counts = (store.count("memories", f"bank_id = {quote(bank_id)}"), store.count("memories", "true"))
         cached = (counts, now)
-        _SIZES[(id(store), bank_id)] = cached
+        _SIZES[key] = cached
     return cached[0]
 
 
