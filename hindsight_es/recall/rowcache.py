@@ -48,9 +48,9 @@ class RowCache:
         """The fixed fields of these memories (those not in the table are left out)."""
         ids = list(ids)
         if missing := [i for i in ids if i not in self._rows]:
-            found = self.store.rows_by_id("memories", "memory_id", missing)
+            found = self.store.rows_by_id("memories", "memory_id", missing, FIXED)
             if found is not None:
-                self._put(found.select(list(FIXED)).to_pylist())
+                self._put(found.to_pylist())
         return {i: row for i in ids if (row := self._rows.get(i)) is not None}
 
     def _put(self, rows: list[dict]) -> None:

@@ -27,7 +27,7 @@ COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speake
            "valid_to", "status", "owner", "scope")
 ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
-_SIZES: dict[tuple[str, str], tuple[tuple[int, int], float]] = {}
+_PLANS: dict[tuple[str, str], tuple[tuple[int, int | None], float]] = {}
 RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
 
 
@@ -61,7 +61,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # CJK text for one with CJK. Across scripts they match only names and single letters: noise that
     # outvoted the vectors (MADial zh queries over en memories, Hit@5 0.31 with it, 0.66 without).
     # Searches read back only ids and the fields that change; the rest comes from the row cache.
-    bank_rows, table_rows = _rows(store, bank_id)
+    bank_rows, nprobes = _plan(store, bank_id)
     cache = row_cache(store)
     texts = []  # (index, its hits); a CJK query's n-gram hits count only on CJK memories (see below)
     if not is_cjk(query):
@@ -70,7 +70,6 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
         texts.append(("text_ngram", _POOL.submit(_text_hits, store, query, "text_ngram", where, pool, fetch)))
     cache.warm(bank_id, bank_rows)
     vector = embed_query(embedder, query)
-    nprobes = store.nprobes(bank_rows, table_rows)
     filters = [where]
     if parsed.since is not None:
         filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
@@ -86,16 +85,16 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
 
 
-def _rows(store: LanceStore, bank_id: str) -> tuple[int, int]:
-    """Rows of the bank and of the table (any status), cached for a few seconds: they only set how the
-    vectors are searched."""
+def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
+    """Rows of the bank (any status) and the IVF probes for it (None: exact), cached for a few seconds:
+    they only set how the vectors are searched and whether the row cache loads the bank whole."""
     now = time.monotonic()
     key = (str(store.path), bank_id)  # not id(store): a freed store's id is reused by the next one
-    cached = _SIZES.get(key)
+    cached = _PLANS.get(key)
     if cached is None or now - cached[1] > 10.0:
-        counts = (store.count("memories", f"bank_id = {quote(bank_id)}"), store.count("memories", "true"))
-        cached = (counts, now)
-        _SIZES[key] = cached
+        bank_rows = store.count("memories", f"bank_id = {quote(bank_id)}")
+        cached = ((bank_rows, store.nprobes(bank_rows, store.count("memories", "true"))), now)
+        _PLANS[key] = cached
     return cached[0]
 
 
@@ -115,12 +114,16 @@ def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int
         if len(hits) < fetch or len(hits) <= pool or fetch >= MAX_FETCH:
             return hits
         scores = sorted((h["_score"] for h in hits), reverse=True)
-        if scores[pool - 1] - scores[-1] > TIE * max(1.0, scores[pool - 1]):
+        if not _tied(scores[pool - 1], scores[-1]):
             return hits
         fetch = min(MAX_FETCH, fetch * 4)
 
 
 TIE = 1e-5  # scores this close (relative) are one score: float sums in LanceDB vary in their last bits
+
+
+def _tied(first: float, other: float) -> bool:
+    return abs(first - other) <= TIE * max(1.0, abs(first))
 
 
 def _ranked(rows: list[dict], score: str, sign: int, pool: int) -> list[dict]:
@@ -134,7 +137,7 @@ def _ranked(rows: list[dict], score: str, sign: int, pool: int) -> list[dict]:
     out: list[dict] = []
     start = 0
     for i in range(1, len(ordered) + 1):
-        if i == len(ordered) or abs(ordered[i][score] - ordered[start][score]) > TIE * max(1.0, abs(ordered[start][score])):
+        if i == len(ordered) or not _tied(ordered[start][score], ordered[i][score]):
             out += sorted(ordered[start:i], key=lambda r: r["memory_id"])
             start = i
     return out[:pool]

@@ -145,12 +145,17 @@ class LanceStore:
         rows = table.search().where(f"bank_id = {quote(POSITION_BANK)}").select(["topic", "partition", "offset"]).to_list()
         return {(r["topic"], r["partition"]): r["offset"] for r in rows}
 
-    def rows_by_id(self, name: str, key: str, ids: Sequence[str]) -> pa.Table | None:
+    def rows_by_id(self, name: str, key: str, ids: Sequence[str],
+                   columns: Sequence[str] | None = None) -> pa.Table | None:
+        """The rows whose ``key`` is in ``ids`` (all columns, or only ``columns``)."""
         table = self.table(name)
         if table is None or not ids:
             return None
         in_list = ", ".join(quote(i) for i in ids)
-        return table.search().where(f"{key} IN ({in_list})").limit(len(ids) + 1).to_arrow()
+        query = table.search().where(f"{key} IN ({in_list})")
+        if columns:
+            query = query.select(list(columns))
+        return query.limit(len(ids) + 1).to_arrow()
 
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``optimize``).
@@ -159,17 +164,17 @@ class LanceStore:
         """
         table = self.table("memories") if "memories" in tables else None
         if table is not None and table.count_rows() > 0:
-            names = {i.name for i in table.list_indices()}
+            kinds = {i.name: i.index_type for i in table.list_indices()}
+            if kinds.get("bank_id_idx") == "BTree":  # an older release's; see below
+                table.drop_index("bank_id_idx")
+                del kinds["bank_id_idx"]
+            names = set(kinds)
             if "search_text_idx" not in names:
                 table.create_index("search_text", config=FTS(base_tokenizer="simple", stem=True, remove_stop_words=True))
             if "text_ngram_idx" not in names:
                 table.create_index("text_ngram", config=FTS(base_tokenizer="ngram", ngram_min_length=1,
                                                             ngram_max_length=2, stem=False, remove_stop_words=False,
                                                             lower_case=True))
-            kinds = {i.name: i.index_type for i in table.list_indices()}
-            if kinds.get("bank_id_idx") == "BTree":  # an older release's; see below
-                table.drop_index("bank_id_idx")
-                names.discard("bank_id_idx")
             if "memory_id_idx" not in names:
                 table.create_index("memory_id", config=BTree())
             # Every search is prefiltered on bank, status and owner (an agent's recall), some on kind or a
