@@ -19,19 +19,25 @@ from hindsight_es.client import Hindsight, make_turn
 _SPEAKER = re.compile(r'^<([^>]+)>:\s*"?(.*?)"?\s*$', re.S)
 
 
-def load(directory: Path, language: str = "zh") -> tuple[dict[str, dict], list[dict]]:
+def _json_lines(directory: Path, name: str) -> list:
+    return [json.loads(line) for line in (Path(directory) / name).read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+
+
+def load_dialogues(directory: Path, language: str = "zh") -> list[dict]:
+    return _json_lines(directory, f"MADial-Bench-{language}-dialogue.json")
+
+
+def load_memories(directory: Path, language: str = "zh") -> dict[str, dict]:
+    """Memory id -> memory (event, time, user id)."""
     memories: dict[str, dict] = {}
-    for line in (Path(directory) / f"MADial-Bench-{language}-memory.json").read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            memories.update(json.loads(line))
+    for line in _json_lines(directory, f"MADial-Bench-{language}-memory.json"):
+        memories.update(line)
     if language != "zh" and any("user-id" not in m for m in memories.values()):
         # The English memory file omits whose memory it is; its ids are the Chinese file's, which says.
-        owners = {k: m["user-id"] for k, m in load(directory, "zh")[0].items()}
+        owners = {k: m["user-id"] for k, m in load_memories(directory, "zh").items()}
         memories = {k: {**m, "user-id": owners[k]} for k, m in memories.items() if k in owners}
-    dialogues = [json.loads(line) for line in
-                 (Path(directory) / f"MADial-Bench-{language}-dialogue.json").read_text(encoding="utf-8").splitlines()
-                 if line.strip()]
-    return memories, dialogues
+    return memories
 
 
 def query_of(dialogue: dict) -> str:

@@ -203,9 +203,8 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
     from streams.service import catch_up_all
 
     settings = _bench_settings(settings_from(ctx), work_dir)
-    memories, dialogues = bench.load(data, language)
-    if memory_language not in (None, language):  # the two languages' files share memory ids and users
-        memories = bench.load(data, memory_language)[0]
+    # the two languages' files share memory ids and users: any dialogues go with any memories
+    memories, dialogues = bench.load_memories(data, memory_language or language), bench.load_dialogues(data, language)
 
     async def go(write: Callable[[dict], None] | None) -> dict:
         async with Hindsight(settings) as hs:
