@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from hindsight_es.config import TOPIC_MEMORIES
-from hindsight_es.errors import DecodeError
-from hindsight_es.events import Event, MemoryRetained, MemorySuperseded, decode
+from hindsight_es.events import Event, MemoryRetained, MemorySuperseded, decoded
 from hindsight_es.log import EventLog, partition_for
 
 POLL_S = 0.03
@@ -64,11 +63,7 @@ async def await_outcome(log: EventLog, cause_id: UUID, partition: int, start: in
             records = await log.read(TOPIC_MEMORIES, partition, position, end, 1000)
             if not records:
                 break
-            for record in records:
-                try:
-                    event = decode(record.value)
-                except DecodeError:
-                    continue
+            for record, event in decoded(records):
                 if event.causation_id == cause_id:
                     found.append(event)
                     last = record.offset

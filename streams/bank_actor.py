@@ -20,7 +20,7 @@ import numpy as np
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder
 from hindsight_es.errors import DecodeError
-from hindsight_es.events import CorrectionRequested, Event, ExtractionCompleted, TurnRecorded, decode, encode
+from hindsight_es.events import CorrectionRequested, Event, ExtractionCompleted, TurnRecorded, decode, decoded, encode
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
@@ -55,11 +55,7 @@ class BankActor:
         """Rebuild every bank's state from the memory log; returns events folded."""
         count = 0
         async for records in replay(self.log, TOPIC_MEMORIES):
-            for record in records:
-                try:
-                    event = decode(record.value)
-                except DecodeError:
-                    continue
+            for record, event in decoded(records):
                 evolve(self.state(event.bank_id), event)
                 self.retained.note(event, record.offset)
                 count += 1

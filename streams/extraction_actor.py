@@ -19,7 +19,7 @@ from uuid import UUID
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.errors import DecodeError, ExtractionError
-from hindsight_es.events import ExtractionCompleted, TokenUsage, TurnExtraction, TurnRecorded, decode, encode
+from hindsight_es.events import ExtractionCompleted, TokenUsage, TurnExtraction, TurnRecorded, decode, decoded, encode
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.extraction.prompts import Neighbor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
@@ -53,11 +53,7 @@ class ExtractionActor:
         """Note every turn already decided (memory events) or extracted (ExtractionCompleted)."""
         for topic in (TOPIC_MEMORIES, TOPIC_COMMANDS):
             async for records in replay(self.log, topic):
-                for record in records:
-                    try:
-                        event = decode(record.value)
-                    except DecodeError:
-                        continue
+                for _, event in decoded(records):
                     if isinstance(event, ExtractionCompleted):
                         self.done.update(x.turn.event_id for x in event.extractions)
                     elif topic == TOPIC_MEMORIES and event.causation_id is not None:

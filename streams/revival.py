@@ -12,8 +12,7 @@ from collections.abc import Sequence
 from uuid import UUID
 
 from hindsight_es.config import TOPIC_MEMORIES
-from hindsight_es.errors import DecodeError
-from hindsight_es.events import Event, MemoryRetained, decode
+from hindsight_es.events import Event, MemoryRetained, decoded
 from hindsight_es.log import EventLog, partition_for
 from hindsight_es.memory.forgetting import revivals
 from hindsight_es.memory.state import BankState
@@ -45,11 +44,7 @@ class RetainedIndex:
             partition = partition_for(state.bank_id, await log.partitions(TOPIC_MEMORIES))
             for memory_id in missing:
                 offset = known[memory_id]
-                for record in await log.read(TOPIC_MEMORIES, partition, offset, offset + 1, 1):
-                    try:
-                        retained = decode(record.value)
-                    except DecodeError:
-                        continue
+                for _, retained in decoded(await log.read(TOPIC_MEMORIES, partition, offset, offset + 1, 1)):
                     if isinstance(retained, MemoryRetained) and retained.memory_id == memory_id:
                         found[memory_id] = retained
         return found

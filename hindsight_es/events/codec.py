@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -57,3 +57,21 @@ def decode(data: bytes) -> Event:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise DecodeError(f"invalid {record.get('type', 'event')}: {where}: {first['msg']}") from exc
+
+
+class _Stored(Protocol):
+    @property
+    def value(self) -> bytes: ...
+
+
+R = TypeVar("R", bound=_Stored)
+
+
+def decoded(records: Iterable[R]) -> Iterator[tuple[R, Event]]:
+    """Each record that decodes, with its event; the others are skipped (the dead-letter topic and the
+    archive keep them, with the reason)."""
+    for record in records:
+        try:
+            yield record, decode(record.value)
+        except DecodeError:
+            continue

@@ -6,8 +6,7 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 
 from hindsight_es.config import TOPIC_MEMORIES
-from hindsight_es.errors import DecodeError
-from hindsight_es.events import Event, decode
+from hindsight_es.events import Event, decoded
 from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.memory import BankState, fold
 
@@ -31,11 +30,7 @@ async def memory_events(log: EventLog, bank_id: str) -> list[Event]:
     """The bank's memory events in log order (records that do not decode are left out)."""
     out: list[Event] = []
     async for records in bank_records(log, TOPIC_MEMORIES, bank_id):
-        for record in records:
-            try:
-                event = decode(record.value)
-            except DecodeError:
-                continue
+        for _, event in decoded(records):
             if event.bank_id == bank_id:
                 out.append(event)
     return out

@@ -17,8 +17,8 @@ from datetime import datetime
 from pydantic import ValidationError
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES
-from hindsight_es.errors import DecodeError, InvalidInputError, NotFoundError
-from hindsight_es.events import Event, RestoreRequested, RetractionRequested, SourceRetracted, decode, encode
+from hindsight_es.errors import InvalidInputError, NotFoundError
+from hindsight_es.events import Event, RestoreRequested, RetractionRequested, SourceRetracted, decoded, encode
 from hindsight_es.history.bank import bank_records, state_as_of
 from hindsight_es.log import EventLog, partition_for
 from hindsight_es.memory import MemoryInfo, plan_retraction
@@ -72,11 +72,7 @@ async def outcome(log: EventLog, command: Event, *, since: int = 0, timeout_s: f
     while True:
         found: list[Event] = []
         async for records in bank_records(log, TOPIC_MEMORIES, command.bank_id, start=since):
-            for record in records:
-                try:
-                    event = decode(record.value)
-                except DecodeError:
-                    continue
+            for _, event in decoded(records):
                 if event.causation_id == command.event_id:
                     found.append(event)
         if found or time.monotonic() >= deadline:
