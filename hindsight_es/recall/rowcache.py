@@ -1,12 +1,17 @@
-"""What recall shows of a memory, kept in process: the fields a memory never changes once retained.
+"""What recall shows of a memory, kept in process and keyed by the row's Lance row id.
 
-LanceDB answers each search in ~4 ms plus ~7 µs per row and column it reads back; on a 195k-row table
-reading the 12 shown columns of 75 candidates cost more than the search. The projection only ever
-changes a memory's status, links, ``valid_to``, scope and confidence (``memory.lifecycle.changes``):
-its text, kind, speaker, session, turns, key, owner and ``valid_from`` are fixed by its id. So those
-are cached by memory id (never stale, so never invalidated), and searches read back only the id and
-the fields that change. A bank's active memories are loaded on its first recall when it is large; other
-rows are read on first sight. One cache per ``LanceStore`` (a rebuilt generation gets a fresh one).
+LanceDB answers a search in a few milliseconds, and reading columns back for its hits costs as much
+again (a take per hit: ~3-4 ms for 75 hits on a 195k-row table). So searches return only row ids and
+scores, and the rows come from here.
+
+A row id's content never changes: without stable row ids (we do not enable them) a Lance row id is
+the row's address (fragment, offset). An update writes the row anew under a new id and deletes the
+old one, compaction moves rows to new fragments, and fragment ids are never reused within a table
+(``tests/unit/test_row_cache.py`` checks this against the installed LanceDB). So every field, the ones
+that change included (status, ``valid_to``, scope), is cached by row id and never goes stale; a search
+only returns live row ids, and a row it no longer returns just ages out. A bank's active memories are
+loaded on its first recall when it is large; other rows are read on first sight. One cache per
+``LanceStore`` (a rebuilt generation gets a fresh one).
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from collections.abc import Iterable
 
 from hindsight_es.stores.lance import LanceStore, quote
 
-FIXED = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from", "owner")
-LIVE = ("memory_id", "status", "valid_to", "scope")  # read with every search: these change
-MAX_ROWS = 1_000_000  # about 0.5 KB each; the oldest go first beyond this
+COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from", "owner",
+           "status", "valid_to", "scope")
+MAX_ROWS = 1_000_000  # about 0.5 KB each; the least recently used go first beyond this
 WARM_ROWS = 3_000  # banks with more rows than this are loaded whole on their first recall
 
 _caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
@@ -29,7 +34,7 @@ _caches_lock = threading.Lock()
 class RowCache:
     def __init__(self, store: LanceStore, max_rows: int = MAX_ROWS) -> None:
         self.store, self.max_rows = store, max_rows
-        self._rows: dict[str, dict] = {}
+        self._rows: dict[int, dict] = {}  # in order of last use
         self._warm: set[str] = set()
         self._lock = threading.Lock()
 
@@ -40,22 +45,32 @@ class RowCache:
         with self._lock:
             if bank_id in self._warm:
                 return
-            table = self.store.scan("memories", f"bank_id = {quote(bank_id)} AND status = 'active'", FIXED)
+            table = self.store.scan("memories", f"bank_id = {quote(bank_id)} AND status = 'active'", COLUMNS,
+                                    row_ids=True)
             self._put(table.to_pylist())
             self._warm.add(bank_id)
 
-    def rows(self, ids: Iterable[str]) -> dict[str, dict]:
-        """The fixed fields of these memories (those not in the table are left out)."""
-        ids = list(ids)
-        if missing := [i for i in ids if i not in self._rows]:
-            found = self.store.rows_by_id("memories", "memory_id", missing, FIXED)
-            if found is not None:
-                self._put(found.to_pylist())
-        return {i: row for i in ids if (row := self._rows.get(i)) is not None}
+    def rows(self, row_ids: Iterable[int]) -> dict[int, dict]:
+        """The rows at these row ids (those deleted meanwhile are left out)."""
+        found: dict[int, dict] = {}
+        missing = []
+        with self._lock:
+            for row_id in row_ids:
+                row = self._rows.pop(row_id, None)
+                if row is None:
+                    missing.append(row_id)
+                else:
+                    found[row_id] = self._rows[row_id] = row
+        if missing and (table := self.store.rows_by_row_id(missing, COLUMNS)) is not None:
+            fetched = table.to_pylist()
+            with self._lock:
+                self._put(fetched)
+            found.update((row["_rowid"], row) for row in fetched)
+        return found
 
     def _put(self, rows: list[dict]) -> None:
         for row in rows:
-            self._rows[row["memory_id"]] = row
+            self._rows[row["_rowid"]] = row
         while len(self._rows) > self.max_rows:
             self._rows.pop(next(iter(self._rows)))
 

@@ -19,7 +19,7 @@ from hindsight_es.embedding.hybrid import is_cjk
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query
-from hindsight_es.recall.rowcache import LIVE, row_cache
+from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore
 from hindsight_es.stores.lance import LanceStore, has_cjk, quote
 
@@ -60,7 +60,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # Each index answers its own script: stemmed words for a query that is not mostly CJK, n-grams of
     # CJK text for one with CJK. Across scripts they match only names and single letters: noise that
     # outvoted the vectors (MADial zh queries over en memories, Hit@5 0.31 with it, 0.66 without).
-    # Searches read back only ids and the fields that change; the rest comes from the row cache.
+    # Searches read back only row ids and scores; the rows come from the row cache.
     bank_rows, nprobes = _plan(store, bank_id)
     cache = row_cache(store)
     texts = []  # (index, its hits); a CJK query's n-gram hits count only on CJK memories (see below)
@@ -73,13 +73,12 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     filters = [where]
     if parsed.since is not None:
         filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
-    vectors = [("vector", _POOL.submit(store.vector_search, vector, w, fetch, LIVE, nprobes=nprobes)) for w in filters]
+    vectors = [("vector", _POOL.submit(store.vector_ids, vector, w, fetch, nprobes=nprobes)) for w in filters]
     found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
-    live = {row["memory_id"]: row for _, hits in found for row in hits}
-    rows = {memory_id: {**fixed, **live[memory_id]} for memory_id, fixed in cache.rows(live).items()}
-    lists = [_ranked([r for r in hits if r["memory_id"] in rows
-                      and (name != "text_ngram" or has_cjk(rows[r["memory_id"]]["text"]))],
-                     "_distance" if name == "vector" else "_score", 1 if name == "vector" else -1, pool)
+    by_row_id = cache.rows({row_id for _, hits in found for row_id, _ in hits})
+    rows = {row["memory_id"]: row for row in by_row_id.values()}
+    lists = [_ranked([(row, score) for row_id, score in hits if (row := by_row_id.get(row_id)) is not None
+                      and (name != "text_ngram" or has_cjk(row["text"]))], 1 if name == "vector" else -1, pool)
              for name, hits in found]
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], k=RRF_K), rows, parsed)
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
@@ -101,7 +100,8 @@ def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
 MAX_FETCH = 2_000
 
 
-def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int, fetch: int) -> list[dict]:
+def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int,
+               fetch: int) -> list[tuple[int, float]]:
     """Full-text hits, enough of them that a tie at the pool's cut is complete.
 
     BM25 gives equal scores to equal texts (a speaker's many short turns answering the same question),
@@ -110,10 +110,10 @@ def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int
     at the end of the fetch tie, fetch four times as many (up to ``MAX_FETCH``).
     """
     while True:
-        hits = store.text_search(query, column, where, fetch, LIVE)
+        hits = store.text_ids(query, column, where, fetch)
         if len(hits) < fetch or len(hits) <= pool or fetch >= MAX_FETCH:
             return hits
-        scores = sorted((h["_score"] for h in hits), reverse=True)
+        scores = sorted((score for _, score in hits), reverse=True)
         if not _tied(scores[pool - 1], scores[-1]):
             return hits
         fetch = min(MAX_FETCH, fetch * 4)
@@ -126,19 +126,19 @@ def _tied(first: float, other: float) -> bool:
     return abs(first - other) <= TIE * max(1.0, abs(first))
 
 
-def _ranked(rows: list[dict], score: str, sign: int, pool: int) -> list[dict]:
+def _ranked(hits: list[tuple[dict, float]], sign: int, pool: int) -> list[dict]:
     """Best first with ties broken by id, so a rebuilt table ranks exactly like the live one.
 
     LanceDB sums BM25 and distances in an order that depends on fragments and threads, so equal scores
     can differ in their last bits, and rounding could still split them: a run of scores within ``TIE``
     of the run's first is one tie.
     """
-    ordered = sorted(rows, key=lambda r: sign * r[score])
+    ordered = sorted(hits, key=lambda hit: sign * hit[1])
     out: list[dict] = []
     start = 0
     for i in range(1, len(ordered) + 1):
-        if i == len(ordered) or not _tied(ordered[start][score], ordered[i][score]):
-            out += sorted(ordered[start:i], key=lambda r: r["memory_id"])
+        if i == len(ordered) or not _tied(ordered[start][1], ordered[i][1]):
+            out += sorted((row for row, _ in ordered[start:i]), key=lambda row: row["memory_id"])
             start = i
     return out[:pool]
 

@@ -40,3 +40,32 @@ def test_a_changed_scope_and_status_show_on_the_next_recall(tmp_path) -> None:
     assert recall(store, embedder, "b", "when do we deploy?") == []
     hits = recall(store, embedder, "b", "when do we deploy?", limit=1, statuses=("forgotten",))
     assert [(h.memory_id, h.status) for h in hits] == [("m0", "forgotten")]
+
+
+def test_a_lance_row_id_never_changes_content(tmp_path) -> None:
+    """The row cache keys rows by Lance row id and never invalidates them: this checks, on the installed
+    LanceDB, that an update and a compaction give rows new ids and that a deleted id is not reused."""
+    embedder = make_embedder("minilm")
+    store = LanceStore(tmp_path)
+    schema = memory_schema(embedder.dim)
+
+    def snapshot() -> dict[int, tuple[str, str]]:
+        table = store.scan("memories", "true", ["memory_id", "status"], row_ids=True)
+        return {r["_rowid"]: (r["memory_id"], r["status"]) for r in table.to_pylist()}
+
+    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))
+    first = snapshot()
+    store.upsert("memories", schema, "memory_id", table(embedder, status="forgotten", scope="session").slice(0, 1))
+    second = snapshot()
+    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session").slice(0, 1))
+    store.table("memories").optimize()  # compaction moves rows to new ids
+    third = snapshot()
+    assert sorted(third.values()) == [("m0", "active"), ("m1", "active"), ("m2", "active")]
+    contents: dict[int, tuple[str, str]] = {}
+    for snap in (first, second, third):
+        for row_id, content in snap.items():
+            assert contents.setdefault(row_id, content) == content  # an id never shows other content
+    old_m0 = next(row_id for row_id, (m, _) in first.items() if m == "m0")
+    assert old_m0 not in second and store.rows_by_row_id([old_m0], ["memory_id"]).num_rows == 0
+    hits = store.vector_ids(embedder.embed(["Lunch?"])[0], "bank_id = 'b'", 3)
+    assert {row_id for row_id, _ in hits} == set(third)
