@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
+from functools import partial
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import embed_query
@@ -28,6 +29,7 @@ COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speake
 ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 _PLANS: dict[tuple[str, str], tuple[tuple[int, int | None], float]] = {}
+SEARCH_ATTEMPTS = 3  # searches are run again when a write moved their rows before they were read
 RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
 
 
@@ -63,19 +65,28 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # Searches read back only row ids and scores; the rows come from the row cache.
     bank_rows, nprobes = _plan(store, bank_id)
     cache = row_cache(store)
-    texts = []  # (index, its hits); a CJK query's n-gram hits count only on CJK memories (see below)
+    searches = []  # (list name, the search); a CJK query's n-gram hits count only on CJK memories (below)
     if not is_cjk(query):
-        texts.append(("search_text", _POOL.submit(_text_hits, store, query, "search_text", where, pool, fetch)))
+        searches.append(("search_text", partial(_text_hits, store, query, "search_text", where, pool, fetch)))
     if parsed.cjk:
-        texts.append(("text_ngram", _POOL.submit(_text_hits, store, query, "text_ngram", where, pool, fetch)))
+        searches.append(("text_ngram", partial(_text_hits, store, query, "text_ngram", where, pool, fetch)))
     cache.warm(bank_id, bank_rows)
-    vector = embed_query(embedder, query)
+    vector = None
     filters = [where]
     if parsed.since is not None:
         filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
-    vectors = [("vector", _POOL.submit(store.vector_ids, vector, w, fetch, nprobes=nprobes)) for w in filters]
-    found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
-    by_row_id = cache.rows({row_id for _, hits in found for row_id, _ in hits})
+    for _ in range(SEARCH_ATTEMPTS):
+        texts = [(name, _POOL.submit(search)) for name, search in searches]
+        if vector is None:
+            vector = embed_query(embedder, query)
+        vectors = [("vector", _POOL.submit(store.vector_ids, vector, w, fetch, nprobes=nprobes)) for w in filters]
+        found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
+        wanted = {row_id for _, hits in found for row_id, _ in hits}
+        by_row_id = cache.rows(wanted)
+        # A row id a search returned but the table no longer has: a write (an update or a compaction,
+        # which moves rows to new ids) committed between the search and the read. Search again.
+        if len(by_row_id) == len(wanted):
+            break
     rows = {row["memory_id"]: row for row in by_row_id.values()}
     lists = [_ranked([(row, score) for row_id, score in hits if (row := by_row_id.get(row_id)) is not None
                       and (name != "text_ngram" or has_cjk(row["text"]))], 1 if name == "vector" else -1, pool)

@@ -69,3 +69,27 @@ def test_a_lance_row_id_never_changes_content(tmp_path) -> None:
     assert old_m0 not in second and store.rows_by_row_id([old_m0], ["memory_id"]).num_rows == 0
     hits = store.vector_ids(embedder.embed(["Lunch?"])[0], "bank_id = 'b'", 3)
     assert {row_id for row_id, _ in hits} == set(third)
+
+
+def test_a_row_moved_between_search_and_read_is_searched_again(tmp_path) -> None:
+    """A write that commits between a search and the read of its rows (here: the vector search's
+    answer from before an update) makes recall search again, not drop the hit from that list."""
+    embedder = make_embedder("minilm")
+    store = LanceStore(tmp_path)
+    schema = memory_schema(embedder.dim)
+    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))
+    expected = recall(store, embedder, "b", "when do we deploy?", limit=1)
+    assert expected[0].memory_id == "m0"
+    search = store.vector_ids
+    stale = [search(embedder.embed(["when do we deploy?"])[0], "bank_id = 'b'", 75)]  # row ids before the write
+    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))  # new ids
+    calls = []
+
+    def racing(*args, **kwargs):
+        calls.append(1)
+        return stale.pop() if stale else search(*args, **kwargs)
+
+    fresh = LanceStore(tmp_path)  # its row cache has not seen the old ids
+    fresh.vector_ids = racing
+    assert recall(fresh, embedder, "b", "when do we deploy?", limit=1) == expected
+    assert len(calls) == 2
