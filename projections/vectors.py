@@ -68,6 +68,8 @@ class VectorsProjection:
 
     def __init__(self, store: LanceStore) -> None:
         self.store = store
+        self._done: dict[TopicPartition, int] | None = None  # positions as last written (see _apply)
+        self._table_dim: int | None = None
 
     async def positions(self) -> dict[TopicPartition, int]:
         return await asyncio.to_thread(self._positions)
@@ -75,6 +77,7 @@ class VectorsProjection:
     def _positions(self) -> dict[TopicPartition, int]:
         if (dim := self._dim({})) is not None:  # readers filter on columns newer than an old store's
             self.store.add_missing_columns(TABLE, memory_schema(dim))
+        self._done = None
         return self.store.positions(TABLE)
 
     async def apply(self, batch: Batch) -> None:
@@ -84,7 +87,7 @@ class VectorsProjection:
         await asyncio.to_thread(self.store.ensure_indexes, (TABLE,))
 
     def _apply(self, batch: Batch) -> None:
-        done = self.store.positions(TABLE)
+        done = self._done if self._done is not None else self.store.positions(TABLE)
         fresh = [(r, e) for r, e in batch if r.offset >= done.get((r.topic, r.partition), 0)]
         steps = [(record, event, changes(event)) for record, event in fresh if event is not None]
         rows = self._load_touched(steps)
@@ -113,7 +116,11 @@ class VectorsProjection:
         for record, _ in fresh:
             ends[(record.topic, record.partition)] = record.offset + 1
         out = list(rows.values()) + [position_row(t, p, o, dim) for (t, p), o in ends.items()]
+        self._done = None  # read again from the table if this write fails
         self.store.upsert(TABLE, memory_schema(dim), "memory_id", memory_table(out, dim), delete=sorted(gone))
+        # This projection is the table's only writer, so what it wrote is the stored position: the next
+        # batch need not read it back (a read per batch cost as much as the write on a busy service).
+        self._done = {**done, **ends}
 
     def _load_touched(self, steps: list[Step]) -> dict[str, dict[str, Any]]:
         """Existing rows of memories this batch changes but does not retain, archive or bring back from
@@ -130,9 +137,12 @@ class VectorsProjection:
         return {row["memory_id"]: row | {"vector": vector.tobytes()} for row, vector in zip(rows, vectors, strict=True)}
 
     def _dim(self, rows: dict[str, dict[str, Any]]) -> int | None:
+        if self._table_dim is not None:  # a table's vector size never changes
+            return self._table_dim
         table = self.store.table(TABLE)
         if table is not None:
-            return table.schema.field("vector").type.list_size
+            self._table_dim = table.schema.field("vector").type.list_size
+            return self._table_dim
         for row in rows.values():
             return len(row["vector"]) // 4
         return None

@@ -33,8 +33,10 @@ class WorkingMemoryProjection:
     def __init__(self, store: LanceStore, max_text_chars: int = Settings().max_text_chars) -> None:
         self.store = store
         self.max_text_chars = max_text_chars
+        self._done: dict[TopicPartition, int] | None = None  # positions as last written (see _apply)
 
     async def positions(self) -> dict[TopicPartition, int]:
+        self._done = None
         return await asyncio.to_thread(self.store.positions, TABLE)
 
     async def apply(self, batch: Batch) -> None:
@@ -52,7 +54,7 @@ class WorkingMemoryProjection:
         return True
 
     def _apply(self, batch: Batch) -> None:
-        done = self.store.positions(TABLE)
+        done = self._done if self._done is not None else self.store.positions(TABLE)
         rows: dict[str, dict[str, Any]] = {}
         ends: dict[TopicPartition, int] = {}
         for record, event in batch:
@@ -71,4 +73,6 @@ class WorkingMemoryProjection:
             {"turn_key": f"{POSITION_BANK}/{t}/{p}", "bank_id": POSITION_BANK, "topic": t, "partition": p, "offset": o}
             for (t, p), o in ends.items()
         ]
+        self._done = None  # read again from the table if this write fails
         self.store.upsert(TABLE, TURN_SCHEMA, "turn_key", pa.Table.from_pylist(out, schema=TURN_SCHEMA))
+        self._done = {**done, **ends}  # the only writer of the table: no read-back per batch

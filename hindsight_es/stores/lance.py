@@ -74,6 +74,7 @@ class LanceStore:
         self.path.mkdir(parents=True, exist_ok=True)
         self._db = lancedb.connect(str(self.path), read_consistency_interval=read_consistency)
         self._tables: dict[str, Any] = {}
+        self._checked: set[str] = set()  # tables whose columns were checked against the schema
 
     # ------------------------------------------------------------ tables
 
@@ -86,14 +87,17 @@ class LanceStore:
         return self._tables[name]
 
     def _ensure(self, name: str, schema: pa.Schema) -> Any:
+        """The table, created if missing; its columns are checked against ``schema`` once per store (a
+        schema read goes through LanceDB's one background loop: on every write it cost more than the write)."""
         table = self.table(name)
         if table is None:
             table = self._db.create_table(name, schema=schema, exist_ok=True)
             self._tables[name] = table
-        elif "vector" in schema.names and table.schema.field("vector").type != schema.field("vector").type:
-            raise StoreError(f"table {name} holds vectors of another size; rebuild into a new data directory")
-        else:
+        elif name not in self._checked:
+            if "vector" in schema.names and table.schema.field("vector").type != schema.field("vector").type:
+                raise StoreError(f"table {name} holds vectors of another size; rebuild into a new data directory")
             self.add_missing_columns(name, schema)
+        self._checked.add(name)
         return table
 
     def add_missing_columns(self, name: str, schema: pa.Schema) -> None:

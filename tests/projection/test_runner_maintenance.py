@@ -1,0 +1,68 @@
+"""A tailing projection is maintained on schedule even while records never stop arriving, and its
+maintenance is spaced by how long the last pass took."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from hindsight_es.config import TOPIC_TURNS, Settings
+from hindsight_es.log import TopicPartition, started_log
+from projections import runner
+from projections.runner import Batch
+
+
+class Recording:
+    """Applies slower than records arrive, so the log never runs dry while the stream lasts."""
+
+    name = "recording"
+    topics = (TOPIC_TURNS,)
+
+    def __init__(self, apply_s: float, maintain_s: float) -> None:
+        self.apply_s, self.maintain_s = apply_s, maintain_s
+        self.applied = 0
+        self.maintained: list[tuple[float, float]] = []  # (start, end) of each pass
+
+    async def positions(self) -> dict[TopicPartition, int]:
+        return {}
+
+    async def apply(self, batch: Batch) -> None:
+        await asyncio.sleep(self.apply_s)
+        self.applied += len(batch)
+
+    async def maintain(self) -> None:
+        start = time.monotonic()
+        await asyncio.sleep(self.maintain_s)
+        self.maintained.append((start, time.monotonic()))
+
+
+async def stream(settings: Settings, projection: Recording, *, seconds: float, maintain_every_s: float) -> int:
+    """Append a record every 5 ms for ``seconds`` while the projection tails; returns records appended."""
+    async with started_log(settings) as log:
+        stop = asyncio.Event()
+        task = asyncio.create_task(runner.run(log, projection, stop, maintain_every_s=maintain_every_s))
+        appended = 0
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            await log.append(TOPIC_TURNS, "bank", [b"x"])
+            appended += 1
+            await asyncio.sleep(0.005)
+        stop.set()
+        await task
+        return appended
+
+
+async def test_a_steady_stream_does_not_postpone_maintenance(tmp_path) -> None:
+    projection = Recording(apply_s=0.02, maintain_s=0.0)
+    appended = await stream(Settings(data_dir=tmp_path), projection, seconds=1.2, maintain_every_s=0.2)
+    assert projection.applied > appended // 2
+    assert len(projection.maintained) >= 3  # a record arrives during every 20 ms apply: never idle
+
+
+async def test_maintenance_waits_in_proportion_to_its_last_pass(tmp_path) -> None:
+    projection = Recording(apply_s=0.02, maintain_s=0.05)
+    await stream(Settings(data_dir=tmp_path), projection, seconds=1.5, maintain_every_s=0.01)
+    starts = [start for start, _ in projection.maintained]
+    assert len(starts) >= 2
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    assert min(gaps) >= runner.MAINTAIN_SHARE * 0.05  # not every 10 ms: 10 x its 50 ms pass
