@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from hindsight_es.embedding.base import Embedder
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+_QUERY_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed-query")
 
 # (MiniLM weight, USE weight) of a query, by language; measured on LoCoMo (en) and MADial-Bench (zh).
 ENGLISH_QUERY = (1.0, 0.5)
@@ -51,7 +54,9 @@ class HybridEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         a, b = CJK_QUERY if is_cjk(text) else ENGLISH_QUERY
         vector = np.zeros(self.dim, dtype=np.float32)
-        if a:
-            vector[: self.english.dim] = a * self.english.embed([text])[0]
+        # The two models run side by side, one thread each (both release the GIL).
+        english = _QUERY_POOL.submit(self.english.embed, [text]) if a else None
         vector[self.english.dim:] = b * self.multilingual.embed([text])[0]
+        if english is not None:
+            vector[: self.english.dim] = a * english.result()[0]
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
