@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -97,6 +98,7 @@ def recall(ctx: typer.Context,
                 return active, store.count("memories", f"bank_id = '{bank}'"), time.perf_counter() - t0
 
         active, rows, seconds = run_async(build)
+        os.sync()  # the build's writes reach the disk now, not while the server is being timed
         out = subprocess.run([sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(settings.data_dir),
                               "--embedder", base.embedder, "bench", "recall-serve", "--bank", bank,
                               "--queries", str(queries)], capture_output=True, text=True, check=True)
@@ -109,8 +111,6 @@ def recall(ctx: typer.Context,
 def recall_serve(ctx: typer.Context, bank: Annotated[str, typer.Option()],
                  queries: Annotated[int, typer.Option(min=10)] = 300) -> None:
     """(used by ``bench recall``) Answer queries against an existing bank; print latencies as JSON."""
-    import resource
-
     settings = settings_from(ctx)
     rng = random.Random(5)
     words = ("status update quarterly report release notes budget onboarding design review migration plan "
@@ -129,8 +129,26 @@ def recall_serve(ctx: typer.Context, bank: Annotated[str, typer.Option()],
             return times
 
     times = run_async(go)
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = _peak_rss_mb()
     print(json.dumps({"p50": _pct(times, 50), "p95": _pct(times, 95), "p99": _pct(times, 99), "rss_mb": rss}))
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory since it started (exec'd).
+
+    ``VmHWM`` from /proc where there is one: ``getrusage``'s ``ru_maxrss`` keeps the peak of the process
+    image an exec replaced, so a server started by ``bench recall`` right after building a 100k bank
+    reported the builder's 2.4 GB (forked, then exec'd) instead of its own ~0.9 GB.
+    """
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    import resource  # POSIX only
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _bench_settings(settings: Settings, work_dir: Path | None) -> Settings:
