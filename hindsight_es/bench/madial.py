@@ -40,6 +40,13 @@ def load_memories(directory: Path, language: str = "zh") -> dict[str, dict]:
     return memories
 
 
+def mixed_memories(directory: Path) -> dict[str, dict]:
+    """Every memory in one of the two languages, alternating by id (even ids Chinese, odd English): a
+    bilingual user's bank, where a query in either language has gold memories in both."""
+    zh, en = load_memories(directory, "zh"), load_memories(directory, "en")
+    return {k: (zh if int(k) % 2 == 0 else en).get(k, zh[k]) for k in zh}
+
+
 def query_of(dialogue: dict) -> str:
     """The conversation before the test turn, one 'speaker: text' line per turn."""
     lines = []

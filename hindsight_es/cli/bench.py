@@ -214,7 +214,8 @@ def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, d
 def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, file_okay=False)],
            language: Annotated[str, typer.Option(help="zh | en: the dialogues (queries)")] = "zh",
            memory_language: Annotated[str | None, typer.Option(
-               help="zh | en: the memories (default: --language); differing, it measures cross-lingual recall")] = None,
+               help="zh | en | mixed: the memories (default: --language); differing, it measures cross-lingual "
+                    "recall; mixed: each user's memories half in each language (alternating by id)")] = None,
            work_dir: WorkDir = None, per_question: PerQuestion = None) -> None:
     """MADial-Bench memory recall@1/3/5/10 (one bank per user), through the real pipeline."""
     from hindsight_es.bench import madial as bench
@@ -222,7 +223,9 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
 
     settings = _bench_settings(settings_from(ctx), work_dir)
     # the two languages' files share memory ids and users: any dialogues go with any memories
-    memories, dialogues = bench.load_memories(data, memory_language or language), bench.load_dialogues(data, language)
+    memories = (bench.mixed_memories(data) if memory_language == "mixed"
+                else bench.load_memories(data, memory_language or language))
+    dialogues = bench.load_dialogues(data, language)
 
     async def go(write: Callable[[dict], None] | None) -> dict:
         async with Hindsight(settings) as hs:
