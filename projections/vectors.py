@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 from hindsight_es.config import TOPIC_MEMORIES
+from hindsight_es.embedding.hybrid import is_cjk
 from hindsight_es.errors import StoreError
 from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
 from hindsight_es.log import Record, TopicPartition
@@ -40,6 +41,7 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "trust": event.trust, "actor": event.actor, "source_turn_ids": list(event.source_turn_ids),
         "valid_from": event.valid_from, "valid_to": None, "supersedes": None, "superseded_by": None,
         "embedder": event.embedder, "extractor": event.extractor, "vector": event.vector,
+        "script": "cjk" if is_cjk(event.text) else "latin",  # recall searches the other script apart
     }
 
 

@@ -60,3 +60,19 @@ class HybridEmbedder:
         if english is not None:
             vector[: self.english.dim] = a * english.result()[0]
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
+    def cross_script_query(self, vector: np.ndarray) -> np.ndarray:
+        """A query vector (from ``embed_query``) reduced to its USE half: the only half that compares
+        texts across scripts (a CJK memory's MiniLM half is zero). Recall searches other-script memories
+        with it, where the full query vector ranks them all below same-script ones."""
+        cross = vector.copy()
+        cross[: self.english.dim] = 0.0
+        return cross / max(float(np.linalg.norm(cross)), 1e-12)
+
+    @staticmethod
+    def cross_similarity(distance: float, memory_cjk: bool) -> float:
+        """The USE cosine of a query and a memory from the cosine distance of ``cross_script_query`` to
+        the memory's vector: a CJK memory's vector is its USE half alone, a Latin one's is [MiniLM | USE]
+        (norms equal), so there the distance only sees half of the vector's weight (cos / √2)."""
+        cosine = 1.0 - distance
+        return cosine if memory_cjk else cosine * float(np.sqrt(2.0))

@@ -46,6 +46,7 @@ def memory_schema(dim: int) -> pa.Schema:
         ("embedder", pa.string()), ("extractor", pa.string()), ("vector", pa.list_(pa.float32(), dim)),
         ("topic", pa.string()), ("partition", pa.int32()), ("offset", pa.int64()),
         ("owner", pa.string()),  # added after the first release: older tables gain it in ``_ensure``
+        ("script", pa.string()),  # "cjk" | "latin" (of the text); added later: null on older rows
     ])
 
 
@@ -184,7 +185,7 @@ class LanceStore:
             # Every search is prefiltered on bank, status and owner (an agent's recall), some on kind or a
             # time range. Bitmaps answer "= value" and "IS NULL" with a ready row set: on a 195k-row table
             # 0.7 ms, where a B-tree over bank_id took 5 ms and an unindexed owner clause 25 ms per search.
-            for column in ("bank_id", "status", "owner", "kind"):
+            for column in ("bank_id", "status", "owner", "kind", "script"):
                 if f"{column}_idx" not in names:
                     table.create_index(column, config=Bitmap())
             if "valid_from_idx" not in names:

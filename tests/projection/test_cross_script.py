@@ -27,3 +27,35 @@ async def test_a_chinese_question_finds_the_english_memory_it_is_about(tmp_path)
         assert hits[0].source_turn_ids == ["m2"]
         hits = await hs.recall("bart", "Bart: 我的牙补过以后一直很疼", limit=3)
         assert hits[0].source_turn_ids == ["m0"]
+
+
+BILINGUAL = [
+    "From now on use FedEx for all international orders.",
+    "Hi! I'm Lin, I run a small tea shop in Hangzhou.",
+    "Nice to meet you, Lin. How can I help with the shop?",
+    "thanks",
+    "我们决定下个月在上海开第二家店。",
+    "国内快递我以后都用顺丰。",
+    "我最喜欢的茶是龙井。",
+    "不对，我们用的是 PostgreSQL，不是 MySQL。",
+]
+
+
+async def test_in_a_bilingual_bank_a_question_finds_the_memory_in_the_other_language(tmp_path):
+    """English questions over Chinese memories beside English ones (and the other way round): the other
+    script is searched apart, so its memories are not all outranked by weak same-script matches, and
+    only those that are similar at all are listed (the unrelated tea preference is not)."""
+    settings = Settings(data_dir=tmp_path, partitions=1)
+    async with Hindsight(settings) as hs:
+        await hs.publish([make_turn(settings, "lin", text, session_id=f"m{i}", turn_id=f"m{i}", source="user")
+                          for i, text in enumerate(BILINGUAL)])
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+
+        def top(hits, n=2):
+            return [turn for h in hits[:n] for turn in h.source_turn_ids]
+
+        assert "m7" in top(await hs.recall("lin", "what database do we use?"), 1)
+        assert "m4" in top(await hs.recall("lin", "where is the new shop opening?"))
+        carriers = await hs.recall("lin", "which carrier do we ship with?", limit=3)
+        assert {"m0", "m5"} <= set(top(carriers)) and "m6" not in top(carriers, 3)
+        assert "m0" in top(await hs.recall("lin", "国际订单用什么快递？"))
