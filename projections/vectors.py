@@ -22,7 +22,7 @@ from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRet
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.lifecycle import changes
 from hindsight_es.recall.indexing import full_text
-from hindsight_es.stores.lance import POSITION_BANK, LanceStore, memory_schema
+from hindsight_es.stores.lance import POSITION_BANK, LanceStore, has_cjk, memory_schema
 from projections.runner import Batch
 
 TABLE = "memories"
@@ -32,16 +32,20 @@ Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its 
 
 def retained_row(event: MemoryRetained) -> dict[str, Any]:
     indexed = full_text(event.text, event.speaker, event.context)
+    cjk = is_cjk(event.text)
     return {
         "memory_id": str(event.memory_id), "bank_id": event.bank_id, "status": "active", "kind": event.kind,
-        "text": event.text, "search_text": indexed, "text_ngram": indexed, "key": event.key, "value": event.value,
+        # The n-gram index answers CJK queries and only memories with CJK in them count (recall.search):
+        # other text in it would only grow the index every maintenance pass updates.
+        "text": event.text, "search_text": indexed, "text_ngram": indexed if has_cjk(event.text) else "",
+        "key": event.key, "value": event.value,
         "entities": list(event.entities), "importance": event.importance, "confidence": event.confidence,
         "scope": event.scope, "owner": event.owner,
         "session_id": event.session_id, "speaker": event.speaker, "source": event.source,
         "trust": event.trust, "actor": event.actor, "source_turn_ids": list(event.source_turn_ids),
         "valid_from": event.valid_from, "valid_to": None, "supersedes": None, "superseded_by": None,
         "embedder": event.embedder, "extractor": event.extractor, "vector": event.vector,
-        "script": "cjk" if is_cjk(event.text) else "latin",  # recall searches the other script apart
+        "script": "cjk" if cjk else "latin",  # recall searches the other script apart
     }
 
 
