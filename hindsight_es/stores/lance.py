@@ -150,17 +150,12 @@ class LanceStore:
         rows = table.search().where(f"bank_id = {quote(POSITION_BANK)}").select(["topic", "partition", "offset"]).to_list()
         return {(r["topic"], r["partition"]): r["offset"] for r in rows}
 
-    def rows_by_id(self, name: str, key: str, ids: Sequence[str],
-                   columns: Sequence[str] | None = None) -> pa.Table | None:
-        """The rows whose ``key`` is in ``ids`` (all columns, or only ``columns``)."""
+    def rows_by_id(self, name: str, key: str, ids: Sequence[str]) -> pa.Table | None:
         table = self.table(name)
         if table is None or not ids:
             return None
         in_list = ", ".join(quote(i) for i in ids)
-        query = table.search().where(f"{key} IN ({in_list})")
-        if columns:
-            query = query.select(list(columns))
-        return query.limit(len(ids) + 1).to_arrow()
+        return table.search().where(f"{key} IN ({in_list})").limit(len(ids) + 1).to_arrow()
 
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``optimize``).
@@ -273,7 +268,8 @@ class LanceStore:
 
     def vector_ids(self, vector: Sequence[float], where: str, limit: int, *,
                    nprobes: int | None = None) -> list[tuple[int, float]]:
-        """``(row id, cosine distance)`` of the nearest memories; ``nprobes`` as in ``vector_search``."""
+        """``(row id, cosine distance)`` of the nearest memories: with ``nprobes`` that many IVF partitions,
+        else every matching row (exact; see ``nprobes()``)."""
         table = self.table("memories")
         if table is None:
             return []
@@ -291,24 +287,6 @@ class LanceStore:
                  .with_row_id(True).select(["_score"]).limit(limit).to_arrow())
         return list(zip(found.column("_rowid").to_pylist(), found.column("_score").to_pylist(), strict=True))
 
-    def vector_search(self, vector: Sequence[float], where: str, limit: int, columns: Sequence[str],
-                      *, nprobes: int | None = None) -> list[dict]:
-        """Nearest memories by cosine: with ``nprobes`` that many IVF partitions, else every matching
-        row (exact; see ``nprobes()``)."""
-        table = self.table("memories")
-        if table is None:
-            return []
-        query = table.search(vector, vector_column_name="vector").distance_type("cosine").where(where, prefilter=True)
-        query = query.bypass_vector_index() if nprobes is None else query.nprobes(nprobes)
-        return query.select([*columns, "_distance"]).limit(limit).to_list()
-
     def count(self, name: str, where: str) -> int:
         table = self.table(name)
         return 0 if table is None else int(table.count_rows(where))
-
-    def text_search(self, query: str, column: str, where: str, limit: int, columns: Sequence[str]) -> list[dict]:
-        table = self.table("memories")
-        if table is None or not query.strip():
-            return []
-        return (table.search(query, query_type="fts", fts_columns=column)
-                .where(where, prefilter=True).select([*columns, "_score"]).limit(limit).to_list())

@@ -38,8 +38,7 @@ def test_prefilter_columns_get_bitmaps_and_a_large_table_an_ivf_sq_index(tmp_pat
     kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
     assert kinds["vector_idx"] == "IvfSq"
     assert store.vector_index_info() == {"index": "IVF_SQ", "rows": 1000, "partition_rows": L.PARTITION_ROWS}
-    hits = store.vector_search(rows(1, start=7).column("vector")[0].as_py(), "bank_id = 'b'", 5, ["memory_id"],
-                               nprobes=4)
+    hits = store.vector_ids(rows(1, start=7).column("vector")[0].as_py(), "bank_id = 'b'", 5, nprobes=4)
     assert len(hits) == 5
 
 
