@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
+from typing import Any
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import embed_query
@@ -28,7 +29,7 @@ COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speake
            "valid_to", "status", "owner", "scope")
 ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
 _POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
-_PLANS: dict[tuple[str, str], tuple[tuple[int, int | None], float]] = {}
+_PLANS: dict[tuple[str, ...], tuple[Any, float]] = {}  # see _cached
 # RRF weight of the other-script list. Chosen among 1, 1.5, 2 and 3 on MADial with half of each user's
 # memories in each language (Hit@5, en / zh queries: 0.66 / 0.71, 0.77 / 0.71, 0.79 / 0.69, 0.54 / 0.54;
 # at 2 and above the other script fills the top five); not checked on held-out data.
@@ -114,28 +115,33 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
 
 
-def _table_rows(store: LanceStore) -> int:
-    """Rows of the memories table (every bank), cached like ``_plan``."""
+PLAN_TTL_S = 10.0
+
+
+def _cached(key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept for ``PLAN_TTL_S``: table and bank sizes only set how the vectors are searched
+    and whether the row cache loads a bank whole, so a few seconds' staleness is harmless. Keyed by the
+    store's path, not id(store): a freed store's id is reused by the next one."""
     now = time.monotonic()
-    key = (str(store.path), "\0")  # not a bank id
     cached = _PLANS.get(key)
-    if cached is None or now - cached[1] > 10.0:
-        cached = ((store.count("memories", "true"), None), now)
-        _PLANS[key] = cached
-    return cached[0][0]
+    if cached is None or now - cached[1] > PLAN_TTL_S:
+        cached = _PLANS[key] = (compute(), now)
+    return cached[0]
+
+
+def _table_rows(store: LanceStore) -> int:
+    """Rows of the memories table (every bank)."""
+    return _cached((str(store.path), "table"), lambda: store.count("memories", "true"))
 
 
 def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
-    """Rows of the bank (any status) and the IVF probes for it (None: exact), cached for a few seconds:
-    they only set how the vectors are searched and whether the row cache loads the bank whole."""
-    now = time.monotonic()
-    key = (str(store.path), bank_id)  # not id(store): a freed store's id is reused by the next one
-    cached = _PLANS.get(key)
-    if cached is None or now - cached[1] > 10.0:
+    """Rows of the bank (any status) and the IVF probes for it (None: exact)."""
+
+    def compute() -> tuple[int, int | None]:
         bank_rows = store.count("memories", f"bank_id = {quote(bank_id)}")
-        cached = ((bank_rows, store.nprobes(bank_rows, _table_rows(store))), now)
-        _PLANS[key] = cached
-    return cached[0]
+        return bank_rows, store.nprobes(bank_rows, _table_rows(store))
+
+    return _cached((str(store.path), "bank", bank_id), compute)
 
 
 MAX_FETCH = 2_000
