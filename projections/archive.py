@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from itertools import repeat
 from typing import Any
 from uuid import UUID
 
@@ -24,9 +25,9 @@ from projections.runner import Batch
 _ENVELOPE = ("event_id", "type", "schema_version", "bank_id", "occurred_at", "causation_id", "actor")
 _SCALARS = ("memory_id", "superseded_by", "session_id", "turn_id", "kind", "text")
 _LISTS = ("source_turn_ids", "retracted_memory_ids", "restored_memory_ids")
-_COLUMNS = ("topic", "partition", "offset", "timestamp_ms", "key", *_ENVELOPE, *_SCALARS, *_LISTS, "payload")
-_UNDECODED = (None,) * (len(_ENVELOPE) + len(_SCALARS) + len(_LISTS))
 _NO_VECTOR = {"vector"}
+_NOTHING: dict[str, Any] = {}  # the fields of an undecodable record
+_IDS = {"event_id", "causation_id", "memory_id", "superseded_by"}  # UUIDs in the events, text in the archive
 
 
 class ArchiveProjection:
@@ -63,35 +64,36 @@ def _groups(batch: Batch) -> dict[TopicPartition, list[tuple[Record, Event | Non
 
 
 def archive_table(items: list[tuple[Record, Event | None]]) -> pa.Table:
-    """One Arrow table in ``SCHEMA`` from decoded records, built column by column in one pass."""
-    columns: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
-    fill = [columns[name].append for name in _COLUMNS]
-    vectors: list[bytes | None] = []
-    for record, event in items:
-        for append, value in zip(fill, _cells(record, event), strict=True):
-            append(value)
-        vectors.append(event.vector if isinstance(event, MemoryRetained) else None)
-    arrays = [_vector_array(vectors) if f.name == "vector" else pa.array(columns[f.name], f.type) for f in SCHEMA]
+    """One Arrow table in ``SCHEMA`` from decoded records, built column by column (a comprehension
+    per column, not a Python call per cell: this is a rebuild's busiest loop)."""
+    records = [record for record, _ in items]
+    fields = [_NOTHING if event is None else event.__dict__ for _, event in items]  # pydantic field values
+    cells: dict[str, list[Any]] = {
+        "topic": [r.topic for r in records], "partition": [r.partition for r in records],
+        "offset": [r.offset for r in records], "timestamp_ms": [r.timestamp_ms for r in records],
+        "key": [r.key for r in records],
+        "payload": [_raw(r.value) if e is None else e.model_dump_json(exclude=_NO_VECTOR) for r, e in items],
+    }
+    for name in (*_ENVELOPE, *_SCALARS, *_LISTS):
+        values = list(map(dict.get, fields, repeat(name)))  # no Python frame per cell
+        cells[name] = [None if v is None else str(v) for v in values] if name in _IDS else values
+    vectors = [event.vector if isinstance(event, MemoryRetained) else None for _, event in items]
+    arrays = [_vector_array(vectors) if f.name == "vector" else _array(cells[f.name], f.type) for f in SCHEMA]
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
 
 
-def _cells(record: Record, event: Event | None) -> tuple[Any, ...]:
-    head = (record.topic, record.partition, record.offset, record.timestamp_ms, record.key)
-    if event is None:
-        return (*head, *_UNDECODED, _raw(record.value))
-    fields = event.__dict__  # a pydantic model's field values; .get avoids AttributeError for absent fields
-    envelope = tuple(_text(fields[name]) for name in _ENVELOPE)
-    scalars = tuple(_text(fields.get(name)) for name in _SCALARS)
-    lists = tuple(_ids(fields.get(name)) for name in _LISTS)
-    return (*head, *envelope, *scalars, *lists, event.model_dump_json(exclude=_NO_VECTOR))
+def _array(values: list[Any], type_: pa.DataType) -> pa.Array:
+    """``values`` as an Arrow array; ids (UUIDs), alone or in lists, become their text."""
+    try:
+        return pa.array(values, type_)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array([_text(v) for v in values], type_)
 
 
 def _text(value: Any) -> Any:
-    return str(value) if isinstance(value, UUID) else value
-
-
-def _ids(values: tuple[Any, ...] | None) -> list[str] | None:
-    return None if values is None else [str(v) for v in values]
+    if isinstance(value, UUID):
+        return str(value)
+    return [_text(v) for v in value] if isinstance(value, (tuple, list)) else value
 
 
 def _raw(value: bytes) -> str:
@@ -109,3 +111,4 @@ def _vector_array(vectors: list[bytes | None]) -> pa.Array:
     values = np.frombuffer(b"".join(v for v in vectors if v is not None), dtype="<f4")
     mask = pa.array([v is None for v in vectors], pa.bool_())
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, pa.float32()), mask=mask)
+
