@@ -33,6 +33,7 @@ _IDS = {"event_id", "causation_id", "memory_id", "superseded_by"}  # UUIDs in th
 class ArchiveProjection:
     name = "archive"
     topics = ALL_TOPICS
+    linger_s = 1.0  # history, audits and archived recall read it, not live recall: batch its files (runner.run)
 
     def __init__(self, store: ArchiveStore) -> None:
         self.store = store

@@ -1,5 +1,6 @@
 """A tailing projection is maintained on schedule even while records never stop arriving, and its
-maintenance is spaced by how long the last pass took."""
+maintenance is spaced by how long the last pass took. A projection with ``linger_s`` lets small
+batches grow, but never holds back a backlog."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ class Recording:
     def __init__(self, apply_s: float, maintain_s: float) -> None:
         self.apply_s, self.maintain_s = apply_s, maintain_s
         self.applied = 0
+        self.batches: list[int] = []  # size of each apply
         self.maintained: list[tuple[float, float]] = []  # (start, end) of each pass
 
     async def positions(self) -> dict[TopicPartition, int]:
@@ -29,6 +31,7 @@ class Recording:
     async def apply(self, batch: Batch) -> None:
         await asyncio.sleep(self.apply_s)
         self.applied += len(batch)
+        self.batches.append(len(batch))
 
     async def maintain(self) -> None:
         start = time.monotonic()
@@ -66,3 +69,34 @@ async def test_maintenance_waits_in_proportion_to_its_last_pass(tmp_path) -> Non
     assert len(starts) >= 2
     gaps = [b - a for a, b in zip(starts, starts[1:])]
     assert min(gaps) >= runner.MAINTAIN_SHARE * 0.05  # not every 10 ms: 10 x its 50 ms pass
+
+
+class Lingering(Recording):
+    linger_s = 0.3
+
+
+async def test_a_lingering_projection_writes_fewer_larger_batches(tmp_path) -> None:
+    eager, lingering = Recording(apply_s=0.0, maintain_s=0.0), Lingering(apply_s=0.0, maintain_s=0.0)
+    await stream(Settings(data_dir=tmp_path / "eager"), eager, seconds=1.2, maintain_every_s=60)
+    await stream(Settings(data_dir=tmp_path / "lingering"), lingering, seconds=1.2, maintain_every_s=60)
+    assert len(eager.batches) >= 20  # it reads every time it finds something: ~1 record per read
+    assert 2 <= len(lingering.batches) <= 1.2 / Lingering.linger_s + 2
+    assert max(lingering.batches) >= 20
+
+
+async def test_lingering_never_holds_back_a_backlog(tmp_path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    projection = Lingering(apply_s=0.0, maintain_s=0.0)
+    projection.linger_s = 30.0
+    async with started_log(settings) as log:
+        await log.append(TOPIC_TURNS, "bank", [b"x"] * 3000)
+        stop = asyncio.Event()
+        task = asyncio.create_task(runner.run(log, projection, stop, maintain_every_s=60))
+        for _ in range(200):  # up to 4 s; a 30 s linger after a full batch would take far longer
+            if projection.applied == 3000:
+                break
+            await asyncio.sleep(0.02)
+        stop.set()
+        await task
+    assert projection.applied == 3000
+    assert projection.batches == [2000, 1000]  # step reads 2000 per partition; both exceed LINGER_BELOW
