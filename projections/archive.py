@@ -112,4 +112,3 @@ def _vector_array(vectors: list[bytes | None]) -> pa.Array:
     values = np.frombuffer(b"".join(v for v in vectors if v is not None), dtype="<f4")
     mask = pa.array([v is None for v in vectors], pa.bool_())
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, pa.float32()), mask=mask)
-

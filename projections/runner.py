@@ -100,7 +100,7 @@ async def replay_into(log: EventLog, projections: Sequence[Projection], *,
     """
     until = until if until is not None else await log_ends(log, projections)
     positions = {id(p): await p.positions() for p in projections}
-    with _fewer_collections():
+    with _collector_paused():
         return await _replay(log, projections, until, positions, select, batch_size, progress)
 
 
@@ -131,7 +131,7 @@ _resume = False  # whether it was enabled before the first of them
 
 
 @contextlib.contextmanager
-def _fewer_collections() -> Iterator[None]:
+def _collector_paused() -> Iterator[None]:
     """A replay allocates millions of acyclic objects (decoded events, rows, Arrow cells), freed by
     reference counting as each batch is done; the cyclic collector would only traverse the live
     batches again and again, holding the GIL the projections' threads share (at a 100k threshold
