@@ -31,22 +31,25 @@ _IDS = {"event_id", "causation_id", "memory_id", "superseded_by"}  # UUIDs in th
 
 
 class ArchiveProjection:
+    """Every topic by default; with ``topics``, only those (a rebuild splits the archive between processes:
+    files and positions are per topic-partition, so two projections of disjoint topics share a store)."""
+
     name = "archive"
-    topics = ALL_TOPICS
     linger_s = 1.0  # history, audits and archived recall read it, not live recall: batch its files (runner.run)
 
-    def __init__(self, store: ArchiveStore) -> None:
+    def __init__(self, store: ArchiveStore, topics: tuple[str, ...] = ALL_TOPICS) -> None:
         self.store = store
+        self.topics = topics
 
     async def positions(self) -> dict[TopicPartition, int]:
-        return await asyncio.to_thread(self.store.positions)
+        return {tp: n for tp, n in (await asyncio.to_thread(self.store.positions)).items() if tp[0] in self.topics}
 
     async def apply(self, batch: Batch) -> None:
         await asyncio.to_thread(self._apply, batch)
 
     async def maintain(self) -> None:
         """Merge small files once enough pile up; queries return the same rows before and after."""
-        await asyncio.to_thread(self.store.compact_all, min_files=16)
+        await asyncio.to_thread(self.store.compact_all, min_files=16, topics=self.topics)
 
     def _apply(self, batch: Batch) -> None:
         for (topic, partition), items in _groups(batch).items():

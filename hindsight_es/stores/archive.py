@@ -141,8 +141,11 @@ class ArchiveStore:
             removed += _unlink([p for p in run if p.path != merged])
         return removed
 
-    def compact_all(self, *, target_bytes: int = 64 << 20, min_files: int = 2) -> int:
-        return sum(self.compact(t, p, target_bytes=target_bytes, min_files=min_files) for t, p in self._partitions())
+    def compact_all(self, *, target_bytes: int = 64 << 20, min_files: int = 2,
+                    topics: Sequence[str] | None = None) -> int:
+        """``compact`` every topic-partition (of ``topics``, when given)."""
+        return sum(self.compact(t, p, target_bytes=target_bytes, min_files=min_files) for t, p in self._partitions()
+                   if topics is None or t in topics)
 
     # ------------------------------------------------------------ queries
 

@@ -262,3 +262,15 @@ def test_publish_from_a_missing_file_fails_cleanly(tmp_path: Path) -> None:
     assert proc.returncode == 1
     no_traceback(proc)
     assert f"cannot read {tmp_path / 'missing.jsonl'}: No such file or directory" in flat(proc.stderr)
+
+
+def test_bench_replay_prints_its_speed_and_removes_what_it_rebuilt(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    run = cli(data, "bench", "replay", "--events", "300", "--banks", "1")
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"rebuilt [\d,]+ events .* [\d,]+ events/s", " ".join(run.stdout.split())), run.stdout
+    assert "removed generation" in run.stdout
+    assert not any((data / "generations").glob("*/lance"))  # the rebuilt stores are gone
+    kept = cli(data, "bench", "replay", "--events", "300", "--banks", "1", "--keep")
+    assert kept.returncode == 0, kept.stderr
+    assert len(list((data / "generations").glob("*/lance"))) == 1

@@ -28,6 +28,7 @@ from hindsight_es.log import EventLog, started_log, replay
 from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
+import projections.replay as replay_module
 from projections.replay import open_projections, rebuild, switch, verify
 from projections.runner import catch_up
 
@@ -118,6 +119,20 @@ async def test_rebuild_equals_live_row_for_row(history: History) -> None:
     assert rebuilt.table().equals(live.table())
     assert rebuilt.positions() == live.positions()
     assert generations.current(settings.data_dir)["lance"] != built.stores["lance"]  # not switched by itself
+
+
+async def test_a_rebuild_with_the_memories_archive_in_a_child_process_equals_live(
+        history: History, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = history.settings
+    async with started_log(settings) as log:
+        in_process = await rebuild(settings, log)
+        monkeypatch.setattr(replay_module, "WORKER_MIN_RECORDS", 0)  # big rebuilds only, by default
+        apart = await rebuild(settings, log)
+    assert apart.events == in_process.events  # each record counted once, though two processes read some
+    live, rebuilt = ArchiveStore(settings.archive_path), ArchiveStore(apart.stores["archive"])
+    assert rebuilt.table().equals(live.table())
+    assert rebuilt.positions() == live.positions()
+    assert lance_rows(apart.stores["lance"]) == lance_rows(settings.lance_path)
 
 
 async def test_switch_points_new_readers_at_the_rebuilt_stores(history: History) -> None:
