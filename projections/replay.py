@@ -102,22 +102,22 @@ async def rebuild(settings: Settings, log: EventLog, *, stores: tuple[str, ...] 
         if progress:
             progress.start(sum(until.values()))
         started = time.perf_counter()
-        here, aside = projections, []
-        if "archive" in paths and sum(until.values()) >= WORKER_MIN_RECORDS:
+        apart = "archive" in paths and sum(until.values()) >= WORKER_MIN_RECORDS
+        here = projections
+        if apart:
             # the archive of the memories topic (most of the log, and of the archive's work) in a child
             # process; the rest of the archive here, with the LanceDB projections
             here = [p for p in projections if not isinstance(p, ArchiveProjection)]
             here.append(ArchiveProjection(ArchiveStore(paths["archive"]), tuple(t for t in ALL_TOPICS if t != APART)))
-        with _worker(here is not projections) as pool:
-            if pool is not None:
-                aside = [asyncio.get_running_loop().run_in_executor(
-                    pool, _archive_apart, settings, paths["archive"],
-                    {tp: end for tp, end in until.items() if tp[0] == APART}, batch_size)]
+        with _worker(apart) as pool:
+            child = None if pool is None else asyncio.get_running_loop().run_in_executor(
+                pool, _archive_apart, settings, paths["archive"],
+                {tp: end for tp, end in until.items() if tp[0] == APART}, batch_size)
             events = await replay_into(log, here, until=until, select=select, batch_size=batch_size,
                                        progress=progress.advance if progress else None)
-            shared = any(APART in p.topics for p in here)  # then its records were read (and counted) here too
-            for done in await asyncio.gather(*aside):
-                if not shared:
+            if child is not None:
+                done = await child
+                if not any(APART in p.topics for p in here):  # else read (and counted) here too
                     events += done
                     if progress:
                         progress.advance(done)

@@ -16,13 +16,13 @@ import numpy as np
 import pyarrow as pa
 
 from hindsight_es.config import TOPIC_MEMORIES
-from hindsight_es.embedding.hybrid import is_cjk
 from hindsight_es.errors import StoreError
 from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.lifecycle import changes
 from hindsight_es.recall.indexing import full_text
-from hindsight_es.stores.lance import POSITION_BANK, LanceStore, has_cjk, memory_schema
+from hindsight_es.stores.lance import POSITION_BANK, LanceStore, memory_schema
+from hindsight_es.text import has_cjk, is_cjk
 from projections.runner import Batch
 
 TABLE = "memories"

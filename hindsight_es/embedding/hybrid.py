@@ -10,31 +10,19 @@ English query leans on MiniLM, a Chinese one uses only USE (MiniLM is not traine
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from hindsight_es.embedding.base import Embedder
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-_SPACE = re.compile(r"\s")
+from hindsight_es.text import is_cjk
 
 _QUERY_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed-query")
 
 # (MiniLM weight, USE weight) of a query, by language; measured on LoCoMo (en) and MADial-Bench (zh).
 ENGLISH_QUERY = (1.0, 0.5)
 CJK_QUERY = (0.0, 1.0)
-
-
-def is_cjk(text: str, share: float = 0.2) -> bool:
-    """Whether CJK characters make up at least ``share`` of the non-space characters (regex counts: the
-    projection asks this of every memory it retains, a rebuild of hundreds of thousands)."""
-    if not _CJK.search(text):
-        return False
-    chars = len(text) - len(_SPACE.findall(text))
-    return len(_CJK.findall(text)) / chars >= share
 
 
 class HybridEmbedder:

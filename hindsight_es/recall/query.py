@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from hindsight_es.recall.timeparse import parse_time_range
-from hindsight_es.stores.lance import has_cjk
+from hindsight_es.text import has_cjk
 
 _NAME = re.compile(r"\b([A-Z][a-z]+(?:['’]s)?)\b")
 _NOT_NAMES = {"What", "When", "Where", "Who", "Why", "How", "Which", "Did", "Does", "Do", "Is", "Are", "Was", "Were",

@@ -17,13 +17,13 @@ from typing import Any
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import embed_query
-from hindsight_es.embedding.hybrid import is_cjk
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore
-from hindsight_es.stores.lance import LanceStore, has_cjk, quote
+from hindsight_es.stores.lance import LanceStore, quote
+from hindsight_es.text import has_cjk, is_cjk
 
 COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
            "valid_to", "status", "owner", "scope")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -31,9 +30,6 @@ MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is ret
 MIN_NPROBES = 32
 EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
 APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys before merging (see upsert)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
-
-
 def memory_schema(dim: int) -> pa.Schema:
     ts = pa.timestamp("us", tz="UTC")
     return pa.schema([
@@ -61,10 +57,6 @@ TURN_SCHEMA = pa.schema([
 def quote(value: str) -> str:
     """A SQL string literal for LanceDB filters."""
     return "'" + value.replace("'", "''") + "'"
-
-
-def has_cjk(text: str) -> bool:
-    return bool(_CJK.search(text))
 
 
 class LanceStore:
@@ -151,6 +143,7 @@ class LanceStore:
         return {(r["topic"], r["partition"]): r["offset"] for r in rows}
 
     def rows_by_id(self, name: str, key: str, ids: Sequence[str]) -> pa.Table | None:
+        """The rows (all columns) whose ``key`` is in ``ids``."""
         table = self.table(name)
         if table is None or not ids:
             return None

@@ -6,7 +6,7 @@ import numpy as np
 
 from hindsight_es.embedding import make_embedder
 from hindsight_es.embedding.base import embed_query
-from hindsight_es.embedding.hybrid import is_cjk
+from hindsight_es.text import is_cjk
 
 
 def test_language_detection():

@@ -1,0 +1,22 @@
+"""Which script a text is in: one definition of CJK for the embedder, the projections and recall."""
+
+from __future__ import annotations
+
+import re
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
+_SPACE = re.compile(r"\s")
+
+
+def has_cjk(text: str) -> bool:
+    """Whether the text has any CJK character."""
+    return bool(_CJK.search(text))
+
+
+def is_cjk(text: str, share: float = 0.2) -> bool:
+    """Whether CJK characters make up at least ``share`` of the non-space characters (regex counts: the
+    projection asks this of every memory it retains, a rebuild of hundreds of thousands)."""
+    if not _CJK.search(text):
+        return False
+    chars = len(text) - len(_SPACE.findall(text))
+    return len(_CJK.findall(text)) / chars >= share
