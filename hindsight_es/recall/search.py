@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -22,13 +21,12 @@ from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore
-from hindsight_es.stores.lance import LanceStore, quote
+from hindsight_es.stores.lance import LanceStore, ivf_nprobes, quote
 from hindsight_es.text import has_cjk, is_cjk
 
 COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
            "valid_to", "status", "owner", "scope")
 ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
-_POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="recall")
 _PLANS: dict[tuple[str, ...], tuple[Any, float]] = {}  # see _cached
 # RRF weight of the other-script list. Chosen among 1, 1.5, 2 and 3 on MADial with half of each user's
 # memories in each language (Hit@5, en / zh queries: 0.66 / 0.71, 0.77 / 0.71, 0.79 / 0.69, 0.54 / 0.54;
@@ -66,11 +64,13 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses, agent=agent)
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
-    # Full text needs no vector: it runs while the query is embedded (LanceDB releases the GIL).
+    # Full text needs no vector: it runs (in LanceDB's threads) while the query is embedded.
     # Each index answers its own script: stemmed words for a query that is not mostly CJK, n-grams of
     # CJK text for one with CJK. Across scripts they match only names and single letters: noise that
     # outvoted the vectors (MADial zh queries over en memories, Hit@5 0.31 with it, 0.66 without).
     # Searches read back only row ids and scores; the rows come from the row cache.
+    if store.table("memories") is None:  # opened here: the searches run on LanceDB's loop (see LanceStore.start)
+        return []
     bank_rows, nprobes = _plan(store, bank_id)
     cache = row_cache(store)
     query_cjk = is_cjk(query)
@@ -90,14 +90,16 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     if parsed.since is not None:
         filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
     for _ in range(SEARCH_ATTEMPTS):
-        texts = [(name, _POOL.submit(search)) for name, search in searches]
+        texts = [(name, store.start(search())) for name, search in searches]
         if vector is None:
             vector = embed_query(embedder, query)
-        vectors = [("vector", _POOL.submit(store.vector_ids, vector, w, fetch, nprobes=nprobes)) for w in filters]
+        vectors = [("vector", store.start(store.vector_search(vector, w, fetch, nprobes=nprobes))) for w in filters]
         if cross_script is not None:
             other = f"{where} AND script = {quote('latin' if query_cjk else 'cjk')}"
             similar = partial(embedder.cross_similarity, memory_cjk=not query_cjk)
-            vectors.append(("cross", _POOL.submit(_cross_hits, store, cross_script(vector), other, fetch, similar)))
+            probes = partial(ivf_nprobes, table_rows=_table_rows(store), index=store.vector_index_info())
+            vectors.append(("cross", store.start(_cross_hits(store, cross_script(vector), other, fetch, similar,
+                                                             probes))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
         wanted = {row_id for _, hits in found for row_id, _ in hits}
         by_row_id = cache.rows(wanted)
@@ -147,24 +149,26 @@ def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
 MAX_FETCH = 2_000
 
 
-def _cross_hits(store: LanceStore, vector: Sequence[float], where: str, fetch: int,
-                similarity: Callable[[float], float]) -> list[tuple[int, float]]:
+async def _cross_hits(store: LanceStore, vector: Sequence[float], where: str, fetch: int,
+                      similarity: Callable[[float], float],
+                      probes: Callable[[int], int | None]) -> list[tuple[int, float]]:
     """The other script's nearest memories that are similar at all (``CROSS_MIN_SIMILARITY``).
 
     They are counted first (bitmap indexes: about a millisecond): none, and there is no search; a few,
     and they are scanned exactly (probing IVF partitions sized for the whole bank would miss most of a
-    few hundred memories spread over them). The floor matters because RRF counts ranks, not scores: in a
-    bank with three Chinese memories an English query's list would rank all three, the unrelated too.
+    few hundred memories spread over them; ``probes`` gives the partitions for a count). The floor
+    matters because RRF counts ranks, not scores: in a bank with three Chinese memories an English
+    query's list would rank all three, the unrelated too.
     """
-    rows = store.count("memories", where)
+    rows = await store.count_memories(where)
     if rows == 0:
         return []
-    hits = store.vector_ids(vector, where, fetch, nprobes=store.nprobes(rows, _table_rows(store)))
+    hits = await store.vector_search(vector, where, fetch, nprobes=probes(rows))
     return [(row_id, distance) for row_id, distance in hits if similarity(distance) >= CROSS_MIN_SIMILARITY]
 
 
-def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int,
-               fetch: int) -> list[tuple[int, float]]:
+async def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int,
+                     fetch: int) -> list[tuple[int, float]]:
     """Full-text hits, enough of them that a tie at the pool's cut is complete.
 
     BM25 gives equal scores to equal texts (a speaker's many short turns answering the same question),
@@ -173,7 +177,7 @@ def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int
     at the end of the fetch tie, fetch four times as many (up to ``MAX_FETCH``).
     """
     while True:
-        hits = store.text_ids(query, column, where, fetch)
+        hits = await store.text_search(query, column, where, fetch)
         if len(hits) < fetch or len(hits) <= pool or fetch >= MAX_FETCH:
             return hits
         scores = sorted((score for _, score in hits), reverse=True)

@@ -64,3 +64,35 @@ def test_probes_follow_the_banks_share_of_the_table(tmp_path, bank_rows, table_r
     (tmp_path / L.VECTOR_INDEX_FILE).write_text(json.dumps({"index": "IVF_SQ", "rows": table_rows,
                                                             "partition_rows": 256}))
     assert store.nprobes(bank_rows, table_rows) == expected
+
+
+def test_searches_filter_before_they_rank_and_run_together_on_lancedbs_loop(tmp_path) -> None:
+    """The searches recall starts side by side: a filter applies before the ranking (the bank's own
+    nearest rows come back, however many nearer rows other banks hold), on the vector and on full text."""
+    store = LanceStore(tmp_path)
+    others = rows(300, bank="other")
+    store.upsert("memories", memory_schema(DIM), "memory_id", others)
+    store.upsert("memories", memory_schema(DIM), "memory_id", rows(5, start=1000, bank="b"))
+    probe = others.column("vector")[7].as_py()  # the vector of m7, in bank "other"
+    vector = store.start(store.vector_search(probe, "bank_id = 'b'", 10))
+    text = store.start(store.text_search("note", "search_text", "bank_id = 'b'", 10))
+    count = store.start(store.count_memories("bank_id = 'b'"))
+    ids = {row["_rowid"]: row["memory_id"] for row in store.scan("memories", "true", ["memory_id"], row_ids=True).to_pylist()}
+    assert sorted(ids[row_id] for row_id, _ in vector.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
+    assert sorted(ids[row_id] for row_id, _ in text.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
+    assert count.result(timeout=30) == 5
+    [(nearest, distance)] = store.vector_ids(probe, "bank_id = 'other'", 1)
+    assert ids[nearest] == "m7" and distance == pytest.approx(0.0, abs=1e-5)
+
+
+def test_a_search_started_on_an_unopened_table_fails_instead_of_waiting_forever(tmp_path) -> None:
+    LanceStore(tmp_path).upsert("memories", memory_schema(DIM), "memory_id", rows(3))
+    store = LanceStore(tmp_path)  # has not opened the table
+
+    async def search_from_the_loop() -> list[tuple[int, float]]:
+        return await store.text_search("note", "search_text", "true", 3)
+
+    with pytest.raises(L.StoreError, match="must be opened"):
+        store.start(search_from_the_loop()).result(timeout=30)
+    store.table("memories")
+    assert len(store.start(search_from_the_loop()).result(timeout=30)) == 3

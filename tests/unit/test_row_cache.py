@@ -85,11 +85,20 @@ def test_a_row_moved_between_search_and_read_is_searched_again(tmp_path) -> None
     store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))  # new ids
     calls = []
 
+    fresh = LanceStore(tmp_path)  # its row cache has not seen the old ids
+    searching = fresh.vector_search
+
     def racing(*args, **kwargs):
         calls.append(1)
-        return stale.pop() if stale else search(*args, **kwargs)
+        if stale:
+            hits = stale.pop()
 
-    fresh = LanceStore(tmp_path)  # its row cache has not seen the old ids
-    fresh.vector_ids = racing
+            async def answered() -> list[tuple[int, float]]:
+                return hits
+
+            return answered()
+        return searching(*args, **kwargs)
+
+    fresh.vector_search = racing
     assert recall(fresh, embedder, "b", "when do we deploy?", limit=1) == expected
     assert len(calls) == 2
