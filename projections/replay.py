@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import multiprocessing
+import json
 import shutil
+import sys
 import time
-from collections.abc import Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -25,11 +25,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
-from hindsight_es.errors import InvalidInputError
-from hindsight_es.log import EventLog, Record, TopicPartition, started_log
+from hindsight_es.errors import InvalidInputError, StoreError
+from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import POSITION_BANK, LanceStore
+from projections import archive_child
 from projections.archive import ArchiveProjection
 from projections.digest import NO_BANK, Rows, bank_hashes, digest_rows, first_difference
 from projections.runner import Projection, Select, log_ends, replay_into
@@ -39,7 +40,7 @@ from projections.working_memory import WorkingMemoryProjection
 STORES_OF = {"vectors": ("lance",), "archive": ("archive",), "all": ("lance", "archive")}
 REBUILD_BATCH = 20_000  # records per read; one LanceDB merge per batch, so fewer is faster
 # A rebuild of at least this many records replays the archive of one topic in a child process, beside
-# the LanceDB projections (below it, starting the child, ~2 s of imports, costs more than it saves).
+# the LanceDB projections (below it, starting the child, ~1 s of imports, costs more than it saves).
 WORKER_MIN_RECORDS = 20_000
 APART = TOPIC_MEMORIES  # the topic whose archive is replayed in the child
 _KEYS = {"memories": ("memory_id",), "turns": ("turn_key",), "archive": ("topic", "partition", "offset")}
@@ -86,8 +87,7 @@ async def rebuild(settings: Settings, log: EventLog, *, stores: tuple[str, ...] 
     where that snapshot stood. The archive is one copy of the log for all banks and is rebuilt whole.
 
     From ``WORKER_MIN_RECORDS`` records on, the archive of the memories topic is replayed in a child
-    process (multiprocessing, spawn): a script that calls this needs the usual
-    ``if __name__ == "__main__":`` guard, as the child imports the main module.
+    process (``projections.archive_child``), beside the LanceDB projections here.
     """
     if bank is not None and "archive" in stores:
         raise InvalidInputError("a one-bank rebuild covers the LanceDB tables only (--projection vectors)")
@@ -109,18 +109,26 @@ async def rebuild(settings: Settings, log: EventLog, *, stores: tuple[str, ...] 
             # process; the rest of the archive here, with the LanceDB projections
             here = [p for p in projections if not isinstance(p, ArchiveProjection)]
             here.append(ArchiveProjection(ArchiveStore(paths["archive"]), tuple(t for t in ALL_TOPICS if t != APART)))
-        with _worker(apart) as pool:
-            child = None if pool is None else asyncio.get_running_loop().run_in_executor(
-                pool, _archive_apart, settings, paths["archive"],
-                {tp: end for tp, end in until.items() if tp[0] == APART}, batch_size)
+        child = None
+        if apart:
+            child = asyncio.create_task(_archive_apart(settings, paths["archive"],
+                                                       {tp: end for tp, end in until.items() if tp[0] == APART},
+                                                       batch_size))
+        try:
             events = await replay_into(log, here, until=until, select=select, batch_size=batch_size,
                                        progress=progress.advance if progress else None)
-            if child is not None:
-                done = await child
-                if not any(APART in p.topics for p in here):  # else read (and counted) here too
-                    events += done
-                    if progress:
-                        progress.advance(done)
+        except BaseException:
+            if child is not None:  # stop the child (its finally kills the process) before the generation goes
+                child.cancel()
+                with contextlib.suppress(BaseException):
+                    await child
+            raise
+        if child is not None:
+            done = await child
+            if not any(APART in p.topics for p in here):  # else read (and counted) here too
+                events += done
+                if progress:
+                    progress.advance(done)
         replayed = time.perf_counter()
         for projection in here:
             await projection.maintain()
@@ -130,38 +138,27 @@ async def rebuild(settings: Settings, log: EventLog, *, stores: tuple[str, ...] 
     return Built(gen_id, paths, events, replayed - started, time.perf_counter() - replayed)
 
 
-@contextlib.contextmanager
-def _worker(wanted: bool) -> Iterator[ProcessPoolExecutor | None]:
-    """A child process for a replay apart (None unless ``wanted``), shut down after."""
-    if not wanted:
-        yield None
-        return
-    # spawn, not fork: this process runs threads (LanceDB's, asyncio's) that a fork would copy mid-call
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-    try:
-        yield pool
-    except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=False)  # its result is in: the child exits on its own
-
-
-def _archive_apart(settings: Settings, root: Path, until: dict[TopicPartition, int], batch_size: int) -> int:
-    """In a child process: replay ``APART`` into the archive at ``root`` through its own connection to the
-    log, then compact it; returns records read.
+async def _archive_apart(settings: Settings, root: Path, until: dict[TopicPartition, int], batch_size: int) -> int:
+    """Replay ``APART`` into the archive at ``root`` in a child process (``projections.archive_child``),
+    with its own connection to the log; returns the records it read.
 
     One process replaying everything is bound by one core: decoding and row building are Python, and
     the GIL runs one projection's at a time (a 100k-event rebuild used 8.5 s of CPU in 7.9 s).
     """
-
-    async def go() -> int:
-        async with started_log(settings) as log:
-            archive = ArchiveProjection(ArchiveStore(root), (APART,))
-            read = await replay_into(log, [archive], until=until, batch_size=batch_size)
-            await archive.maintain()
-            return read
-
-    return asyncio.run(go())
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "projections.archive_child", stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        out, err = await child.communicate(archive_child.job(settings, root, (APART,), until, batch_size))
+    finally:
+        if child.returncode is None:  # cancelled (the replay here failed) or interrupted
+            child.kill()
+            await child.wait()
+    if child.returncode != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-5:]
+        raise StoreError(f"the archive's replay of {APART} in a child process failed (exit {child.returncode}): "
+                         + " | ".join(tail))
+    return int(json.loads(out)["records"])
 
 
 def _copy_other_banks(source: LanceStore, target: LanceStore, bank: str) -> Select:

@@ -1,7 +1,24 @@
-"""Read path: candidates, fusion, packing. No LLM."""
+"""Read path: candidates, fusion, packing. No LLM.
 
-from hindsight_es.recall.fusion import rrf
-from hindsight_es.recall.models import RecallHit
-from hindsight_es.recall.search import build_filter, recall
+The names below load their module on first use: the bank state imports ``recall.indexing``, and must
+not pull in the searches and LanceDB with it.
+"""
 
-__all__ = ["RecallHit", "build_filter", "recall", "rrf"]
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hindsight_es.recall.fusion import rrf
+    from hindsight_es.recall.models import RecallHit
+    from hindsight_es.recall.search import build_filter, recall
+
+_MODULE_OF = {"rrf": "fusion", "RecallHit": "models", "build_filter": "search", "recall": "search"}
+__all__ = sorted(_MODULE_OF)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULE_OF:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{_MODULE_OF[name]}"), name)

@@ -23,12 +23,14 @@ import pytest
 
 from hindsight_es.cli.bench_replay import synthetic_history, write_history
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, Settings
+from hindsight_es.errors import StoreError
 from hindsight_es.events import decode
 from hindsight_es.log import EventLog, started_log, replay
 from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
 import projections.replay as replay_module
+from projections import archive_child
 from projections.replay import open_projections, rebuild, switch, verify
 from projections.runner import catch_up
 
@@ -133,6 +135,42 @@ async def test_a_rebuild_with_the_memories_archive_in_a_child_process_equals_liv
     assert rebuilt.table().equals(live.table())
     assert rebuilt.positions() == live.positions()
     assert lance_rows(apart.stores["lance"]) == lance_rows(settings.lance_path)
+
+
+async def test_a_failing_child_fails_the_rebuild_with_its_error_and_leaves_no_generation(
+        history: History, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = history.settings
+    monkeypatch.setattr(replay_module, "WORKER_MIN_RECORDS", 0)
+    monkeypatch.setattr(archive_child, "job", lambda *args: b'{"settings": {}}')  # a job the child cannot run
+    generations_dir = settings.data_dir / generations.GENERATIONS
+    before = set(generations_dir.glob("*"))
+    async with started_log(settings) as log:
+        with pytest.raises(StoreError, match=r"child process failed \(exit 1\).*KeyError"):
+            await rebuild(settings, log)
+    assert set(generations_dir.glob("*")) == before
+    assert ArchiveStore(settings.archive_path).table().num_rows > 0  # the live stores are untouched
+
+
+async def test_a_rebuild_that_fails_here_stops_its_child(history: History, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = history.settings
+    monkeypatch.setattr(replay_module, "WORKER_MIN_RECORDS", 0)
+    children: list[asyncio.subprocess.Process] = []
+    start_child = asyncio.create_subprocess_exec
+
+    async def recorded(*args, **kwargs):
+        children.append(await start_child(*args, **kwargs))
+        return children[-1]
+
+    async def failing_replay(*args, **kwargs):
+        await asyncio.sleep(0.2)  # the child is running by now
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(asyncio, "create_subprocess_exec", recorded)
+    monkeypatch.setattr(replay_module, "replay_into", failing_replay)
+    async with started_log(settings) as log:
+        with pytest.raises(RuntimeError, match="disk full"):
+            await rebuild(settings, log)
+    assert len(children) == 1 and children[0].returncode is not None  # killed and reaped, not left running
 
 
 async def test_switch_points_new_readers_at_the_rebuilt_stores(history: History) -> None:

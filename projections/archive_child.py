@@ -1,0 +1,51 @@
+"""The archive of some topics replayed by a child process of ``replay.rebuild``.
+
+Run as ``python -m projections.archive_child`` with a JSON job on stdin (the settings, the archive's
+root, the topics, the offsets to replay up to, the batch size); replays those topics from the log
+through its own connection into the archive, compacts them, and prints ``{"records": n}``.
+
+A plain child process, not multiprocessing: spawn would import the parent's main module again (the
+whole CLI and LanceDB, ~2 s) and oblige every script that rebuilds to guard its ``__main__``. This
+module imports only the log, the archive and its projection (~0.9 s).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from hindsight_es.config import Settings
+from hindsight_es.log import TopicPartition, started_log
+from hindsight_es.stores.archive import ArchiveStore
+from projections.archive import ArchiveProjection
+from projections.runner import replay_into
+
+
+def job(settings: Settings, root: Path, topics: tuple[str, ...], until: dict[TopicPartition, int],
+        batch_size: int) -> bytes:
+    """The stdin of a child replaying ``topics`` (up to ``until``) into the archive at ``root``."""
+    return json.dumps({"settings": settings.model_dump(mode="json"), "root": str(root), "topics": list(topics),
+                       "until": [[topic, partition, end] for (topic, partition), end in until.items()],
+                       "batch_size": batch_size}).encode()
+
+
+async def replay(spec: dict[str, Any]) -> int:
+    settings = Settings.model_validate(spec["settings"])
+    until = {(topic, partition): end for topic, partition, end in spec["until"]}
+    async with started_log(settings) as log:
+        archive = ArchiveProjection(ArchiveStore(Path(spec["root"])), tuple(spec["topics"]))
+        read = await replay_into(log, [archive], until=until, batch_size=spec["batch_size"])
+        await archive.maintain()
+        return read
+
+
+def main() -> None:
+    records = asyncio.run(replay(json.loads(sys.stdin.buffer.read())))
+    print(json.dumps({"records": records}))
+
+
+if __name__ == "__main__":
+    main()
