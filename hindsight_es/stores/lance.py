@@ -304,12 +304,8 @@ class LanceStore:
 
     def vector_ids(self, vector: Sequence[float], where: str, limit: int, *,
                    nprobes: int | None = None) -> list[tuple[int, float]]:
-        """``vector_search``, waited for."""
+        """``vector_search``, waited for (for callers outside recall)."""
         return self.start(self.vector_search(vector, where, limit, nprobes=nprobes)).result()
-
-    def text_ids(self, query: str, column: str, where: str, limit: int) -> list[tuple[int, float]]:
-        """``text_search``, waited for."""
-        return self.start(self.text_search(query, column, where, limit)).result()
 
     def _async_memories(self) -> AsyncTable | None:
         if threading.current_thread() is LOOP.thread and "memories" not in self._tables:
