@@ -103,14 +103,12 @@ async def rebuild(settings: Settings, log: EventLog, *, stores: tuple[str, ...] 
             progress.start(sum(until.values()))
         started = time.perf_counter()
         apart = "archive" in paths and sum(until.values()) >= WORKER_MIN_RECORDS
-        here = projections
+        here, child = projections, None
         if apart:
             # the archive of the memories topic (most of the log, and of the archive's work) in a child
             # process; the rest of the archive here, with the LanceDB projections
             here = [p for p in projections if not isinstance(p, ArchiveProjection)]
             here.append(ArchiveProjection(ArchiveStore(paths["archive"]), tuple(t for t in ALL_TOPICS if t != APART)))
-        child = None
-        if apart:
             child = asyncio.create_task(_archive_apart(settings, paths["archive"],
                                                        {tp: end for tp, end in until.items() if tp[0] == APART},
                                                        batch_size))

@@ -97,7 +97,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
         if cross_script is not None:
             other = f"{where} AND script = {quote('latin' if query_cjk else 'cjk')}"
             similar = partial(embedder.cross_similarity, memory_cjk=not query_cjk)
-            probes = partial(ivf_nprobes, table_rows=_table_rows(store), index=store.vector_index_info())
+            probes = partial(ivf_nprobes, table_rows=_table_rows(store), index=_index(store))
             vectors.append(("cross", store.start(_cross_hits(store, cross_script(vector), other, fetch, similar,
                                                              probes))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
@@ -121,8 +121,9 @@ PLAN_TTL_S = 10.0
 
 
 def _cached(key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
-    """``compute()``, kept for ``PLAN_TTL_S``: table and bank sizes only set how the vectors are searched
-    and whether the row cache loads a bank whole, so a few seconds' staleness is harmless. Keyed by the
+    """``compute()``, kept for ``PLAN_TTL_S``: table and bank sizes and the vector index as trained only
+    set how the vectors are searched and whether the row cache loads a bank whole, so a few seconds'
+    staleness is harmless (an index built meanwhile is used a few seconds later; until then, exact scans). Keyed by the
     store's path, not id(store): a freed store's id is reused by the next one."""
     now = time.monotonic()
     cached = _PLANS.get(key)
@@ -136,12 +137,17 @@ def _table_rows(store: LanceStore) -> int:
     return _cached((str(store.path), "table"), lambda: store.count("memories", "true"))
 
 
+def _index(store: LanceStore) -> dict[str, int] | None:
+    """The vector index as trained (``LanceStore.vector_index_info``, a file read)."""
+    return _cached((str(store.path), "index"), store.vector_index_info)
+
+
 def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
     """Rows of the bank (any status) and the IVF probes for it (None: exact)."""
 
     def compute() -> tuple[int, int | None]:
         bank_rows = store.count("memories", f"bank_id = {quote(bank_id)}")
-        return bank_rows, store.nprobes(bank_rows, _table_rows(store))
+        return bank_rows, ivf_nprobes(bank_rows, _table_rows(store), _index(store))
 
     return _cached((str(store.path), "bank", bank_id), compute)
 

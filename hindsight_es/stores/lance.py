@@ -223,11 +223,6 @@ class LanceStore:
         except FileNotFoundError:
             return None
 
-    def nprobes(self, bank_rows: int, table_rows: int) -> int | None:
-        """IVF partitions to probe for a bank of ``bank_rows``, or None for an exact (flat) search
-        (``ivf_nprobes`` with the index as trained)."""
-        return ivf_nprobes(bank_rows, table_rows, self.vector_index_info())
-
     # ------------------------------------------------------------ reads
 
     def scan(self, name: str, where: str, columns: Sequence[str] | None = None, limit: int | None = None,
@@ -267,7 +262,7 @@ class LanceStore:
     def vector_search(self, vector: Sequence[float], where: str, limit: int, *,
                       nprobes: int | None = None) -> Coroutine[Any, Any, list[tuple[int, float]]]:
         """``(row id, cosine distance)`` of the nearest memories: with ``nprobes`` that many IVF partitions,
-        else every matching row (exact; see ``nprobes()``). A filter applies before the search."""
+        else every matching row (exact; see ``ivf_nprobes``). A filter applies before the search."""
         table = self._async_memories()  # opened here, not on the loop (opening waits on the loop)
 
         async def search() -> list[tuple[int, float]]:
@@ -301,11 +296,6 @@ class LanceStore:
             return 0 if table is None else int(await table.count_rows(where))
 
         return count()
-
-    def vector_ids(self, vector: Sequence[float], where: str, limit: int, *,
-                   nprobes: int | None = None) -> list[tuple[int, float]]:
-        """``vector_search``, waited for (for callers outside recall)."""
-        return self.start(self.vector_search(vector, where, limit, nprobes=nprobes)).result()
 
     def _async_memories(self) -> AsyncTable | None:
         if threading.current_thread() is LOOP.thread and "memories" not in self._tables:

@@ -31,14 +31,15 @@ def test_prefilter_columns_get_bitmaps_and_a_large_table_an_ivf_sq_index(tmp_pat
     store.ensure_indexes(("memories",))
     kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
     assert {kinds[f"{c}_idx"] for c in ("bank_id", "status", "owner", "kind")} == {"Bitmap"}
-    assert "vector_idx" not in kinds and store.vector_index_info() is None and store.nprobes(5000, 5000) is None
+    assert "vector_idx" not in kinds and store.vector_index_info() is None and L.ivf_nprobes(5000, 5000, store.vector_index_info()) is None
 
     store.upsert("memories", memory_schema(DIM), "memory_id", rows(500, start=500))
     store.ensure_indexes(("memories",))
     kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
     assert kinds["vector_idx"] == "IvfSq"
     assert store.vector_index_info() == {"index": "IVF_SQ", "rows": 1000, "partition_rows": L.PARTITION_ROWS}
-    hits = store.vector_ids(rows(1, start=7).column("vector")[0].as_py(), "bank_id = 'b'", 5, nprobes=4)
+    hits = store.start(store.vector_search(rows(1, start=7).column("vector")[0].as_py(), "bank_id = 'b'", 5,
+                                           nprobes=4)).result()
     assert len(hits) == 5
 
 
@@ -63,7 +64,7 @@ def test_probes_follow_the_banks_share_of_the_table(tmp_path, bank_rows, table_r
     store = LanceStore(tmp_path)
     (tmp_path / L.VECTOR_INDEX_FILE).write_text(json.dumps({"index": "IVF_SQ", "rows": table_rows,
                                                             "partition_rows": 256}))
-    assert store.nprobes(bank_rows, table_rows) == expected
+    assert L.ivf_nprobes(bank_rows, table_rows, store.vector_index_info()) == expected
 
 
 def test_searches_filter_before_they_rank_and_run_together_on_lancedbs_loop(tmp_path) -> None:
@@ -81,7 +82,7 @@ def test_searches_filter_before_they_rank_and_run_together_on_lancedbs_loop(tmp_
     assert sorted(ids[row_id] for row_id, _ in vector.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
     assert sorted(ids[row_id] for row_id, _ in text.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
     assert count.result(timeout=30) == 5
-    [(nearest, distance)] = store.vector_ids(probe, "bank_id = 'other'", 1)
+    [(nearest, distance)] = store.start(store.vector_search(probe, "bank_id = 'other'", 1)).result()
     assert ids[nearest] == "m7" and distance == pytest.approx(0.0, abs=1e-5)
 
 

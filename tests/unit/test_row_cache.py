@@ -67,7 +67,7 @@ def test_a_lance_row_id_never_changes_content(tmp_path) -> None:
             assert contents.setdefault(row_id, content) == content  # an id never shows other content
     old_m0 = next(row_id for row_id, (m, _) in first.items() if m == "m0")
     assert old_m0 not in second and store.rows_by_row_id([old_m0], ["memory_id"]).num_rows == 0
-    hits = store.vector_ids(embedder.embed(["Lunch?"])[0], "bank_id = 'b'", 3)
+    hits = store.start(store.vector_search(embedder.embed(["Lunch?"])[0], "bank_id = 'b'", 3)).result()
     assert {row_id for row_id, _ in hits} == set(third)
 
 
@@ -80,8 +80,8 @@ def test_a_row_moved_between_search_and_read_is_searched_again(tmp_path) -> None
     store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))
     expected = recall(store, embedder, "b", "when do we deploy?", limit=1)
     assert expected[0].memory_id == "m0"
-    search = store.vector_ids
-    stale = [search(embedder.embed(["when do we deploy?"])[0], "bank_id = 'b'", 75)]  # row ids before the write
+    stale = [store.start(store.vector_search(embedder.embed(["when do we deploy?"])[0], "bank_id = 'b'", 75))
+             .result()]  # row ids before the write
     store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))  # new ids
     calls = []
 
