@@ -33,7 +33,7 @@ bench_app.command("mcp")(bench_mcp)
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory [env HINDSIGHT_DATA_DIR]")]
 Broker = Annotated[Optional[str], typer.Option("--broker", help="Kafka bootstrap servers [env HINDSIGHT_BROKER]")]
-EmbedderOpt = Annotated[Optional[str], typer.Option("--embedder", help="minilm | use [env HINDSIGHT_EMBEDDER]")]
+EmbedderOpt = Annotated[Optional[str], typer.Option("--embedder", help="hybrid (default) | minilm | use [env HINDSIGHT_EMBEDDER]")]
 
 
 @app.callback()

@@ -120,6 +120,12 @@ def _hybrid() -> Embedder:
     return HybridEmbedder(make_embedder("minilm"), make_embedder("use"))
 
 
+def vector_space(embedder: Embedder) -> tuple[str, ...]:
+    """The ids of the vectors ``embedder``'s queries can be compared with: its own, then those it
+    declares ``compatible`` (the same model computed differently, so stores from before still match)."""
+    return (embedder.id, *getattr(embedder, "compatible", ()))
+
+
 def embed_query(embedder: Embedder, text: str) -> np.ndarray:
     """The query vector: the embedder's own ``embed_query`` where it weighs queries differently."""
     special = getattr(embedder, "embed_query", None)

