@@ -67,6 +67,12 @@ class HybridEmbedder:
         cross[: self.english.dim] = 0.0
         return cross / max(float(np.linalg.norm(cross)), 1e-12)
 
+    def cross_script_text(self, text: str) -> np.ndarray:
+        """``cross_script_query(embed_query(text))``, without computing the MiniLM half it drops."""
+        vector = np.zeros(self.dim, dtype=np.float32)
+        vector[self.english.dim:] = self.multilingual.embed([text])[0]
+        return vector / max(float(np.linalg.norm(vector)), 1e-12)
+
     @staticmethod
     def cross_similarity(distance: float, memory_cjk: bool) -> float:
         """The USE cosine of a query and a memory from the cosine distance of ``cross_script_query`` to

@@ -31,3 +31,11 @@ def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
                       if m.removesuffix("'s").removesuffix("’s") not in _NOT_NAMES)
     return ParsedQuery(text=text, cjk=has_cjk(text), since=found[0] if found else None,
                        until=found[1] if found else None, names=names)
+
+
+def without_names(text: str, names: frozenset[str]) -> str:
+    """``text`` without the words ``names`` holds (lower-cased, possessive or not), spaces collapsed."""
+    def keep(match: re.Match[str]) -> str:
+        return "" if match.group(1).removesuffix("'s").removesuffix("’s").lower() in names else match.group(0)
+
+    return " ".join(_NAME.sub(keep, text).split())

@@ -27,7 +27,7 @@ def rescore(fused: Sequence[tuple[str, float]], rows: Mapping[str, Mapping[str, 
     out = []
     for memory_id, score in fused:
         row = rows[memory_id]
-        if _named(row.get("speaker"), query.names):
+        if speaker_named(row.get("speaker"), query.names):
             score *= 1 + SPEAKER
         when = row.get("valid_from")
         if query.since is not None and when is not None and query.since <= when < query.until:
@@ -46,7 +46,7 @@ def _by_session(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str,
     return sorted(out, key=lambda kv: -kv[1])
 
 
-def _named(speaker: str | None, names: frozenset[str]) -> bool:
+def speaker_named(speaker: str | None, names: frozenset[str]) -> bool:
     """The speaker's first name is in the query, or a short form of it ("Mel" for "Melanie")."""
     if not speaker or not names:
         return False

@@ -59,3 +59,34 @@ async def test_in_a_bilingual_bank_a_question_finds_the_memory_in_the_other_lang
         carriers = await hs.recall("lin", "which carrier do we ship with?", limit=3)
         assert {"m0", "m5"} <= set(top(carriers)) and "m6" not in top(carriers, 3)
         assert "m0" in top(await hs.recall("lin", "国际订单用什么快递？"))
+
+
+SPOKEN = [  # one speaker, two languages, as in the demo
+    ("s1", "I'm allergic to peanuts, so never suggest snacks with peanuts for the gift boxes."),
+    ("s1", "From now on use FedEx for all international orders."),
+    ("s1", "thanks"),
+    ("s2", "我们决定下个月在上海开第二家店。"),
+    ("s2", "国内快递我以后都用顺丰。"),
+    ("s2", "我最喜欢的茶是龙井。"),
+    ("s2", "好的"),
+]
+
+
+async def test_naming_the_speaker_does_not_make_all_their_other_language_memories_similar(tmp_path):
+    """Memories are embedded with their speaker: "is Lin allergic to anything?" was similar to every
+    Chinese memory of Lin's by the name alone, and they filled the top above the allergy. The other
+    script is matched on content, so the name finds the speaker and the words find the memory."""
+    settings = Settings(data_dir=tmp_path, partitions=1)
+    async with Hindsight(settings) as hs:
+        await hs.publish([make_turn(settings, "lin", text, session_id=session, turn_id=f"m{i}", speaker="Lin")
+                          for i, (session, text) in enumerate(SPOKEN)])
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+
+        async def top(query: str, n: int) -> list[str]:
+            return [turn for h in (await hs.recall("lin", query, limit=n)) for turn in h.source_turn_ids]
+
+        allergy = await top("is Lin allergic to anything?", 3)
+        assert allergy[0] == "m0" and not {"m5", "m6"} & set(allergy)
+        assert (await top("When does Lin open the Shanghai store?", 1)) == ["m3"]
+        assert (await top("Which courier does Lin use inside China?", 1)) == ["m4"]
+        assert (await top("Lin 对什么过敏？", 1)) == ["m0"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from hindsight_es.recall.query import parse_query
+from hindsight_es.recall.query import parse_query, without_names
 from hindsight_es.recall.scoring import rescore
 
 NOW = datetime(2023, 11, 1, tzinfo=UTC)
@@ -30,3 +30,12 @@ def test_memories_inside_the_time_range_are_preferred():
             "oct": {"valid_from": datetime(2023, 10, 13, tzinfo=UTC)}}
     out = rescore([("old", 0.10), ("oct", 0.06)], rows, parse_query("what happened in October 2023", NOW))
     assert [m for m, _ in out] == ["oct", "old"] and len(out) == 2
+
+
+def test_without_names_drops_only_the_given_names():
+    names = frozenset({"lin", "mel"})
+    assert without_names("When does Lin open the Shanghai store?", names) == "When does open the Shanghai store?"
+    assert without_names("Is Mel's dog still with Lin?", names) == "Is dog still with ?"
+    assert without_names("Lin 对什么过敏？", names) == "对什么过敏？"
+    assert without_names("Lin", names) == ""
+    assert without_names("Linda and lin", names) == "Linda and lin"  # whole capitalised words only
