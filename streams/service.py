@@ -11,11 +11,13 @@ import contextlib
 import fcntl
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.log import EventLog
+from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import LanceStore
 from projections.archive import ArchiveProjection
@@ -30,9 +32,40 @@ from streams.extraction_actor import drain_extraction, make_extraction_actor, ru
 log_ = logging.getLogger("hindsight.service")
 
 
-def make_projections(settings: Settings, lance: LanceStore | None = None) -> list[Projection]:
-    lance = lance or LanceStore(settings.lance_path)
-    return [VectorsProjection(lance), WorkingMemoryProjection(lance, settings.max_text_chars), ArchiveProjection(ArchiveStore(settings.archive_path))]
+def make_projections(settings: Settings, lance: LanceStore | None = None,
+                     stores: Mapping[str, Path] | None = None) -> list[Projection]:
+    """The projections over ``stores`` (store name -> directory), by default the current generation's."""
+    stores = stores or generations.current(settings.data_dir)
+    lance = lance or LanceStore(stores["lance"])
+    return [VectorsProjection(lance), WorkingMemoryProjection(lance, settings.max_text_chars),
+            ArchiveProjection(ArchiveStore(stores["archive"]))]
+
+
+async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event, *, poll_s: float = 1.0) -> None:
+    """Tail the log with every projection, into the current generation's stores, until ``stop``.
+
+    A rebuild switched while this runs (``replay rebuild --force``) catches the new stores up and then
+    points readers at them; within ``poll_s`` the projections here stop, each after the batch in hand,
+    and start again over the new stores, from those stores' own positions, so nothing is skipped and
+    the old generation is no longer written.
+    """
+    while not stop.is_set():
+        stores = generations.current(settings.data_dir)
+        halt = asyncio.Event()
+        tasks = [asyncio.create_task(run(log, p, halt), name=f"projection-{p.name}")
+                 for p in make_projections(settings, stores=stores)]
+        try:
+            while not halt.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), poll_s)
+                if stop.is_set() or generations.current(settings.data_dir) != stores:
+                    halt.set()
+        finally:
+            halt.set()
+            await asyncio.gather(*tasks)
+        if not stop.is_set():
+            log_.info("the stores were switched to %s: projecting there now",
+                      ", ".join(str(p) for p in generations.current(settings.data_dir).values()))
 
 
 async def serve(settings: Settings, log: EventLog, stop: asyncio.Event, *, embedder: Embedder | None = None,
@@ -45,7 +78,7 @@ async def serve(settings: Settings, log: EventLog, stop: asyncio.Event, *, embed
     tasks = [asyncio.create_task(actor.run(stop), name="bank-actor")]
     if (extraction := make_extraction_actor(settings, log, embedder)) is not None:
         tasks.append(asyncio.create_task(run_extraction(extraction, stop), name="extraction-actor"))
-    tasks += [asyncio.create_task(run(log, p, stop), name=f"projection-{p.name}") for p in make_projections(settings)]
+    tasks.append(asyncio.create_task(run_projections(settings, log, stop), name="projections"))
     tasks += [asyncio.create_task(task(stop), name=name) for name, task in (extra or {}).items()]
     if settings.janitor_enabled:
         tasks.append(asyncio.create_task(Janitor(log, settings).run(stop), name="janitor"))

@@ -128,9 +128,9 @@ async def _switch(settings: Settings, hs: Hindsight, name: str, stores: dict[str
         console.print(f"switched: readers now open {', '.join(f'{s} from {p}' for s, p in stores.items())}"
                       f" ({applied:,} more events caught up first)")
         if not lock.held:
-            err_console.print("[yellow]warning:[/yellow] the running service still projects into the previous "
-                              "generation; restart it so it follows the new one (nothing is lost: it resumes from "
-                              "the new stores' positions).")
+            err_console.print("note: the running service moves its projections to the new generation within a "
+                              "second, resuming from the new stores' positions (nothing is lost); readers in other "
+                              "processes reopen on their next request.")
         return True
     finally:
         lock.release()
@@ -167,8 +167,8 @@ def gc(ctx: typer.Context,
     lock = run_async(lambda: _locked(settings, 0))
     try:
         if not lock.held:
-            err_console.print("[red]error:[/red] a service is running: it may still write an old generation "
-                              "(after a forced switch); stop it first")
+            err_console.print("[red]error:[/red] a service is running: stop it first (it may be moving off "
+                              "an old generation after a forced switch)")
             raise typer.Exit(1)
         generations.remove(unused, settings.data_dir)
     finally:

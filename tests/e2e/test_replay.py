@@ -124,7 +124,7 @@ def test_rebuild_switches_verify_catches_a_corrupted_row(tmp_path: Path) -> None
         assert "not switched" in flat(refused.stderr) and generations.current(data)["lance"] == data / "lance"
         forced = cli(data, "replay", "rebuild", "--projection", "vectors", "--wait", "0", "--force")
         assert forced.returncode == 0, forced.stderr
-        assert "restart it so it follows the new one" in flat(forced.stderr)
+        assert "moves its projections to the new generation" in flat(forced.stderr)
     finally:
         lock.release()
     rebuilt = flat(ok(data, "replay", "rebuild"))
