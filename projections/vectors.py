@@ -9,6 +9,7 @@ Rows, deletions and the (topic, partition) position rows of a batch are written 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 from uuid import UUID
 
@@ -27,6 +28,8 @@ from projections.runner import Batch
 
 TABLE = "memories"
 _LINKS = ("supersedes", "superseded_by")
+log_ = logging.getLogger("hindsight.projections.vectors")
+
 Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its event and what it changes
 
 
@@ -118,6 +121,15 @@ class VectorsProjection:
         dim = self._dim(rows)
         if dim is None:
             return  # nothing retained yet: no table to hold positions, redelivery is harmless
+        if misfits := sorted(m for m, row in rows.items() if len(row["vector"]) != 4 * dim):
+            # Written by a process with another embedder (the bank actor refuses to start so since; logs
+            # from before may hold some). They cannot go into this table: rather than stop every later
+            # memory behind them, they are left out, the same way live and in a rebuild; the log and the
+            # archive keep them.
+            log_.error("vectors: %d memories embedded by another model (vectors not %d-d) are not projected: %s",
+                       len(misfits), dim, ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""))
+            for memory_id in misfits:
+                del rows[memory_id]
         ends: dict[TopicPartition, int] = {}
         for record, _ in fresh:
             ends[(record.topic, record.partition)] = record.offset + 1

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from uuid import UUID
 
 import numpy as np
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder
-from hindsight_es.errors import DecodeError
+from hindsight_es.embedding.base import vector_space
+from hindsight_es.errors import ConfigError, DecodeError
 from hindsight_es.events import CorrectionRequested, Event, ExtractionCompleted, TurnRecorded, decode, decoded, encode
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
@@ -33,6 +34,33 @@ from streams.revival import RetainedIndex
 
 GROUP = "hindsight.bank-actor"
 log_ = logging.getLogger("hindsight.bank_actor")
+
+
+def check_embedder(settings: Settings, embedder: Embedder) -> None:
+    """Raise ``ConfigError`` when the store's memories were embedded by a model ``embedder`` cannot compare
+    with: another dimension, or not one of them (of up to 10,000 read) by an id in its ``vector_space``.
+
+    Its memories would not fit the table, or would rank against the others meaninglessly, and once
+    appended they stay in the log: an ``up`` started with the wrong HINDSIGHT_EMBEDDER is stopped here,
+    before it writes anything. A process without the store (a worker elsewhere) is not checked.
+    """
+    from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
+
+    store = LanceStore(settings.lance_path)
+    table = store.table("memories")
+    if table is None:
+        return
+    dim = table.schema.field("vector").type.list_size
+    ids = Counter(store.scan("memories", f"bank_id != {quote(POSITION_BANK)}", ["embedder"], limit=10_000)
+                  .column("embedder").to_pylist() if dim == embedder.dim else [])
+    ids.pop(None, None)
+    if dim != embedder.dim or (ids and not set(ids) & set(vector_space(embedder))):
+        found = ", ".join(f"{n:,} by {e}" for e, n in ids.most_common()) or f"{dim}-d vectors"
+        raise ConfigError(
+            f"the memories in {settings.lance_path} were embedded by another model ({found}) than this "
+            f"process's {embedder.id} ({embedder.dim}-d; embedder {settings.embedder!r}, set by "
+            "HINDSIGHT_EMBEDDER or --embedder): their vectors do not compare. Run with the embedder the data "
+            "was written with, or use a new data directory.")
 
 
 class BankActor:
@@ -52,7 +80,9 @@ class BankActor:
         return self.banks[bank_id]
 
     async def load(self) -> int:
-        """Rebuild every bank's state from the memory log; returns events folded."""
+        """Rebuild every bank's state from the memory log; returns events folded. Refuses to run an
+        embedder the store's memories do not compare with (``check_embedder``)."""
+        await asyncio.to_thread(check_embedder, self.settings, self.embedder)
         count = 0
         async for records in replay(self.log, TOPIC_MEMORIES):
             for record, event in decoded(records):
