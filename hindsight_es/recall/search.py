@@ -16,6 +16,7 @@ from typing import Any
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import embed_query
+from hindsight_es.errors import ConfigError
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query, without_names
@@ -69,8 +70,13 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # CJK text for one with CJK. Across scripts they match only names and single letters: noise that
     # outvoted the vectors (MADial zh queries over en memories, Hit@5 0.31 with it, 0.66 without).
     # Searches read back only row ids and scores; the rows come from the row cache.
-    if store.table("memories") is None:  # opened here: the searches run on LanceDB's loop (see LanceStore.start)
+    if (table := store.table("memories")) is None:  # opened here: the searches run on LanceDB's loop (LanceStore.start)
         return []
+    dim = _cached((str(store.path), "dim"), lambda: table.schema.field("vector").type.list_size)  # a read: 0.3 ms
+    if dim != embedder.dim:
+        raise ConfigError(f"the memories in {store.path} have {dim}-d vectors and this process's embedder "
+                          f"{embedder.id} makes {embedder.dim}-d ones (HINDSIGHT_EMBEDDER or --embedder): recall "
+                          "with the embedder the data was written with")
     bank_rows, nprobes = _plan(store, bank_id)
     cache = row_cache(store)
     query_cjk = is_cjk(query)

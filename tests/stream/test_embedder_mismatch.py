@@ -13,6 +13,7 @@ from hindsight_es.errors import ConfigError
 from hindsight_es.events import MemoryRetained, decoded
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import replay
+from hindsight_es.recall import recall
 from hindsight_es.stores.lance import LanceStore
 from projections.runner import catch_up
 from projections.vectors import VectorsProjection
@@ -44,6 +45,8 @@ async def test_the_wrong_embedder_is_refused_before_it_writes_and_nothing_is_los
         with pytest.raises(ConfigError, match=r"another model .*384-d.* use-multilingual-v3@1 \(512-d; embedder"):
             await catch_up_all(settings.model_copy(update={"embedder": "use"}), hs.log, embedder=make_embedder("use"))
         assert {e.embedder for e in await _retained(hs.log)} == {make_embedder("minilm").id}
+        with pytest.raises(ConfigError, match="384-d vectors and this process's embedder use-multilingual-v3@1"):
+            recall(LanceStore(settings.lance_path), make_embedder("use"), BANK, "where do I live?")
 
         await catch_up_all(settings, hs.log, embedder=make_embedder("minilm"))  # the turn waited in the log
         assert [h.text for h in await hs.recall(BANK, "which database do we use?", limit=1)] == [
