@@ -122,8 +122,8 @@ class VectorsProjection:
         if dim is None:
             return  # nothing retained yet: no table to hold positions, redelivery is harmless
         if misfits := sorted(m for m, row in rows.items() if len(row["vector"]) != 4 * dim):
-            # Written by a process with another embedder (the bank actor refuses to start so since; logs
-            # from before may hold some). They cannot go into this table: rather than stop every later
+            # Written by a process with another embedder (the bank actor now refuses to start with one;
+            # logs from before may hold some). They cannot go into this table: rather than stop every later
             # memory behind them, they are left out, the same way live and in a rebuild; the log and the
             # archive keep them.
             log_.error("vectors: %d memories embedded by another model (vectors not %d-d) are not projected: %s",
