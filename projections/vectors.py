@@ -157,10 +157,9 @@ class VectorsProjection:
     def _dim(self, rows: dict[str, dict[str, Any]]) -> int | None:
         if self._table_dim is not None:  # a table's vector size never changes
             return self._table_dim
-        table = self.store.table(TABLE)
-        if table is not None:
-            self._table_dim = table.schema.field("vector").type.list_size
-            return self._table_dim
+        if (dim := self.store.vector_dim(TABLE)) is not None:
+            self._table_dim = dim
+            return dim
         for row in rows.values():
             return len(row["vector"]) // 4
         return None

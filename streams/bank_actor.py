@@ -47,10 +47,8 @@ def check_embedder(settings: Settings, embedder: Embedder) -> None:
     from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
 
     store = LanceStore(settings.lance_path)
-    table = store.table("memories")
-    if table is None:
+    if (dim := store.vector_dim()) is None:
         return
-    dim = table.schema.field("vector").type.list_size
     ids = Counter(store.scan("memories", f"bank_id != {quote(POSITION_BANK)}", ["embedder"], limit=10_000)
                   .column("embedder").to_pylist() if dim == embedder.dim else [])
     ids.pop(None, None)

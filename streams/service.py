@@ -11,34 +11,20 @@ import contextlib
 import fcntl
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from pathlib import Path
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.log import EventLog
 from hindsight_es.stores import generations
-from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import LanceStore
-from projections.archive import ArchiveProjection
-from projections.runner import Projection, catch_up, run
-from projections.vectors import VectorsProjection
-from projections.working_memory import WorkingMemoryProjection
+from projections.replay import open_projections
+from projections.runner import catch_up, run
 from streams import metrics
 from streams.bank_actor import GROUP, BankActor
 from streams.janitor import Janitor
 from streams.extraction_actor import drain_extraction, make_extraction_actor, run_extraction
 
 log_ = logging.getLogger("hindsight.service")
-
-
-def make_projections(settings: Settings, lance: LanceStore | None = None,
-                     stores: Mapping[str, Path] | None = None) -> list[Projection]:
-    """The projections over ``stores`` (store name -> directory), by default the current generation's."""
-    stores = stores or generations.current(settings.data_dir)
-    lance = lance or LanceStore(stores["lance"])
-    return [VectorsProjection(lance), WorkingMemoryProjection(lance, settings.max_text_chars),
-            ArchiveProjection(ArchiveStore(stores["archive"]))]
 
 
 async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event, *, poll_s: float = 1.0) -> None:
@@ -53,7 +39,7 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
         stores = generations.current(settings.data_dir)
         halt = asyncio.Event()
         tasks = [asyncio.create_task(run(log, p, halt), name=f"projection-{p.name}")
-                 for p in make_projections(settings, stores=stores)]
+                 for p in open_projections(stores, settings.max_text_chars)]
         try:
             while not halt.is_set():
                 with contextlib.suppress(TimeoutError):
@@ -114,7 +100,7 @@ async def catch_up_all(settings: Settings, log: EventLog, *, embedder: Embedder 
             total += len(records)
     finally:
         await consumer.close()
-    for projection in make_projections(settings):
+    for projection in open_projections(generations.current(settings.data_dir), settings.max_text_chars):
         total += await catch_up(log, projection)
         await projection.maintain()
     return total

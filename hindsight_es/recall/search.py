@@ -70,10 +70,9 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # CJK text for one with CJK. Across scripts they match only names and single letters: noise that
     # outvoted the vectors (MADial zh queries over en memories, Hit@5 0.31 with it, 0.66 without).
     # Searches read back only row ids and scores; the rows come from the row cache.
-    if (table := store.table("memories")) is None:  # opened here: the searches run on LanceDB's loop (LanceStore.start)
+    if store.table("memories") is None:  # opened here: the searches run on LanceDB's loop (see LanceStore.start)
         return []
-    dim = _cached((str(store.path), "dim"), lambda: table.schema.field("vector").type.list_size)  # a read: 0.3 ms
-    if dim != embedder.dim:
+    if (dim := _cached((str(store.path), "dim"), store.vector_dim)) != embedder.dim:
         raise ConfigError(f"the memories in {store.path} have {dim}-d vectors and this process's embedder "
                           f"{embedder.id} makes {embedder.dim}-d ones (HINDSIGHT_EMBEDDER or --embedder): recall "
                           "with the embedder the data was written with")
@@ -110,23 +109,19 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
         if cross_vector is not None:
             vectors.append(("cross", store.start(cross(cross_vector))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
-        wanted = {row_id for _, hits in found for row_id, _ in hits}
-        by_row_id = cache.rows(wanted)
         if cross_vector is not None and not content_only and parsed.names:
             # Memories are embedded with their speaker, so a query naming a speaker is similar to every
             # other-script memory of theirs by the name alone ("is Lin allergic to anything?" and "Lin: 好的":
             # USE cosine 0.47, without "Lin" 0.05). The speaker boost already matches names: this list is
             # searched again with the speakers' names taken out, so what it finds matches the content.
-            named = frozenset(n for n in parsed.names for row_id, _ in found[-1][1]
-                              if (row := by_row_id.get(row_id)) is not None
-                              and speaker_named(row.get("speaker"), frozenset([n])))
-            if named:
+            speakers = [row.get("speaker") for row in cache.rows({row_id for row_id, _ in found[-1][1]}).values()]
+            if named := frozenset(n for n in parsed.names if any(speaker_named(s, frozenset([n])) for s in speakers)):
                 content_only = True
                 rest = without_names(query, named)
                 cross_vector = embedder.cross_script_text(rest) if rest else None
                 found[-1] = ("cross", store.start(cross(cross_vector)).result() if rest else [])
-                wanted = {row_id for _, hits in found for row_id, _ in hits}
-                by_row_id = cache.rows(wanted)
+        wanted = {row_id for _, hits in found for row_id, _ in hits}
+        by_row_id = cache.rows(wanted)
         # A row id a search returned but the table no longer has: a write (an update or a compaction,
         # which moves rows to new ids) committed between the search and the read. Search again.
         if len(by_row_id) == len(wanted):

@@ -54,6 +54,7 @@ _ABOUT_ANY = ("(list_contains($mids, memory_id) OR list_contains($mids, supersed
               "OR list_has_any(retracted_memory_ids, $mids) OR list_has_any(restored_memory_ids, $mids))")
 _LOG_ORDER = 'ORDER BY topic, "partition", "offset"'
 # The archive/restore/forget/retract marks of memories, in log order within a bank (one partition).
+_EMBEDDER_IN = "list_contains($embedder, json_extract_string(payload, '$.embedder'))"  # $embedder: a list of ids
 _MARKS = ("marks AS (SELECT bank_id, memory_id, type, \"offset\" AS o FROM ev WHERE type IN "
           "('MemoryArchived', 'MemoryRestored', 'MemoryForgotten') UNION ALL SELECT bank_id, "
           "unnest(retracted_memory_ids) AS memory_id, type, \"offset\" AS o FROM ev WHERE type = 'SourceRetracted')")
@@ -301,7 +302,7 @@ class ArchiveStore:
         where = ["bank_id = $bank", "type = 'MemoryRetained'", f"len(vector) = {dim}"]
         params: dict[str, Any] = {"bank": bank_id, "q": [float(x) for x in vector]}
         if embedder is not None:
-            where.append("list_contains($embedder, json_extract_string(payload, '$.embedder'))")
+            where.append(_EMBEDDER_IN)
             params["embedder"] = _ids(embedder)
         rows = self._query(
             f"SELECT {_MEMORY_COLS}, array_cosine_similarity(vector::FLOAT[{dim}], $q::FLOAT[{dim}]) AS score FROM ev "
@@ -344,8 +345,7 @@ class ArchiveStore:
                  "memory_id IN (SELECT unnest($cold))"]
         params: dict[str, Any] = {"bank": bank_id, "q": [float(x) for x in vector], "cold": cold}
         owner = "json_extract_string(payload, '$.owner')"
-        optional = (("list_contains($embedder, json_extract_string(payload, '$.embedder'))", "embedder",
-                     None if embedder is None else _ids(embedder)),
+        optional = ((_EMBEDDER_IN, "embedder", None if embedder is None else _ids(embedder)),
                     (f"({owner} IS NULL OR {owner} = $agent)", "agent", agent if agent not in ("*", None) else None),
                     ("list_contains($kinds, kind)", "kinds", list(kinds) if kinds else None),
                     ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ >= $since", "since", since),
