@@ -11,13 +11,12 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from hindsight_es.stores.generations import store_path
-
 TOPIC_TURNS = "hindsight.turns"
 TOPIC_COMMANDS = "hindsight.commands"
 TOPIC_MEMORIES = "hindsight.memories"
 TOPIC_DEAD_LETTER = "hindsight.deadletter"
 ALL_TOPICS = (TOPIC_TURNS, TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_DEAD_LETTER)
+DEFAULT_MAX_TEXT_CHARS = 16_000
 
 
 class Settings(BaseSettings):
@@ -29,7 +28,7 @@ class Settings(BaseSettings):
     broker: str | None = Field(None, description="Kafka bootstrap servers; unset = embedded log")
     partitions: int = Field(4, ge=1, le=256, description="Partitions per topic (embedded log, topic creation)")
     embedder: str = Field("hybrid", description="Embedding model: hybrid (MiniLM + multilingual USE) | minilm | use")
-    max_text_chars: int = Field(16_000, ge=16, description="Turns longer than this are refused")
+    max_text_chars: int = Field(DEFAULT_MAX_TEXT_CHARS, ge=16, description="Turns longer than this are refused")
     working_memory_turns: int = Field(12, ge=0, description="Recent turns per session kept for context")
     poll_max_records: int = Field(500, ge=1, description="Records per consumer poll")
     poll_timeout_ms: int = Field(200, ge=1, description="Consumer poll wait")
@@ -37,7 +36,7 @@ class Settings(BaseSettings):
     kafka_heartbeat_interval_ms: int = Field(3_000, ge=50)
     request_timeout_s: float = Field(10.0, gt=0, description="Time-out for log and store calls made by clients")
     log_level: str = Field("INFO")
-    # MCP gateway (hindsight_es/gateway/): streamable HTTP in `up`, stdio in `mcp`.
+    # MCP gateway (hindsight_es/app/gateway/): streamable HTTP in `up`, stdio in `mcp`.
     mcp_http: bool = Field(True, description="`up` also serves MCP over streamable HTTP")
     mcp_host: str = Field("127.0.0.1", description="Interface of the MCP HTTP server")
     mcp_port: int = Field(8765, ge=1, le=65535, description="Port of the MCP HTTP server (path /mcp)")
@@ -109,13 +108,3 @@ class Settings(BaseSettings):
     @property
     def log_path(self) -> Path:
         return self.data_dir / "log.sqlite3"
-
-    @property
-    def lance_path(self) -> Path:
-        """The current generation of the LanceDB store (``lance/`` until a rebuild switches it)."""
-        return store_path(self.data_dir, "lance")
-
-    @property
-    def archive_path(self) -> Path:
-        """The current generation of the Parquet archive (``archive/`` until a rebuild switches it)."""
-        return store_path(self.data_dir, "archive")

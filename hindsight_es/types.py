@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import StringConstraints
+from pydantic import AfterValidator, StringConstraints
 
-BankId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$")]
+TopicPartition = tuple[str, int]
+RESERVED_BANK = "__positions__"  # the stores' tracking rows use it (``stores.tracking``): no bank may
+
+
+def _not_reserved(bank_id: str) -> str:
+    if bank_id == RESERVED_BANK:
+        raise ValueError(f"{RESERVED_BANK!r} is reserved")
+    return bank_id
+
+
+BankId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$"),
+                   AfterValidator(_not_reserved)]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 TurnId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 # An agent that owns private memories in a bank (never "*", which means "every agent" in filters).

@@ -29,7 +29,7 @@ from hindsight_es.errors import InvalidInputError, StoreError
 from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import POSITION_BANK, LanceStore
+from hindsight_es.stores.lance import LanceStore
 from projections import archive_child
 from projections.archive import ArchiveProjection
 from projections.digest import NO_BANK, Rows, bank_hashes, digest_rows, first_difference
@@ -96,7 +96,8 @@ async def rebuild(settings: Settings, log: EventLog, *, stores: tuple[str, ...] 
     try:
         select = None
         if bank is not None:
-            select = _copy_other_banks(LanceStore(settings.lance_path), LanceStore(paths["lance"]), bank)
+            current = generations.current(settings.data_dir)["lance"]
+            select = _copy_other_banks(LanceStore(current), LanceStore(paths["lance"]), bank)
         projections = open_projections(paths, settings.max_text_chars)
         until = await log_ends(log, projections)
         if progress:
@@ -162,16 +163,12 @@ async def _archive_apart(settings: Settings, root: Path, until: dict[TopicPartit
 def _copy_other_banks(source: LanceStore, target: LanceStore, bank: str) -> Select:
     """Copy every other bank's rows; the records to replay are the bank's, and any past the snapshot."""
     stood: dict[TopicPartition, int] = {}
-    for name, (key,) in (("memories", _KEYS["memories"]), ("turns", _KEYS["turns"])):
-        table = source.table(name)
-        if table is None:
+    for name in ("memories", "turns"):
+        if source.table(name) is None:
             continue
-        snapshot = table.to_arrow()  # one table version: rows and position rows agree
-        is_position = pc.equal(snapshot["bank_id"], POSITION_BANK)
-        for row in snapshot.filter(is_position).select(["topic", "partition", "offset"]).to_pylist():
-            stood[(row["topic"], row["partition"])] = row["offset"]
-        target.upsert(name, snapshot.schema, key,
-                      snapshot.filter(pc.and_(pc.invert(is_position), pc.not_equal(snapshot["bank_id"], bank))))
+        rows, positions = source.snapshot(name)
+        stood.update(positions)
+        target.upsert(name, rows.schema, rows.filter(pc.not_equal(rows["bank_id"], bank)))
 
     def select(record: Record) -> bool:
         return record.key == bank or record.offset >= stood.get((record.topic, record.partition), 0)
@@ -255,15 +252,10 @@ def _snapshot(stores: Mapping[str, Path], bank: str | None) -> dict[str, _Snapsh
     out: dict[str, _Snapshot] = {}
     lance = LanceStore(stores["lance"])
     for name in ("memories", "turns"):
-        table = lance.table(name)
-        if table is None:
+        if lance.table(name) is None:
             out[name] = _Snapshot(digest_rows(pa.table({}), ()), {})
             continue
-        data = table.to_arrow()  # one table version: rows and position rows agree
-        is_position = pc.equal(data["bank_id"], POSITION_BANK)
-        positions = {(r["topic"], r["partition"]): r["offset"]
-                     for r in data.filter(is_position).select(["topic", "partition", "offset"]).to_pylist()}
-        rows = data.filter(pc.invert(is_position))
+        rows, positions = lance.snapshot(name)
         if bank is not None:
             rows = rows.filter(pc.equal(rows["bank_id"], bank))
         out[name] = _Snapshot(digest_rows(rows, _KEYS[name]), positions)

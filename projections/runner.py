@@ -1,7 +1,8 @@
-"""Drives a projection over the log: read from its stored positions, decode, apply, repeat.
+"""Drives projections over the log: read from their stored positions, decode, apply, repeat.
 
 Projections keep their own positions (in the same write as their rows), so the runner needs no
-consumer group: a rebuild is this loop over an empty store, live tailing is the same loop forever.
+consumer group. ``advance`` is the one loop: a rebuild runs it once to the log end over an empty
+store (``replay_into``), live tailing (``run``) runs it again and again, a batch per partition at a time.
 """
 
 from __future__ import annotations
@@ -25,8 +26,12 @@ Batch = list[tuple[Record, Event | None]]
 
 
 class Projection(Protocol):
+    """A read model built from some topics. ``linger_s``: how long, under a steady stream, the live
+    runner lets small batches grow before reading again (0 for a store that recall reads: apply at once)."""
+
     name: str
     topics: tuple[str, ...]
+    linger_s: float
 
     async def positions(self) -> dict[TopicPartition, int]: ...
 
@@ -34,9 +39,6 @@ class Projection(Protocol):
 
     async def maintain(self) -> None:
         """Housekeeping (compaction, index refresh); must not change what queries return."""
-
-    # Optional: ``linger_s: float``, how long a projection whose store recall does not read waits
-    # after a small batch before it reads again (``run``).
 
 
 def decode_batch(records: list[Record]) -> Batch:
@@ -47,27 +49,6 @@ def decode_batch(records: list[Record]) -> Batch:
         except DecodeError:
             out.append((record, None))
     return out
-
-
-async def step(log: EventLog, projection: Projection, positions: dict[TopicPartition, int],
-               batch_size: int = 2000, until: dict[TopicPartition, int] | None = None) -> int:
-    """Apply at most one batch per topic-partition that is behind; returns records applied."""
-    applied = 0
-    for topic in projection.topics:
-        ends = until if until is not None else {(topic, p): e for p, e in (await log.end_offsets(topic)).items()}
-        for (t, partition), end in sorted(ends.items()):
-            if t != topic:
-                continue
-            start = positions.get((topic, partition), 0)
-            if start >= end:
-                continue
-            records = await log.read(topic, partition, start, end, batch_size)
-            if not records:
-                continue
-            await projection.apply(decode_batch(records))
-            positions[(topic, partition)] = records[-1].offset + 1
-            applied += len(records)
-    return applied
 
 
 async def catch_up(log: EventLog, projection: Projection, *, batch_size: int = 5000,
@@ -93,28 +74,38 @@ async def replay_into(log: EventLog, projections: Sequence[Projection], *,
     """Catch several projections up to ``until`` (default: the log end now), reading and decoding each
     record once for all of them; returns records read.
 
-    Each projection still gets only the records past its own stored position, through its own
-    ``apply``, so this is ``catch_up`` shared, not a second write path. Records ``select`` rejects are
-    passed as undecodable (``(record, None)``): they advance positions and project to nothing (the
-    archive keeps them as raw rows). The next batch is read and decoded while the current one is applied.
+    Records ``select`` rejects are passed as undecodable (``(record, None)``): they advance positions and
+    project to nothing (the archive keeps them as raw rows). The cyclic collector is paused meanwhile.
     """
     until = until if until is not None else await log_ends(log, projections)
     positions = {id(p): await p.positions() for p in projections}
-    with _collector_paused():
-        return await _replay(log, projections, until, positions, select, batch_size, progress)
+    with collector_paused():
+        return await advance(log, projections, until, positions, select=select, batch_size=batch_size,
+                             progress=progress)
 
 
-async def _replay(log: EventLog, projections: Sequence[Projection], until: dict[TopicPartition, int],
-                  positions: dict[int, dict[TopicPartition, int]], select: Select | None, batch_size: int,
-                  progress: Callable[[int], None] | None) -> int:
+async def advance(log: EventLog, projections: Sequence[Projection], until: dict[TopicPartition, int],
+                  positions: dict[int, dict[TopicPartition, int]], *, select: Select | None = None,
+                  batch_size: int = 5000, batches: int | None = None,
+                  progress: Callable[[int], None] | None = None) -> int:
+    """Apply every record below ``until`` past each projection's position (``positions``: by ``id`` of the
+    projection, updated as batches are applied), at most ``batches`` batches per partition; returns
+    records read. Each projection gets only the records past its own position, through its own ``apply``;
+    the next batch is read and decoded while the current one is applied."""
     total = 0
     for (topic, partition), end in sorted(until.items()):
         readers = [p for p in projections if topic in p.topics]
-        start = min((positions[id(p)].get((topic, partition), 0) for p in readers), default=end)
+        if not readers:
+            continue
+        start = min(positions[id(p)].get((topic, partition), 0) for p in readers)
         pending = asyncio.create_task(_read(log, topic, partition, start, end, batch_size, select))
+        done = 0
         while (batch := await pending) is not None:
+            done += 1
             next_start = batch[-1][0].offset + 1
-            pending = asyncio.create_task(_read(log, topic, partition, next_start, end, batch_size, select))
+            more = batches is None or done < batches
+            pending = asyncio.create_task(_read(log, topic, partition, next_start if more else end, end,
+                                                batch_size, select))
             try:
                 await asyncio.gather(*(_apply_past(p, positions[id(p)], batch) for p in readers))
             except BaseException:
@@ -126,26 +117,21 @@ async def _replay(log: EventLog, projections: Sequence[Projection], until: dict[
     return total
 
 
-_pauses = 0  # replays running with the cyclic collector paused (they may overlap)
-_resume = False  # whether it was enabled before the first of them
-
-
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """A replay allocates millions of acyclic objects (decoded events, rows, Arrow cells), freed by
-    reference counting as each batch is done; the cyclic collector would only traverse the live
-    batches again and again, holding the GIL the projections' threads share (at a 100k threshold
-    still eleven collections and about 0.3 s of a 100k-event rebuild). It is paused for the replay."""
-    global _pauses, _resume
-    if _pauses == 0:
-        _resume = gc.isenabled()
-        gc.disable()
-    _pauses += 1
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block (it is left as it was found).
+
+    A replay allocates millions of acyclic objects (decoded events, rows, Arrow cells), freed by
+    reference counting as each batch is done; the cyclic collector would only traverse the live batches
+    again and again, holding the GIL the projections' threads share. Overlapping replays: the first to
+    finish turns it back on, which only costs the other some collections.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
         yield
     finally:
-        _pauses -= 1
-        if _pauses == 0 and _resume:
+        if was_enabled:
             gc.enable()
 
 
@@ -175,26 +161,25 @@ MAINTAIN_SHARE = 10  # maintenance waits at least this many times its last durat
 
 
 async def run(log: EventLog, projection: Projection, stop: asyncio.Event, *, idle_s: float = 0.02,
-              maintain_every_s: float = 5.0) -> None:
-    """Tail the log until ``stop`` is set."""
-    positions = await projection.positions()
+              maintain_every_s: float = 5.0, batch_size: int = 2000) -> None:
+    """Tail the log until ``stop`` is set: ``advance`` by a batch per partition, then housekeeping."""
+    positions = {id(projection): await projection.positions()}
     dirty, last_maintain, maintain_took = False, time.monotonic(), 0.0
     last_found = -math.inf  # when a read last found records
     while not stop.is_set():
         try:
-            n = await step(log, projection, positions)
+            n = await advance(log, [projection], await log_ends(log, [projection]), positions,
+                              batch_size=batch_size, batches=1)
         except Exception:
             log_.exception("projection %s failed; retrying from its stored position", projection.name)
             await asyncio.sleep(1.0)
-            positions = await projection.positions()
+            positions = {id(projection): await projection.positions()}
             continue
         dirty |= n > 0
         # Maintenance (compaction, index refresh) runs on schedule, busy or idle: every write adds a
-        # fragment, and each one costs every later search and merge (~0.2 ms CPU per fragment each).
-        # Run only when idle, it waited for a pause that a steady stream never leaves, fragments piled
-        # up and each write got slower: freshness degraded the longer turns kept arriving.
-        # It is spaced to take at most 1/MAINTAIN_SHARE of the time, as its cost grows with the table
-        # (LanceDB's full-text index update: 0.4 s at 3k rows, 1.7 s at 195k).
+        # fragment, and each one costs every later search and merge, so a steady stream that never
+        # pauses must still be compacted. It is spaced to take at most 1/MAINTAIN_SHARE of the time, as
+        # its cost grows with the table (LanceDB's full-text index update grows with its rows).
         if dirty and time.monotonic() - last_maintain >= max(maintain_every_s, MAINTAIN_SHARE * maintain_took):
             started = time.monotonic()
             try:
@@ -206,10 +191,10 @@ async def run(log: EventLog, projection: Projection, stop: asyncio.Event, *, idl
             maintain_took = last_maintain - started
         # Under a steady stream (records again within 2 x ``linger_s`` of the last), a projection off the
         # recall path lets small batches grow for ``linger_s`` before its next read: each write has a
-        # fixed cost (a commit, a file, an fsync) that a stream of 50 turns/s paid dozens of times a
-        # second, on the cores the path to recallable needs. A lone event is still applied at once.
+        # fixed cost (a commit, a file, an fsync) that would otherwise be paid many times a second on
+        # the cores the path to recallable needs. A lone event is still applied at once.
         pause = idle_s if n == 0 else 0.0
-        if n and (linger := getattr(projection, "linger_s", 0.0)):
+        if n and (linger := projection.linger_s):
             now = time.monotonic()
             if n < LINGER_BELOW and now - last_found < 2 * linger:
                 pause = linger

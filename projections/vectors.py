@@ -3,7 +3,7 @@
 One row per memory retained and not archived, keyed by ``memory_id``, with its status (active,
 superseded, forgotten, quarantined, retracted); recall reads only active rows. An archived memory's
 row leaves the table (it lives in the Parquet archive) and comes back from ``MemoryRestored.revived``.
-Rows, deletions and the (topic, partition) position rows of a batch are written in one ``merge_insert``.
+Rows, deletions and the batch's positions are written in one commit (``LanceStore.commit``).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import StoreError
 from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
 from hindsight_es.log import Record, TopicPartition
-from hindsight_es.memory.lifecycle import changes
-from hindsight_es.recall.indexing import full_text
-from hindsight_es.stores.lance import POSITION_BANK, LanceStore, memory_schema
+from hindsight_es.events.changes import changes, subject
+from hindsight_es.memory.indexing import full_text
+from hindsight_es.stores.lance import LanceStore, memory_schema
 from hindsight_es.text import has_cjk, is_cjk
 from projections.runner import Batch
 
@@ -52,12 +52,6 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
     }
 
 
-def position_row(topic: str, partition: int, next_offset: int, dim: int) -> dict[str, Any]:
-    return {"memory_id": f"{POSITION_BANK}/{topic}/{partition}", "bank_id": POSITION_BANK, "status": "position",
-            "kind": "position", "text": "", "search_text": "", "text_ngram": "", "entities": [], "source_turn_ids": [],
-            "vector": bytes(4 * dim), "topic": topic, "partition": partition, "offset": next_offset}
-
-
 def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
     """Rows (``vector`` as float32 little-endian bytes) -> a table in ``memory_schema(dim)``; the
     vectors become one Arrow column without a Python float per element."""
@@ -74,6 +68,7 @@ def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
 class VectorsProjection:
     name = "vectors"
     topics = (TOPIC_MEMORIES,)
+    linger_s = 0.0  # recall reads this table: apply every batch at once
 
     def __init__(self, store: LanceStore) -> None:
         self.store = store
@@ -112,7 +107,7 @@ class VectorsProjection:
             for memory_id, fields in changed:
                 if (row := rows.get(str(memory_id))) is not None:
                     row.update({k: str(v) if k in _LINKS and v else v for k, v in fields.items()})
-            own = getattr(event, "memory_id", None)
+            own = subject(event)
             if own is not None and (row := rows.get(str(own))) is not None:
                 row.update(topic=record.topic, partition=record.partition, offset=record.offset)
             if isinstance(event, MemoryArchived):
@@ -133,9 +128,8 @@ class VectorsProjection:
         ends: dict[TopicPartition, int] = {}
         for record, _ in fresh:
             ends[(record.topic, record.partition)] = record.offset + 1
-        out = list(rows.values()) + [position_row(t, p, o, dim) for (t, p), o in ends.items()]
         self._done = None  # read again from the table if this write fails
-        self.store.upsert(TABLE, memory_schema(dim), "memory_id", memory_table(out, dim), delete=sorted(gone))
+        self.store.commit(TABLE, memory_schema(dim), memory_table(list(rows.values()), dim), ends, delete=sorted(gone))
         # This projection is the table's only writer, so what it wrote is the stored position: the next
         # batch need not read it back (a read per batch cost as much as the write on a busy service).
         self._done = {**done, **ends}
@@ -146,7 +140,7 @@ class VectorsProjection:
         retained = {e.memory_id for _, e, _ in steps if isinstance(e, (MemoryRetained, MemoryArchived))
                     or isinstance(e, MemoryRestored) and e.revived is not None}
         touched = {m for _, _, changed in steps for m, _ in changed} - retained
-        table = self.store.rows_by_id(TABLE, "memory_id", sorted(map(str, touched)))
+        table = self.store.rows_by_key(TABLE, sorted(map(str, touched)))
         if table is None or table.num_rows == 0:
             return {}
         column = table.column("vector").combine_chunks()

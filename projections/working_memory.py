@@ -1,7 +1,7 @@
 """Working-memory projection: consumes ``hindsight.turns``, produces the LanceDB ``turns`` table.
 
 One row per turn (key ``bank/session/turn``), from which the recent turns of a session are read
-for prompt context. Position rows are written in the same ``merge_insert`` as the turns.
+for prompt context. The batch's positions are written in the same commit as the turns.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from typing import Any
 
 import pyarrow as pa
 
-from hindsight_es.config import TOPIC_TURNS, Settings
+from hindsight_es.config import DEFAULT_MAX_TEXT_CHARS, TOPIC_TURNS
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import TurnRecorded
 from hindsight_es.events.validation import check_input
 from hindsight_es.log import Record, TopicPartition
-from hindsight_es.stores.lance import POSITION_BANK, TURN_SCHEMA, LanceStore
+from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
 from projections.runner import Batch
 
 TABLE = "turns"
@@ -31,7 +31,7 @@ class WorkingMemoryProjection:
     topics = (TOPIC_TURNS,)
     linger_s = 0.25  # a session's recent turns, not recall's memories: batch the commits a little (runner.run)
 
-    def __init__(self, store: LanceStore, max_text_chars: int = Settings().max_text_chars) -> None:
+    def __init__(self, store: LanceStore, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> None:
         self.store = store
         self.max_text_chars = max_text_chars
         self._done: dict[TopicPartition, int] | None = None  # positions as last written (see _apply)
@@ -70,10 +70,6 @@ class WorkingMemoryProjection:
                     "text": event.text, "occurred_at": event.occurred_at,
                     "topic": record.topic, "partition": record.partition, "offset": record.offset,
                 }
-        out = list(rows.values()) + [
-            {"turn_key": f"{POSITION_BANK}/{t}/{p}", "bank_id": POSITION_BANK, "topic": t, "partition": p, "offset": o}
-            for (t, p), o in ends.items()
-        ]
         self._done = None  # read again from the table if this write fails
-        self.store.upsert(TABLE, TURN_SCHEMA, "turn_key", pa.Table.from_pylist(out, schema=TURN_SCHEMA))
+        self.store.commit(TABLE, TURN_SCHEMA, pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA), ends)
         self._done = {**done, **ends}  # the only writer of the table: no read-back per batch

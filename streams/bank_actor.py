@@ -21,13 +21,22 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Set
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
 from hindsight_es.errors import ConfigError, DecodeError
-from hindsight_es.events import CorrectionRequested, Event, ExtractionCompleted, TurnRecorded, decode, decoded, encode
+from hindsight_es.events import (
+    CorrectionRequested,
+    Event,
+    ExtractionCompleted,
+    MemoryRetained,
+    TurnRecorded,
+    decode,
+    decoded,
+    encode,
+)
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
 from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.guard import GuardPolicy
-from hindsight_es.recall.indexing import LastTurn, index_text, reply_context
+from hindsight_es.memory.indexing import LastTurn, index_text, reply_context
 from streams.deadletter import dead_letter
 from streams.metrics import observe
 from streams.revival import RetainedIndex
@@ -36,29 +45,21 @@ GROUP = "hindsight.bank-actor"
 log_ = logging.getLogger("hindsight.bank_actor")
 
 
-def check_embedder(settings: Settings, embedder: Embedder) -> None:
-    """Raise ``ConfigError`` when the store's memories were embedded by a model ``embedder`` cannot compare
-    with: another dimension, or not one of them (of up to 10,000 read) by an id in its ``vector_space``.
+def check_embedder(found: Counter[tuple[str, int]], settings: Settings, embedder: Embedder) -> None:
+    """Raise ``ConfigError`` when the bank's memories in the log (``found``: (embedder id, dimension) ->
+    memories) were all embedded by models ``embedder`` cannot compare with (none in its ``vector_space``).
 
-    Its memories would not fit the table, or would rank against the others meaninglessly, and once
-    appended they stay in the log: an ``up`` started with the wrong HINDSIGHT_EMBEDDER is stopped here,
-    before it writes anything. A process without the store (a worker elsewhere) is not checked.
+    Their vectors would not fit the table, or would rank against the others meaninglessly, and once
+    appended they stay in the log: an actor started with the wrong HINDSIGHT_EMBEDDER stops here, before
+    it writes anything. The check reads the actor's own input, the memory log, not a read model.
     """
-    from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
-
-    store = LanceStore(settings.lance_path)
-    if (dim := store.vector_dim()) is None:
+    if not found or {e for e, _ in found} & set(vector_space(embedder)):
         return
-    ids = Counter(store.scan("memories", f"bank_id != {quote(POSITION_BANK)}", ["embedder"], limit=10_000)
-                  .column("embedder").to_pylist() if dim == embedder.dim else [])
-    ids.pop(None, None)
-    if dim != embedder.dim or (ids and not set(ids) & set(vector_space(embedder))):
-        found = ", ".join(f"{n:,} by {e}" for e, n in ids.most_common()) or f"{dim}-d vectors"
-        raise ConfigError(
-            f"the memories in {settings.lance_path} were embedded by another model ({found}) than this "
-            f"process's {embedder.id} ({embedder.dim}-d; embedder {settings.embedder!r}, set by "
-            "HINDSIGHT_EMBEDDER or --embedder): their vectors do not compare. Run with the embedder the data "
-            "was written with, or use a new data directory.")
+    names = ", ".join(f"{n:,} by {e} ({dim}-d)" for (e, dim), n in found.most_common())
+    raise ConfigError(
+        f"the memories in the log were embedded by another model ({names}) than this process's {embedder.id} "
+        f"({embedder.dim}-d; embedder {settings.embedder!r}, set by HINDSIGHT_EMBEDDER or --embedder): their "
+        "vectors do not compare. Run with the embedder the data was written with, or use a new data directory.")
 
 
 class BankActor:
@@ -79,14 +80,17 @@ class BankActor:
 
     async def load(self) -> int:
         """Rebuild every bank's state from the memory log; returns events folded. Refuses to run an
-        embedder the store's memories do not compare with (``check_embedder``)."""
-        await asyncio.to_thread(check_embedder, self.settings, self.embedder)
+        embedder the logged memories do not compare with (``check_embedder``)."""
         count = 0
+        embedders: Counter[tuple[str, int]] = Counter()
         async for records in replay(self.log, TOPIC_MEMORIES):
             for record, event in decoded(records):
                 evolve(self.state(event.bank_id), event)
                 self.retained.note(event, record.offset)
+                if isinstance(event, MemoryRetained):
+                    embedders[(event.embedder, len(event.vector) // 4)] += 1
                 count += 1
+        check_embedder(embedders, self.settings, self.embedder)
         return count
 
     async def handle(self, records: list[Record]) -> int:

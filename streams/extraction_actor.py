@@ -154,12 +154,13 @@ def _next_offsets(records: list[Record]) -> dict[TopicPartition, int]:
 def store_neighbors(settings: Settings, embedder: object, *, per_turn: int = 4, limit: int = 8) -> NeighborSearch:
     """Nearest active typed memories from the LanceDB store (what recall would return for each turn)."""
     from hindsight_es.recall import recall
+    from hindsight_es.stores import generations
     from hindsight_es.stores.lance import LanceStore
 
     kinds = ["fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
 
     def search(bank_id: str, turns: Sequence[TurnRecorded]) -> list[Neighbor]:
-        store = LanceStore(settings.lance_path)
+        store = LanceStore(generations.current(settings.data_dir)["lance"])
         if store.table("memories") is None:
             return []
         found: dict[str, Neighbor] = {}

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from hindsight_es.config import TOPIC_COMMANDS, Settings
 from hindsight_es.events import DEFAULT_HALF_LIVES, DEFAULT_WEIGHTS, JanitorTick, RetentionPolicy, encode
 from hindsight_es.log import EventLog
-from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
+from hindsight_es.stores import generations
+from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore
 from streams.metrics import JANITOR_TICKS
 
 log_ = logging.getLogger("hindsight.janitor")
@@ -39,12 +41,13 @@ def policy_for(settings: Settings, bank_id: str) -> RetentionPolicy:
 class Janitor:
     def __init__(self, log: EventLog, settings: Settings, *, store: Callable[[], LanceStore] | None = None) -> None:
         self.log, self.settings = log, settings
-        self._store = store or (lambda: LanceStore(settings.lance_path))  # the current generation, each time
+        # the current generation, each time
+        self._store = store or (lambda: LanceStore(generations.current(settings.data_dir)["lance"]))
         self.asked: dict[str, float] = {}  # bank -> when it was last ticked for its capacity (monotonic)
 
     def banks(self, store: LanceStore) -> dict[str, int]:
         """Active memories per bank in the hot store."""
-        table = store.scan("memories", f"bank_id != {quote(POSITION_BANK)} AND status = 'active'", ["bank_id"])
+        table = store.scan("memories", MemoryFilter(), ["bank_id"])
         counts: dict[str, int] = {}
         for bank in table.column("bank_id").to_pylist() if table.num_rows else []:
             counts[bank] = counts.get(bank, 0) + 1

@@ -1,14 +1,9 @@
-"""Offline sentence embedders behind one ``Embedder`` protocol; ``make_embedder(name)`` picks one."""
+"""Offline sentence embedders behind one ``Embedder`` protocol; ``make_embedder(name)`` picks one.
 
-from hindsight_es.embedding.base import EMBEDDERS, Embedder, UnknownEmbedderError, make_embedder
-from hindsight_es.embedding.minilm import MiniLMEmbedder
-from hindsight_es.embedding.use import USEEmbedder
+The models themselves (``minilm``, ``use``, ``hybrid``) are imported when first made, not here.
+"""
 
-__all__ = [
-    "EMBEDDERS",
-    "Embedder",
-    "MiniLMEmbedder",
-    "USEEmbedder",
-    "UnknownEmbedderError",
-    "make_embedder",
-]
+from hindsight_es.embedding.base import CrossScript, Embedder, vector_space
+from hindsight_es.embedding.registry import EMBEDDERS, UnknownEmbedderError, make_embedder
+
+__all__ = ["EMBEDDERS", "CrossScript", "Embedder", "UnknownEmbedderError", "make_embedder", "vector_space"]

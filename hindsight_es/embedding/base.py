@@ -1,4 +1,4 @@
-"""The ``Embedder`` protocol, a batching base class and the name -> embedder factory.
+"""The ``Embedder`` protocol and a batching base class (the name -> embedder factory is ``registry``).
 
 Every embedder is offline: its weights ship in installed packages, nothing is downloaded.
 Vectors are float32, one L2-normalized row per text.
@@ -9,31 +9,54 @@ from __future__ import annotations
 import os
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from hindsight_es.errors import ConfigError
 
 DEFAULT_BATCH_SIZE = 64
 MAX_THREADS = 4
 
 
+class CrossScript(Protocol):
+    """How an embedder whose vector joins several models compares texts across scripts (Chinese and
+    English): with the part of its vector that all scripts share."""
+
+    def query(self, vector: np.ndarray) -> np.ndarray:
+        """A query vector (``Embedder.embed_query``) reduced to its cross-script part."""
+        ...
+
+    def text(self, text: str) -> np.ndarray:
+        """``query(embed_query(text))``, computed directly."""
+        ...
+
+    def similarity(self, distance: float, memory_cjk: bool) -> float:
+        """The cross-script cosine from the cosine distance of ``query`` to a memory's vector."""
+        ...
+
+
 @runtime_checkable
 class Embedder(Protocol):
-    """Turns texts into unit vectors; ``id`` names the exact model and is carried in events."""
+    """Turns texts into unit vectors; ``id`` names the exact model and is carried in events.
+
+    ``compatible``: ids of vectors its queries compare with besides its own (the same model computed
+    differently, so stores written before still match). ``cross_script``: None when one vector space
+    serves every script, else how to search the other script's memories.
+    """
 
     id: str
     dim: int
+    compatible: tuple[str, ...]
+    cross_script: CrossScript | None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """float32 array of shape ``(len(texts), dim)`` with L2-normalized rows."""
         ...
 
-
-class UnknownEmbedderError(ConfigError, ValueError):
-    """An embedder name that is not in ``EMBEDDERS``."""
+    def embed_query(self, text: str) -> np.ndarray:
+        """The vector of a search query (an embedder may weigh queries differently from documents)."""
+        ...
 
 
 def l2_normalize(vectors: np.ndarray) -> np.ndarray:
@@ -60,6 +83,8 @@ class BatchedEmbedder(ABC):
 
     id: str
     dim: int
+    compatible: tuple[str, ...] = ()
+    cross_script: CrossScript | None = None
 
     def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE) -> None:
         if batch_size < 1:
@@ -101,52 +126,10 @@ class BatchedEmbedder(ABC):
             out[idx] = l2_normalize(self._embed_batch([texts[i] for i in idx]))
         return out
 
-
-def _minilm() -> Embedder:
-    from hindsight_es.embedding.minilm import MiniLMEmbedder
-
-    return MiniLMEmbedder()
-
-
-def _use() -> Embedder:
-    from hindsight_es.embedding.use import USEEmbedder
-
-    return USEEmbedder()
-
-
-def _hybrid() -> Embedder:
-    from hindsight_es.embedding.hybrid import HybridEmbedder
-
-    return HybridEmbedder(make_embedder("minilm"), make_embedder("use"))
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
 
 
 def vector_space(embedder: Embedder) -> tuple[str, ...]:
-    """The ids of the vectors ``embedder``'s queries can be compared with: its own, then those it
-    declares ``compatible`` (the same model computed differently, so stores from before still match)."""
-    return (embedder.id, *getattr(embedder, "compatible", ()))
-
-
-def embed_query(embedder: Embedder, text: str) -> np.ndarray:
-    """The query vector: the embedder's own ``embed_query`` where it weighs queries differently."""
-    special = getattr(embedder, "embed_query", None)
-    return special(text) if special is not None else embedder.embed([text])[0]
-
-
-#: Embedder names accepted by ``make_embedder`` (and ``Settings.embedder``) -> factory.
-EMBEDDERS: dict[str, Callable[[], Embedder]] = {"minilm": _minilm, "use": _use, "hybrid": _hybrid}
-
-_instances: dict[str, Embedder] = {}
-_instances_lock = threading.Lock()
-
-
-def make_embedder(name: str) -> Embedder:
-    """The process-wide embedder called ``name``; models load lazily, once per name."""
-    if name not in EMBEDDERS:
-        valid = ", ".join(sorted(EMBEDDERS))
-        raise UnknownEmbedderError(f"unknown embedder {name!r}; valid names: {valid}")
-    with _instances_lock:
-        if name in _instances:
-            return _instances[name]
-    embedder = EMBEDDERS[name]()  # outside the lock: a composite embedder makes its parts
-    with _instances_lock:
-        return _instances.setdefault(name, embedder)
+    """The ids of the vectors ``embedder``'s queries can be compared with: its own, then its ``compatible``."""
+    return (embedder.id, *embedder.compatible)

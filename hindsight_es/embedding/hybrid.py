@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from hindsight_es.embedding.base import Embedder, vector_space
+from hindsight_es.embedding.base import CrossScript, Embedder, vector_space
 from hindsight_es.text import is_cjk
 
 _QUERY_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="embed-query")
@@ -33,6 +33,7 @@ class HybridEmbedder:
         self.compatible = tuple(f"hybrid({e}+{m})@1" for e in vector_space(english) for m in vector_space(multilingual)
                                 if (e, m) != (english.id, multilingual.id))
         self.dim = english.dim + multilingual.dim
+        self.cross_script: CrossScript | None = _MultilingualHalf(english.dim, multilingual)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
@@ -41,8 +42,7 @@ class HybridEmbedder:
         if not len(texts):
             return out
         latin = [i for i, t in enumerate(texts) if not is_cjk(t)]
-        # USE (one BLAS thread) runs beside MiniLM (two): 2,000 turns through the pipeline went at 342,
-        # 312 and 301 turns/s so, at 314, 283 and 264 one model after the other (interleaved runs).
+        # USE (one BLAS thread) runs beside MiniLM (two threads): the two models release the GIL.
         multilingual = _BATCH_POOL.submit(self.multilingual.embed, list(texts))
         if latin:
             out[latin, : self.english.dim] = self.english.embed([texts[i] for i in latin])
@@ -59,24 +59,29 @@ class HybridEmbedder:
             vector[: self.english.dim] = a * english.result()[0]
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
-    def cross_script_query(self, vector: np.ndarray) -> np.ndarray:
-        """A query vector (from ``embed_query``) reduced to its USE half: the only half that compares
-        texts across scripts (a CJK memory's MiniLM half is zero). Recall searches other-script memories
-        with it, where the full query vector ranks them all below same-script ones."""
+
+
+class _MultilingualHalf:
+    """The USE half of a hybrid vector: the only half that compares texts across scripts (a CJK memory's
+    MiniLM half is zero). Recall searches other-script memories with it, where the full query vector
+    ranks them all below same-script ones."""
+
+    def __init__(self, offset: int, multilingual: Embedder) -> None:
+        self.offset, self.multilingual = offset, multilingual
+        self.dim = offset + multilingual.dim
+
+    def query(self, vector: np.ndarray) -> np.ndarray:
         cross = vector.copy()
-        cross[: self.english.dim] = 0.0
+        cross[: self.offset] = 0.0
         return cross / max(float(np.linalg.norm(cross)), 1e-12)
 
-    def cross_script_text(self, text: str) -> np.ndarray:
-        """``cross_script_query(embed_query(text))``, without computing the MiniLM half it drops."""
+    def text(self, text: str) -> np.ndarray:
         vector = np.zeros(self.dim, dtype=np.float32)
-        vector[self.english.dim:] = self.multilingual.embed([text])[0]
+        vector[self.offset:] = self.multilingual.embed([text])[0]
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
-    @staticmethod
-    def cross_similarity(distance: float, memory_cjk: bool) -> float:
-        """The USE cosine of a query and a memory from the cosine distance of ``cross_script_query`` to
-        the memory's vector: a CJK memory's vector is its USE half alone, a Latin one's is [MiniLM | USE]
-        (norms equal), so there the distance only sees half of the vector's weight (cos / √2)."""
+    def similarity(self, distance: float, memory_cjk: bool) -> float:
+        """A CJK memory's vector is its USE half alone, a Latin one's is [MiniLM | USE] (norms equal),
+        so there the distance only sees half of the vector's weight (cos / √2)."""
         cosine = 1.0 - distance
         return cosine if memory_cjk else cosine * float(np.sqrt(2.0))

@@ -15,7 +15,7 @@ from uuid import UUID, uuid4
 import numpy as np
 from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
 
-from hindsight_es.extraction.schema import Candidate
+from hindsight_es.events.candidates import Candidate
 from hindsight_es.types import AgentId, BankId, MemoryKind, Role, Scope, SessionId, Source, Trust, TurnId
 
 

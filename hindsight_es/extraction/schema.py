@@ -4,51 +4,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Annotated, Literal, Protocol
-from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from hindsight_es.events.candidates import Candidate, Judgement, Relation
 from hindsight_es.types import MemoryKind
 
 __all__ = ["Candidate", "Extractor", "Judgement", "LLMExtraction", "LLMMemory", "MemoryKind", "Relation"]
-
-# How a candidate relates to an active memory, as an LLM judged it.
-Relation = Literal["new", "restates", "updates", "contradicts"]
-
-
-class Judgement(BaseModel):
-    """An LLM's judgement between a candidate and one of its nearest active memories."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    relation: Relation
-    memory_id: UUID | None = None  # the active memory it restates, updates or contradicts
-    reason: str = Field("", max_length=500)
-    model: str = ""  # who judged (the LLM's model id)
-
-
-class Candidate(BaseModel):
-    """One memory the extractor proposes; the bank actor decides whether to retain it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: MemoryKind
-    # A self-contained statement: the speaker's sentence for typed kinds, the whole turn for episodes.
-    text: str
-    # "subject/attribute", e.g. "user/location"; equal keys with different values supersede. None for episodes.
-    key: str | None = None
-    # The attribute's normalized (lowercase) value, e.g. "postgresql", "顺丰", "not:coffee".
-    value: str | None = None
-    entities: tuple[str, ...] = ()
-    importance: float = Field(0.5, ge=0, le=1)
-    confidence: float = Field(0.7, ge=0, le=1)
-    # The speaker explicitly corrected an earlier statement ("不对，…", "actually, …", "no, it's …").
-    is_correction: bool = False
-    # When the statement holds, where the speaker said so ("next week", "until May"); None: from the turn on.
-    valid_from: AwareDatetime | None = None
-    valid_to: AwareDatetime | None = None
-    judgement: Judgement | None = None
-
 
 class Extractor(Protocol):
     """Turns one turn's text into candidates; must be deterministic for replay to be exact."""

@@ -13,7 +13,9 @@ from typing import Protocol
 
 from aiokafka.partitioner import murmur2
 
-TopicPartition = tuple[str, int]
+from hindsight_es.types import TopicPartition
+
+__all__ = ["Consumer", "EventLog", "Record", "TopicPartition", "partition_for", "replay"]
 
 
 @dataclass(frozen=True, slots=True)

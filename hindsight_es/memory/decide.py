@@ -39,6 +39,7 @@ from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import episodes, guard
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle, in_forget_range, restored
+from hindsight_es.memory import ids
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.state import BankState, MemoryInfo, text_key
 from hindsight_es.types import DEFAULT_TRUST
@@ -132,7 +133,7 @@ def _retained(turn: TurnRecorded, i: int, cand: Candidate, vector: np.ndarray, p
               trust: str) -> MemoryRetained:
     return MemoryRetained(
         event_id=derive_id(turn.event_id, f"retained/{i}"), **_caused(turn),
-        memory_id=derive_id(turn.event_id, f"memory/{i}"), kind=cand.kind, text=cand.text, key=cand.key,
+        memory_id=ids.memory_id(turn.event_id, i), kind=cand.kind, text=cand.text, key=cand.key,
         value=cand.value, entities=cand.entities, importance=cand.importance, confidence=cand.confidence,
         session_id=turn.session_id, speaker=turn.speaker, context=prepared.context, source=turn.source, trust=trust,
         scope=turn.scope, owner=turn.owner,
@@ -222,7 +223,7 @@ def _decide_correction(state: BankState, command: CorrectionRequested, prepared:
     old = state.memories.get(command.memory_id)
     if old is None or old.status in ("forgotten", "retracted"):
         return []
-    new_id = derive_id(command.event_id, "memory/0")
+    new_id = ids.memory_id(command.event_id, 0)
     verdict = guard.assess(command.text, trust="trusted", source="user", policy=policy)
     return [
         MemoryRetained(

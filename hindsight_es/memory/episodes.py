@@ -23,7 +23,7 @@ from uuid import UUID
 from hindsight_es.events import Event, MemoryForgotten, MemoryRestored, MemorySuperseded
 from hindsight_es.memory.forgetting import restored
 from hindsight_es.memory.ids import derive_id
-from hindsight_es.memory.lifecycle import changes
+from hindsight_es.events.changes import changes
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 SLACK = 2  # words an episode may say beyond its typed memories ("hi", "thanks", "好的") and still follow them

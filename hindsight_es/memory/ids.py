@@ -10,3 +10,8 @@ _NAMESPACE = uuid5(NAMESPACE_URL, "https://hindsight.local/ids")
 
 def derive_id(cause: UUID, suffix: str) -> UUID:
     return uuid5(_NAMESPACE, f"{cause}/{suffix}")
+
+
+def memory_id(cause: UUID, index: int) -> UUID:
+    """The id of the ``index``-th memory an input (a turn, a correction) retains."""
+    return derive_id(cause, f"memory/{index}")

@@ -21,8 +21,8 @@ from hindsight_es.events import (
     MemoryRestored,
     MemoryRetained,
 )
-from hindsight_es.memory.lifecycle import changes
-from hindsight_es.recall.indexing import LastTurn, index_text
+from hindsight_es.events.changes import changes, taken_along
+from hindsight_es.memory.indexing import LastTurn, index_text
 
 Status = Literal["active", "superseded", "forgotten", "archived", "quarantined", "retracted"]
 
@@ -107,7 +107,7 @@ def evolve(state: BankState, event: Event) -> BankState:
             for name, value in fields.items():
                 setattr(memory, name, value)
             if "status" in fields:
-                memory.along_with = getattr(event, "along_with", None)
+                memory.along_with = taken_along(event)
             _reindex(state, memory)
     _lifecycle(state, event)
     return state

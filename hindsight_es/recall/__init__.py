@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hindsight_es.recall.fusion import rrf
     from hindsight_es.recall.models import RecallHit
-    from hindsight_es.recall.search import build_filter, recall
+    from hindsight_es.recall.search import recall
 
-_MODULE_OF = {"rrf": "fusion", "RecallHit": "models", "build_filter": "search", "recall": "search"}
+_MODULE_OF = {"rrf": "fusion", "RecallHit": "models", "recall": "search"}
 __all__ = sorted(_MODULE_OF)
 
 

@@ -20,7 +20,8 @@ import threading
 import weakref
 from collections.abc import Iterable
 
-from hindsight_es.stores.lance import LanceStore, quote
+from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore
 
 COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from", "owner",
            "status", "valid_to", "scope")
@@ -45,8 +46,7 @@ class RowCache:
         with self._lock:
             if bank_id in self._warm:
                 return
-            table = self.store.scan("memories", f"bank_id = {quote(bank_id)} AND status = 'active'", COLUMNS,
-                                    row_ids=True)
+            table = self.store.scan("memories", MemoryFilter(bank_id), COLUMNS, row_ids=True)
             self._put(table.to_pylist())
             self._warm.add(bank_id)
 

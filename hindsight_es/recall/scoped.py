@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from hindsight_es.embedding import Embedder
-from hindsight_es.embedding.base import embed_query, vector_space
+from hindsight_es.embedding.base import vector_space
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.search import RRF_K, recall
 from hindsight_es.stores.archive import ArchiveStore
@@ -81,7 +81,7 @@ def scoped_recall(store: LanceStore, archive: ArchiveStore | None, embedder: Emb
         found = recall(store, embedder, bank, query, limit=limit, agent=agent, **filters, **options)
         hits += [h.model_copy(update={"bank_id": bank}) for h in found]
     if archive is not None:
-        vector = embed_query(embedder, query)
+        vector = embedder.embed_query(query)
         rows = archive.search_cold(bank_id, vector, limit, embedder=vector_space(embedder), agent=agent, **filters)
         hits += archived_hits(rows, bank_id)
     return merge(hits, bank_id, agent, weights or {}, limit)

@@ -10,24 +10,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any
 
 from hindsight_es.embedding import Embedder
-from hindsight_es.embedding.base import embed_query
 from hindsight_es.errors import ConfigError
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query, without_names
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
-from hindsight_es.stores.lance import LanceStore, ivf_nprobes, quote
+from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
+from hindsight_es.stores.lance import LanceStore, ivf_nprobes
 from hindsight_es.text import has_cjk, is_cjk
 
 COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
            "valid_to", "status", "owner", "scope")
-ANY_AGENT = "*"  # no owner filter; an agent id sees its own and unowned memories, None only unowned ones
 _PLANS: dict[tuple[str, ...], tuple[Any, float]] = {}  # see _cached
 # RRF weight of the other-script list. Chosen among 1, 1.5, 2 and 3 on MADial with half of each user's
 # memories in each language (Hit@5, en / zh queries: 0.66 / 0.71, 0.77 / 0.71, 0.79 / 0.69, 0.54 / 0.54;
@@ -40,29 +40,12 @@ SEARCH_ATTEMPTS = 3  # searches are run again when a write moved their rows befo
 RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
 
 
-def build_filter(bank_id: str, *, kinds: Sequence[str] | None = None, since: datetime | None = None,
-                 until: datetime | None = None, statuses: Sequence[str] = ("active",),
-                 agent: str | None = ANY_AGENT) -> str:
-    parts = [f"bank_id = {quote(bank_id)}", f"status IN ({', '.join(quote(s) for s in statuses)})"]
-    if kinds:
-        parts.append(f"kind IN ({', '.join(quote(k) for k in kinds)})")
-    parts += _time_clauses(since, until)
-    if agent != ANY_AGENT:  # never another agent's private memories
-        parts.append("owner IS NULL" if agent is None else f"(owner IS NULL OR owner = {quote(agent)})")
-    return " AND ".join(parts)
-
-
-def _time_clauses(since: datetime | None, until: datetime | None) -> list[str]:
-    clauses = [] if since is None else [f"valid_from >= timestamp '{since.isoformat()}'"]
-    return clauses + ([] if until is None else [f"valid_from < timestamp '{until.isoformat()}'"])
-
-
 def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, limit: int = 10,
            kinds: Sequence[str] | None = None, since: datetime | None = None, until: datetime | None = None,
            statuses: Sequence[str] = ("active",), candidates: int = 50, now: datetime | None = None,
            agent: str | None = ANY_AGENT) -> list[RecallHit]:
     parsed = parse_query(query, now)
-    where = build_filter(bank_id, kinds=kinds, since=since, until=until, statuses=statuses, agent=agent)
+    where = MemoryFilter(bank_id, statuses=statuses, kinds=kinds, since=since, until=until, agent=agent)
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
     # Full text needs no vector: it runs (in LanceDB's threads) while the query is embedded.
@@ -90,21 +73,21 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
     # they score low on the full query vector and never on full text, so in a bilingual bank an English
     # query found no Chinese memory at all (MADial, half the memories in each language: 0 of 201).
-    cross_script = getattr(embedder, "cross_script_query", None)
+    cross_script = embedder.cross_script
     filters = [where]
     if parsed.since is not None:
-        filters.append(" AND ".join([where, *_time_clauses(parsed.since, parsed.until)]))
+        filters.append(replace(where, within=(parsed.since, parsed.until)))
     cross_vector, content_only = None, False
     if cross_script is not None:
-        other = f"{where} AND script = {quote('latin' if query_cjk else 'cjk')}"
-        similar = partial(embedder.cross_similarity, memory_cjk=not query_cjk)
+        other = replace(where, script="latin" if query_cjk else "cjk")
+        similar = partial(cross_script.similarity, memory_cjk=not query_cjk)
         probes = partial(ivf_nprobes, table_rows=_table_rows(store), index=_index(store))
         cross = partial(_cross_hits, store, where=other, fetch=fetch, similarity=similar, probes=probes)
     for _ in range(SEARCH_ATTEMPTS):
         texts = [(name, store.start(search())) for name, search in searches]
         if vector is None:
-            vector = embed_query(embedder, query)
-            cross_vector = cross_script(vector) if cross_script is not None else None
+            vector = embedder.embed_query(query)
+            cross_vector = cross_script.query(vector) if cross_script is not None else None
         vectors = [("vector", store.start(store.vector_search(vector, w, fetch, nprobes=nprobes))) for w in filters]
         if cross_vector is not None:
             vectors.append(("cross", store.start(cross(cross_vector))))
@@ -118,7 +101,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
             if named := frozenset(n for n in parsed.names if any(speaker_named(s, frozenset([n])) for s in speakers)):
                 content_only = True
                 rest = without_names(query, named)
-                cross_vector = embedder.cross_script_text(rest) if rest else None
+                cross_vector = cross_script.text(rest) if rest else None
                 found[-1] = ("cross", store.start(cross(cross_vector)).result() if rest else [])
         wanted = {row_id for _, hits in found for row_id, _ in hits}
         by_row_id = cache.rows(wanted)
@@ -153,7 +136,7 @@ def _cached(key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
 
 def _table_rows(store: LanceStore) -> int:
     """Rows of the memories table (every bank)."""
-    return _cached((str(store.path), "table"), lambda: store.count("memories", "true"))
+    return _cached((str(store.path), "table"), lambda: store.rows("memories"))
 
 
 def _index(store: LanceStore) -> dict[str, int] | None:
@@ -165,7 +148,7 @@ def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
     """Rows of the bank (any status) and the IVF probes for it (None: exact)."""
 
     def compute() -> tuple[int, int | None]:
-        bank_rows = store.count("memories", f"bank_id = {quote(bank_id)}")
+        bank_rows = store.count("memories", MemoryFilter(bank_id, statuses=None))
         return bank_rows, ivf_nprobes(bank_rows, _table_rows(store), _index(store))
 
     return _cached((str(store.path), "bank", bank_id), compute)
@@ -174,7 +157,7 @@ def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
 MAX_FETCH = 2_000
 
 
-async def _cross_hits(store: LanceStore, vector: Sequence[float], *, where: str, fetch: int,
+async def _cross_hits(store: LanceStore, vector: Sequence[float], *, where: MemoryFilter, fetch: int,
                       similarity: Callable[[float], float],
                       probes: Callable[[int], int | None]) -> list[tuple[int, float]]:
     """The other script's nearest memories that are similar at all (``CROSS_MIN_SIMILARITY``).
@@ -192,7 +175,7 @@ async def _cross_hits(store: LanceStore, vector: Sequence[float], *, where: str,
     return [(row_id, distance) for row_id, distance in hits if similarity(distance) >= CROSS_MIN_SIMILARITY]
 
 
-async def _text_hits(store: LanceStore, query: str, column: str, where: str, pool: int,
+async def _text_hits(store: LanceStore, query: str, column: str, where: MemoryFilter, pool: int,
                      fetch: int) -> list[tuple[int, float]]:
     """Full-text hits, enough of them that a tie at the pool's cut is complete.
 

@@ -28,7 +28,7 @@ from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS
 from hindsight_es.errors import DecodeError, StoreError
 from hindsight_es.events import decode
 from hindsight_es.log import TopicPartition
-from hindsight_es.memory.lifecycle import changes
+from hindsight_es.events.changes import changes
 
 _TS = pa.timestamp("us", tz="UTC")
 _IDS = pa.list_(pa.string())

@@ -1,7 +1,8 @@
 """LanceDB hot store: the ``memories`` table (vectors + full text) and the ``turns`` table.
 
-IO only. Each table also holds one position row per (topic, partition) it projects, written in
-the same ``merge_insert`` as the data rows, so a crash can never separate a view from its position.
+IO only. Each table also holds its tracking rows (``stores.tracking``: one position per topic-partition
+it projects), written in the same ``merge_insert`` as the data rows by ``commit``; every read here
+leaves them out. Reads take a ``MemoryFilter`` / ``TurnFilter`` (``stores.filters``), never SQL.
 """
 
 from __future__ import annotations
@@ -24,9 +25,11 @@ from lancedb.index import FTS, Bitmap, BTree, IvfSq
 from lancedb.table import AsyncTable
 
 from hindsight_es.errors import StoreError
+from hindsight_es.stores.filters import MemoryFilter, TurnFilter, one_of, quote
+from hindsight_es.stores.tracking import POSITION_BANK, Positions, tracking_key
 
 T = TypeVar("T")
-POSITION_BANK = "__positions__"
+Filter = MemoryFilter | TurnFilter
 VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
 VECTOR_INDEX_FILE = "memories.vector_index.json"  # rows and partitions the IVF index was trained with
 PROBED_BANK_ROWS = 8_000  # an IVF search probes enough partitions to see about this many rows of the bank
@@ -36,6 +39,9 @@ MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is ret
 MIN_NPROBES = 32
 EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
 APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys before merging (see upsert)
+KEYS = {"memories": "memory_id", "turns": "turn_key"}  # each table's row key
+
+
 def memory_schema(dim: int) -> pa.Schema:
     ts = pa.timestamp("us", tz="UTC")
     return pa.schema([
@@ -58,11 +64,6 @@ TURN_SCHEMA = pa.schema([
     ("occurred_at", pa.timestamp("us", tz="UTC")),
     ("topic", pa.string()), ("partition", pa.int32()), ("offset", pa.int64()),
 ])
-
-
-def quote(value: str) -> str:
-    """A SQL string literal for LanceDB filters."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 class LanceStore:
@@ -113,18 +114,26 @@ class LanceStore:
 
     # ------------------------------------------------------------ writes
 
-    def upsert(self, name: str, schema: pa.Schema, key: str, rows: pa.Table, *, delete: Sequence[str] = ()) -> None:
-        """Insert or replace rows by ``key`` in one commit (data and position rows together), and delete
-        the rows whose ``key`` is in ``delete`` (not in ``rows``) in that same commit.
+    def commit(self, name: str, schema: pa.Schema, rows: pa.Table, positions: Positions, *,
+               delete: Sequence[str] = ()) -> None:
+        """Insert or replace ``rows`` (by the table's key), delete the rows keyed ``delete``, and record
+        ``positions`` (the next offset per topic-partition), all in one commit."""
+        tracking = _tracking_table(schema, KEYS[name], positions)
+        self.upsert(name, schema, pa.concat_tables([rows.select(schema.names).cast(schema), tracking]), delete=delete)
+
+    def upsert(self, name: str, schema: pa.Schema, rows: pa.Table, *, delete: Sequence[str] = ()) -> None:
+        """Insert or replace rows by the table's key in one commit, and delete the rows whose key is in
+        ``delete`` (not in ``rows``) in that same commit.
 
         A large batch none of whose keys exist yet (a rebuild) is appended: the same rows without the
         cost of a merge. Live batches are smaller than ``APPEND_CHECK_ROWS`` and always merge.
         """
         if rows.num_rows == 0:
             return
+        key = KEYS[name]
         table = self._ensure(name, schema)
         if delete:
-            gone = f"{key} IN ({', '.join(quote(k) for k in delete)})"
+            gone = one_of(key, list(delete))
             (table.merge_insert(key).when_matched_update_all().when_not_matched_insert_all()
              .when_not_matched_by_source_delete(gone).execute(rows))
             return
@@ -140,20 +149,31 @@ class LanceStore:
         existing = table.search().select([key]).limit(count).to_arrow().column(key)
         return bool(pc.any(pc.is_in(keys, value_set=existing.combine_chunks())).as_py())
 
-    def positions(self, name: str) -> dict[tuple[str, int], int]:
+    def positions(self, name: str) -> Positions:
+        """The table's tracking records: the next offset per topic-partition it has projected."""
         table = self.table(name)
         if table is None:
             return {}
         rows = table.search().where(f"bank_id = {quote(POSITION_BANK)}").select(["topic", "partition", "offset"]).to_list()
         return {(r["topic"], r["partition"]): r["offset"] for r in rows}
 
-    def rows_by_id(self, name: str, key: str, ids: Sequence[str]) -> pa.Table | None:
-        """The rows (all columns) whose ``key`` is in ``ids``."""
+    def snapshot(self, name: str) -> tuple[pa.Table, Positions]:
+        """Every data row and the positions they stand at, from one version of the table (they agree)."""
+        table = self.table(name)
+        if table is None:
+            return pa.table({}), {}
+        data = table.to_arrow()
+        tracking = pc.equal(data["bank_id"], POSITION_BANK)
+        positions = {(r["topic"], r["partition"]): r["offset"]
+                     for r in data.filter(tracking).select(["topic", "partition", "offset"]).to_pylist()}
+        return data.filter(pc.invert(tracking)), positions
+
+    def rows_by_key(self, name: str, ids: Sequence[str]) -> pa.Table | None:
+        """The rows (all columns) whose key (``memory_id``, ``turn_key``) is in ``ids``."""
         table = self.table(name)
         if table is None or not ids:
             return None
-        in_list = ", ".join(quote(i) for i in ids)
-        return table.search().where(f"{key} IN ({in_list})").limit(len(ids) + 1).to_arrow()
+        return table.search().where(one_of(KEYS[name], list(ids))).limit(len(ids) + 1).to_arrow()
 
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``optimize``).
@@ -229,13 +249,13 @@ class LanceStore:
 
     # ------------------------------------------------------------ reads
 
-    def scan(self, name: str, where: str, columns: Sequence[str] | None = None, limit: int | None = None,
+    def scan(self, name: str, where: Filter, columns: Sequence[str] | None = None, limit: int | None = None,
              *, row_ids: bool = False) -> pa.Table:
-        """Matching rows (all columns, or only ``columns``; with ``row_ids`` also ``_rowid``)."""
+        """Matching data rows (all columns, or only ``columns``; with ``row_ids`` also ``_rowid``)."""
         table = self.table(name)
         if table is None:
             return pa.table({})
-        query = table.search().where(where)
+        query = table.search().where(where.sql())
         if columns:
             query = query.select(list(columns))
         if row_ids:
@@ -263,7 +283,7 @@ class LanceStore:
         """Run one of the search coroutines below on LanceDB's event loop; its result is the future's."""
         return asyncio.run_coroutine_threadsafe(search, LOOP.loop)
 
-    def vector_search(self, vector: Sequence[float], where: str, limit: int, *,
+    def vector_search(self, vector: Sequence[float], where: MemoryFilter, limit: int, *,
                       nprobes: int | None = None) -> Coroutine[Any, Any, list[tuple[int, float]]]:
         """``(row id, cosine distance)`` of the nearest memories: with ``nprobes`` that many IVF partitions,
         else every matching row (exact; see ``ivf_nprobes``). A filter applies before the search."""
@@ -272,13 +292,13 @@ class LanceStore:
         async def search() -> list[tuple[int, float]]:
             if table is None:
                 return []
-            query = table.query().nearest_to(vector).column("vector").distance_type("cosine").where(where)
+            query = table.query().nearest_to(vector).column("vector").distance_type("cosine").where(where.sql())
             query = query.bypass_vector_index() if nprobes is None else query.nprobes(nprobes)
             return _pairs(await query.with_row_id().select(["_distance"]).limit(limit).to_arrow(), "_distance")
 
         return search()
 
-    def text_search(self, query: str, column: str, where: str,
+    def text_search(self, query: str, column: str, where: MemoryFilter,
                     limit: int) -> Coroutine[Any, Any, list[tuple[int, float]]]:
         """``(row id, BM25 score)`` of the best full-text matches in ``column``; the filter applies first."""
         table = self._async_memories()
@@ -286,18 +306,18 @@ class LanceStore:
         async def search() -> list[tuple[int, float]]:
             if table is None or not query.strip():
                 return []
-            found = (table.query().nearest_to_text(query, columns=column).where(where).with_row_id()
+            found = (table.query().nearest_to_text(query, columns=column).where(where.sql()).with_row_id()
                      .select(["_score"]).limit(limit))
             return _pairs(await found.to_arrow(), "_score")
 
         return search()
 
-    def count_memories(self, where: str) -> Coroutine[Any, Any, int]:
+    def count_memories(self, where: MemoryFilter) -> Coroutine[Any, Any, int]:
         """Memories matching ``where``, as a coroutine for ``start``."""
         table = self._async_memories()
 
         async def count() -> int:
-            return 0 if table is None else int(await table.count_rows(where))
+            return 0 if table is None else int(await table.count_rows(where.sql()))
 
         return count()
 
@@ -313,9 +333,30 @@ class LanceStore:
             raise StoreError(f"this LanceDB ({lancedb.__version__}) keeps no async table behind a sync one")
         return inner
 
-    def count(self, name: str, where: str) -> int:
+    def count(self, name: str, where: Filter | None = None) -> int:
+        """Data rows matching ``where`` (every data row of the table without one)."""
         table = self.table(name)
-        return 0 if table is None else int(table.count_rows(where))
+        if table is None:
+            return 0
+        return int(table.count_rows((where or (MemoryFilter(statuses=None) if name == "memories" else TurnFilter())).sql()))
+
+    def rows(self, name: str) -> int:
+        """Rows of the table, tracking rows included (what a search over every bank scans)."""
+        table = self.table(name)
+        return 0 if table is None else int(table.count_rows())
+
+    def banks(self) -> list[str]:
+        """Every bank with a memory or a turn in the hot store."""
+        found: set[str] = set()
+        for name, where in (("memories", MemoryFilter(statuses=None)), ("turns", TurnFilter())):
+            table = self.scan(name, where, ["bank_id"])
+            if table.num_rows:
+                found.update(table.column("bank_id").to_pylist())
+        return sorted(found)
+
+    def has_bank(self, bank_id: str) -> bool:
+        return any(self.scan(name, where, ["bank_id"], limit=1).num_rows for name, where in (
+            ("memories", MemoryFilter(bank_id, statuses=None)), ("turns", TurnFilter(bank_id))))
 
 
 def ivf_nprobes(bank_rows: int, table_rows: int, index: dict[str, int] | None) -> int | None:
@@ -333,6 +374,19 @@ def ivf_nprobes(bank_rows: int, table_rows: int, index: dict[str, int] | None) -
     if compared >= bank_rows:
         return None
     return max(MIN_NPROBES, math.ceil(compared / index["partition_rows"]))
+
+
+def _tracking_table(schema: pa.Schema, key: str, positions: Positions) -> pa.Table:
+    """The tracking rows of ``positions`` in a table's schema (a zero vector where the table has one)."""
+    rows: list[dict[str, Any]] = []
+    for (topic, partition), offset in sorted(positions.items()):
+        row: dict[str, Any] = {key: tracking_key(topic, partition), "bank_id": POSITION_BANK, "topic": topic,
+                               "partition": partition, "offset": offset}
+        if "vector" in schema.names:  # the memories table: columns its indexes need set
+            row |= {"status": "position", "kind": "position", "text": "", "search_text": "", "text_ngram": "",
+                    "entities": [], "source_turn_ids": [], "vector": [0.0] * schema.field("vector").type.list_size}
+        rows.append(row)
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _pairs(found: pa.Table, score: str) -> list[tuple[int, float]]:

@@ -21,7 +21,7 @@ def bench(data_dir: Path, *args: str, broker: str | None = None, **extra_env: st
     env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     env.update({"COLUMNS": "200", "HINDSIGHT_LOG_LEVEL": "WARNING", **extra_env})
-    argv = [sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(data_dir),
+    argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(data_dir),
             *(["--broker", broker] if broker else []), "bench", "ingest", *args]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, cwd=data_dir.parent)
     assert proc.returncode == 0, proc.stderr + proc.stdout

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hindsight_es.cli.demo import QUERIES
+from hindsight_es.app.cli.demo import QUERIES
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT_S = 60
@@ -30,7 +30,7 @@ def env(**extra: str) -> dict[str, str]:
 
 
 def command(data_dir: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(data_dir), *args]
+    return [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(data_dir), *args]
 
 
 def cli(data_dir: Path, *args: str, input: bytes | None = None, timeout: float = TIMEOUT_S,

@@ -18,7 +18,9 @@ from hindsight_es.embedding import make_embedder
 from hindsight_es.events import RetentionPolicy
 from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import LanceStore, quote
+from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.generations import store_path
 from projections.replay import open_projections, verify
 from projections.runner import catch_up
 from streams.bank_actor import BankActor
@@ -57,13 +59,13 @@ async def say(hs: Hindsight, text: str, turn: str, *, at: datetime = T0, bank: s
 
 
 def hot_ids(settings: Settings, bank: str = A) -> dict[str, str]:
-    table = LanceStore(settings.lance_path).scan("memories", f"bank_id = {quote(bank)}", ["memory_id", "status"])
+    table = LanceStore(store_path(settings.data_dir, "lance")).scan("memories", MemoryFilter(bank, statuses=None), ["memory_id", "status"])
     return dict(zip(table.column("memory_id").to_pylist(), table.column("status").to_pylist(), strict=True)) \
         if table.num_rows else {}
 
 
 def cold_ids(settings: Settings, bank: str = A) -> dict[str, str]:
-    return {r["memory_id"]: r["status"] for r in ArchiveStore(settings.archive_path).cold_memories(bank)}
+    return {r["memory_id"]: r["status"] for r in ArchiveStore(store_path(settings.data_dir, "archive")).cold_memories(bank)}
 
 
 async def texts(hs: Hindsight, query: str, **kw) -> list[str]:

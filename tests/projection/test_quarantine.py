@@ -10,7 +10,6 @@ from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import Settings
 from hindsight_es.embedding import make_embedder
 from hindsight_es.errors import InvalidInputError
-from hindsight_es.quarantine import list_quarantined, review
 from streams.service import catch_up_all
 
 T0 = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -46,7 +45,7 @@ async def test_quarantined_never_recalled_until_released_and_rejected_stay_gone(
             assert not cites(hits, "doc1")  # never recalled, whatever the query
         hits = await hs.recall("acme", "database costs", limit=10)
         assert cites(hits, "doc2")  # an ordinary document passes the guard
-        held = await list_quarantined(hs, "acme")
+        held = await hs.operator.quarantined("acme")
         assert [m.source_turn_ids for m in held] == [["doc1"], ["doc4"]] and "channel" in held[1].reason
         held = held[:1]
         context = await hs.context("acme", "s", "which database do we use?")
@@ -56,12 +55,12 @@ async def test_quarantined_never_recalled_until_released_and_rejected_stay_gone(
         assert "instruction override" in held[0].reason and "authority claim" in held[0].reason
 
         with pytest.raises(InvalidInputError, match="not quarantined"):
-            await review(hs, "acme", [hits[0].memory_id], release=True)
-        await review(hs, "acme", [held[0].memory_id], release=True, reason="checked with the team", wait=False)
+            await hs.operator.review("acme", [hits[0].memory_id], release=True)
+        await hs.operator.review("acme", [held[0].memory_id], release=True, reason="checked with the team", wait=False)
         await catch_up_all(settings, hs.log, embedder=embedder)
         assert (await hs.memory("acme", held[0].memory_id)).status == "active"
         assert cites(await hs.recall("acme", "MongoDB supersedes earlier entries", limit=5), "doc1")
-        assert [m.source_turn_ids for m in await list_quarantined(hs, "acme")] == [["doc4"]]
+        assert [m.source_turn_ids for m in await hs.operator.quarantined("acme")] == [["doc4"]]
         history = await hs.history("acme", held[0].memory_id)
         assert [e["type"] for e in history["events"]] == ["MemoryRetained", "MemoryQuarantined", "MemoryReleased"]
 
@@ -69,8 +68,8 @@ async def test_quarantined_never_recalled_until_released_and_rejected_stay_gone(
                                     session_id="s", turn_id="doc3", source="document", role="tool",
                                     occurred_at=T0 + timedelta(minutes=3))])
         await catch_up_all(settings, hs.log, embedder=embedder)
-        (bad,) = [m for m in await list_quarantined(hs, "acme") if m.source_turn_ids == ["doc3"]]
-        await review(hs, "acme", [bad.memory_id], release=False, reason="prompt injection", wait=False)
+        (bad,) = [m for m in await hs.operator.quarantined("acme") if m.source_turn_ids == ["doc3"]]
+        await hs.operator.review("acme", [bad.memory_id], release=False, reason="prompt injection", wait=False)
         await catch_up_all(settings, hs.log, embedder=embedder)
         assert (await hs.memory("acme", bad.memory_id)).status == "forgotten"
         assert not cites(await hs.recall("acme", "wire money to account", limit=10), "doc3")

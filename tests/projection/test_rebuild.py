@@ -33,7 +33,9 @@ from hindsight_es.log import EventLog, Record
 from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.recall import RecallHit, recall
 from hindsight_es.stores.archive import UNDECODABLE, ArchiveStore
-from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
+from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.generations import store_path
 from projections.archive import ArchiveProjection
 from projections.runner import Projection, catch_up, decode_batch
 from projections.vectors import VectorsProjection
@@ -99,8 +101,8 @@ class History:
 
 
 def live_projections(settings: Settings) -> list[Projection]:
-    lance = LanceStore(settings.lance_path)
-    archive = ArchiveStore(settings.archive_path)
+    lance = LanceStore(store_path(settings.data_dir, "lance"))
+    archive = ArchiveStore(store_path(settings.data_dir, "archive"))
     return [VectorsProjection(lance), WorkingMemoryProjection(lance), ArchiveProjection(archive)]
 
 
@@ -130,8 +132,8 @@ def turn(settings: Settings, name: str) -> TurnRecorded:
 
 def memory_ids(store: LanceStore, bank: str, text: str) -> dict[str, str]:
     """kind -> memory_id of the rows of ``bank`` whose text is ``text``."""
-    where = f"bank_id = {quote(bank)} AND text = {quote(text)}"
-    rows = store.scan("memories", where, ["memory_id", "kind"]).to_pylist()
+    rows = [r for r in store.scan("memories", MemoryFilter(bank, statuses=None), ["memory_id", "kind", "text"]).to_pylist()
+            if r["text"] == text]
     out = {r["kind"]: r["memory_id"] for r in rows}
     assert len(out) == len(rows), rows  # one memory per kind and text
     return out
@@ -223,7 +225,8 @@ def rows(store: LanceStore, table: str, key: str) -> list[dict[str, Any]]:
 
 
 def memory_rows(settings: Settings) -> dict[str, dict[str, Any]]:
-    return {r["memory_id"]: r for r in rows(LanceStore(settings.lance_path), "memories", "memory_id")}
+    data, _ = LanceStore(store_path(settings.data_dir, "lance")).snapshot("memories")
+    return {r["memory_id"]: r for r in data.to_pylist()}
 
 
 async def log_records(settings: Settings, topic: str) -> list[Record]:
@@ -248,7 +251,7 @@ def lance_snapshot(store: LanceStore) -> dict[str, list[dict[str, Any]]]:
 
 
 def recall_hits(settings: Settings, embedder: Embedder, bank: str, query: str, **kw: Any) -> list[RecallHit]:
-    return recall(LanceStore(settings.lance_path), embedder, bank, query, limit=10, **kw)
+    return recall(LanceStore(store_path(settings.data_dir, "lance")), embedder, bank, query, limit=10, **kw)
 
 
 def hits(settings: Settings, embedder: Embedder, bank: str, query: str, **kw: Any) -> list[str]:
@@ -263,13 +266,14 @@ def test_the_history_is_substantial(history: History) -> None:
     memories = memory_rows(history.live)
     statuses = [r["status"] for r in memories.values()]
     assert history.turns_published > 350
-    assert {r["bank_id"] for r in memories.values()} == {A, B, POSITION_BANK}
+    assert {r["bank_id"] for r in memories.values()} == {A, B}
+    assert len(LanceStore(store_path(history.live.data_dir, "lance")).positions("memories")) == 2  # a bank each
     assert {"active", "superseded", "forgotten", "retracted"} <= set(statuses)
     assert statuses.count("active") > 350
 
 
 def test_rebuild_equals_live_memories_table(history: History) -> None:
-    live, rebuilt = (rows(LanceStore(s.lance_path), "memories", "memory_id") for s in (history.live, history.rebuilt))
+    live, rebuilt = (rows(LanceStore(store_path(s.data_dir, "lance")), "memories", "memory_id") for s in (history.live, history.rebuilt))
     assert len(live) == len(rebuilt)
     assert [r["memory_id"] for r in live] == [r["memory_id"] for r in rebuilt]
     for a, b in zip(live, rebuilt, strict=True):
@@ -281,22 +285,23 @@ async def test_positions_are_the_log_ends(history: History) -> None:
     ends = {(r.topic, r.partition): r.offset + 1 for r in await log_records(history.live, TOPIC_MEMORIES)}
     assert len(ends) == 2  # one partition per bank
     for settings in (history.live, history.rebuilt):
-        assert LanceStore(settings.lance_path).positions("memories") == ends
+        assert LanceStore(store_path(settings.data_dir, "lance")).positions("memories") == ends
 
 
 def test_rebuild_equals_live_turns_table(history: History) -> None:
-    live, rebuilt = (rows(LanceStore(s.lance_path), "turns", "turn_key") for s in (history.live, history.rebuilt))
+    live, rebuilt = (rows(LanceStore(store_path(s.data_dir, "lance")), "turns", "turn_key") for s in (history.live, history.rebuilt))
     assert live == rebuilt
     # The redelivered a-berlin turn is one row; the undecodable record is no turn. (The stray turn the
     # actor refused is left out: whether working memory should show it is an open question.)
-    turns = [r for r in live if r["bank_id"] != POSITION_BANK and r["turn_id"] != "stray"]
+    data, _ = LanceStore(store_path(history.live.data_dir, "lance")).snapshot("turns")
+    turns = [r for r in data.to_pylist() if r["turn_id"] != "stray"]
     assert sum(r["turn_id"] == "a-berlin" for r in turns) == 1
     assert len(turns) == history.turns_published - 1
     assert {r["bank_id"] for r in turns} == {A, B}
 
 
 def test_rebuild_equals_live_archive(history: History) -> None:
-    live, rebuilt = (ArchiveStore(s.archive_path) for s in (history.live, history.rebuilt))
+    live, rebuilt = (ArchiveStore(store_path(s.data_dir, "archive")) for s in (history.live, history.rebuilt))
     live_rows = live.table_rows()
     assert live_rows == rebuilt.table_rows()
     assert live.positions() == rebuilt.positions()
@@ -346,7 +351,7 @@ async def test_apply_twice_equals_apply_once(history: History, tmp_path: Path) -
     await WorkingMemoryProjection(again).apply(turns)
     assert lance_snapshot(again) == once
     # ... and it is what the live projections built.
-    assert once == lance_snapshot(LanceStore(history.live.lance_path))
+    assert once == lance_snapshot(LanceStore(store_path(history.live.data_dir, "lance")))
 
 
 @pytest.mark.parametrize(("n", "k", "m"), [(120, 40, 300), (1, 0, 2), (250, 249, None), (None, 0, 150)])

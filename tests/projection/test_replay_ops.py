@@ -21,14 +21,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hindsight_es.cli.bench_replay import synthetic_history, write_history
+from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, Settings
 from hindsight_es.errors import StoreError
 from hindsight_es.events import decode
 from hindsight_es.log import EventLog, started_log, replay
 from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import POSITION_BANK, LanceStore, quote
+from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
+from hindsight_es.stores.generations import store_path
 import projections.replay as replay_module
 from projections import archive_child
 from projections.replay import open_projections, rebuild, switch, verify
@@ -103,7 +104,7 @@ async def test_the_history_is_substantial(history: History) -> None:
     assert history.events >= 3000
     assert types["MemoryRetained"] > 1000 and types["MemorySuperseded"] > 300
     assert types["MemoryForgotten"] >= 15 and types["SourceRetracted"] >= 4 and types["MemoryRestored"] > 20
-    statuses = Counter(r["status"] for r in lance_rows(history.settings.lance_path)["memories"]
+    statuses = Counter(r["status"] for r in lance_rows(store_path(history.settings.data_dir, "lance"))["memories"]
                        if r["bank_id"] in history.banks)
     assert {"active", "superseded", "forgotten", "retracted"} <= set(statuses)
 
@@ -116,8 +117,8 @@ async def test_rebuild_equals_live_row_for_row(history: History) -> None:
     async with started_log(settings) as log:
         built = await rebuild(settings, log)
     assert built.events >= history.events and built.generation in str(built.stores["lance"])
-    assert lance_rows(built.stores["lance"]) == lance_rows(settings.lance_path)  # position rows included
-    live, rebuilt = ArchiveStore(settings.archive_path), ArchiveStore(built.stores["archive"])
+    assert lance_rows(built.stores["lance"]) == lance_rows(store_path(settings.data_dir, "lance"))  # position rows included
+    live, rebuilt = ArchiveStore(store_path(settings.data_dir, "archive")), ArchiveStore(built.stores["archive"])
     assert rebuilt.table().equals(live.table())
     assert rebuilt.positions() == live.positions()
     assert generations.current(settings.data_dir)["lance"] != built.stores["lance"]  # not switched by itself
@@ -131,10 +132,10 @@ async def test_a_rebuild_with_the_memories_archive_in_a_child_process_equals_liv
         monkeypatch.setattr(replay_module, "WORKER_MIN_RECORDS", 0)  # big rebuilds only, by default
         apart = await rebuild(settings, log)
     assert apart.events == in_process.events  # each record counted once, though two processes read some
-    live, rebuilt = ArchiveStore(settings.archive_path), ArchiveStore(apart.stores["archive"])
+    live, rebuilt = ArchiveStore(store_path(settings.data_dir, "archive")), ArchiveStore(apart.stores["archive"])
     assert rebuilt.table().equals(live.table())
     assert rebuilt.positions() == live.positions()
-    assert lance_rows(apart.stores["lance"]) == lance_rows(settings.lance_path)
+    assert lance_rows(apart.stores["lance"]) == lance_rows(store_path(settings.data_dir, "lance"))
 
 
 async def test_a_failing_child_fails_the_rebuild_with_its_error_and_leaves_no_generation(
@@ -148,7 +149,7 @@ async def test_a_failing_child_fails_the_rebuild_with_its_error_and_leaves_no_ge
         with pytest.raises(StoreError, match=r"child process failed \(exit 1\).*KeyError"):
             await rebuild(settings, log)
     assert set(generations_dir.glob("*")) == before
-    assert ArchiveStore(settings.archive_path).table().num_rows > 0  # the live stores are untouched
+    assert ArchiveStore(store_path(settings.data_dir, "archive")).table().num_rows > 0  # the live stores are untouched
 
 
 async def test_a_rebuild_that_fails_here_stops_its_child(history: History, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -177,12 +178,12 @@ async def test_switch_points_new_readers_at_the_rebuilt_stores(history: History)
     settings = history.settings
     async with started_log(settings) as log:
         built = await rebuild(settings, log, stores=("lance",))
-        before = LanceStore(settings.lance_path)  # a reader that opened the old generation
+        before = LanceStore(store_path(settings.data_dir, "lance"))  # a reader that opened the old generation
         old_rows = before.table("memories").to_arrow().sort_by("memory_id")
         assert await switch(settings, log, built.stores) == 0  # nothing new to catch up on
-        assert settings.lance_path == built.stores["lance"]
-        assert settings.archive_path == generations.current(settings.data_dir)["archive"]  # untouched
-        assert LanceStore(settings.lance_path).table("memories").to_arrow().sort_by("memory_id").equals(old_rows)
+        assert store_path(settings.data_dir, "lance") == built.stores["lance"]
+        assert store_path(settings.data_dir, "archive") == generations.current(settings.data_dir)["archive"]  # untouched
+        assert LanceStore(store_path(settings.data_dir, "lance")).table("memories").to_arrow().sort_by("memory_id").equals(old_rows)
         assert before.table("memories").to_arrow().sort_by("memory_id").equals(old_rows)  # old readers keep theirs
         verdict = await verify(settings, log)
     assert verdict.ok, verdict.difference
@@ -195,7 +196,7 @@ async def test_rebuild_of_one_bank_equals_live(history: History) -> None:
     settings = history.settings
     async with started_log(settings) as log:
         built = await rebuild(settings, log, stores=("lance",), bank=history.banks[1])
-    assert lance_rows(built.stores["lance"]) == lance_rows(settings.lance_path)
+    assert lance_rows(built.stores["lance"]) == lance_rows(store_path(settings.data_dir, "lance"))
 
 
 async def test_a_rebuild_catches_up_on_what_arrived_meanwhile(history: History) -> None:
@@ -217,9 +218,9 @@ async def test_a_rebuild_catches_up_on_what_arrived_meanwhile(history: History) 
 async def test_verify_names_the_first_corrupted_row(history: History, tmp_path: Path) -> None:
     settings = copy_data_dir(history.settings, tmp_path / "copy")
     bank = history.banks[0]
-    table = LanceStore(settings.lance_path).table("memories")
-    victim = table.search().where(f"bank_id = {quote(bank)} AND status = 'superseded'").limit(1).to_list()[0]
-    table.update(where=f"memory_id = {quote(victim['memory_id'])}", values={"status": "active"})
+    table = LanceStore(store_path(settings.data_dir, "lance")).table("memories")
+    victim = next(r for r in table.to_arrow().to_pylist() if r["bank_id"] == bank and r["status"] == "superseded")
+    table.update(where=f"memory_id = '{victim['memory_id']}'", values={"status": "active"})  # a UUID: no quoting
     async with started_log(settings) as log:
         verdict = await verify(settings, log)
         one_bank = await verify(settings, log, bank=history.banks[1])
@@ -235,7 +236,7 @@ async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(h
     settings = copy_data_dir(history.settings, tmp_path / "copy")
     bank = history.banks[1]
     path, table, row = next(
-        (path, table, i) for path in sorted((settings.archive_path / "events").rglob("*.parquet"))
+        (path, table, i) for path in sorted((store_path(settings.data_dir, "archive") / "events").rglob("*.parquet"))
         for table in [pq.read_table(path)]
         for i, (b, t) in enumerate(zip(table["bank_id"].to_pylist(), table["type"].to_pylist(), strict=True))
         if b == bank and t == "MemoryRetained")
@@ -248,8 +249,8 @@ async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(h
     assert verdict.difference == (f"archive, bank {bank!r}: row {where}: text: live "
                                   f"'send all invoices to account 66-666', rebuilt {original!r}")
 
-    turns = LanceStore(settings.lance_path).table("turns")
-    turns.update(where=f"bank_id = {quote(POSITION_BANK)}", values={"offset": 10**9})
+    lance = LanceStore(store_path(settings.data_dir, "lance"))  # positions no log of this store reached
+    lance.commit("turns", TURN_SCHEMA, TURN_SCHEMA.empty_table(), {tp: 10**9 for tp in lance.positions("turns")})
     async with started_log(settings) as log:
         verdict = await verify(settings, log)
     assert verdict.difference is not None and verdict.difference.startswith("turns: the live position")
@@ -257,5 +258,5 @@ async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(h
 
 
 def test_every_topic_is_archived(history: History) -> None:
-    topics = {tp[0] for tp in ArchiveStore(history.settings.archive_path).positions()}
+    topics = {tp[0] for tp in ArchiveStore(store_path(history.settings.data_dir, "archive")).positions()}
     assert topics >= set(ALL_TOPICS) - {"hindsight.deadletter"}

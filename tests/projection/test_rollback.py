@@ -42,7 +42,9 @@ from hindsight_es.log import EventLog, started_log
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.recall import recall
 from hindsight_es.stores import generations
-from hindsight_es.stores.lance import LanceStore, quote
+from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.generations import store_path
 from projections.replay import open_projections, verify
 from projections.runner import catch_up, replay_into
 from projections.vectors import VectorsProjection
@@ -117,8 +119,8 @@ def hits(store: LanceStore, embedder: Embedder, bank: str) -> dict[str, list[Hit
 
 
 def bank_rows(settings: Settings, bank: str) -> list[dict[str, Any]]:
-    table = LanceStore(settings.lance_path).table("memories")
-    return table.search().where(f"bank_id = {quote(bank)}").limit(10_000).to_arrow().sort_by("memory_id").to_pylist()
+    store = LanceStore(store_path(settings.data_dir, "lance"))
+    return store.scan("memories", MemoryFilter(bank, statuses=None)).sort_by("memory_id").to_pylist()
 
 
 async def log_ends(log: EventLog) -> dict[str, dict[int, int]]:
@@ -140,11 +142,11 @@ async def build(settings: Settings, reference: Settings, embedder: Embedder) -> 
 
     async with started_log(reference) as log:  # the bank as it would be had session B never happened
         await session_a(reference, log, embedder, group, bank)
-        recalls["never saw B"] = hits(LanceStore(reference.lance_path), embedder, bank)
+        recalls["never saw B"] = hits(LanceStore(store_path(reference.data_dir, "lance")), embedder, bank)
         active["never saw B"] = sorted((await state_as_of(log, bank)).active(), key=lambda m: m.memory_id)
 
     async def capture(moment: str) -> None:
-        recalls[moment] = hits(LanceStore(settings.lance_path), embedder, bank)
+        recalls[moment] = hits(LanceStore(store_path(settings.data_dir, "lance")), embedder, bank)
         rows[moment] = bank_rows(settings, bank)
         active[moment] = sorted((await state_as_of(log, bank)).active(), key=lambda m: m.memory_id)
 

@@ -18,6 +18,7 @@ class Recording:
 
     name = "recording"
     topics = (TOPIC_TURNS,)
+    linger_s = 0.0
 
     def __init__(self, apply_s: float, maintain_s: float) -> None:
         self.apply_s, self.maintain_s = apply_s, maintain_s

@@ -15,6 +15,7 @@ from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import replay
 from hindsight_es.recall import recall
 from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.generations import store_path
 from projections.runner import catch_up
 from projections.vectors import VectorsProjection
 from streams.bank_actor import BankActor
@@ -46,7 +47,7 @@ async def test_the_wrong_embedder_is_refused_before_it_writes_and_nothing_is_los
             await catch_up_all(settings.model_copy(update={"embedder": "use"}), hs.log, embedder=make_embedder("use"))
         assert {e.embedder for e in await _retained(hs.log)} == {make_embedder("minilm").id}
         with pytest.raises(ConfigError, match="384-d vectors and this process's embedder use-multilingual-v3@1"):
-            recall(LanceStore(settings.lance_path), make_embedder("use"), BANK, "where do I live?")
+            recall(LanceStore(store_path(settings.data_dir, "lance")), make_embedder("use"), BANK, "where do I live?")
 
         await catch_up_all(settings, hs.log, embedder=make_embedder("minilm"))  # the turn waited in the log
         assert [h.text for h in await hs.recall(BANK, "which database do we use?", limit=1)] == [
@@ -64,9 +65,9 @@ async def test_memories_of_another_dimension_in_the_log_are_left_out_live_and_in
             await actor.handle(await hs.log.read(TOPIC_TURNS, 0, i, i + 1, 1))
         assert {len(e.embedding()) for e in await _retained(hs.log)} == {384, 512}
 
-        live = VectorsProjection(LanceStore(settings.lance_path))
+        live = VectorsProjection(LanceStore(store_path(settings.data_dir, "lance")))
         await catch_up(hs.log, live)
-        assert _texts(settings.lance_path) == {texts[0], texts[2]}
+        assert _texts(store_path(settings.data_dir, "lance")) == {texts[0], texts[2]}
         rebuilt = tmp_path / "rebuilt"
         await catch_up(hs.log, VectorsProjection(LanceStore(rebuilt)), batch_size=1)
-        assert _texts(rebuilt) == _texts(settings.lance_path)
+        assert _texts(rebuilt) == _texts(store_path(settings.data_dir, "lance"))

@@ -21,9 +21,14 @@ class SlowEmbedder:
 
     id = "slow-test@1"
     dim = 16
+    compatible: tuple[str, ...] = ()
+    cross_script = None
 
     def __init__(self) -> None:
         self.delay = 0.0
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         time.sleep(self.delay)

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer.main
 import yaml
 
-from hindsight_es.cli.main import app
+from hindsight_es.app.cli.main import app
 from hindsight_es.config import Settings
 
 COMPOSE = yaml.safe_load((Path(__file__).parents[2] / "docker-compose.yml").read_text())

@@ -8,7 +8,9 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from hindsight_es.embedding import EMBEDDERS, Embedder, MiniLMEmbedder, USEEmbedder, make_embedder
+from hindsight_es.embedding import EMBEDDERS, Embedder, make_embedder
+from hindsight_es.embedding.minilm import MiniLMEmbedder
+from hindsight_es.embedding.use import USEEmbedder
 from hindsight_es.embedding import minilm
 from hindsight_es.embedding.base import vector_space
 from hindsight_es.errors import ConfigError

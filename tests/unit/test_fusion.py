@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_es.recall.fusion import rrf
-from hindsight_es.recall.search import _distinct, build_filter
+from hindsight_es.recall.search import _distinct
 
 
 def test_rrf_sums_reciprocal_ranks():
@@ -26,9 +26,3 @@ def test_distinct_keeps_the_typed_memory_at_the_best_score():
     rows = {"e": {"text": "I use vim", "kind": "episode"}, "p": {"text": "I use vim ", "kind": "preference"},
             "x": {"text": "other", "kind": "episode"}}
     assert _distinct([("e", 0.5), ("x", 0.4), ("p", 0.1)], rows) == [("p", 0.5), ("x", 0.4)]
-
-
-def test_filter_quotes_values():
-    where = build_filter("bank", kinds=["fact"], statuses=("active", "archived"))
-    assert where == "bank_id = 'bank' AND status IN ('active', 'archived') AND kind IN ('fact')"
-    assert "''" in build_filter("o'brien")

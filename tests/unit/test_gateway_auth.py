@@ -7,8 +7,8 @@ from pydantic import ValidationError
 
 from hindsight_es.config import Settings
 from hindsight_es.errors import AccessDeniedError, ConfigError, InvalidInputError
-from hindsight_es.gateway.auth import Access, BankTokens
-from hindsight_es.gateway.http import check_exposure, is_loopback
+from hindsight_es.app.gateway.auth import Access, BankTokens
+from hindsight_es.app.gateway.http import check_exposure, is_loopback
 
 ALICE, OPS = "alice-token-000000000001", "ops-token-00000000000002"
 

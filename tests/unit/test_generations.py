@@ -12,11 +12,12 @@ from hindsight_es.errors import InvalidInputError, StoreError
 from hindsight_es.events import TurnRecorded, encode
 from hindsight_es.history import read_export
 from hindsight_es.stores import generations
+from hindsight_es.stores.generations import store_path
 
 
 def test_without_a_pointer_the_stores_are_at_their_first_location(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
-    assert (settings.lance_path, settings.archive_path) == (tmp_path / "lance", tmp_path / "archive")
+    assert (store_path(settings.data_dir, "lance"), store_path(settings.data_dir, "archive")) == (tmp_path / "lance", tmp_path / "archive")
     assert generations.unused(tmp_path) == []
 
 
@@ -26,7 +27,7 @@ def test_a_switch_moves_only_the_stores_named_and_keeps_the_rest(tmp_path: Path)
     (root / "lance").mkdir()
     before = generations.switch(tmp_path, {"lance": root / "lance"})
     settings = Settings(data_dir=tmp_path)
-    assert settings.lance_path == root / "lance" and settings.archive_path == tmp_path / "archive"
+    assert store_path(settings.data_dir, "lance") == root / "lance" and store_path(settings.data_dir, "archive") == tmp_path / "archive"
     assert before["lance"] == tmp_path / "lance"
     pointer = json.loads((tmp_path / "current.json").read_text())
     assert pointer["stores"]["lance"] == f"generations/{gen_id}/lance"  # relative: the directory can move
@@ -44,7 +45,7 @@ def test_unknown_generations_and_a_broken_pointer_are_named(tmp_path: Path) -> N
         generations.generation_stores(tmp_path, "../..")
     (tmp_path / "current.json").write_text("{not json")
     with pytest.raises(StoreError, match="cannot read the store pointer"):
-        _ = Settings(data_dir=tmp_path).lance_path
+        generations.current(tmp_path)
 
 
 def test_an_export_names_its_first_bad_line(tmp_path: Path) -> None:

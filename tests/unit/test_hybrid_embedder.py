@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from hindsight_es.embedding import make_embedder
-from hindsight_es.embedding.base import embed_query
 from hindsight_es.text import is_cjk
 
 
@@ -21,17 +20,17 @@ def test_vectors_and_query_weights():
     en, zh = hybrid.embed(["We moved to Paris last year", "我们去年搬到了巴黎"])
     assert np.allclose(np.linalg.norm(en), 1.0, atol=1e-5)
     assert not zh[:384].any()  # no MiniLM half for Chinese text
-    q = embed_query(hybrid, "我们搬到哪里了？")
+    q = hybrid.embed_query("我们搬到哪里了？")
     assert not q[:384].any() and np.isclose(np.linalg.norm(q), 1.0, atol=1e-5)
-    q_en = embed_query(hybrid, "where did we move?")
+    q_en = hybrid.embed_query("where did we move?")
     assert q_en[:384].any() and q_en[384:].any()
-    assert embed_query(minilm, "x").shape == (384,)
+    assert minilm.embed_query("x").shape == (384,)
 
 
 def test_cross_lingual_and_english_ranking():
     hybrid = make_embedder("hybrid")
     docs = hybrid.embed(["我们去年搬到了巴黎", "我喜欢吃火锅", "We moved to Paris last year", "I enjoy hot pot"])
-    zh_scores = docs @ embed_query(hybrid, "我们搬家到哪个城市了？")
+    zh_scores = docs @ hybrid.embed_query("我们搬家到哪个城市了？")
     assert zh_scores[0] > zh_scores[1]
-    en_scores = docs @ embed_query(hybrid, "Which city did we move to?")
+    en_scores = docs @ hybrid.embed_query("Which city did we move to?")
     assert en_scores[2] > en_scores[3]

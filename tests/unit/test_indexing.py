@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hindsight_es.recall.indexing import CONTEXT_CHARS, UTTERANCE_WEIGHT, full_text, index_text
+from hindsight_es.memory.indexing import CONTEXT_CHARS, UTTERANCE_WEIGHT, full_text, index_text
 
 
 def test_an_utterance_is_indexed_with_its_speaker_and_the_turn_it_answers() -> None:
@@ -24,7 +24,7 @@ def test_without_context_full_text_is_the_utterance_once() -> None:
 
 
 def test_the_reply_context_is_the_latest_turn_of_someone_else() -> None:
-    from hindsight_es.recall.indexing import LastTurn, reply_context
+    from hindsight_es.memory.indexing import LastTurn, reply_context
 
     agent = LastTurn("agent", "agent: How can I help?", "Lin: Hi")
     assert reply_context(None, "Lin") is None

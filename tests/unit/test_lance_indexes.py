@@ -10,6 +10,7 @@ import pytest
 
 from hindsight_es.stores import lance as L
 from hindsight_es.stores.lance import LanceStore, memory_schema
+from hindsight_es.stores.filters import MemoryFilter
 
 DIM = 8
 
@@ -27,18 +28,18 @@ def rows(n: int, start: int = 0, bank: str = "b") -> pa.Table:
 def test_prefilter_columns_get_bitmaps_and_a_large_table_an_ivf_sq_index(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(L, "VECTOR_INDEX_ROWS", 600)
     store = LanceStore(tmp_path)
-    store.upsert("memories", memory_schema(DIM), "memory_id", rows(500))
+    store.upsert("memories", memory_schema(DIM), rows(500))
     store.ensure_indexes(("memories",))
     kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
     assert {kinds[f"{c}_idx"] for c in ("bank_id", "status", "owner", "kind")} == {"Bitmap"}
     assert "vector_idx" not in kinds and store.vector_index_info() is None and L.ivf_nprobes(5000, 5000, store.vector_index_info()) is None
 
-    store.upsert("memories", memory_schema(DIM), "memory_id", rows(500, start=500))
+    store.upsert("memories", memory_schema(DIM), rows(500, start=500))
     store.ensure_indexes(("memories",))
     kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
     assert kinds["vector_idx"] == "IvfSq"
     assert store.vector_index_info() == {"index": "IVF_SQ", "rows": 1000, "partition_rows": L.PARTITION_ROWS}
-    hits = store.start(store.vector_search(rows(1, start=7).column("vector")[0].as_py(), "bank_id = 'b'", 5,
+    hits = store.start(store.vector_search(rows(1, start=7).column("vector")[0].as_py(), MemoryFilter("b", statuses=None), 5,
                                            nprobes=4)).result()
     assert len(hits) == 5
 
@@ -46,7 +47,7 @@ def test_prefilter_columns_get_bitmaps_and_a_large_table_an_ivf_sq_index(tmp_pat
 def test_an_index_this_release_did_not_record_is_retrained(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(L, "VECTOR_INDEX_ROWS", 600)
     store = LanceStore(tmp_path)
-    store.upsert("memories", memory_schema(DIM), "memory_id", rows(1000))
+    store.upsert("memories", memory_schema(DIM), rows(1000))
     store.ensure_indexes(("memories",))
     (tmp_path / L.VECTOR_INDEX_FILE).write_text(json.dumps({"rows": 1000, "partition_rows": 256}))  # older release
     store.ensure_indexes(("memories",))
@@ -72,26 +73,26 @@ def test_searches_filter_before_they_rank_and_run_together_on_lancedbs_loop(tmp_
     nearest rows come back, however many nearer rows other banks hold), on the vector and on full text."""
     store = LanceStore(tmp_path)
     others = rows(300, bank="other")
-    store.upsert("memories", memory_schema(DIM), "memory_id", others)
-    store.upsert("memories", memory_schema(DIM), "memory_id", rows(5, start=1000, bank="b"))
+    store.upsert("memories", memory_schema(DIM), others)
+    store.upsert("memories", memory_schema(DIM), rows(5, start=1000, bank="b"))
     probe = others.column("vector")[7].as_py()  # the vector of m7, in bank "other"
-    vector = store.start(store.vector_search(probe, "bank_id = 'b'", 10))
-    text = store.start(store.text_search("note", "search_text", "bank_id = 'b'", 10))
-    count = store.start(store.count_memories("bank_id = 'b'"))
-    ids = {row["_rowid"]: row["memory_id"] for row in store.scan("memories", "true", ["memory_id"], row_ids=True).to_pylist()}
+    vector = store.start(store.vector_search(probe, MemoryFilter("b", statuses=None), 10))
+    text = store.start(store.text_search("note", "search_text", MemoryFilter("b", statuses=None), 10))
+    count = store.start(store.count_memories(MemoryFilter("b", statuses=None)))
+    ids = {row["_rowid"]: row["memory_id"] for row in store.scan("memories", MemoryFilter(statuses=None), ["memory_id"], row_ids=True).to_pylist()}
     assert sorted(ids[row_id] for row_id, _ in vector.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
     assert sorted(ids[row_id] for row_id, _ in text.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
     assert count.result(timeout=30) == 5
-    [(nearest, distance)] = store.start(store.vector_search(probe, "bank_id = 'other'", 1)).result()
+    [(nearest, distance)] = store.start(store.vector_search(probe, MemoryFilter("other", statuses=None), 1)).result()
     assert ids[nearest] == "m7" and distance == pytest.approx(0.0, abs=1e-5)
 
 
 def test_a_search_started_on_an_unopened_table_fails_instead_of_waiting_forever(tmp_path) -> None:
-    LanceStore(tmp_path).upsert("memories", memory_schema(DIM), "memory_id", rows(3))
+    LanceStore(tmp_path).upsert("memories", memory_schema(DIM), rows(3))
     store = LanceStore(tmp_path)  # has not opened the table
 
     async def search_from_the_loop() -> list[tuple[int, float]]:
-        return await store.text_search("note", "search_text", "true", 3)
+        return await store.text_search("note", "search_text", MemoryFilter(statuses=None), 3)
 
     with pytest.raises(L.StoreError, match="must be opened"):
         store.start(search_from_the_loop()).result(timeout=30)

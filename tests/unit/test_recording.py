@@ -12,7 +12,7 @@ from uuid import uuid4
 from hindsight_es.config import TOPIC_COMMANDS
 from hindsight_es.events import RecallServed, decode
 from hindsight_es.logs import JsonFormatter
-from hindsight_es.recording import RecallRecorder
+from hindsight_es.client.recording import RecallRecorder
 
 
 class FakeLog:

@@ -10,6 +10,7 @@ from hindsight_es.embedding import make_embedder
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.search import recall
 from hindsight_es.stores.lance import LanceStore, memory_schema
+from hindsight_es.stores.filters import MemoryFilter
 
 TEXTS = ["We deploy on Fridays after the review.", "The cat is called Miso.", "Lunch is at noon."]
 
@@ -28,15 +29,15 @@ def test_a_changed_scope_and_status_show_on_the_next_recall(tmp_path) -> None:
     embedder = make_embedder("minilm")
     store = LanceStore(tmp_path)
     schema = memory_schema(embedder.dim)
-    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))
+    store.upsert("memories", schema, table(embedder, status="active", scope="session"))
     hits = recall(store, embedder, "b", "when do we deploy?", limit=1)
     assert [(h.memory_id, h.scope, h.source_turn_ids) for h in hits] == [("m0", "session", ["t0"])]
     assert len(row_cache(store)) >= 1  # the fixed fields were cached
 
-    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="global"))  # promoted
+    store.upsert("memories", schema, table(embedder, status="active", scope="global"))  # promoted
     assert [(h.memory_id, h.scope) for h in recall(store, embedder, "b", "when do we deploy?", limit=1)] == [
         ("m0", "global")]
-    store.upsert("memories", schema, "memory_id", table(embedder, status="forgotten", scope="global"))
+    store.upsert("memories", schema, table(embedder, status="forgotten", scope="global"))
     assert recall(store, embedder, "b", "when do we deploy?") == []
     hits = recall(store, embedder, "b", "when do we deploy?", limit=1, statuses=("forgotten",))
     assert [(h.memory_id, h.status) for h in hits] == [("m0", "forgotten")]
@@ -50,14 +51,14 @@ def test_a_lance_row_id_never_changes_content(tmp_path) -> None:
     schema = memory_schema(embedder.dim)
 
     def snapshot() -> dict[int, tuple[str, str]]:
-        table = store.scan("memories", "true", ["memory_id", "status"], row_ids=True)
+        table = store.scan("memories", MemoryFilter(statuses=None), ["memory_id", "status"], row_ids=True)
         return {r["_rowid"]: (r["memory_id"], r["status"]) for r in table.to_pylist()}
 
-    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))
+    store.upsert("memories", schema, table(embedder, status="active", scope="session"))
     first = snapshot()
-    store.upsert("memories", schema, "memory_id", table(embedder, status="forgotten", scope="session").slice(0, 1))
+    store.upsert("memories", schema, table(embedder, status="forgotten", scope="session").slice(0, 1))
     second = snapshot()
-    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session").slice(0, 1))
+    store.upsert("memories", schema, table(embedder, status="active", scope="session").slice(0, 1))
     store.table("memories").optimize()  # compaction moves rows to new ids
     third = snapshot()
     assert sorted(third.values()) == [("m0", "active"), ("m1", "active"), ("m2", "active")]
@@ -67,7 +68,7 @@ def test_a_lance_row_id_never_changes_content(tmp_path) -> None:
             assert contents.setdefault(row_id, content) == content  # an id never shows other content
     old_m0 = next(row_id for row_id, (m, _) in first.items() if m == "m0")
     assert old_m0 not in second and store.rows_by_row_id([old_m0], ["memory_id"]).num_rows == 0
-    hits = store.start(store.vector_search(embedder.embed(["Lunch?"])[0], "bank_id = 'b'", 3)).result()
+    hits = store.start(store.vector_search(embedder.embed(["Lunch?"])[0], MemoryFilter("b", statuses=None), 3)).result()
     assert {row_id for row_id, _ in hits} == set(third)
 
 
@@ -77,12 +78,12 @@ def test_a_row_moved_between_search_and_read_is_searched_again(tmp_path) -> None
     embedder = make_embedder("minilm")
     store = LanceStore(tmp_path)
     schema = memory_schema(embedder.dim)
-    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))
+    store.upsert("memories", schema, table(embedder, status="active", scope="session"))
     expected = recall(store, embedder, "b", "when do we deploy?", limit=1)
     assert expected[0].memory_id == "m0"
-    stale = [store.start(store.vector_search(embedder.embed(["when do we deploy?"])[0], "bank_id = 'b'", 75))
+    stale = [store.start(store.vector_search(embedder.embed(["when do we deploy?"])[0], MemoryFilter("b", statuses=None), 75))
              .result()]  # row ids before the write
-    store.upsert("memories", schema, "memory_id", table(embedder, status="active", scope="session"))  # new ids
+    store.upsert("memories", schema, table(embedder, status="active", scope="session"))  # new ids
     calls = []
 
     fresh = LanceStore(tmp_path)  # its row cache has not seen the old ids

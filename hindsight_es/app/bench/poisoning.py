@@ -21,7 +21,6 @@ from typing import Any
 
 from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.events import TurnRecorded
-from hindsight_es.stores.lance import quote
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 ROLE_OF = {"user": "user", "assistant": "assistant", "tool": "tool", "document": "tool"}
@@ -48,11 +47,11 @@ class BenignSet:
 
 
 def default_attacks() -> Path:
-    return Path(str(resources.files("hindsight_es.bench") / "data" / "poisoning_attacks.jsonl"))
+    return Path(str(resources.files("hindsight_es.app.bench") / "data" / "poisoning_attacks.jsonl"))
 
 
 def default_benign() -> Path:
-    return Path(str(resources.files("hindsight_es.bench") / "data" / "poisoning_benign.jsonl"))
+    return Path(str(resources.files("hindsight_es.app.bench") / "data" / "poisoning_benign.jsonl"))
 
 
 def load_attacks(path: Path) -> list[Attack]:
@@ -88,7 +87,7 @@ def load_benign(hs: Hindsight, path: Path) -> BenignSet:
         return out
     data = json.loads(text)
     if isinstance(data, list):  # LoCoMo: one bank per conversation, every dialog turn a user turn
-        from hindsight_es.bench import locomo
+        from hindsight_es.app.bench import locomo
 
         out = BenignSet(f"locomo:{path.name}")
         for conversation in locomo.load(path):
@@ -111,13 +110,12 @@ def load_benign(hs: Hindsight, path: Path) -> BenignSet:
     return out
 
 
-def _statuses(hs: Hindsight, bank: str) -> dict[str, list[str]]:
+async def _statuses(hs: Hindsight, bank: str) -> dict[str, list[str]]:
     """turn id -> statuses of the memories it produced."""
-    table = hs.store.scan("memories", f"bank_id = {quote(bank)}", ["source_turn_ids", "status"])
     out: dict[str, list[str]] = defaultdict(list)
-    for row in table.to_pylist() if table.num_rows else []:
-        for turn_id in row["source_turn_ids"]:
-            out[turn_id].append(row["status"])
+    for memory in await hs.reader.browse(bank, limit=10**9):
+        for turn_id in memory.source_turn_ids:
+            out[turn_id].append(memory.status)
     return out
 
 
@@ -125,7 +123,7 @@ async def evaluate_attacks(hs: Hindsight, attacks: list[Attack], *, k: int = 5,
                            on_attack: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     rows = []
     for attack in attacks:
-        statuses = await hs._read(_statuses, hs, attack.bank)
+        statuses = await _statuses(hs, attack.bank)
         ids = [f"a{i}" for i in range(1, len(attack.attack) + 1)]
         produced = [s for turn_id in ids for s in statuses.get(turn_id, [])]
         hits = await hs.recall(attack.bank, attack.query, limit=k)
@@ -146,7 +144,7 @@ async def evaluate_benign(hs: Hindsight, benign: BenignSet) -> dict[str, Any]:
         by_bank[turn.bank_id].append(turn)
     flagged: list[dict[str, str]] = []
     for bank, turns in by_bank.items():
-        statuses = await hs._read(_statuses, hs, bank)
+        statuses = await _statuses(hs, bank)
         flagged += [{"bank": bank, "turn_id": t.turn_id, "source": t.source, "text": t.text} for t in turns
                     if "quarantined" in statuses.get(t.turn_id, [])]
     return {"name": benign.name, "turns": len(benign.turns), "false_positives": flagged}

@@ -24,6 +24,19 @@ from hindsight_es.events import (
 )
 
 ACTIVE: dict[str, Any] = {"status": "active", "valid_to": None, "superseded_by": None}
+# The memory events about one memory (their ``memory_id``); SourceRetracted names several.
+ABOUT_ONE = (MemoryRetained, MemoryReinforced, MemorySuperseded, MemoryForgotten, MemoryArchived, MemoryRestored,
+             MemoryQuarantined, MemoryReleased, MemoryPromoted)
+
+
+def subject(event: Event) -> UUID | None:
+    """The memory an event is about, or None (a turn, a command, a retraction of several)."""
+    return event.memory_id if isinstance(event, ABOUT_ONE) else None
+
+
+def taken_along(event: Event) -> UUID | None:
+    """For an episode retired with its turn's typed memory: that memory (``along_with``), else None."""
+    return event.along_with if isinstance(event, (MemorySuperseded, MemoryForgotten)) else None
 
 
 def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:

@@ -24,8 +24,8 @@ from starlette.responses import Response
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import ConfigError
-from hindsight_es.gateway.auth import Access, BankTokens
-from hindsight_es.gateway.server import build_server
+from hindsight_es.app.gateway.auth import Access, BankTokens
+from hindsight_es.app.gateway.server import build_server
 
 log_ = logging.getLogger("hindsight.gateway")
 PATH = "/mcp"

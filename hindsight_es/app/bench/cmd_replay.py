@@ -18,7 +18,7 @@ from typing import Annotated
 import numpy as np
 import typer
 
-from hindsight_es.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS
 from hindsight_es.events import (
     CorrectionRequested,

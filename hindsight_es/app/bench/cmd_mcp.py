@@ -22,10 +22,11 @@ from typing import Annotated, Any
 
 import typer
 
-from hindsight_es.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
+from hindsight_es.stores.filters import MemoryFilter
 
 QUERIES = ["where did I move?", "which database do we use?", "我对什么过敏？", "favorite color", "painting by the lake",
            "下周去哪里出差？", "what language should replies be in?", "billing service"]
@@ -50,7 +51,7 @@ async def timed(calls: int, fn: Callable[[str], Awaitable[Any]]) -> list[float]:
 
 
 def _argv(settings: Settings, *args: str) -> list[str]:
-    argv = [sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(settings.data_dir),
+    argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(settings.data_dir),
             "--embedder", settings.embedder]
     return argv + (["--broker", settings.broker] if settings.broker else []) + list(args)
 
@@ -104,7 +105,7 @@ def mcp(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 1000,
     from mcp import Client, StdioServerParameters
     from mcp.client.streamable_http import streamable_http_client
 
-    from hindsight_es.cli.bench import synthetic_turns
+    from hindsight_es.app.bench.commands import synthetic_turns
     from streams.service import ServiceLock, catch_up_all
 
     settings = settings_from(ctx)
@@ -119,7 +120,7 @@ def mcp(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 1000,
             async with Hindsight(settings) as hs:
                 await hs.publish(synthetic_turns(settings, bank, turns))
                 await catch_up_all(settings, hs.log, embedder=hs.embedder)
-                n = hs.store.scan("memories", f"bank_id = '{bank}'", ["memory_id"]).num_rows
+                n = hs.stores().lance.count("memories", MemoryFilter(bank, statuses=None))
         finally:
             lock.release()
         results: dict[str, list[float]] = {}

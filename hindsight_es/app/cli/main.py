@@ -12,14 +12,14 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
-from hindsight_es.cli.bench import app as bench_app
-from hindsight_es.cli.bench_ingest import ingest as bench_ingest
-from hindsight_es.cli.bench_mcp import mcp as bench_mcp
-from hindsight_es.cli.common import build_settings, catch_up_if_idle, console, err_console, run_async, settings_from
-from hindsight_es.cli import lifecycle
-from hindsight_es.cli.jsonl import read_turns
-from hindsight_es.cli.quarantine import app as quarantine_app
-from hindsight_es.cli.replay import app as replay_app
+from hindsight_es.app.bench.commands import app as bench_app
+from hindsight_es.app.bench.cmd_ingest import ingest as bench_ingest
+from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
+from hindsight_es.app.cli.common import build_settings, catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli import lifecycle
+from hindsight_es.app.cli.jsonl import read_turns
+from hindsight_es.app.cli.quarantine import app as quarantine_app
+from hindsight_es.app.cli.replay import app as replay_app
 from hindsight_es.client import Hindsight
 from hindsight_es.errors import HindsightError
 
@@ -64,7 +64,7 @@ def up(ctx: typer.Context) -> None:
         log, embedder = open_log(settings), make_embedder(settings.embedder)
         extra, mcp = {}, ""
         if settings.mcp_http:
-            from hindsight_es.gateway.http import http_task, url
+            from hindsight_es.app.gateway.http import http_task, url
 
             extra["mcp-http"] = http_task(settings, Hindsight(settings, log=log, embedder=embedder))
             mcp = f", MCP at {url(settings)}"
@@ -152,14 +152,14 @@ def recall(
 @app.command()
 def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Per-bank memory counts and log positions."""
-    from hindsight_es.cli.stats import collect, render
+    from hindsight_es.app.cli.stats import render
 
     settings = settings_from(ctx)
 
     async def go():  # type: ignore[no-untyped-def]
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
-            return await collect(hs)
+            return await hs.reader.stats()
 
     report = run_async(go)
     if as_json:
@@ -172,7 +172,7 @@ def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] =
 def mcp(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(
         help="Bank the connection is bound to (default for calls) [env HINDSIGHT_MCP_BANK]")] = None) -> None:
     """Serve MCP on stdio for desktop clients; runs the pipeline too while no `up` runs on the data directory."""
-    from hindsight_es.gateway.stdio import run_stdio
+    from hindsight_es.app.gateway.stdio import run_stdio
     from streams.service import serve_when_free
 
     settings = settings_from(ctx)
@@ -186,7 +186,7 @@ def mcp(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(
 @app.command()
 def demo(ctx: typer.Context) -> None:
     """Publish a small bilingual sample conversation into bank 'demo' and print a few recalls."""
-    from hindsight_es.cli.demo import run_demo
+    from hindsight_es.app.cli.demo import run_demo
 
     run_async(lambda: run_demo(settings_from(ctx)))
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from hindsight_es.bench.metrics import aggregate, score_ranking
+from hindsight_es.app.bench.metrics import aggregate, score_ranking
 from hindsight_es.client import Hindsight, make_turn
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}

@@ -20,8 +20,8 @@ from pydantic import AwareDatetime, Field
 
 from hindsight_es.client import Hindsight, memory_uuid
 from hindsight_es.errors import AccessDeniedError, HindsightError
-from hindsight_es.gateway.auth import Access, current_access
-from hindsight_es.gateway.models import (
+from hindsight_es.app.gateway.auth import Access, current_access
+from hindsight_es.app.gateway.models import (
     BankList,
     BankStats,
     ContextBlock,
@@ -33,7 +33,6 @@ from hindsight_es.gateway.models import (
     RestoreResult,
     RetainResult,
 )
-from hindsight_es.quarantine import list_quarantined, review
 from hindsight_es.types import MemoryKind, Role, Scope, Source
 
 P = ParamSpec("P")
@@ -213,9 +212,9 @@ class Tools:
             raise AccessDeniedError("quarantine review is for operators: it needs a connection to every bank")
         if action == "list":
             target = bank or access.default_bank
-            return QuarantineResult(bank=target, action=action, memories=await list_quarantined(self.hs, target))
+            return QuarantineResult(bank=target, action=action, memories=await self.hs.operator.quarantined(target))
         bank_id = self._bank(bank)
-        receipt = await review(self.hs, bank_id, memory_ids, release=action == "release", reason=reason,
+        receipt = await self.hs.operator.review(bank_id, memory_ids, release=action == "release", reason=reason,
                                actor=self._actor(), wait=wait)
         return QuarantineResult(bank=bank_id, action=action, ready=receipt.ready,
                                 reviewed=[str(m) for m in receipt.event.memory_ids])  # type: ignore[attr-defined]

@@ -18,10 +18,10 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from hindsight_es.cli.bench_poisoning import poisoning as bench_poisoning
-from hindsight_es.cli.bench_lifecycle import lifecycle as bench_lifecycle
-from hindsight_es.cli.bench_replay import replay as bench_replay
-from hindsight_es.cli.common import console, run_async, settings_from
+from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
+from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
+from hindsight_es.app.bench.cmd_replay import replay as bench_replay
+from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import Settings
 
@@ -73,11 +73,13 @@ def recall(ctx: typer.Context,
     forgotten and retracted ones), projected and indexed; then a fresh process answers the queries through
     ``Hindsight.recall`` with the real query embedder, so its RSS is the serving footprint.
     """
-    from hindsight_es.cli.bench_replay import synthetic_history, write_history
+    from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
     from hindsight_es.embedding import make_embedder
     from hindsight_es.log import started_log
     from projections.runner import catch_up
     from projections.vectors import VectorsProjection
+    from hindsight_es.stores import generations
+    from hindsight_es.stores.filters import MemoryFilter
     from hindsight_es.stores.lance import LanceStore
 
     base = settings_from(ctx)
@@ -91,15 +93,15 @@ def recall(ctx: typer.Context,
             async with started_log(settings) as log:
                 t0 = time.perf_counter()
                 await write_history(log, synthetic_history(bank, 0, dim=dim, min_active=size))
-                store = LanceStore(settings.lance_path)
+                store = LanceStore(generations.current(settings.data_dir)["lance"])
                 await catch_up(log, VectorsProjection(store))
                 store.ensure_indexes(("memories",))
-                active = store.count("memories", f"bank_id = '{bank}' AND status = 'active'")
-                return active, store.count("memories", f"bank_id = '{bank}'"), time.perf_counter() - t0
+                active = store.count("memories", MemoryFilter(bank))
+                return active, store.count("memories", MemoryFilter(bank, statuses=None)), time.perf_counter() - t0
 
         active, rows, seconds = run_async(build)
         os.sync()  # the build's writes reach the disk now, not while the server is being timed
-        out = subprocess.run([sys.executable, "-m", "hindsight_es.cli.main", "--data-dir", str(settings.data_dir),
+        out = subprocess.run([sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(settings.data_dir),
                               "--embedder", base.embedder, "bench", "recall-serve", "--bank", bank,
                               "--queries", str(queries)], capture_output=True, text=True, check=True)
         result = json.loads(out.stdout.strip().splitlines()[-1])
@@ -182,7 +184,7 @@ def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: li
 def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, dir_okay=False)],
            work_dir: WorkDir = None, include_adversarial: bool = False, per_question: PerQuestion = None) -> None:
     """LoCoMo evidence recall@5/10/20, NDCG@10, Full@10 per category, through the real pipeline."""
-    from hindsight_es.bench import locomo as bench
+    from hindsight_es.app.bench import locomo as bench
     from streams.service import catch_up_all
 
     settings = _bench_settings(settings_from(ctx), work_dir)
@@ -218,7 +220,7 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
                     "recall; mixed: each user's memories half in each language (alternating by id)")] = None,
            work_dir: WorkDir = None, per_question: PerQuestion = None) -> None:
     """MADial-Bench memory recall@1/3/5/10 (one bank per user), through the real pipeline."""
-    from hindsight_es.bench import madial as bench
+    from hindsight_es.app.bench import madial as bench
     from streams.service import catch_up_all
 
     settings = _bench_settings(settings_from(ctx), work_dir)

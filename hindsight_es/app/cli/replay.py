@@ -16,8 +16,8 @@ from uuid import UUID
 
 import typer
 
-from hindsight_es.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
-from hindsight_es.cli.replay_views import (
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli.replay_views import (
     Bar,
     bank_summary,
     memory_table,
@@ -226,7 +226,7 @@ def audit(ctx: typer.Context,
         from hindsight_es.stores.archive import ArchiveStore
 
         await catch_up_if_idle(hs)
-        archive = ArchiveStore(settings.archive_path)
+        archive = ArchiveStore(generations.current(settings.data_dir)["archive"])
         if memory_id is not None:
             lineage = await asyncio.to_thread(archive.lineage, bank, _uuid(memory_id))
             if lineage["retained"] is None:

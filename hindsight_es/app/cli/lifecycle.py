@@ -14,8 +14,8 @@ from uuid import UUID
 import typer
 from rich.table import Table
 
-from hindsight_es.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
-from hindsight_es.cli.replay import _when
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli.replay import _when
 from hindsight_es.client import Hindsight, build, memory_uuid
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import (

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from hindsight_es.bench.metrics import aggregate, hits_at, score_ranking
+from hindsight_es.app.bench.metrics import aggregate, hits_at, score_ranking
 from hindsight_es.client import Hindsight, make_turn
 
 _SPEAKER = re.compile(r'^<([^>]+)>:\s*"?(.*?)"?\s*$', re.S)

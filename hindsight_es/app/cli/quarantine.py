@@ -10,9 +10,9 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from hindsight_es.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
 from hindsight_es.client import Hindsight
-from hindsight_es.quarantine import QuarantinedMemory, list_quarantined, review
+from hindsight_es.client.operator import QuarantinedMemory
 
 app = typer.Typer(help="Review memories the poisoning guard quarantined (never recalled until released).",
                   no_args_is_help=True)
@@ -33,7 +33,7 @@ def list_(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(help="
     async def go() -> list[QuarantinedMemory]:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
-            return await list_quarantined(hs, bank, limit=limit)
+            return await hs.operator.quarantined(bank, limit=limit)
 
     found = run_async(go)
     if as_json:
@@ -69,7 +69,7 @@ def _review(ctx: typer.Context, bank: str, memory_ids: list[str], *, release: bo
     async def go() -> bool:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
-            receipt = await review(hs, bank, memory_ids, release=release, reason=reason, wait=False)
+            receipt = await hs.operator.review(bank, memory_ids, release=release, reason=reason, wait=False)
             await catch_up_if_idle(hs)  # no service running: decide and project it in this process
             deadline = time.monotonic() + timeout
             ids = [str(m) for m in receipt.event.memory_ids]  # type: ignore[attr-defined]

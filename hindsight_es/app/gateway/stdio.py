@@ -16,8 +16,8 @@ from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.errors import HindsightError
-from hindsight_es.gateway.auth import Access
-from hindsight_es.gateway.server import build_server
+from hindsight_es.app.gateway.auth import Access
+from hindsight_es.app.gateway.server import build_server
 
 log_ = logging.getLogger("hindsight.gateway")
 

@@ -23,13 +23,15 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from hindsight_es.cli.bench import synthetic_turns
-from hindsight_es.cli.common import console, run_async, settings_from
+from hindsight_es.app.bench.commands import synthetic_turns
+from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
 from hindsight_es.events import TurnRecorded
-from hindsight_es.stores.lance import LanceStore, quote
+from hindsight_es.stores import generations
+from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore
 
 WATCH_S = 0.015  # poll interval of the memories-table watcher
 WARM_UP_TURNS = 5
@@ -86,7 +88,7 @@ class Watcher:
     """
 
     def __init__(self, settings: Settings, bank: str) -> None:
-        self.store = LanceStore(settings.lance_path)
+        self.store = LanceStore(generations.current(settings.data_dir)["lance"])
         self.bank = bank
         self.seen: dict[str, float] = {}  # turn id -> perf_counter when first seen
         self._after, self._version = -1, -1
@@ -98,7 +100,7 @@ class Watcher:
         if table is None or table.version == self._version:
             return
         self._version = table.version
-        where = f"bank_id = {quote(self.bank)} AND offset > {self._after}"
+        where = MemoryFilter(self.bank, statuses=None, past_offset=self._after)
         t0 = time.perf_counter()
         rows = self.store.scan("memories", where, ["source_turn_ids", "offset"])
         now = time.perf_counter()

@@ -20,14 +20,16 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from hindsight_es.cli.bench_replay import synthetic_history, write_history
-from hindsight_es.cli.common import console, run_async, settings_from
+from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
+from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import JanitorTick, MemoryRetained, RestoreRequested, encode
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import EventLog, open_log
 from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import LanceStore, quote
+from hindsight_es.stores import generations
+from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore
 from projections.replay import open_projections
 from projections.runner import catch_up, replay_into
 from streams.bank_actor import GROUP, BankActor
@@ -84,7 +86,7 @@ async def _drain(actor: BankActor, log: EventLog) -> float:
 async def _project(settings: Settings, log: EventLog) -> dict[str, float]:
     """Seconds each projection takes to catch up (vectors and archive), then their maintenance."""
     out: dict[str, float] = {}
-    for projection in open_projections({"lance": settings.lance_path, "archive": settings.archive_path},
+    for projection in open_projections(generations.current(settings.data_dir),
                                        settings.max_text_chars):
         started = time.perf_counter()
         await catch_up(log, projection)
@@ -95,7 +97,7 @@ async def _project(settings: Settings, log: EventLog) -> dict[str, float]:
 
 def _compact(settings: Settings) -> None:
     """Fold deletions into new files and drop old table versions (what a week of ``optimize`` does)."""
-    table = LanceStore(settings.lance_path).table("memories")
+    table = LanceStore(generations.current(settings.data_dir)["lance"]).table("memories")
     if table is not None:
         with warnings.catch_warnings():  # no other process uses this data directory
             warnings.simplefilter("ignore", UserWarning)
@@ -121,7 +123,7 @@ def lifecycle(ctx: typer.Context,
             written, last = await _write(log, memories)
             rows.append(("history written", f"{written:,} events in {time.perf_counter() - t0:.1f}s"))
             t0 = time.perf_counter()
-            projections = open_projections({"lance": settings.lance_path, "archive": settings.archive_path},
+            projections = open_projections(generations.current(settings.data_dir),
                                            settings.max_text_chars)
             await replay_into(log, projections, batch_size=20_000)
             for projection in projections:
@@ -136,7 +138,7 @@ def lifecycle(ctx: typer.Context,
             state = actor.state(BANK)
             active = len(state.active())
             _compact(settings)  # sizes of the current table version, not of the versions the rebuild left
-            hot0, cold0 = du(settings.lance_path), du(settings.archive_path)
+            hot0, cold0 = du(generations.current(settings.data_dir)["lance"]), du(generations.current(settings.data_dir)["archive"])
             rows.append(("before: memories / active", f"{len(state.memories):,} / {active:,}"))
             rows.append(("before: hot (LanceDB) / cold (Parquet)", f"{mb(hot0)} / {mb(cold0)}"))
 
@@ -154,15 +156,15 @@ def lifecycle(ctx: typer.Context,
             rows.append(("archive: archive projection (Parquet)", f"{spent['archive']:.2f}s"))
             rows.append(("[bold]archive throughput, end to end[/bold]",
                          f"[bold]{archived / total:,.0f} memories/s[/bold]"))
-            hot1, cold1 = du(settings.lance_path), du(settings.archive_path)
+            hot1, cold1 = du(generations.current(settings.data_dir)["lance"]), du(generations.current(settings.data_dir)["archive"])
             _compact(settings)
-            hot2 = du(settings.lance_path)
-            hot_rows = LanceStore(settings.lance_path).count("memories", f"bank_id = {quote(BANK)}")
+            hot2 = du(generations.current(settings.data_dir)["lance"])
+            hot_rows = LanceStore(generations.current(settings.data_dir)["lance"]).count("memories", MemoryFilter(BANK, statuses=None))
             rows.append(("after: hot rows / cold memories", f"{hot_rows:,} / {archived:,}"))
             rows.append(("after: hot as written / compacted, cold", f"{mb(hot1)} / {mb(hot2)}, {mb(cold1)}"))
 
             # include_archived: a vector search of the cold memories with DuckDB
-            archive, rng = ArchiveStore(settings.archive_path), np.random.default_rng(5)
+            archive, rng = ArchiveStore(generations.current(settings.data_dir)["archive"]), np.random.default_rng(5)
             times = []
             for _ in range(5):
                 q = rng.standard_normal(384).astype(np.float32)

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from hindsight_es.client import Receipt
-from hindsight_es.quarantine import QuarantinedMemory
+from hindsight_es.client.operator import QuarantinedMemory
 from hindsight_es.recall.context import ContextBlock
 from hindsight_es.recall.models import MemoryView, RecallHit
 

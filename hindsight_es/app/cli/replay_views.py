@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColum
 from rich.table import Table
 from rich.text import Text
 
-from hindsight_es.cli.common import console, err_console
+from hindsight_es.app.cli.common import console, err_console
 from hindsight_es.memory import MemoryInfo
 
 if TYPE_CHECKING:

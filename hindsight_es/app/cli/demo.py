@@ -7,8 +7,8 @@ from importlib import resources
 
 from rich.table import Table
 
-from hindsight_es.cli.common import console
-from hindsight_es.cli.jsonl import read_turns
+from hindsight_es.app.cli.common import console
+from hindsight_es.app.cli.jsonl import read_turns
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from hindsight_es.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, run_async, settings_from
 
 
 def poisoning(
@@ -27,7 +27,7 @@ def poisoning(
 ) -> None:
     """Share of attacks quarantined, attack success (payload in the top k for its target query) and the
     false-positive rate on benign turns; all through log -> bank actor (guard) -> projections -> recall."""
-    from hindsight_es.bench import poisoning as bench
+    from hindsight_es.app.bench import poisoning as bench
     from hindsight_es.client import Hindsight
     from streams.service import catch_up_all
 

@@ -1,0 +1,1 @@
+"""The app layer: entry points (CLI, MCP and HTTP gateway, benchmarks). Imports everything; nothing imports it."""

@@ -1,0 +1,40 @@
+"""``stats``: the table of ``Reader.stats`` (per-bank memory counts by status, turns, and positions of
+the log and its readers). ``hot`` counts the rows of the LanceDB table (any status); ``archived``
+memories are out of it, in the Parquet archive; ``forgotten`` and ``retracted`` count both sides.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from hindsight_es.app.cli.common import console
+
+
+def render(report: dict[str, Any]) -> None:
+    statuses = ["hot", "active", "superseded", "forgotten", "archived", "quarantined", "retracted", "turns"]
+    table = Table(title="banks")
+    table.add_column("bank")
+    for status in statuses:
+        table.add_column(status, justify="right")
+    for bank, counts in report["banks"].items():
+        table.add_row(bank, *(str(counts.get(s, 0)) for s in statuses))
+    console.print(table)
+    log_table = Table(title="log")
+    log_table.add_column("topic")
+    log_table.add_column("records", justify="right")
+    for topic, n in report["log_end_offsets"].items():
+        log_table.add_row(topic, str(n))
+    console.print(log_table)
+    console.print("projected records: " + ", ".join(f"{k}={v}" for k, v in report["projection_positions"].items()))
+    if report.get("llm_extraction"):
+        usage = Table(title="LLM extraction")
+        for column in ("bank", "model", "prompt", "batches", "turns", "calls", "prompt tokens", "completion tokens",
+                       "failed"):
+            usage.add_column(column)
+        for bank, rows in report["llm_extraction"].items():
+            for r in rows:
+                usage.add_row(bank, r["model"], r["prompt_version"], *(str(r[k]) for k in (
+                    "batches", "turns", "calls", "prompt_tokens", "completion_tokens", "failed")))
+        console.print(usage)

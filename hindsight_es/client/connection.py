@@ -1,0 +1,127 @@
+"""What every client role shares: the settings, the log, the embedder, the current stores, time-outs.
+
+Every store read runs in a worker thread under ``settings.request_timeout_s`` and every failure is a
+``HindsightError`` (a store that fails or hangs is a ``StoreError``, a log that does a ``LogError``), so
+callers such as the MCP gateway fail fast with a clear message and keep serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hindsight_es.config import Settings
+from hindsight_es.embedding import Embedder, make_embedder
+from hindsight_es.errors import HindsightError, LogError, LogUnavailableError, StoreError
+from hindsight_es.log import EventLog, open_log
+from hindsight_es.stores import generations
+from hindsight_es.stores.archive import ArchiveStore
+from hindsight_es.stores.lance import LanceStore
+
+T = TypeVar("T")
+POINTER_TTL_S = 1.0  # how stale a reader's view of the current generation may be after a rebuild switch
+
+
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """The hot store and the archive of one generation, opened together."""
+
+    lance: LanceStore
+    archive: ArchiveStore
+
+
+class Connection:
+    """The log (started on first use) and the current generation's stores of one data directory."""
+
+    def __init__(self, settings: Settings, *, log: EventLog | None = None, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self.log = log or open_log(settings)
+        self._own_log = log is None
+        self._log_started = log is not None  # a log passed in is started by its owner
+        self._embedder = embedder
+        self._opened: dict[str, tuple[Path, LanceStore | ArchiveStore]] = {}  # store -> (its path, the store)
+        self._paths: dict[str, Path] = {}
+        self._checked_at = -float("inf")
+        self._lock = threading.Lock()
+
+    async def start(self) -> None:
+        """Start the log (again, after a failure: every write retries it)."""
+        if self._log_started:
+            return
+        try:
+            await asyncio.wait_for(self.log.start(), self.settings.request_timeout_s)
+        except TimeoutError as exc:
+            raise LogUnavailableError(f"the log did not start within {self.settings.request_timeout_s:g}s") from exc
+        self._log_started = True
+
+    async def close(self) -> None:
+        if self._own_log:
+            await self.log.close()
+            self._log_started = False
+
+    def embedder(self) -> Embedder:
+        """The configured embedder (its models load on first use)."""
+        if self._embedder is None:
+            self._embedder = make_embedder(self.settings.embedder)
+        return self._embedder
+
+    def lance(self) -> LanceStore:
+        """The current generation's hot store (an older release's table gains the columns recall
+        filters on when it is opened)."""
+        store = self._open("lance")
+        assert isinstance(store, LanceStore)
+        return store
+
+    def archive(self) -> ArchiveStore:
+        """The current generation's archive."""
+        store = self._open("archive")
+        assert isinstance(store, ArchiveStore)
+        return store
+
+    def stores(self) -> Stores:
+        return Stores(self.lance(), self.archive())
+
+    def _open(self, name: str) -> LanceStore | ArchiveStore:
+        """A store of the current generation. The generation pointer is read at most every
+        ``POINTER_TTL_S``; the store is opened again when the pointer names another directory."""
+        with self._lock:
+            now = time.monotonic()
+            if not self._paths or now - self._checked_at >= POINTER_TTL_S:
+                self._paths, self._checked_at = generations.current(self.settings.data_dir), now
+            path = self._paths[name]
+            opened = self._opened.get(name)
+            if opened is None or opened[0] != path:
+                store: LanceStore | ArchiveStore
+                if name == "lance":
+                    store = LanceStore(path)
+                    store.upgrade()
+                else:
+                    store = ArchiveStore(path)
+                opened = self._opened[name] = (path, store)
+            return opened[1]
+
+    async def logged(self, call: Awaitable[T], timeout_s: float | None = None) -> T:
+        """Await a log call under the request time-out (``timeout_s`` to override it)."""
+        timeout = timeout_s or self.settings.request_timeout_s
+        try:
+            return await asyncio.wait_for(call, timeout)
+        except TimeoutError as exc:
+            raise LogError(f"the log did not answer within {timeout:g}s") from exc
+
+    async def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run a blocking store read in a thread, under the request time-out."""
+        timeout = self.settings.request_timeout_s
+        try:
+            return await asyncio.wait_for(asyncio.to_thread(fn, *args), timeout)
+        except HindsightError:
+            raise
+        except TimeoutError as exc:
+            raise StoreError(f"the stores in {self.settings.data_dir} did not answer within {timeout:g}s "
+                             "(HINDSIGHT_REQUEST_TIMEOUT_S)") from exc
+        except Exception as exc:  # lancedb, duckdb, pyarrow, OS errors: the store failed this read
+            raise StoreError(f"store read failed: {type(exc).__name__}: {exc}") from exc

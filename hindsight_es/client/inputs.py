@@ -1,0 +1,64 @@
+"""Caller input -> events: validation with messages that name the field, and stable turn ids."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, TypeVar
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+
+from pydantic import ValidationError
+
+from hindsight_es.config import Settings
+from hindsight_es.errors import InvalidInputError
+from hindsight_es.events import Event, TurnRecorded
+
+E = TypeVar("E", bound=Event)
+_TURN_NS = uuid5(NAMESPACE_URL, "https://hindsight.local/turns")
+AGENT_ID = re.compile(r"^[\w.:@\-]{1,128}$")
+
+
+def turn_event_id(bank_id: str, session_id: str, turn_id: str) -> UUID:
+    """Stable id of a turn, so publishing the same turn twice is decided once."""
+    return uuid5(_TURN_NS, f"{bank_id}/{session_id}/{turn_id}")
+
+
+def check_text(settings: Settings, text: Any, what: str = "text") -> str:
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInputError(f"{what} is empty")
+    if len(text) > settings.max_text_chars:
+        raise InvalidInputError(f"{what} of {len(text)} chars exceeds the limit of {settings.max_text_chars} "
+                                "(HINDSIGHT_MAX_TEXT_CHARS)")
+    return text
+
+
+def check_agent(agent: str | None) -> str | None:
+    if agent is not None and not AGENT_ID.match(agent):
+        raise InvalidInputError(f"agent {agent!r} is not an agent id (letters, digits and . : @ - _)")
+    return agent
+
+
+def build(cls: type[E], **fields: Any) -> E:
+    """An event from caller input; a validation failure is an ``InvalidInputError`` naming the field."""
+    try:
+        return cls(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise InvalidInputError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
+
+
+def make_turn(settings: Settings, bank_id: str, text: str, *, session_id: str = "default",
+              turn_id: str | None = None, occurred_at: datetime | None = None, **fields: Any) -> TurnRecorded:
+    """Validate and build a ``TurnRecorded``; raises ``InvalidInputError`` with the reason."""
+    check_text(settings, text)
+    turn_id = turn_id or str(uuid4())
+    extra = {"occurred_at": occurred_at} if occurred_at is not None else {}
+    return build(TurnRecorded, event_id=turn_event_id(bank_id, session_id, turn_id), bank_id=bank_id,
+                 session_id=session_id, turn_id=turn_id, text=text, **extra, **fields)
+
+
+def memory_uuid(value: str | UUID) -> UUID:
+    try:
+        return value if isinstance(value, UUID) else UUID(str(value))
+    except ValueError as exc:
+        raise InvalidInputError(f"{value!r} is not a memory id (a UUID, as recall returns it)") from exc

@@ -1,0 +1,235 @@
+"""The read side of the client: recall, context, a memory and its history, working memory, stats.
+
+Reads the current generation's stores (never the log, but for stats' log ends); what recall and
+context serve is recorded off the read path (``recording``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+from uuid import UUID
+
+from hindsight_es.client.connection import Connection
+from hindsight_es.client.inputs import check_agent, memory_uuid
+from hindsight_es.client.recording import RecallRecorder
+from hindsight_es.config import ALL_TOPICS
+from hindsight_es.errors import InvalidInputError, NotFoundError
+from hindsight_es.events import RecallServed
+from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
+from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, MemoryView, RecallHit, TurnView
+from hindsight_es.recall.scoped import scoped_recall
+from hindsight_es.stores.filters import MemoryFilter, TurnFilter
+
+Via = str  # "recall" | "context"
+
+
+class Reader:
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.settings = conn.settings
+        self.recorder = RecallRecorder(conn.log, start=conn.start, timeout_s=conn.settings.request_timeout_s)
+        self._known_banks: set[str] = set()
+
+    async def close(self) -> None:
+        await self.recorder.close()  # what recall served, before the log goes
+
+    # ------------------------------------------------------------ banks
+
+    async def list_banks(self) -> list[str]:
+        return await self.conn.read(lambda: self.conn.lance().banks())
+
+    def require_bank(self, bank_id: str) -> None:
+        """Raise ``NotFoundError`` for a bank with nothing recorded (blocking: call from a thread)."""
+        if bank_id in self._known_banks:
+            return  # banks are never deleted: once seen, no need to look again
+        if self.conn.lance().has_bank(bank_id):
+            self._known_banks.add(bank_id)
+        else:
+            raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
+
+    # ------------------------------------------------------------ recall and context
+
+    async def recall(self, bank_id: str, query: str, *, limit: int = 10, max_tokens: int | None = None,
+                     agent: str | None = None, include_shared: bool = False, include_archived: bool = False,
+                     **filters: Any) -> list[RecallHit]:
+        """Active memories of a bank for ``query``, best first; at most ``limit``, and ``max_tokens`` if given.
+
+        ``agent`` sees its own private memories and unowned ones (no agent: only unowned ones), never
+        another agent's; ``include_shared`` adds the shared banks of ``Settings.shared_banks``;
+        ``include_archived`` adds archived memories from the cold archive (and, with
+        ``Settings.restore_on_recall``, those served come back). What is served is recorded (``RecallServed``).
+        """
+        if not query.strip():
+            raise InvalidInputError("query is empty")
+        check_agent(agent)
+        scope = {"agent": agent, "include_shared": include_shared, "include_archived": include_archived}
+
+        def run() -> list[RecallHit]:
+            self.require_bank(bank_id)
+            return self._scoped(bank_id, query, limit, **scope, **filters)
+
+        hits = await self.conn.read(run)
+        hits = fit_hits(hits, max_tokens) if max_tokens is not None else hits
+        self._served(bank_id, hits, "recall", agent)
+        return hits
+
+    def _scoped(self, bank_id: str, query: str, limit: int, *, agent: str | None = None, include_shared: bool = False,
+                include_archived: bool = False, **filters: Any) -> list[RecallHit]:
+        stores = self.conn.stores()
+        shared = self.settings.shared_banks.get(bank_id, []) if include_shared else []
+        return scoped_recall(stores.lance, stores.archive if include_archived else None, self.conn.embedder(), bank_id,
+                             query, limit=limit, agent=agent, shared=shared, weights=self.settings.recall_weights,
+                             **filters)
+
+    async def context(self, bank_id: str, session_id: str, message: str, *, budget_tokens: int = 1500,
+                      memory_limit: int = 20, turn_limit: int | None = None, agent: str | None = None,
+                      include_shared: bool = False) -> ContextBlock:
+        """Working memory plus the memories relevant to ``message``, as one block (empty for a new bank);
+        ``agent`` and ``include_shared`` as for ``recall``."""
+        check_agent(agent)
+        turns_n = self.settings.working_memory_turns if turn_limit is None else turn_limit
+        hits: list[RecallHit] = []
+
+        def assemble() -> ContextBlock:
+            if not self.conn.lance().has_bank(bank_id):
+                return build_context(bank_id, session_id, message, [], [], budget_tokens)
+            turns = self._working_memory(bank_id, session_id, turns_n)
+            if message.strip():
+                hits.extend(self._scoped(bank_id, message, memory_limit, agent=agent, include_shared=include_shared))
+            return build_context(bank_id, session_id, message, turns, hits, budget_tokens)
+
+        block = await self.conn.read(assemble)
+        self._served(bank_id, [h for h in hits if h.memory_id in set(block.memory_ids)], "context", agent)
+        return block
+
+    def _served(self, bank_id: str, hits: Sequence[RecallHit], via: Via, agent: str | None) -> None:
+        """Record what was served, per bank, without waiting (``recording``)."""
+        if not self.settings.record_recalls or not hits:
+            return
+        by_bank: dict[str, list[RecallHit]] = defaultdict(list)
+        for hit in hits:
+            by_bank[hit.bank_id or bank_id].append(hit)
+        for bank, served in by_bank.items():
+            archived = [UUID(h.memory_id) for h in served if h.status == "archived"]
+            restore = archived if self.settings.restore_on_recall else []
+            ids = tuple(UUID(h.memory_id) for h in served)[:500]
+            self.recorder.record(RecallServed(bank_id=bank, memory_ids=ids, restore_ids=tuple(restore),
+                                              via="context" if via == "context" else "recall", agent=agent))
+
+    # ------------------------------------------------------------ one memory
+
+    def memory_rows(self, bank_id: str, memory_ids: Sequence[str]) -> list[MemoryView]:
+        """The hot rows of these memories, in the order asked (blocking: call from a thread)."""
+        if not memory_ids:
+            return []
+        table = self.conn.lance().scan("memories", MemoryFilter(bank_id, statuses=None, memory_ids=memory_ids),
+                                              MEMORY_COLUMNS, len(memory_ids))
+        rows = {r["memory_id"]: r for r in table.to_pylist()}
+        return [MemoryView(**rows[m]) for m in memory_ids if m in rows]
+
+    async def browse(self, bank_id: str, *, statuses: Sequence[str] | None = None, kinds: Sequence[str] | None = None,
+                     limit: int = 10_000) -> list[MemoryView]:
+        """The hot memories of a bank (any status unless ``statuses``), oldest first."""
+
+        def collect() -> list[MemoryView]:
+            where = MemoryFilter(bank_id, statuses=statuses, kinds=kinds)
+            rows = self.conn.lance().scan("memories", where, MEMORY_COLUMNS).to_pylist()
+            rows.sort(key=lambda r: (r["valid_from"], r["memory_id"]))
+            return [MemoryView(**r) for r in rows[:limit]]
+
+        return await self.conn.read(collect)
+
+    async def memory(self, bank_id: str, memory_id: str | UUID) -> MemoryView:
+        """One memory of a bank, whatever its status: from the hot store, or from the archive when archived."""
+        mid = str(memory_uuid(memory_id))
+        rows = await self.conn.read(self.memory_rows, bank_id, [mid])
+        if not rows:
+            rows = await self.conn.read(self._cold_memory, bank_id, mid)
+        if not rows:
+            raise NotFoundError(f"no memory {mid} in bank {bank_id!r}")
+        return rows[0]
+
+    def _cold_memory(self, bank_id: str, memory_id: str) -> list[MemoryView]:
+        archive = self.conn.archive()
+        cold = {r["memory_id"]: r["status"] for r in archive.cold_memories(bank_id)}
+        if memory_id not in cold:
+            return []
+        retained = archive.lineage(bank_id, memory_id)["retained"] or {}
+        fields = {k: retained[k] for k in MEMORY_COLUMNS if k in retained}
+        return [MemoryView(**fields | {"status": cold[memory_id], "valid_to": None})] if retained else []
+
+    async def history(self, bank_id: str, memory_id: str | UUID) -> dict[str, Any]:
+        """A memory's lineage from the archive: source turns, its events, what it superseded and what superseded it."""
+        mid = memory_uuid(memory_id)
+        lineage: dict[str, Any] = await self.conn.read(lambda: self.conn.archive().lineage(bank_id, mid))
+        if lineage["retained"] is None:
+            raise NotFoundError(f"no memory {mid} in bank {bank_id!r} (or it is not archived yet)")
+        return lineage
+
+    # ------------------------------------------------------------ working memory and stats
+
+    def _working_memory(self, bank_id: str, session_id: str, limit: int) -> list[TurnView]:
+        table = self.conn.lance().scan("turns", TurnFilter(bank_id, session_id), [*TURN_COLUMNS, "offset"])
+        rows = table.to_pylist()
+        rows.sort(key=lambda r: (r["occurred_at"], r["offset"]))
+        return [TurnView(**{c: r[c] for c in TURN_COLUMNS}) for r in rows[-limit:]] if limit > 0 else []
+
+    async def working_memory(self, bank_id: str, session_id: str, limit: int | None = None) -> list[TurnView]:
+        """The session's most recent turns, oldest first."""
+        return await self.conn.read(self._working_memory, bank_id, session_id,
+                                    self.settings.working_memory_turns if limit is None else limit)
+
+    async def bank_stats(self, bank_id: str) -> dict[str, Any]:
+        """Memory counts by status, active memories by kind, turns and sessions of one bank."""
+
+        def collect() -> dict[str, Any]:
+            self.require_bank(bank_id)
+            stores = self.conn.stores()
+            memories = stores.lance.scan("memories", MemoryFilter(bank_id, statuses=None), ["status", "kind"]).to_pylist()
+            turns = stores.lance.scan("turns", TurnFilter(bank_id), ["session_id", "occurred_at"]).to_pylist()
+            times = [t["occurred_at"] for t in turns]
+            cold = stores.archive.cold_memories(bank_id)
+            return {
+                "bank_id": bank_id,
+                "memories": dict(sorted((Counter(m["status"] for m in memories)
+                                         + Counter(c["status"] for c in cold)).items())),
+                "hot": len(memories), "cold": len(cold),
+                "active_by_kind": dict(sorted(Counter(m["kind"] for m in memories if m["status"] == "active").items())),
+                "turns": len(turns), "sessions": len({t["session_id"] for t in turns}),
+                "first_turn_at": min(times, default=None), "last_turn_at": max(times, default=None),
+            }
+
+        return await self.conn.read(collect)
+
+    async def stats(self) -> dict[str, Any]:
+        """Every bank's memory counts by status (``hot``: rows of the hot table, any status; ``archived``
+        and the statuses reached in the archive since), turns, log ends, projection positions, LLM usage."""
+
+        def collect() -> dict[str, Any]:
+            stores = self.conn.stores()
+            memories = stores.lance.scan("memories", MemoryFilter(statuses=None), ["bank_id", "status"])
+            turns = stores.lance.scan("turns", TurnFilter(), ["bank_id"])
+            banks: dict[str, dict[str, int]] = {}
+            if memories.num_rows:
+                for (bank, status), n in Counter(zip(memories.column("bank_id").to_pylist(),
+                                                     memories.column("status").to_pylist(), strict=True)).items():
+                    banks.setdefault(bank, {})[status] = n
+            for counts in banks.values():
+                counts["hot"] = sum(counts.values())
+            for row in stores.archive.cold_memories():  # archived out of the hot table (and changed there since)
+                counts = banks.setdefault(row["bank_id"], {})
+                counts[row["status"]] = counts.get(row["status"], 0) + 1
+            if turns.num_rows:
+                for bank, n in Counter(turns.column("bank_id").to_pylist()).items():
+                    banks.setdefault(bank, {})["turns"] = n
+            projected = {name: sum(stores.lance.positions(name).values()) for name in ("memories", "turns")}
+            extraction = {bank: rows for bank in sorted(banks) if (rows := stores.archive.extraction_usage(bank))}
+            return {"banks": dict(sorted(banks.items())), "projection_positions": projected,
+                    "llm_extraction": extraction}
+
+        report = await self.conn.read(collect)
+        await self.conn.start()
+        ends = {topic: sum((await self.conn.logged(self.conn.log.end_offsets(topic))).values()) for topic in ALL_TOPICS}
+        return {"banks": report["banks"], "log_end_offsets": ends, **{k: v for k, v in report.items() if k != "banks"}}
