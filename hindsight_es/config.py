@@ -41,13 +41,17 @@ class Settings(BaseSettings):
     mcp_host: str = Field("127.0.0.1", description="Interface of the MCP HTTP server")
     mcp_port: int = Field(8765, ge=1, le=65535, description="Port of the MCP HTTP server (path /mcp)")
     mcp_tokens: dict[str, Any] = Field(  # checked below, so a bad entry's error never names its token
-        default_factory=dict, repr=False,
-        description='Bearer token -> banks it may read and write (a list) or "*", JSON: {"t1": ["alice"], "t2": "*"}')
+        default_factory=dict,
+        repr=False,
+        description='Bearer token -> banks it may read and write (a list) or "*", JSON: {"t1": ["alice"], "t2": "*"}',
+    )
     mcp_bank: str | None = Field(None, description="Bank a stdio connection is bound to (default for calls)")
     mcp_wait_timeout_s: float = Field(10.0, gt=0, le=120, description="Default wait of retain/forget/correct")
     # LLM extraction (hindsight_es/extraction/llm.py): off unless llm_base_url and llm_model are set.
-    llm_base_url: str | None = Field(None, description="OpenAI-compatible API root, e.g. https://api.openai.com/v1, "
-                                                       "http://localhost:11434/v1 (Ollama)")
+    llm_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible API root, e.g. https://api.openai.com/v1, http://localhost:11434/v1 (Ollama)",
+    )
     llm_model: str | None = Field(None, description="Model id sent to the chat-completions API")
     llm_api_key: str | None = Field(None, repr=False, description="Bearer key (none for local servers)")
     llm_timeout_s: float = Field(30.0, gt=0, description="Time-out of one chat-completions request")
@@ -56,8 +60,9 @@ class Settings(BaseSettings):
     llm_concurrency: int = Field(4, ge=1, le=64, description="Requests in flight at once (all banks)")
     llm_batch_turns: int = Field(8, ge=1, le=64, description="Recent turns of one bank per request")
     llm_json_mode: bool = Field(True, description='Ask for response_format {"type": "json_object"}')
-    llm_judge: bool = Field(True, description="Show the LLM the nearest active memories to judge restatements "
-                                              "and contradictions")
+    llm_judge: bool = Field(
+        True, description="Show the LLM the nearest active memories to judge restatements and contradictions"
+    )
     # Write-time poisoning guard (hindsight_es/memory/guard.py): quarantine at score >= threshold of the trust.
     guard_enabled: bool = Field(True, description="Screen every candidate before it becomes active")
     guard_threshold_trusted: float = Field(1.0, gt=0, description="Guard score that quarantines a user's statement")
@@ -70,26 +75,34 @@ class Settings(BaseSettings):
     janitor_check_s: float = Field(30.0, gt=0, description="Seconds between capacity checks of every bank")
     retention_threshold: float = Field(0.1, ge=0, le=1, description="Archive memories whose retention falls below")
     retention_half_life_days: dict[str, float | None] = Field(
-        default_factory=dict, description='Half-life per kind in days, over the defaults; null = never fades: '
-                                          '{"episode": 7, "constraint": null}')
+        default_factory=dict,
+        description="Half-life per kind in days, over the defaults; null = never fades: "
+        '{"episode": 7, "constraint": null}',
+    )
     retention_weights: dict[str, float] = Field(
-        default_factory=dict, description='Weights of importance, confidence and recalls, over the defaults')
+        default_factory=dict, description="Weights of importance, confidence and recalls, over the defaults"
+    )
     retention_recall_saturation: int = Field(8, ge=1, description="Recalls that earn the whole recall weight")
     retention_grace_days: float = Field(1.0, ge=0, description="Younger memories are never archived for decay")
     bank_capacity: int | None = Field(100_000, ge=1, description="Most active memories per bank (None: no limit)")
     bank_capacities: dict[str, int] = Field(default_factory=dict, description="Capacity per bank, over bank_capacity")
-    session_idle_hours: float | None = Field(24.0, gt=0, description="Session-scoped memories expire after this "
-                                                                     "idle time (None: only on session end)")
+    session_idle_hours: float | None = Field(
+        24.0, gt=0, description="Session-scoped memories expire after this idle time (None: only on session end)"
+    )
     record_recalls: bool = Field(True, description="Publish what recall serves (RecallServed) for retention")
     restore_on_recall: bool = Field(True, description="An archived memory served by recall comes back")
     shared_banks: dict[str, list[str]] = Field(
-        default_factory=dict, description='Bank -> shared banks its recalls may include: {"alice": ["team"]}')
+        default_factory=dict, description='Bank -> shared banks its recalls may include: {"alice": ["team"]}'
+    )
     recall_weights: dict[str, float] = Field(
-        default_factory=dict, description='Score weights of "private" (the agent\'s own), "bank" (unowned, this '
-                                          'bank) and "shared" (a shared bank) hits, over the defaults')
+        default_factory=dict,
+        description='Score weights of "private" (the agent\'s own), "bank" (unowned, this '
+        'bank) and "shared" (a shared bank) hits, over the defaults',
+    )
     log_format: Literal["text", "json"] = Field("text", description="Log lines as text or one JSON object each")
-    metrics_port: int | None = Field(None, ge=1, le=65535, description="Also serve /metrics on 127.0.0.1:PORT "
-                                                                       "(it is always on the MCP HTTP server)")
+    metrics_port: int | None = Field(
+        None, ge=1, le=65535, description="Also serve /metrics on 127.0.0.1:PORT (it is always on the MCP HTTP server)"
+    )
 
     @field_validator("mcp_tokens")
     @classmethod
@@ -97,7 +110,9 @@ class Settings(BaseSettings):
         for token, banks in value.items():
             if len(token) < 16:
                 raise ValueError("every MCP token must be at least 16 characters long")
-            if banks != "*" and not (isinstance(banks, list) and banks and all(isinstance(b, str) and b for b in banks)):
+            if banks != "*" and not (
+                isinstance(banks, list) and banks and all(isinstance(b, str) and b for b in banks)
+            ):
                 raise ValueError('every MCP token must map to a list of banks or to "*" (all banks)')
         return value
 

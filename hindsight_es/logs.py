@@ -23,7 +23,9 @@ class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, Any] = {
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
-            "level": record.levelname, "logger": record.name, "message": record.getMessage(),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
         }
         line.update({k: v for k, v in vars(record).items() if k not in _RECORD_FIELDS and not k.startswith("_")})
         if record.exc_info:

@@ -16,8 +16,9 @@ def _not_reserved(bank_id: str) -> str:
     return bank_id
 
 
-BankId = Annotated[str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$"),
-                   AfterValidator(_not_reserved)]
+BankId = Annotated[
+    str, StringConstraints(min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$"), AfterValidator(_not_reserved)
+]
 SessionId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 TurnId = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 # An agent that owns private memories in a bank (never "*", which means "every agent" in filters).
@@ -30,4 +31,9 @@ Scope = Literal["global", "session", "task"]
 MemoryKind = Literal["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
 
 # Default trust of each source: what a user says beats what a tool or a retrieved document says.
-DEFAULT_TRUST: dict[str, Trust] = {"user": "trusted", "assistant": "normal", "tool": "untrusted", "document": "untrusted"}
+DEFAULT_TRUST: dict[str, Trust] = {
+    "user": "trusted",
+    "assistant": "normal",
+    "tool": "untrusted",
+    "document": "untrusted",
+}

@@ -73,8 +73,10 @@ def archive_table(items: list[tuple[Record, Event | None]]) -> pa.Table:
     records = [record for record, _ in items]
     fields = [_NOTHING if event is None else event.__dict__ for _, event in items]  # pydantic field values
     cells: dict[str, list[Any]] = {
-        "topic": [r.topic for r in records], "partition": [r.partition for r in records],
-        "offset": [r.offset for r in records], "timestamp_ms": [r.timestamp_ms for r in records],
+        "topic": [r.topic for r in records],
+        "partition": [r.partition for r in records],
+        "offset": [r.offset for r in records],
+        "timestamp_ms": [r.timestamp_ms for r in records],
         "key": [r.key for r in records],
         "payload": [_raw(r.value) if e is None else e.model_dump_json(exclude=_NO_VECTOR) for r, e in items],
     }

@@ -24,12 +24,19 @@ from projections.archive import ArchiveProjection
 from projections.runner import replay_into
 
 
-def job(settings: Settings, root: Path, topics: tuple[str, ...], until: dict[TopicPartition, int],
-        batch_size: int) -> bytes:
+def job(
+    settings: Settings, root: Path, topics: tuple[str, ...], until: dict[TopicPartition, int], batch_size: int
+) -> bytes:
     """The stdin of a child replaying ``topics`` (up to ``until``) into the archive at ``root``."""
-    return json.dumps({"settings": settings.model_dump(mode="json"), "root": str(root), "topics": list(topics),
-                       "until": [[topic, partition, end] for (topic, partition), end in until.items()],
-                       "batch_size": batch_size}).encode()
+    return json.dumps(
+        {
+            "settings": settings.model_dump(mode="json"),
+            "root": str(root),
+            "topics": list(topics),
+            "until": [[topic, partition, end] for (topic, partition), end in until.items()],
+            "batch_size": batch_size,
+        }
+    ).encode()
 
 
 async def replay(spec: dict[str, Any]) -> int:

@@ -41,8 +41,9 @@ def digest_rows(table: pa.Table, key_columns: tuple[str, ...]) -> Rows:
     names = sorted(plain.column_names)
     keys, banks, digests = [], [], []
     for i, row in enumerate(plain.to_pylist()):
-        h = hashlib.blake2b(json.dumps([row[n] for n in names], default=_plain, ensure_ascii=False).encode(),
-                            digest_size=16)
+        h = hashlib.blake2b(
+            json.dumps([row[n] for n in names], default=_plain, ensure_ascii=False).encode(), digest_size=16
+        )
         if vectors is not None:
             h.update(vectors[i] or b"\0null")
         keys.append(tuple(row[c] for c in key_columns))
@@ -111,5 +112,4 @@ def _vector_bytes(column: pa.ChunkedArray) -> list[bytes | None]:
     offsets = array.offsets.to_numpy()
     values = array.values.to_numpy(zero_copy_only=False).astype("<f4")
     valid = array.is_valid().to_numpy(zero_copy_only=False)
-    return [values[offsets[i]:offsets[i + 1]].tobytes() if valid[i] else None for i in range(len(array))]
-
+    return [values[offsets[i] : offsets[i + 1]].tobytes() if valid[i] else None for i in range(len(array))]

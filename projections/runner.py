@@ -51,8 +51,9 @@ def decode_batch(records: list[Record]) -> Batch:
     return out
 
 
-async def catch_up(log: EventLog, projection: Projection, *, batch_size: int = 5000,
-                   progress: Callable[[int], None] | None = None) -> int:
+async def catch_up(
+    log: EventLog, projection: Projection, *, batch_size: int = 5000, progress: Callable[[int], None] | None = None
+) -> int:
     """Apply everything written before the call; returns how many records were applied."""
     return await replay_into(log, [projection], batch_size=batch_size, progress=progress)
 
@@ -68,9 +69,15 @@ async def log_ends(log: EventLog, projections: Sequence[Projection]) -> dict[Top
     return ends
 
 
-async def replay_into(log: EventLog, projections: Sequence[Projection], *,
-                      until: dict[TopicPartition, int] | None = None, select: Select | None = None,
-                      batch_size: int = 5000, progress: Callable[[int], None] | None = None) -> int:
+async def replay_into(
+    log: EventLog,
+    projections: Sequence[Projection],
+    *,
+    until: dict[TopicPartition, int] | None = None,
+    select: Select | None = None,
+    batch_size: int = 5000,
+    progress: Callable[[int], None] | None = None,
+) -> int:
     """Catch several projections up to ``until`` (default: the log end now), reading and decoding each
     record once for all of them; returns records read.
 
@@ -80,14 +87,22 @@ async def replay_into(log: EventLog, projections: Sequence[Projection], *,
     until = until if until is not None else await log_ends(log, projections)
     positions = {id(p): await p.positions() for p in projections}
     with collector_paused():
-        return await advance(log, projections, until, positions, select=select, batch_size=batch_size,
-                             progress=progress)
+        return await advance(
+            log, projections, until, positions, select=select, batch_size=batch_size, progress=progress
+        )
 
 
-async def advance(log: EventLog, projections: Sequence[Projection], until: dict[TopicPartition, int],
-                  positions: dict[int, dict[TopicPartition, int]], *, select: Select | None = None,
-                  batch_size: int = 5000, batches: int | None = None,
-                  progress: Callable[[int], None] | None = None) -> int:
+async def advance(
+    log: EventLog,
+    projections: Sequence[Projection],
+    until: dict[TopicPartition, int],
+    positions: dict[int, dict[TopicPartition, int]],
+    *,
+    select: Select | None = None,
+    batch_size: int = 5000,
+    batches: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> int:
     """Apply every record below ``until`` past each projection's position (``positions``: by ``id`` of the
     projection, updated as batches are applied), at most ``batches`` batches per partition; returns
     records read. Each projection gets only the records past its own position, through its own ``apply``;
@@ -104,8 +119,9 @@ async def advance(log: EventLog, projections: Sequence[Projection], until: dict[
             done += 1
             next_start = batch[-1][0].offset + 1
             more = batches is None or done < batches
-            pending = asyncio.create_task(_read(log, topic, partition, next_start if more else end, end,
-                                                batch_size, select))
+            pending = asyncio.create_task(
+                _read(log, topic, partition, next_start if more else end, end, batch_size, select)
+            )
             try:
                 await asyncio.gather(*(_apply_past(p, positions[id(p)], batch) for p in readers))
             except BaseException:
@@ -135,8 +151,9 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-async def _read(log: EventLog, topic: str, partition: int, start: int, end: int, batch_size: int,
-                select: Select | None) -> Batch | None:
+async def _read(
+    log: EventLog, topic: str, partition: int, start: int, end: int, batch_size: int, select: Select | None
+) -> Batch | None:
     if start >= end or not (records := await log.read(topic, partition, start, end, batch_size)):
         return None
     if select is None:
@@ -160,16 +177,24 @@ LINGER_BELOW = 500  # a step that applied fewer records than this waits the proj
 MAINTAIN_SHARE = 10  # maintenance waits at least this many times its last duration before it runs again
 
 
-async def run(log: EventLog, projection: Projection, stop: asyncio.Event, *, idle_s: float = 0.02,
-              maintain_every_s: float = 5.0, batch_size: int = 2000) -> None:
+async def run(
+    log: EventLog,
+    projection: Projection,
+    stop: asyncio.Event,
+    *,
+    idle_s: float = 0.02,
+    maintain_every_s: float = 5.0,
+    batch_size: int = 2000,
+) -> None:
     """Tail the log until ``stop`` is set: ``advance`` by a batch per partition, then housekeeping."""
     positions = {id(projection): await projection.positions()}
     dirty, last_maintain, maintain_took = False, time.monotonic(), 0.0
     last_found = -math.inf  # when a read last found records
     while not stop.is_set():
         try:
-            n = await advance(log, [projection], await log_ends(log, [projection]), positions,
-                              batch_size=batch_size, batches=1)
+            n = await advance(
+                log, [projection], await log_ends(log, [projection]), positions, batch_size=batch_size, batches=1
+            )
         except Exception:
             log_.exception("projection %s failed; retrying from its stored position", projection.name)
             await asyncio.sleep(1.0)
@@ -200,7 +225,5 @@ async def run(log: EventLog, projection: Projection, stop: asyncio.Event, *, idl
                 pause = linger
             last_found = now
         if pause:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), pause)
-            except TimeoutError:
-                pass

@@ -19,8 +19,8 @@ import pyarrow as pa
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import StoreError
 from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
-from hindsight_es.log import Record, TopicPartition
 from hindsight_es.events.changes import changes, subject
+from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.indexing import full_text
 from hindsight_es.stores.lance import LanceStore, memory_schema
 from hindsight_es.text import has_cjk, is_cjk
@@ -37,17 +37,35 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
     indexed = full_text(event.text, event.speaker, event.context)
     cjk = is_cjk(event.text)
     return {
-        "memory_id": str(event.memory_id), "bank_id": event.bank_id, "status": "active", "kind": event.kind,
+        "memory_id": str(event.memory_id),
+        "bank_id": event.bank_id,
+        "status": "active",
+        "kind": event.kind,
         # The n-gram index answers CJK queries and only memories with CJK in them count (recall.search):
         # other text in it would only grow the index every maintenance pass updates.
-        "text": event.text, "search_text": indexed, "text_ngram": indexed if has_cjk(event.text) else "",
-        "key": event.key, "value": event.value,
-        "entities": list(event.entities), "importance": event.importance, "confidence": event.confidence,
-        "scope": event.scope, "owner": event.owner,
-        "session_id": event.session_id, "speaker": event.speaker, "source": event.source,
-        "trust": event.trust, "actor": event.actor, "source_turn_ids": list(event.source_turn_ids),
-        "valid_from": event.valid_from, "valid_to": None, "supersedes": None, "superseded_by": None,
-        "embedder": event.embedder, "extractor": event.extractor, "vector": event.vector,
+        "text": event.text,
+        "search_text": indexed,
+        "text_ngram": indexed if has_cjk(event.text) else "",
+        "key": event.key,
+        "value": event.value,
+        "entities": list(event.entities),
+        "importance": event.importance,
+        "confidence": event.confidence,
+        "scope": event.scope,
+        "owner": event.owner,
+        "session_id": event.session_id,
+        "speaker": event.speaker,
+        "source": event.source,
+        "trust": event.trust,
+        "actor": event.actor,
+        "source_turn_ids": list(event.source_turn_ids),
+        "valid_from": event.valid_from,
+        "valid_to": None,
+        "supersedes": None,
+        "superseded_by": None,
+        "embedder": event.embedder,
+        "extractor": event.extractor,
+        "vector": event.vector,
         "script": "cjk" if cjk else "latin",  # recall searches the other script apart
     }
 
@@ -121,8 +139,12 @@ class VectorsProjection:
             # logs from before may hold some). They cannot go into this table: rather than stop every later
             # memory behind them, they are left out, the same way live and in a rebuild; the log and the
             # archive keep them.
-            log_.error("vectors: %d memories embedded by another model (vectors not %d-d) are not projected: %s",
-                       len(misfits), dim, ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""))
+            log_.error(
+                "vectors: %d memories embedded by another model (vectors not %d-d) are not projected: %s",
+                len(misfits),
+                dim,
+                ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""),
+            )
             for memory_id in misfits:
                 del rows[memory_id]
         ends: dict[TopicPartition, int] = {}
@@ -137,8 +159,13 @@ class VectorsProjection:
     def _load_touched(self, steps: list[Step]) -> dict[str, dict[str, Any]]:
         """Existing rows of memories this batch changes but does not retain, archive or bring back from
         the archive (those rows are built from the events alone; vectors as bytes)."""
-        retained = {e.memory_id for _, e, _ in steps if isinstance(e, (MemoryRetained, MemoryArchived))
-                    or isinstance(e, MemoryRestored) and e.revived is not None}
+        retained = {
+            e.memory_id
+            for _, e, _ in steps
+            if isinstance(e, (MemoryRetained, MemoryArchived))
+            or isinstance(e, MemoryRestored)
+            and e.revived is not None
+        }
         touched = {m for _, _, changed in steps for m, _ in changed} - retained
         table = self.store.rows_by_key(TABLE, sorted(map(str, touched)))
         if table is None or table.num_rows == 0:

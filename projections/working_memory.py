@@ -65,10 +65,18 @@ class WorkingMemoryProjection:
             if isinstance(event, TurnRecorded) and event.text.strip() and self._accepted(record, event):
                 key = turn_key(event.bank_id, event.session_id, event.turn_id)
                 rows[key] = {
-                    "turn_key": key, "bank_id": event.bank_id, "session_id": event.session_id,
-                    "turn_id": event.turn_id, "role": event.role, "speaker": event.speaker, "source": event.source,
-                    "text": event.text, "occurred_at": event.occurred_at,
-                    "topic": record.topic, "partition": record.partition, "offset": record.offset,
+                    "turn_key": key,
+                    "bank_id": event.bank_id,
+                    "session_id": event.session_id,
+                    "turn_id": event.turn_id,
+                    "role": event.role,
+                    "speaker": event.speaker,
+                    "source": event.source,
+                    "text": event.text,
+                    "occurred_at": event.occurred_at,
+                    "topic": record.topic,
+                    "partition": record.partition,
+                    "offset": record.offset,
                 }
         self._done = None  # read again from the table if this write fails
         self.store.commit(TABLE, TURN_SCHEMA, pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA), ends)

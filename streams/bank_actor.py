@@ -59,12 +59,14 @@ def check_embedder(found: Counter[tuple[str, int]], settings: Settings, embedder
     raise ConfigError(
         f"the memories in the log were embedded by another model ({names}) than this process's {embedder.id} "
         f"({embedder.dim}-d; embedder {settings.embedder!r}, set by HINDSIGHT_EMBEDDER or --embedder): their "
-        "vectors do not compare. Run with the embedder the data was written with, or use a new data directory.")
+        "vectors do not compare. Run with the embedder the data was written with, or use a new data directory."
+    )
 
 
 class BankActor:
-    def __init__(self, log: EventLog, extractor: Extractor, embedder: Embedder, settings: Settings,
-                 *, group: str = GROUP) -> None:
+    def __init__(
+        self, log: EventLog, extractor: Extractor, embedder: Embedder, settings: Settings, *, group: str = GROUP
+    ) -> None:
         self.log, self.extractor, self.embedder, self.settings = log, extractor, embedder, settings
         self.group = group
         self.banks: dict[str, BankState] = {}
@@ -147,13 +149,17 @@ class BankActor:
             context, extractor = None, (self.extractor.id, None)
             if isinstance(event, TurnRecorded) and event.event_id not in self.state(event.bank_id).handled:
                 given = self._given.pop(event.event_id, None)
-                found = given[0] if given else self.extractor.extract(event.text, speaker=event.speaker,
-                                                                      source=event.source)
+                found = (
+                    given[0]
+                    if given
+                    else self.extractor.extract(event.text, speaker=event.speaker, source=event.source)
+                )
                 extractor = (given[1], given[2]) if given else extractor
                 session = (event.bank_id, event.session_id)
                 who = event.speaker or event.source
-                context = reply_context(last_turn.get(session, self.state(event.bank_id).last_turn.get(event.session_id)),
-                                        who)
+                context = reply_context(
+                    last_turn.get(session, self.state(event.bank_id).last_turn.get(event.session_id)), who
+                )
                 if found:
                     last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
                 candidates.append(found)
@@ -177,8 +183,9 @@ class BankActor:
             if not group:
                 out.append(None)
                 continue
-            out.append(Prepared(found, vectors[start:start + len(group)], self.embedder.id, extractor_id,
-                                context, failure))
+            out.append(
+                Prepared(found, vectors[start : start + len(group)], self.embedder.id, extractor_id, context, failure)
+            )
             start += len(group)
         return out
 

@@ -15,7 +15,11 @@ log_ = logging.getLogger("hindsight.deadletter")
 async def dead_letter(log: EventLog, record: Record, reason: str) -> None:
     log_.warning("dead letter %s/%d@%d: %s", record.topic, record.partition, record.offset, reason)
     body = {
-        "topic": record.topic, "partition": record.partition, "offset": record.offset, "key": record.key,
-        "reason": reason, "value_b64": base64.b64encode(record.value).decode("ascii"),
+        "topic": record.topic,
+        "partition": record.partition,
+        "offset": record.offset,
+        "key": record.key,
+        "reason": reason,
+        "value_b64": base64.b64encode(record.value).decode("ascii"),
     }
     await log.append(TOPIC_DEAD_LETTER, record.key or "unknown", [json.dumps(body).encode("utf-8")])

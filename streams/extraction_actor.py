@@ -41,8 +41,16 @@ class BatchExtractor(Protocol):
 
 
 class ExtractionActor:
-    def __init__(self, log: EventLog, llm: BatchExtractor, settings: Settings, *, neighbors: NeighborSearch | None = None,
-                 fallback: Extractor | None = None, group: str = GROUP) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        llm: BatchExtractor,
+        settings: Settings,
+        *,
+        neighbors: NeighborSearch | None = None,
+        fallback: Extractor | None = None,
+        group: str = GROUP,
+    ) -> None:
         self.log, self.llm, self.settings, self.group = log, llm, settings, group
         self.neighbors = neighbors
         self.fallback = fallback or RuleExtractor()
@@ -77,7 +85,7 @@ class ExtractionActor:
     async def _bank(self, bank_id: str, turns: list[TurnRecorded]) -> int:
         size = self.settings.llm_batch_turns
         for start in range(0, len(turns), size):
-            completed = await self.extract_batch(bank_id, turns[start:start + size])
+            completed = await self.extract_batch(bank_id, turns[start : start + size])
             await self.log.append(TOPIC_COMMANDS, bank_id, [encode(completed)])
         return (len(turns) + size - 1) // size
 
@@ -89,19 +97,39 @@ class ExtractionActor:
                 existing = await self._neighbors(bank_id, turns)
                 result = await self.llm.extract(turns, existing)
             except ExtractionError as exc:
-                log_.warning("LLM extraction failed for %d turns of bank %s (%s); rule extractor instead",
-                             len(turns), bank_id, exc)
+                log_.warning(
+                    "LLM extraction failed for %d turns of bank %s (%s); rule extractor instead",
+                    len(turns),
+                    bank_id,
+                    exc,
+                )
                 return ExtractionCompleted(
-                    event_id=event_id, bank_id=bank_id, actor="extractor", causation_id=turns[0].event_id,
+                    event_id=event_id,
+                    bank_id=bank_id,
+                    actor="extractor",
+                    causation_id=turns[0].event_id,
                     extractions=tuple(TurnExtraction(turn=t, candidates=tuple(self._rules(t))) for t in turns),
-                    extractor=self.fallback.id, model=self.llm.model, prompt_version=self.llm.prompt_version,
-                    usage=TokenUsage(calls=exc.calls), error=f"{self.llm.id}: {exc}"[:2000])
+                    extractor=self.fallback.id,
+                    model=self.llm.model,
+                    prompt_version=self.llm.prompt_version,
+                    usage=TokenUsage(calls=exc.calls),
+                    error=f"{self.llm.id}: {exc}"[:2000],
+                )
         return ExtractionCompleted(
-            event_id=event_id, bank_id=bank_id, actor="extractor", causation_id=turns[0].event_id,
-            extractions=tuple(TurnExtraction(turn=t, candidates=(*self._episode(t), *found))
-                              for t, found in zip(turns, result.candidates, strict=True)),  # type: ignore[attr-defined]
-            extractor=self.llm.id, model=self.llm.model, prompt_version=self.llm.prompt_version,
-            usage=result.usage, latency_ms=result.latency_ms)  # type: ignore[attr-defined]
+            event_id=event_id,
+            bank_id=bank_id,
+            actor="extractor",
+            causation_id=turns[0].event_id,
+            extractions=tuple(
+                TurnExtraction(turn=t, candidates=(*self._episode(t), *found))
+                for t, found in zip(turns, result.candidates, strict=True)
+            ),  # type: ignore[attr-defined]
+            extractor=self.llm.id,
+            model=self.llm.model,
+            prompt_version=self.llm.prompt_version,
+            usage=result.usage,
+            latency_ms=result.latency_ms,
+        )  # type: ignore[attr-defined]
 
     async def _neighbors(self, bank_id: str, turns: list[TurnRecorded]) -> list[Neighbor]:
         if self.neighbors is None or not self.settings.llm_judge:

@@ -32,7 +32,8 @@ def policy_for(settings: Settings, bank_id: str) -> RetentionPolicy:
         threshold=settings.retention_threshold,
         half_life_days={**DEFAULT_HALF_LIVES, **settings.retention_half_life_days},
         weights={**DEFAULT_WEIGHTS, **settings.retention_weights},
-        recall_saturation=settings.retention_recall_saturation, grace_days=settings.retention_grace_days,
+        recall_saturation=settings.retention_recall_saturation,
+        grace_days=settings.retention_grace_days,
         capacity=settings.bank_capacities.get(bank_id, settings.bank_capacity),
         session_idle_hours=settings.session_idle_hours,
     )
@@ -69,9 +70,13 @@ class Janitor:
         the actor may still be deciding the last one)."""
         counts = await asyncio.to_thread(self.banks, self._store())
         now, wait = time.monotonic(), max(4 * self.settings.janitor_check_s, 60.0)
-        over = [b for b, n in sorted(counts.items())
-                if (cap := self.settings.bank_capacities.get(b, self.settings.bank_capacity)) is not None and n > cap
-                and now - self.asked.get(b, -wait) >= wait]
+        over = [
+            b
+            for b, n in sorted(counts.items())
+            if (cap := self.settings.bank_capacities.get(b, self.settings.bank_capacity)) is not None
+            and n > cap
+            and now - self.asked.get(b, -wait) >= wait
+        ]
         for bank in over:
             self.asked[bank] = now
         return await self.tick(over, "capacity")
@@ -86,8 +91,9 @@ class Janitor:
                     next_schedule = time.monotonic() + self.settings.janitor_interval_s
                     await self.tick(sorted(await asyncio.to_thread(self.banks, self._store())), "schedule")
                 await self.check()
-            except Exception:  # noqa: BLE001 - housekeeping must not stop the service
+            except Exception:
                 log_.exception("janitor round failed; trying again in %gs", self.settings.janitor_check_s)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), min(self.settings.janitor_check_s,
-                                                        max(0.0, next_schedule - time.monotonic())))
+                await asyncio.wait_for(
+                    stop.wait(), min(self.settings.janitor_check_s, max(0.0, next_schedule - time.monotonic()))
+                )

@@ -27,8 +27,12 @@ STATES = ("hot", "archived", "active", "forgotten", "quarantined", "superseded",
 MEMORY_EVENTS = Counter("hindsight_memory_events", "Memory events appended by the bank actor", ["type"])
 JANITOR_TICKS = Counter("hindsight_janitor_ticks", "Janitor ticks published", ["reason"])
 RECALLS_RECORDED = Counter("hindsight_recalls_recorded", "Served recalls published as RecallServed")
-_LIFECYCLE = {"MemoryArchived": "archived", "MemoryRestored": "restored", "MemoryForgotten": "forgotten",
-              "MemoryPromoted": "promoted"}
+_LIFECYCLE = {
+    "MemoryArchived": "archived",
+    "MemoryRestored": "restored",
+    "MemoryForgotten": "forgotten",
+    "MemoryPromoted": "promoted",
+}
 
 
 def counts(state: BankState) -> dict[str, int]:
@@ -49,8 +53,12 @@ def observe(bank_id: str, events: Sequence[Event]) -> None:
     changed = {_LIFECYCLE[k]: n for k, n in by_type.items() if k in _LIFECYCLE}
     if changed:
         causes = sorted({str(e.causation_id) for e in events if e.type in _LIFECYCLE})
-        log_.info("bank %s: %s", bank_id, ", ".join(f"{n} {what}" for what, n in sorted(changed.items())),
-                  extra={"bank": bank_id, **changed, "causes": causes[:10]})
+        log_.info(
+            "bank %s: %s",
+            bank_id,
+            ", ".join(f"{n} {what}" for what, n in sorted(changed.items())),
+            extra={"bank": bank_id, **changed, "causes": causes[:10]},
+        )
 
 
 class BankCollector(Collector):
@@ -93,8 +101,13 @@ async def serve_http(port: int, stop: asyncio.Event, host: str = "127.0.0.1") ->
             ok = request.split(b" ")[1:2] == [b"/metrics"]
             body = exposition() if ok else b"not found\n"
             head = b"HTTP/1.1 200 OK" if ok else b"HTTP/1.1 404 Not Found"
-            writer.write(head + b"\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
-                         + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+            writer.write(
+                head
+                + b"\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
+                + str(len(body)).encode()
+                + b"\r\nConnection: close\r\n\r\n"
+                + body
+            )
             await writer.drain()
         except (TimeoutError, ConnectionError, IndexError):
             pass

@@ -30,8 +30,9 @@ class RetainedIndex:
         for event, offset in zip(events, offsets, strict=False):
             self.note(event, offset)
 
-    async def fetch(self, log: EventLog, state: BankState, event: Event,
-                    pending: Sequence[Event] = ()) -> dict[UUID, MemoryRetained]:
+    async def fetch(
+        self, log: EventLog, state: BankState, event: Event, pending: Sequence[Event] = ()
+    ) -> dict[UUID, MemoryRetained]:
         """The retained events of the cold memories ``event`` may bring back (from ``pending``, the
         events decided earlier in this batch and not appended yet, or from the log)."""
         wanted = revivals(state, event)

@@ -21,8 +21,8 @@ from projections.replay import open_projections
 from projections.runner import catch_up, run
 from streams import metrics
 from streams.bank_actor import GROUP, BankActor
-from streams.janitor import Janitor
 from streams.extraction_actor import drain_extraction, make_extraction_actor, run_extraction
+from streams.janitor import Janitor
 
 log_ = logging.getLogger("hindsight.service")
 
@@ -38,8 +38,10 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
     while not stop.is_set():
         stores = generations.current(settings.data_dir)
         halt = asyncio.Event()
-        tasks = [asyncio.create_task(run(log, p, halt), name=f"projection-{p.name}")
-                 for p in open_projections(stores, settings.max_text_chars)]
+        tasks = [
+            asyncio.create_task(run(log, p, halt), name=f"projection-{p.name}")
+            for p in open_projections(stores, settings.max_text_chars)
+        ]
         try:
             while not halt.is_set():
                 with contextlib.suppress(TimeoutError):
@@ -50,13 +52,21 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
             halt.set()
             await asyncio.gather(*tasks)
         if not stop.is_set():
-            log_.info("the stores were switched to %s: projecting there now",
-                      ", ".join(str(p) for p in generations.current(settings.data_dir).values()))
+            log_.info(
+                "the stores were switched to %s: projecting there now",
+                ", ".join(str(p) for p in generations.current(settings.data_dir).values()),
+            )
 
 
-async def serve(settings: Settings, log: EventLog, stop: asyncio.Event, *, embedder: Embedder | None = None,
-                extractor: Extractor | None = None,
-                extra: Mapping[str, Callable[[asyncio.Event], Awaitable[None]]] | None = None) -> None:
+async def serve(
+    settings: Settings,
+    log: EventLog,
+    stop: asyncio.Event,
+    *,
+    embedder: Embedder | None = None,
+    extractor: Extractor | None = None,
+    extra: Mapping[str, Callable[[asyncio.Event], Awaitable[None]]] | None = None,
+) -> None:
     """Run the actor, the projections and ``extra`` tasks (e.g. the MCP HTTP server) until ``stop`` is set;
     a crashed task stops the others."""
     embedder = embedder or make_embedder(settings.embedder)
@@ -83,8 +93,9 @@ async def serve(settings: Settings, log: EventLog, stop: asyncio.Event, *, embed
         withdraw()
 
 
-async def catch_up_all(settings: Settings, log: EventLog, *, embedder: Embedder | None = None,
-                       extractor: Extractor | None = None) -> int:
+async def catch_up_all(
+    settings: Settings, log: EventLog, *, embedder: Embedder | None = None, extractor: Extractor | None = None
+) -> int:
     """Drain the inputs through the actor and every projection once (no service running); returns records."""
     embedder = embedder or make_embedder(settings.embedder)
     actor = BankActor(log, extractor or RuleExtractor(), embedder, settings)
@@ -106,8 +117,15 @@ async def catch_up_all(settings: Settings, log: EventLog, *, embedder: Embedder 
     return total
 
 
-async def serve_when_free(settings: Settings, log: EventLog, stop: asyncio.Event, *, embedder: Embedder | None = None,
-                          start_log: Callable[[], Awaitable[None]] | None = None, retry_s: float = 5.0) -> None:
+async def serve_when_free(
+    settings: Settings,
+    log: EventLog,
+    stop: asyncio.Event,
+    *,
+    embedder: Embedder | None = None,
+    start_log: Callable[[], Awaitable[None]] | None = None,
+    retry_s: float = 5.0,
+) -> None:
     """Run the pipeline whenever no other process holds the data directory's ``ServiceLock``, until ``stop``.
 
     For a process that mostly serves reads (``hindsight-es mcp``): it takes over when no ``up`` runs,

@@ -21,7 +21,6 @@ if str(_REPO_ROOT) not in sys.path:
 
 from hindsight_es.config import Settings  # noqa: E402
 
-
 # --------------------------------------------------------------------------- helpers
 
 

@@ -35,7 +35,7 @@ def memories(*items: dict[str, Any]) -> Reply:
 @dataclass
 class FakeOpenAI:
     script: deque[Reply] = field(default_factory=deque)
-    default: Callable[[dict[str, Any]], Reply] = lambda request: Reply()  # noqa: E731
+    default: Callable[[dict[str, Any]], Reply] = lambda request: Reply()
     requests: list[dict[str, Any]] = field(default_factory=list)
     headers: list[dict[str, str]] = field(default_factory=list)
     port: int = 0
@@ -61,7 +61,7 @@ class FakeOpenAI:
             def log_message(self, *args: object) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 request = json.loads(self.rfile.read(length) or b"{}")
                 fake.requests.append(request)
@@ -92,11 +92,16 @@ class FakeOpenAI:
                 if reply.refusal is not None:
                     message["refusal"] = reply.refusal
                 completion = {
-                    "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+                    "id": "chatcmpl-fake",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
                     "model": request.get("model"),
                     "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
-                    "usage": {"prompt_tokens": reply.usage[0], "completion_tokens": reply.usage[1],
-                              "total_tokens": sum(reply.usage)},
+                    "usage": {
+                        "prompt_tokens": reply.usage[0],
+                        "completion_tokens": reply.usage[1],
+                        "total_tokens": sum(reply.usage),
+                    },
                 }
                 self._send(200, json.dumps(completion, ensure_ascii=False).encode())
 

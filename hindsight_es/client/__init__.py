@@ -27,8 +27,17 @@ from hindsight_es.log import EventLog
 from hindsight_es.recall.context import ContextBlock
 from hindsight_es.recall.models import MemoryView, RecallHit
 
-__all__ = ["Hindsight", "QuarantinedMemory", "Receipt", "Stores", "build", "check_text", "make_turn", "memory_uuid",
-           "turn_event_id"]
+__all__ = [
+    "Hindsight",
+    "QuarantinedMemory",
+    "Receipt",
+    "Stores",
+    "build",
+    "check_text",
+    "make_turn",
+    "memory_uuid",
+    "turn_event_id",
+]
 
 
 class Hindsight:

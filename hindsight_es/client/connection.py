@@ -121,7 +121,9 @@ class Connection:
         except HindsightError:
             raise
         except TimeoutError as exc:
-            raise StoreError(f"the stores in {self.settings.data_dir} did not answer within {timeout:g}s "
-                             "(HINDSIGHT_REQUEST_TIMEOUT_S)") from exc
+            raise StoreError(
+                f"the stores in {self.settings.data_dir} did not answer within {timeout:g}s "
+                "(HINDSIGHT_REQUEST_TIMEOUT_S)"
+            ) from exc
         except Exception as exc:  # lancedb, duckdb, pyarrow, OS errors: the store failed this read
             raise StoreError(f"store read failed: {type(exc).__name__}: {exc}") from exc

@@ -27,8 +27,9 @@ def check_text(settings: Settings, text: Any, what: str = "text") -> str:
     if not isinstance(text, str) or not text.strip():
         raise InvalidInputError(f"{what} is empty")
     if len(text) > settings.max_text_chars:
-        raise InvalidInputError(f"{what} of {len(text)} chars exceeds the limit of {settings.max_text_chars} "
-                                "(HINDSIGHT_MAX_TEXT_CHARS)")
+        raise InvalidInputError(
+            f"{what} of {len(text)} chars exceeds the limit of {settings.max_text_chars} (HINDSIGHT_MAX_TEXT_CHARS)"
+        )
     return text
 
 
@@ -47,14 +48,30 @@ def build(cls: type[E], **fields: Any) -> E:
         raise InvalidInputError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
 
 
-def make_turn(settings: Settings, bank_id: str, text: str, *, session_id: str = "default",
-              turn_id: str | None = None, occurred_at: datetime | None = None, **fields: Any) -> TurnRecorded:
+def make_turn(
+    settings: Settings,
+    bank_id: str,
+    text: str,
+    *,
+    session_id: str = "default",
+    turn_id: str | None = None,
+    occurred_at: datetime | None = None,
+    **fields: Any,
+) -> TurnRecorded:
     """Validate and build a ``TurnRecorded``; raises ``InvalidInputError`` with the reason."""
     check_text(settings, text)
     turn_id = turn_id or str(uuid4())
     extra = {"occurred_at": occurred_at} if occurred_at is not None else {}
-    return build(TurnRecorded, event_id=turn_event_id(bank_id, session_id, turn_id), bank_id=bank_id,
-                 session_id=session_id, turn_id=turn_id, text=text, **extra, **fields)
+    return build(
+        TurnRecorded,
+        event_id=turn_event_id(bank_id, session_id, turn_id),
+        bank_id=bank_id,
+        session_id=session_id,
+        turn_id=turn_id,
+        text=text,
+        **extra,
+        **fields,
+    )
 
 
 def memory_uuid(value: str | UUID) -> UUID:

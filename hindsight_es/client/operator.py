@@ -49,8 +49,11 @@ class Operator:
         def collect() -> list[QuarantinedMemory]:
             stores = self.conn.stores()
             table = stores.lance.scan("memories", MemoryFilter(bank_id, statuses=("quarantined",)), _COLUMNS)
-            rows = sorted(table.to_pylist(), key=lambda r: (r["valid_from"], r["memory_id"]))[:limit] \
-                if table.num_rows else []
+            rows = (
+                sorted(table.to_pylist(), key=lambda r: (r["valid_from"], r["memory_id"]))[:limit]
+                if table.num_rows
+                else []
+            )
             reasons: dict[str, str] = {}
             for bank in sorted({r["bank_id"] for r in rows}):
                 for event in stores.archive.events(bank, types=["MemoryQuarantined"]):
@@ -59,9 +62,19 @@ class Operator:
 
         return await self.conn.read(collect)
 
-    async def review(self, bank_id: str, memory_ids: Sequence[str | UUID], *, release: bool, reason: str = "",
-                     actor: str = "operator", wait: bool = True, timeout_s: float | None = None) -> Receipt:
-        """Release (``release=True``) or reject quarantined memories of one bank; refuses ids that are not quarantined."""
+    async def review(
+        self,
+        bank_id: str,
+        memory_ids: Sequence[str | UUID],
+        *,
+        release: bool,
+        reason: str = "",
+        actor: str = "operator",
+        wait: bool = True,
+        timeout_s: float | None = None,
+    ) -> Receipt:
+        """Release (``release=True``) or reject quarantined memories of one bank; refuses ids that are not
+        quarantined."""
         if not memory_ids:
             raise InvalidInputError("no memory ids given")
         ids = list(dict.fromkeys(memory_uuid(m) for m in memory_ids))

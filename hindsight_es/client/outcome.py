@@ -48,8 +48,9 @@ async def memory_partition_end(log: EventLog, bank_id: str) -> tuple[int, int]:
     return partition, (await log.end_offsets(TOPIC_MEMORIES)).get(partition, 0)
 
 
-async def await_outcome(log: EventLog, cause_id: UUID, partition: int, start: int, deadline: float,
-                        projected: Projected) -> Outcome:
+async def await_outcome(
+    log: EventLog, cause_id: UUID, partition: int, start: int, deadline: float, projected: Projected
+) -> Outcome:
     """Read the bank's memory partition from ``start`` until ``cause_id``'s events are in and projected.
 
     Returns ``ready=False`` (with whatever was seen) at ``deadline`` (``time.monotonic()`` seconds).

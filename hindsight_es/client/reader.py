@@ -51,9 +51,18 @@ class Reader:
 
     # ------------------------------------------------------------ recall and context
 
-    async def recall(self, bank_id: str, query: str, *, limit: int = 10, max_tokens: int | None = None,
-                     agent: str | None = None, include_shared: bool = False, include_archived: bool = False,
-                     **filters: Any) -> list[RecallHit]:
+    async def recall(
+        self,
+        bank_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        max_tokens: int | None = None,
+        agent: str | None = None,
+        include_shared: bool = False,
+        include_archived: bool = False,
+        **filters: Any,
+    ) -> list[RecallHit]:
         """Active memories of a bank for ``query``, best first; at most ``limit``, and ``max_tokens`` if given.
 
         ``agent`` sees its own private memories and unowned ones (no agent: only unowned ones), never
@@ -75,17 +84,44 @@ class Reader:
         self._served(bank_id, hits, "recall", agent)
         return hits
 
-    def _scoped(self, bank_id: str, query: str, limit: int, *, agent: str | None = None, include_shared: bool = False,
-                include_archived: bool = False, **filters: Any) -> list[RecallHit]:
+    def _scoped(
+        self,
+        bank_id: str,
+        query: str,
+        limit: int,
+        *,
+        agent: str | None = None,
+        include_shared: bool = False,
+        include_archived: bool = False,
+        **filters: Any,
+    ) -> list[RecallHit]:
         stores = self.conn.stores()
         shared = self.settings.shared_banks.get(bank_id, []) if include_shared else []
-        return scoped_recall(stores.lance, stores.archive if include_archived else None, self.conn.embedder(), bank_id,
-                             query, limit=limit, agent=agent, shared=shared, weights=self.settings.recall_weights,
-                             **filters)
+        return scoped_recall(
+            stores.lance,
+            stores.archive if include_archived else None,
+            self.conn.embedder(),
+            bank_id,
+            query,
+            limit=limit,
+            agent=agent,
+            shared=shared,
+            weights=self.settings.recall_weights,
+            **filters,
+        )
 
-    async def context(self, bank_id: str, session_id: str, message: str, *, budget_tokens: int = 1500,
-                      memory_limit: int = 20, turn_limit: int | None = None, agent: str | None = None,
-                      include_shared: bool = False) -> ContextBlock:
+    async def context(
+        self,
+        bank_id: str,
+        session_id: str,
+        message: str,
+        *,
+        budget_tokens: int = 1500,
+        memory_limit: int = 20,
+        turn_limit: int | None = None,
+        agent: str | None = None,
+        include_shared: bool = False,
+    ) -> ContextBlock:
         """Working memory plus the memories relevant to ``message``, as one block (empty for a new bank);
         ``agent`` and ``include_shared`` as for ``recall``."""
         check_agent(agent)
@@ -115,8 +151,15 @@ class Reader:
             archived = [UUID(h.memory_id) for h in served if h.status == "archived"]
             restore = archived if self.settings.restore_on_recall else []
             ids = tuple(UUID(h.memory_id) for h in served)[:500]
-            self.recorder.record(RecallServed(bank_id=bank, memory_ids=ids, restore_ids=tuple(restore),
-                                              via="context" if via == "context" else "recall", agent=agent))
+            self.recorder.record(
+                RecallServed(
+                    bank_id=bank,
+                    memory_ids=ids,
+                    restore_ids=tuple(restore),
+                    via="context" if via == "context" else "recall",
+                    agent=agent,
+                )
+            )
 
     # ------------------------------------------------------------ one memory
 
@@ -124,13 +167,20 @@ class Reader:
         """The hot rows of these memories, in the order asked (blocking: call from a thread)."""
         if not memory_ids:
             return []
-        table = self.conn.lance().scan("memories", MemoryFilter(bank_id, statuses=None, memory_ids=memory_ids),
-                                              MEMORY_COLUMNS, len(memory_ids))
+        table = self.conn.lance().scan(
+            "memories", MemoryFilter(bank_id, statuses=None, memory_ids=memory_ids), MEMORY_COLUMNS, len(memory_ids)
+        )
         rows = {r["memory_id"]: r for r in table.to_pylist()}
         return [MemoryView(**rows[m]) for m in memory_ids if m in rows]
 
-    async def browse(self, bank_id: str, *, statuses: Sequence[str] | None = None, kinds: Sequence[str] | None = None,
-                     limit: int = 10_000) -> list[MemoryView]:
+    async def browse(
+        self,
+        bank_id: str,
+        *,
+        statuses: Sequence[str] | None = None,
+        kinds: Sequence[str] | None = None,
+        limit: int = 10_000,
+    ) -> list[MemoryView]:
         """The hot memories of a bank (any status unless ``statuses``), oldest first."""
 
         def collect() -> list[MemoryView]:
@@ -178,8 +228,9 @@ class Reader:
 
     async def working_memory(self, bank_id: str, session_id: str, limit: int | None = None) -> list[TurnView]:
         """The session's most recent turns, oldest first."""
-        return await self.conn.read(self._working_memory, bank_id, session_id,
-                                    self.settings.working_memory_turns if limit is None else limit)
+        return await self.conn.read(
+            self._working_memory, bank_id, session_id, self.settings.working_memory_turns if limit is None else limit
+        )
 
     async def bank_stats(self, bank_id: str) -> dict[str, Any]:
         """Memory counts by status, active memories by kind, turns and sessions of one bank."""
@@ -187,18 +238,24 @@ class Reader:
         def collect() -> dict[str, Any]:
             self.require_bank(bank_id)
             stores = self.conn.stores()
-            memories = stores.lance.scan("memories", MemoryFilter(bank_id, statuses=None), ["status", "kind"]).to_pylist()
+            memories = stores.lance.scan(
+                "memories", MemoryFilter(bank_id, statuses=None), ["status", "kind"]
+            ).to_pylist()
             turns = stores.lance.scan("turns", TurnFilter(bank_id), ["session_id", "occurred_at"]).to_pylist()
             times = [t["occurred_at"] for t in turns]
             cold = stores.archive.cold_memories(bank_id)
             return {
                 "bank_id": bank_id,
-                "memories": dict(sorted((Counter(m["status"] for m in memories)
-                                         + Counter(c["status"] for c in cold)).items())),
-                "hot": len(memories), "cold": len(cold),
+                "memories": dict(
+                    sorted((Counter(m["status"] for m in memories) + Counter(c["status"] for c in cold)).items())
+                ),
+                "hot": len(memories),
+                "cold": len(cold),
                 "active_by_kind": dict(sorted(Counter(m["kind"] for m in memories if m["status"] == "active").items())),
-                "turns": len(turns), "sessions": len({t["session_id"] for t in turns}),
-                "first_turn_at": min(times, default=None), "last_turn_at": max(times, default=None),
+                "turns": len(turns),
+                "sessions": len({t["session_id"] for t in turns}),
+                "first_turn_at": min(times, default=None),
+                "last_turn_at": max(times, default=None),
             }
 
         return await self.conn.read(collect)
@@ -213,8 +270,9 @@ class Reader:
             turns = stores.lance.scan("turns", TurnFilter(), ["bank_id"])
             banks: dict[str, dict[str, int]] = {}
             if memories.num_rows:
-                for (bank, status), n in Counter(zip(memories.column("bank_id").to_pylist(),
-                                                     memories.column("status").to_pylist(), strict=True)).items():
+                for (bank, status), n in Counter(
+                    zip(memories.column("bank_id").to_pylist(), memories.column("status").to_pylist(), strict=True)
+                ).items():
                     banks.setdefault(bank, {})[status] = n
             for counts in banks.values():
                 counts["hot"] = sum(counts.values())
@@ -226,8 +284,11 @@ class Reader:
                     banks.setdefault(bank, {})["turns"] = n
             projected = {name: sum(stores.lance.positions(name).values()) for name in ("memories", "turns")}
             extraction = {bank: rows for bank in sorted(banks) if (rows := stores.archive.extraction_usage(bank))}
-            return {"banks": dict(sorted(banks.items())), "projection_positions": projected,
-                    "llm_extraction": extraction}
+            return {
+                "banks": dict(sorted(banks.items())),
+                "projection_positions": projected,
+                "llm_extraction": extraction,
+            }
 
         report = await self.conn.read(collect)
         await self.conn.start()

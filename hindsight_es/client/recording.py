@@ -28,8 +28,15 @@ log_ = logging.getLogger("hindsight.recording")
 
 
 class RecallRecorder:
-    def __init__(self, log: EventLog, *, start: Callable[[], Awaitable[None]] | None = None, flush_s: float = 0.5,
-                 max_pending: int = 10_000, timeout_s: float = 10.0) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        *,
+        start: Callable[[], Awaitable[None]] | None = None,
+        flush_s: float = 0.5,
+        max_pending: int = 10_000,
+        timeout_s: float = 10.0,
+    ) -> None:
         self.log, self.flush_s, self.max_pending, self.timeout_s = log, flush_s, max_pending, timeout_s
         self.start = start  # starts the log (idempotent) before the first append
         self.pending: list[RecallServed] = []
@@ -63,10 +70,15 @@ class RecallRecorder:
                     await self.start()
                 await asyncio.wait_for(self.log.append(TOPIC_COMMANDS, bank_id, values), self.timeout_s)
                 written += len(values)
-            except Exception as exc:  # noqa: BLE001 - recording must never fail a recall
+            except Exception as exc:
                 self.dropped += len(values)
-                log_.warning("could not record %d served recalls of bank %s: %r", len(values), bank_id, exc,
-                             extra={"bank": bank_id, "dropped": len(values)})
+                log_.warning(
+                    "could not record %d served recalls of bank %s: %r",
+                    len(values),
+                    bank_id,
+                    exc,
+                    extra={"bank": bank_id, "dropped": len(values)},
+                )
         return written
 
     async def close(self) -> None:

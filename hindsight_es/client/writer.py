@@ -83,8 +83,9 @@ class Writer:
         await self.publish([command])
         return Receipt(command, None)
 
-    async def retain(self, bank_id: str, text: str, *, wait: bool = False, timeout_s: float | None = None,
-                     **fields: Any) -> Receipt:
+    async def retain(
+        self, bank_id: str, text: str, *, wait: bool = False, timeout_s: float | None = None, **fields: Any
+    ) -> Receipt:
         """Record a turn; with ``wait``, return once the memories it yields are queryable (or at the time-out)."""
         turn = make_turn(self.settings, bank_id, text, **fields)
         if not wait:
@@ -95,69 +96,152 @@ class Writer:
             return Receipt(turn, True, known)  # the same turn (bank, session, turn id) was decided before
         return await self._publish_and_wait(turn, timeout_s)
 
-    async def forget(self, bank_id: str, memory_id: str | UUID, *, reason: str = "", actor: str = "user",
-                     wait: bool = True, timeout_s: float | None = None) -> Receipt:
+    async def forget(
+        self,
+        bank_id: str,
+        memory_id: str | UUID,
+        *,
+        reason: str = "",
+        actor: str = "user",
+        wait: bool = True,
+        timeout_s: float | None = None,
+    ) -> Receipt:
         """Soft-delete one memory (it stays in the archive and in its history)."""
         current = await self.reader.memory(bank_id, memory_id)
         if current.status in ("forgotten", "retracted"):
             raise InvalidInputError(f"memory {current.memory_id} is already {current.status}")
-        command = build(ForgetRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason,
-                        actor=actor)
+        command = build(
+            ForgetRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason, actor=actor
+        )
         return await self.submit(command, wait=wait, timeout_s=timeout_s)
 
-    async def correct(self, bank_id: str, memory_id: str | UUID, text: str, *, reason: str = "",
-                      actor: str = "user", wait: bool = True, timeout_s: float | None = None) -> Receipt:
+    async def correct(
+        self,
+        bank_id: str,
+        memory_id: str | UUID,
+        text: str,
+        *,
+        reason: str = "",
+        actor: str = "user",
+        wait: bool = True,
+        timeout_s: float | None = None,
+    ) -> Receipt:
         """Supersede an active memory by a corrected text; the old one stays in its history."""
         check_text(self.settings, text)
         current = await self.reader.memory(bank_id, memory_id)
         if current.status != "active":
             newer = f" by {current.superseded_by}" if current.superseded_by else ""
-            raise InvalidInputError(f"memory {current.memory_id} is {current.status}{newer}; only an active memory "
-                                    "can be corrected")
-        command = build(CorrectionRequested, bank_id=bank_id, memory_id=UUID(current.memory_id), text=text,
-                        reason=reason, actor=actor)
+            raise InvalidInputError(
+                f"memory {current.memory_id} is {current.status}{newer}; only an active memory can be corrected"
+            )
+        command = build(
+            CorrectionRequested,
+            bank_id=bank_id,
+            memory_id=UUID(current.memory_id),
+            text=text,
+            reason=reason,
+            actor=actor,
+        )
         return await self.submit(command, wait=wait, timeout_s=timeout_s)
 
-    async def restore(self, bank_id: str, memory_id: str | UUID, *, reason: str = "", actor: str = "user",
-                      wait: bool = True, timeout_s: float | None = None) -> Receipt:
+    async def restore(
+        self,
+        bank_id: str,
+        memory_id: str | UUID,
+        *,
+        reason: str = "",
+        actor: str = "user",
+        wait: bool = True,
+        timeout_s: float | None = None,
+    ) -> Receipt:
         """Bring a memory back: archived (from the cold archive, with its history), forgotten, superseded or
         retracted; it becomes active again and supersedes the current holder of its key."""
         current = await self.reader.memory(bank_id, memory_id)
         if current.status == "active":
             raise InvalidInputError(f"memory {current.memory_id} is active already")
-        command = build(RestoreRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason,
-                        actor=actor)
+        command = build(
+            RestoreRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason, actor=actor
+        )
         return await self.submit(command, wait=wait, timeout_s=timeout_s)
 
     # ------------------------------------------------------------ the forgetting lifecycle
 
-    async def forget_where(self, bank_id: str, *, memory_ids: Sequence[str | UUID] = (), session_id: str | None = None,
-                           since: datetime | None = None, until: datetime | None = None, reason: str = "",
-                           actor: str = "user", wait: bool = True, timeout_s: float | None = None) -> Receipt:
+    async def forget_where(
+        self,
+        bank_id: str,
+        *,
+        memory_ids: Sequence[str | UUID] = (),
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        reason: str = "",
+        actor: str = "user",
+        wait: bool = True,
+        timeout_s: float | None = None,
+    ) -> Receipt:
         """Soft-forget the listed memories and those of a session and/or retained in [since, until) (ANDed)."""
         if not (memory_ids or session_id or since or until):
             raise InvalidInputError("name memories, a session or a time range to forget")
         if since is not None and until is not None and since >= until:
             raise InvalidInputError(f"since ({since.isoformat()}) must be before until ({until.isoformat()})")
-        command = build(ForgetRequested, bank_id=bank_id, memory_ids=tuple(memory_uuid(m) for m in memory_ids),
-                        session_id=session_id, since=since, until=until, reason=reason, actor=actor)
+        command = build(
+            ForgetRequested,
+            bank_id=bank_id,
+            memory_ids=tuple(memory_uuid(m) for m in memory_ids),
+            session_id=session_id,
+            since=since,
+            until=until,
+            reason=reason,
+            actor=actor,
+        )
         return await self.submit(command, wait=wait, timeout_s=timeout_s)
 
-    async def end_session(self, bank_id: str, session_id: str, *, reason: str = "", actor: str = "user",
-                          wait: bool = False, timeout_s: float | None = None) -> Receipt:
+    async def end_session(
+        self,
+        bank_id: str,
+        session_id: str,
+        *,
+        reason: str = "",
+        actor: str = "user",
+        wait: bool = False,
+        timeout_s: float | None = None,
+    ) -> Receipt:
         """The session is over: its session-scoped memories expire (are archived) unless promoted."""
         command = build(SessionEnded, bank_id=bank_id, session_id=session_id, reason=reason, actor=actor)
         return await self.submit(command, wait=wait, timeout_s=timeout_s)
 
-    async def promote(self, bank_id: str, memory_ids: Sequence[str | UUID], *, scope: str = "global", reason: str = "",
-                      actor: str = "user", wait: bool = True, timeout_s: float | None = None) -> Receipt:
+    async def promote(
+        self,
+        bank_id: str,
+        memory_ids: Sequence[str | UUID],
+        *,
+        scope: str = "global",
+        reason: str = "",
+        actor: str = "user",
+        wait: bool = True,
+        timeout_s: float | None = None,
+    ) -> Receipt:
         """Widen the scope of memories (a session-scoped one outlives its session); an expired one comes back."""
-        command = build(PromoteRequested, bank_id=bank_id, memory_ids=tuple(memory_uuid(m) for m in memory_ids),
-                        scope=scope, reason=reason, actor=actor)
+        command = build(
+            PromoteRequested,
+            bank_id=bank_id,
+            memory_ids=tuple(memory_uuid(m) for m in memory_ids),
+            scope=scope,
+            reason=reason,
+            actor=actor,
+        )
         return await self.submit(command, wait=wait, timeout_s=timeout_s)
 
-    async def janitor_tick(self, bank_id: str, policy: RetentionPolicy, *, occurred_at: datetime | None = None,
-                           reason: str = "manual", wait: bool = False, timeout_s: float | None = None) -> Receipt:
+    async def janitor_tick(
+        self,
+        bank_id: str,
+        policy: RetentionPolicy,
+        *,
+        occurred_at: datetime | None = None,
+        reason: str = "manual",
+        wait: bool = False,
+        timeout_s: float | None = None,
+    ) -> Receipt:
         """Ask the bank actor to archive what has faded now (or at ``occurred_at``) under ``policy``."""
         when = {"occurred_at": occurred_at} if occurred_at is not None else {}
         command = build(JanitorTick, bank_id=bank_id, policy=policy, reason=reason, actor="janitor", **when)
@@ -173,9 +257,11 @@ class Writer:
         await self.publish([event])
         outcome: Outcome = await self.conn.logged(
             await_outcome(self.conn.log, event.event_id, partition, start, deadline, self._projected),
-            timeout + self.settings.request_timeout_s)
-        retained = await self.conn.read(self.reader.memory_rows, event.bank_id, outcome.retained_ids) \
-            if outcome.ready else []
+            timeout + self.settings.request_timeout_s,
+        )
+        retained = (
+            await self.conn.read(self.reader.memory_rows, event.bank_id, outcome.retained_ids) if outcome.ready else []
+        )
         return Receipt(event, outcome.ready, retained, outcome.superseded_ids)
 
     async def _projected(self, partition: int, last_offset: int) -> bool:

@@ -14,7 +14,6 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-
 DEFAULT_BATCH_SIZE = 64
 MAX_THREADS = 4
 

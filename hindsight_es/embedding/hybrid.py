@@ -30,8 +30,12 @@ class HybridEmbedder:
     def __init__(self, english: Embedder, multilingual: Embedder) -> None:
         self.english, self.multilingual = english, multilingual
         self.id = f"hybrid({english.id}+{multilingual.id})@1"
-        self.compatible = tuple(f"hybrid({e}+{m})@1" for e in vector_space(english) for m in vector_space(multilingual)
-                                if (e, m) != (english.id, multilingual.id))
+        self.compatible = tuple(
+            f"hybrid({e}+{m})@1"
+            for e in vector_space(english)
+            for m in vector_space(multilingual)
+            if (e, m) != (english.id, multilingual.id)
+        )
         self.dim = english.dim + multilingual.dim
         self.cross_script: CrossScript | None = _MultilingualHalf(english.dim, multilingual)
 
@@ -46,7 +50,7 @@ class HybridEmbedder:
         multilingual = _BATCH_POOL.submit(self.multilingual.embed, list(texts))
         if latin:
             out[latin, : self.english.dim] = self.english.embed([texts[i] for i in latin])
-        out[:, self.english.dim:] = multilingual.result()
+        out[:, self.english.dim :] = multilingual.result()
         return out / np.float32(np.sqrt(2.0))
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -54,11 +58,10 @@ class HybridEmbedder:
         vector = np.zeros(self.dim, dtype=np.float32)
         # The two models run side by side, one thread each (both release the GIL).
         english = _QUERY_POOL.submit(self.english.embed, [text]) if a else None
-        vector[self.english.dim:] = b * self.multilingual.embed([text])[0]
+        vector[self.english.dim :] = b * self.multilingual.embed([text])[0]
         if english is not None:
             vector[: self.english.dim] = a * english.result()[0]
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
-
 
 
 class _MultilingualHalf:
@@ -77,7 +80,7 @@ class _MultilingualHalf:
 
     def text(self, text: str) -> np.ndarray:
         vector = np.zeros(self.dim, dtype=np.float32)
-        vector[self.offset:] = self.multilingual.embed([text])[0]
+        vector[self.offset :] = self.multilingual.embed([text])[0]
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
     def similarity(self, distance: float, memory_cjk: bool) -> float:

@@ -47,4 +47,6 @@ if __name__ == "__main__":
     digest = quantize(Path(sys.argv[1]))
     from hindsight_es.embedding.minilm import ONNX_SHA256
 
-    print(f"{sys.argv[1]}: sha256 {digest} ({'equals' if digest == ONNX_SHA256 else 'differs from'} the vendored model's)")
+    print(
+        f"{sys.argv[1]}: sha256 {digest} ({'equals' if digest == ONNX_SHA256 else 'differs from'} the vendored model's)"
+    )

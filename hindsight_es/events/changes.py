@@ -25,8 +25,17 @@ from hindsight_es.events import (
 
 ACTIVE: dict[str, Any] = {"status": "active", "valid_to": None, "superseded_by": None}
 # The memory events about one memory (their ``memory_id``); SourceRetracted names several.
-ABOUT_ONE = (MemoryRetained, MemoryReinforced, MemorySuperseded, MemoryForgotten, MemoryArchived, MemoryRestored,
-             MemoryQuarantined, MemoryReleased, MemoryPromoted)
+ABOUT_ONE = (
+    MemoryRetained,
+    MemoryReinforced,
+    MemorySuperseded,
+    MemoryForgotten,
+    MemoryArchived,
+    MemoryRestored,
+    MemoryQuarantined,
+    MemoryReleased,
+    MemoryPromoted,
+)
 
 
 def subject(event: Event) -> UUID | None:
@@ -42,8 +51,10 @@ def taken_along(event: Event) -> UUID | None:
 def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:
     match event:
         case MemorySuperseded():
-            old = (event.memory_id, {"status": "superseded", "valid_to": event.valid_to,
-                                     "superseded_by": event.superseded_by})
+            old = (
+                event.memory_id,
+                {"status": "superseded", "valid_to": event.valid_to, "superseded_by": event.superseded_by},
+            )
             if event.along_with is not None:  # an episode taken along: the new memory replaced the typed one
                 return [old]
             return [old, (event.superseded_by, {"supersedes": event.memory_id})]

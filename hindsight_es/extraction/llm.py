@@ -19,7 +19,14 @@ from typing import Any
 
 import httpx
 from pydantic import ValidationError
-from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_exponential, wait_none, wait_random
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+    wait_none,
+    wait_random,
+)
 
 from hindsight_es.errors import ExtractionError
 from hindsight_es.events import TokenUsage, TurnRecorded
@@ -28,8 +35,9 @@ from hindsight_es.extraction.schema import Candidate, Judgement, LLMExtraction, 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)  # reasoning models (DeepSeek-R1, Qwen3) think aloud first
-_REFUSAL = re.compile(r"^\s*(?:i'?m sorry|i am sorry|sorry,|i can(?:no|')t|i cannot|i won'?t|as an ai|抱歉|对不起|我不能|我无法)",
-                      re.I)
+_REFUSAL = re.compile(
+    r"^\s*(?:i'?m sorry|i am sorry|sorry,|i can(?:no|')t|i cannot|i won'?t|as an ai|抱歉|对不起|我不能|我无法)", re.I
+)
 _SLUG = re.compile(r"[^\w:.\-]+")
 
 
@@ -74,19 +82,32 @@ class LLMExtractor:
         answer = _answer(data, calls)
         usage = data.get("usage") or {}
         by_turn = self._candidates(answer, len(turns), existing, calls)
-        return LLMResult(by_turn, TokenUsage(prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                                             completion_tokens=int(usage.get("completion_tokens") or 0), calls=calls),
-                         int((time.perf_counter() - started) * 1000))
+        return LLMResult(
+            by_turn,
+            TokenUsage(
+                prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                completion_tokens=int(usage.get("completion_tokens") or 0),
+                calls=calls,
+            ),
+            int((time.perf_counter() - started) * 1000),
+        )
 
     async def _post(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         s = self.settings
         backoff = s.llm_retry_backoff_s
-        wait = wait_exponential(multiplier=backoff, max=backoff * 16) + wait_random(0, backoff) if backoff > 0 \
+        wait = (
+            wait_exponential(multiplier=backoff, max=backoff * 16) + wait_random(0, backoff)
+            if backoff > 0
             else wait_none()
+        )
         calls = 0
         try:
-            async for attempt in AsyncRetrying(stop=stop_after_attempt(s.llm_max_retries + 1), wait=wait,
-                                               retry=retry_if_exception_type(_Transient), reraise=True):
+            async for attempt in AsyncRetrying(
+                stop=stop_after_attempt(s.llm_max_retries + 1),
+                wait=wait,
+                retry=retry_if_exception_type(_Transient),
+                reraise=True,
+            ):
                 with attempt:
                     calls += 1
                     return await self._request(body, calls), calls
@@ -113,8 +134,9 @@ class LLMExtractor:
             raise ExtractionError("off_schema", "the response is not a chat completion", calls=calls)
         return data
 
-    def _candidates(self, answer: LLMExtraction, n_turns: int, existing: Sequence[Neighbor],
-                    calls: int) -> list[list[Candidate]]:
+    def _candidates(
+        self, answer: LLMExtraction, n_turns: int, existing: Sequence[Neighbor], calls: int
+    ) -> list[list[Candidate]]:
         out: list[list[Candidate]] = [[] for _ in range(n_turns)]
         targets = {f"m{i}": n.memory_id for i, n in enumerate(existing, 1)}
         for memory in answer.memories:
@@ -126,14 +148,25 @@ class LLMExtractor:
     def _candidate(self, m: LLMMemory, targets: dict[str, Any]) -> Candidate:
         key = f"{_slug(m.subject)}/{_slug(m.attribute)}" if m.subject and m.attribute else None
         target = targets.get((m.target or "").strip().lower())
-        judgement = Judgement(relation=m.relation, memory_id=target, reason=m.reason, model=self.model) \
-            if m.relation != "new" and target is not None else None
+        judgement = (
+            Judgement(relation=m.relation, memory_id=target, reason=m.reason, model=self.model)
+            if m.relation != "new" and target is not None
+            else None
+        )
         kind = "correction" if m.is_correction and m.kind == "fact" else m.kind
-        return Candidate(kind=kind, text=m.text.strip(), key=key,
-                         value=" ".join(m.value.split()).lower() if m.value else None,
-                         entities=tuple(dict.fromkeys(e.strip() for e in m.entities if e.strip())),
-                         importance=m.importance, confidence=m.confidence, is_correction=m.is_correction,
-                         valid_from=m.valid_from, valid_to=m.valid_to, judgement=judgement)
+        return Candidate(
+            kind=kind,
+            text=m.text.strip(),
+            key=key,
+            value=" ".join(m.value.split()).lower() if m.value else None,
+            entities=tuple(dict.fromkeys(e.strip() for e in m.entities if e.strip())),
+            importance=m.importance,
+            confidence=m.confidence,
+            is_correction=m.is_correction,
+            valid_from=m.valid_from,
+            valid_to=m.valid_to,
+            judgement=judgement,
+        )
 
 
 def _answer(data: dict[str, Any], calls: int) -> LLMExtraction:

@@ -12,6 +12,7 @@ from hindsight_es.types import MemoryKind
 
 __all__ = ["Candidate", "Extractor", "Judgement", "LLMExtraction", "LLMMemory", "MemoryKind", "Relation"]
 
+
 class Extractor(Protocol):
     """Turns one turn's text into candidates; must be deterministic for replay to be exact."""
 

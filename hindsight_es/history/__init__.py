@@ -8,5 +8,18 @@ from hindsight_es.history.bank import bank_records, memory_events, state_as_of
 from hindsight_es.history.rollback import Plan, outcome, plan, request, retraction, undo
 from hindsight_es.history.transfer import Imported, export_bank, import_entries, read_export
 
-__all__ = ["Imported", "Plan", "bank_records", "export_bank", "import_entries", "memory_events", "outcome", "plan",
-           "read_export", "request", "retraction", "state_as_of", "undo"]
+__all__ = [
+    "Imported",
+    "Plan",
+    "bank_records",
+    "export_bank",
+    "import_entries",
+    "memory_events",
+    "outcome",
+    "plan",
+    "read_export",
+    "request",
+    "retraction",
+    "state_as_of",
+    "undo",
+]

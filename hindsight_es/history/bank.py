@@ -11,8 +11,9 @@ from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.memory import BankState, fold
 
 
-async def bank_records(log: EventLog, topic: str, bank_id: str, *, start: int = 0,
-                       batch: int = 5000) -> AsyncIterator[list[Record]]:
+async def bank_records(
+    log: EventLog, topic: str, bank_id: str, *, start: int = 0, batch: int = 5000
+) -> AsyncIterator[list[Record]]:
     """The bank's records of ``topic`` written before the call, in log order, batch by batch (a bank
     lives on one partition, so only that one is read)."""
     partition = partition_for(bank_id, await log.partitions(topic))

@@ -24,17 +24,35 @@ from hindsight_es.log import EventLog, partition_for
 from hindsight_es.memory import MemoryInfo, plan_retraction
 
 
-def retraction(bank_id: str, *, session_id: str | None = None, turn_ids: tuple[str, ...] = (),
-               source: str | None = None, turn_actor: str | None = None, since: datetime | None = None,
-               until: datetime | None = None, reason: str = "", actor: str = "operator") -> RetractionRequested:
+def retraction(
+    bank_id: str,
+    *,
+    session_id: str | None = None,
+    turn_ids: tuple[str, ...] = (),
+    source: str | None = None,
+    turn_actor: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    reason: str = "",
+    actor: str = "operator",
+) -> RetractionRequested:
     """A validated ``RetractionRequested``; criteria are ANDed and at least one is required."""
     if not (session_id or turn_ids or source or turn_actor or since or until):
         raise InvalidInputError("a rollback needs at least one criterion: session, turn, source, actor, since/until")
     if since is not None and until is not None and since >= until:
         raise InvalidInputError(f"since ({since.isoformat()}) must be before until ({until.isoformat()})")
     try:
-        return RetractionRequested(bank_id=bank_id, session_id=session_id, turn_ids=turn_ids, source=source,
-                                   turn_actor=turn_actor, since=since, until=until, reason=reason, actor=actor)
+        return RetractionRequested(
+            bank_id=bank_id,
+            session_id=session_id,
+            turn_ids=turn_ids,
+            source=source,
+            turn_actor=turn_actor,
+            since=since,
+            until=until,
+            reason=reason,
+            actor=actor,
+        )
     except ValidationError as exc:
         first = exc.errors()[0]
         raise InvalidInputError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
@@ -64,8 +82,9 @@ async def request(log: EventLog, command: Event) -> int:
     return since
 
 
-async def outcome(log: EventLog, command: Event, *, since: int = 0, timeout_s: float = 30.0,
-                  poll_s: float = 0.1) -> list[Event]:
+async def outcome(
+    log: EventLog, command: Event, *, since: int = 0, timeout_s: float = 30.0, poll_s: float = 0.1
+) -> list[Event]:
     """The memory events the bank actor decided for ``command``, once they are in the log; [] if none
     appeared within ``timeout_s`` (no actor running, or a command that changes nothing)."""
     deadline = time.monotonic() + timeout_s
@@ -83,5 +102,9 @@ async def outcome(log: EventLog, command: Event, *, since: int = 0, timeout_s: f
 def undo(retracted: SourceRetracted, *, reason: str = "", actor: str = "operator") -> RestoreRequested:
     """The restore that reverses a retraction: its memories come back in their original order, each
     superseding the holder of its key, so the chains it cut are rebuilt."""
-    return RestoreRequested(bank_id=retracted.bank_id, memory_ids=retracted.retracted_memory_ids, actor=actor,
-                            reason=reason or f"undo retraction {retracted.event_id}")
+    return RestoreRequested(
+        bank_id=retracted.bank_id,
+        memory_ids=retracted.retracted_memory_ids,
+        actor=actor,
+        reason=reason or f"undo retraction {retracted.event_id}",
+    )

@@ -72,13 +72,18 @@ def _write(rows: list[tuple[str, str, str]], path: Path, fmt: str) -> None:
     try:
         if fmt == "parquet":
             columns = list(zip(*rows, strict=True)) if rows else [(), (), ()]
-            pq.write_table(pa.Table.from_arrays([pa.array(c, pa.string()) for c in columns], schema=_SCHEMA), tmp,
-                           compression="zstd")
+            pq.write_table(
+                pa.Table.from_arrays([pa.array(c, pa.string()) for c in columns], schema=_SCHEMA),
+                tmp,
+                compression="zstd",
+            )
         else:
             with open(tmp, "w", encoding="utf-8") as f:
                 for topic, key, value in rows:
-                    f.write(f'{{"topic": {json.dumps(topic)}, "key": {json.dumps(key, ensure_ascii=False)}, '
-                            f'"value": {value}}}\n')
+                    f.write(
+                        f'{{"topic": {json.dumps(topic)}, "key": {json.dumps(key, ensure_ascii=False)}, '
+                        f'"value": {value}}}\n'
+                    )
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -147,12 +152,14 @@ async def import_entries(log: EventLog, entries: list[Entry]) -> Imported:
         held = await _event_ids(log, bank_id)
         ids = {str(e.event.event_id) for e in mine}
         if held and not held & ids:
-            raise InvalidInputError(f"bank {bank_id!r} already has {len(held)} events in the target and none of the "
-                                    "file's: import into a fresh data directory or broker")
+            raise InvalidInputError(
+                f"bank {bank_id!r} already has {len(held)} events in the target and none of the "
+                "file's: import into a fresh data directory or broker"
+            )
         for topic in _IMPORT_ORDER:
             new = [encode(e.event) for e in mine if e.topic == topic and str(e.event.event_id) not in held]
             for start in range(0, len(new), _CHUNK):
-                await log.append(topic, bank_id, new[start:start + _CHUNK])
+                await log.append(topic, bank_id, new[start : start + _CHUNK])
             appended[topic] += len(new)
         present += len(ids & held)
     causes = {e.event.causation_id for e in entries if e.topic == TOPIC_MEMORIES}

@@ -9,6 +9,7 @@ rebalance with one active member.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import sqlite3
 import threading
@@ -91,14 +92,17 @@ class EmbeddedLog:
         now = int(time.time() * 1000)
         db.execute("BEGIN IMMEDIATE")
         try:
-            row = db.execute("SELECT next_offset FROM ends WHERE topic=? AND partition=?", (topic, partition)).fetchone()
+            row = db.execute(
+                "SELECT next_offset FROM ends WHERE topic=? AND partition=?", (topic, partition)
+            ).fetchone()
             first = row[0] if row else 0
             db.executemany(
                 "INSERT INTO records VALUES (?,?,?,?,?,?)",
                 [(topic, partition, first + i, key, v, now) for i, v in enumerate(values)],
             )
             db.execute(
-                "INSERT INTO ends VALUES (?,?,?) ON CONFLICT(topic, partition) DO UPDATE SET next_offset=excluded.next_offset",
+                "INSERT INTO ends VALUES (?,?,?) "
+                "ON CONFLICT(topic, partition) DO UPDATE SET next_offset=excluded.next_offset",
                 (topic, partition, first + len(values)),
             )
             db.execute("COMMIT")
@@ -125,11 +129,15 @@ class EmbeddedLog:
         return [Record(topic, partition, o, k, v, ts) for o, k, v, ts in rows]
 
     def _read(self, topic: str, partition: int, start: int, stop: int, limit: int) -> list[tuple]:
-        return self._db().execute(
-            "SELECT offset, key, value, ts FROM records WHERE topic=? AND partition=? AND offset>=? AND offset<?"
-            " ORDER BY offset LIMIT ?",
-            (topic, partition, start, stop, limit),
-        ).fetchall()
+        return (
+            self._db()
+            .execute(
+                "SELECT offset, key, value, ts FROM records WHERE topic=? AND partition=? AND offset>=? AND offset<?"
+                " ORDER BY offset LIMIT ?",
+                (topic, partition, start, stop, limit),
+            )
+            .fetchall()
+        )
 
     # ------------------------------------------------------------ groups
 
@@ -190,17 +198,16 @@ class EmbeddedConsumer:
             if remaining <= 0:
                 return []
             self._log._appended.clear()
-            try:  # woken at once by appends from this process, else re-check other processes' appends
+            # woken at once by appends from this process, else re-check other processes' appends
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._log._appended.wait(), timeout=min(remaining, 0.05))
-            except TimeoutError:
-                pass
 
     async def _fetch(self, max_records: int) -> list[Record]:
         positions = await self._load_positions()
         out: list[Record] = []
         order = list(positions)
         self._turn = (self._turn + 1) % len(order)  # rotate so a busy partition cannot starve the others
-        for topic, partition in order[self._turn:] + order[: self._turn]:
+        for topic, partition in order[self._turn :] + order[: self._turn]:
             if len(out) >= max_records:
                 break
             position = positions[(topic, partition)]

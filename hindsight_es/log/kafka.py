@@ -26,11 +26,9 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import (
-    CommitFailedError,
-    IllegalStateError,
     KafkaConnectionError,
     KafkaError,
     KafkaTimeoutError,
@@ -40,12 +38,12 @@ from aiokafka.errors import (
     TopicAlreadyExistsError,
     for_code,
 )
-from aiokafka.protocol.group import LeaveGroupRequest
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
 from hindsight_es.config import ALL_TOPICS, Settings
 from hindsight_es.errors import HindsightError, LogError, LogUnavailableError
-from hindsight_es.log.port import Record, TopicPartition, partition_for
+from hindsight_es.log.kafka_consumer import KafkaConsumer, record_of, stop_consumer
+from hindsight_es.log.port import Record, partition_for
 
 logger = logging.getLogger(__name__)
 
@@ -53,11 +51,6 @@ _LINGER_MS = 5
 _READER_FETCH_WAIT_MS = 100  # how long the broker may hold a positional fetch that has nothing yet
 _READ_POLL_MS = 50
 _UNAVAILABLE = (KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError, RequestTimedOutError, TimeoutError)
-
-
-def _record(r: ConsumerRecord) -> Record:
-    key = r.key.decode("utf-8") if r.key is not None else None
-    return Record(r.topic, r.partition, r.offset, key, r.value if r.value is not None else b"", r.timestamp)
 
 
 class KafkaLog:
@@ -131,7 +124,7 @@ class KafkaLog:
         reader, admin, producer = self._reader, self._admin, self._producer
         self._reader = self._admin = self._producer = None
         if reader is not None:
-            await _stop_consumer(reader)
+            await stop_consumer(reader)
         for stop in (admin.close if admin else None, producer.stop if producer else None):
             if stop is not None:
                 try:
@@ -175,9 +168,7 @@ class KafkaLog:
         producer, admin, _ = self._clients()
         brokers = len(producer.client.cluster.brokers()) or 1
         replication = min(3, brokers)
-        response = await admin.create_topics(
-            [NewTopic(t, self._settings.partitions, replication) for t in missing]
-        )
+        response = await admin.create_topics([NewTopic(t, self._settings.partitions, replication) for t in missing])
         for entry in response.topic_errors:
             topic, code = entry[0], entry[1]
             if code and code != TopicAlreadyExistsError.errno:
@@ -275,7 +266,7 @@ class KafkaLog:
                             if r.offset >= stop:
                                 position = stop
                                 break
-                            out.append(_record(r))
+                            out.append(record_of(r))
                             position = r.offset + 1
                         if records:
                             deadline = time.monotonic() + self._timeout_s
@@ -329,79 +320,3 @@ class KafkaLog:
         if not consumer.assignment():
             logger.warning("consumer group %r: no partitions assigned yet (topics %s)", group, topics)
         return wrapper
-
-
-class KafkaConsumer:
-    """A member of a Kafka consumer group with manual commits (at-least-once)."""
-
-    def __init__(self, log: KafkaLog, group: str, topics: list[str], consumer: AIOKafkaConsumer) -> None:
-        self._log = log
-        self.group = group
-        self.topics = topics
-        self._consumer = consumer
-        self._closed = False
-
-    async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]:
-        if self._closed:
-            raise LogError(f"consumer of group {self.group!r} is closed")
-        with self._log._errors(f"poll for group {self.group!r}"):
-            batch = await self._consumer.getmany(timeout_ms=timeout_ms, max_records=max_records)
-        return [_record(r) for records in batch.values() for r in records]
-
-    async def commit(self, offsets: dict[TopicPartition, int]) -> None:
-        if not offsets:
-            return
-        try:
-            with self._log._errors(f"commit for group {self.group!r}"):
-                async with asyncio.timeout(self._log._timeout_s):  # aiokafka retries forever otherwise
-                    await self._consumer.commit({KafkaTopicPartition(t, p): o for (t, p), o in offsets.items()})
-        except LogError as exc:
-            if isinstance(exc.__cause__, CommitFailedError | IllegalStateError):
-                raise LogError(
-                    f"commit for group {self.group!r} refused: the partitions were reassigned"
-                    f" (records will be delivered again): {exc.__cause__!r}"
-                ) from exc.__cause__
-            raise
-
-    async def committed(self, topic: str, partition: int) -> int | None:
-        with self._log._errors(f"committed offset of group {self.group!r}"):
-            async with asyncio.timeout(self._log._timeout_s):
-                return await self._consumer.committed(KafkaTopicPartition(topic, partition))
-
-    async def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._log._consumers.discard(self)
-        coordinator = getattr(self._consumer, "_coordinator", None)
-        # aiokafka leaves the group only when generation > 0, but Tansu numbers the first generation 0.
-        if coordinator is not None and getattr(coordinator, "generation", -1) == 0 and coordinator.member_id:
-            try:
-                async with asyncio.timeout(2):
-                    await coordinator._send_req(LeaveGroupRequest(coordinator.group_id, coordinator.member_id))
-            except Exception:  # best effort, as in aiokafka: the session times out otherwise
-                logger.debug("LeaveGroup for %r failed", self.group, exc_info=True)
-        await _stop_consumer(self._consumer)
-
-
-async def _stop_consumer(consumer: AIOKafkaConsumer) -> None:
-    """``consumer.stop()``, made safe for a broker that is already gone.
-
-    aiokafka 0.14's fetcher cancels its pending fetch tasks on close and awaits them without
-    suppressing their CancelledError, which then escapes ``stop()`` before the connections are closed.
-    """
-    try:
-        await consumer.stop()
-    except asyncio.CancelledError:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            raise  # a real cancellation of the caller
-        fetcher = getattr(consumer, "_fetcher", None)
-        pending = [t for t in getattr(fetcher, "_pending_tasks", ()) if not t.done()]
-        for t in pending:
-            t.cancel()
-        await asyncio.gather(*pending, return_exceptions=True)
-        with contextlib.suppress(Exception):
-            await consumer._client.close()
-    except Exception:
-        logger.debug("error while closing a Kafka consumer", exc_info=True)

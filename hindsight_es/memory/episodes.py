@@ -20,10 +20,10 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from uuid import UUID
 
-from hindsight_es.events import Event, MemoryForgotten, MemoryRestored, MemorySuperseded
+from hindsight_es.events import Event, MemoryForgotten, MemorySuperseded
+from hindsight_es.events.changes import changes
 from hindsight_es.memory.forgetting import restored
 from hindsight_es.memory.ids import derive_id
-from hindsight_es.events.changes import changes
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 SLACK = 2  # words an episode may say beyond its typed memories ("hi", "thanks", "好的") and still follow them
@@ -116,12 +116,22 @@ def _typed(state: BankState, episode: MemoryInfo) -> list[MemoryInfo]:
 
 def _retired(cause: Event, episode: MemoryInfo, typed: UUID, how: Event) -> Event:
     """The episode goes the way ``how`` sent its turn's last typed memory ``typed``."""
-    envelope = {"event_id": derive_id(cause.event_id, f"along/{episode.memory_id}"), "bank_id": cause.bank_id,
-                "occurred_at": cause.occurred_at, "causation_id": cause.event_id, "actor": cause.actor,
-                "memory_id": episode.memory_id, "along_with": typed}
+    envelope = {
+        "event_id": derive_id(cause.event_id, f"along/{episode.memory_id}"),
+        "bank_id": cause.bank_id,
+        "occurred_at": cause.occurred_at,
+        "causation_id": cause.event_id,
+        "actor": cause.actor,
+        "memory_id": episode.memory_id,
+        "along_with": typed,
+    }
     if isinstance(how, MemorySuperseded):
-        return MemorySuperseded(**envelope, superseded_by=how.superseded_by, valid_to=how.valid_to,
-                                reason=f"says only what {typed} said, superseded: {how.reason or '-'}")
+        return MemorySuperseded(
+            **envelope,
+            superseded_by=how.superseded_by,
+            valid_to=how.valid_to,
+            reason=f"says only what {typed} said, superseded: {how.reason or '-'}",
+        )
     reason = how.reason if isinstance(how, MemoryForgotten) else ""
     return MemoryForgotten(**envelope, reason=f"says only what {typed} said, forgotten: {reason or '-'}")
 

@@ -67,18 +67,28 @@ def restored(cause: Event, memory: MemoryInfo, revived: Revived, reason: str) ->
     if memory.cold and payload is None:
         return None
     return MemoryRestored(
-        event_id=derive_id(cause.event_id, f"restored/{memory.memory_id}"), bank_id=cause.bank_id,
-        occurred_at=cause.occurred_at, causation_id=cause.event_id, actor=cause.actor,
-        memory_id=memory.memory_id, reason=reason, revived=payload,
+        event_id=derive_id(cause.event_id, f"restored/{memory.memory_id}"),
+        bank_id=cause.bank_id,
+        occurred_at=cause.occurred_at,
+        causation_id=cause.event_id,
+        actor=cause.actor,
+        memory_id=memory.memory_id,
+        reason=reason,
+        revived=payload,
         supersedes=memory.supersedes if payload is not None else None,
     )
 
 
 def archived(cause: Event, memory: MemoryInfo, reason: str, score: float | None = None) -> MemoryArchived:
     return MemoryArchived(
-        event_id=derive_id(cause.event_id, f"archived/{memory.memory_id}"), bank_id=cause.bank_id,
-        occurred_at=cause.occurred_at, causation_id=cause.event_id, actor=cause.actor,
-        memory_id=memory.memory_id, reason=reason, retention=None if score is None else round(score, 6),
+        event_id=derive_id(cause.event_id, f"archived/{memory.memory_id}"),
+        bank_id=cause.bank_id,
+        occurred_at=cause.occurred_at,
+        causation_id=cause.event_id,
+        actor=cause.actor,
+        memory_id=memory.memory_id,
+        reason=reason,
+        retention=None if score is None else round(score, 6),
     )
 
 
@@ -105,13 +115,21 @@ def _session_ended(state: BankState, command: SessionEnded) -> list[Event]:
 def _recall_served(state: BankState, served: RecallServed, revived: Revived) -> list[Event]:
     """Count the recall on every memory it served; bring back the archived ones it served, unless
     their key has a newer active holder (a recall never displaces what the user said since)."""
-    known = tuple(m for m in dict.fromkeys(served.memory_ids)
-                  if m in state.memories and state.memories[m].status not in _GONE)
+    known = tuple(
+        m for m in dict.fromkeys(served.memory_ids) if m in state.memories and state.memories[m].status not in _GONE
+    )
     events: list[Event] = []
     if known:
-        events.append(MemoriesRecalled(
-            event_id=derive_id(served.event_id, "recalled"), bank_id=served.bank_id, occurred_at=served.occurred_at,
-            causation_id=served.event_id, actor=served.actor, memory_ids=known))
+        events.append(
+            MemoriesRecalled(
+                event_id=derive_id(served.event_id, "recalled"),
+                bank_id=served.bank_id,
+                occurred_at=served.occurred_at,
+                causation_id=served.event_id,
+                actor=served.actor,
+                memory_ids=known,
+            )
+        )
     for memory_id in dict.fromkeys(served.restore_ids):
         memory = state.memories.get(memory_id)
         if memory is None or memory.status != "archived" or (memory.key and memory.key in state.heads):
@@ -134,8 +152,16 @@ def _promote(state: BankState, command: PromoteRequested, revived: Revived) -> l
                 continue
             events.append(back)
         if memory.scope != command.scope:
-            events.append(MemoryPromoted(
-                event_id=derive_id(command.event_id, f"promoted/{memory_id}"), bank_id=command.bank_id,
-                occurred_at=command.occurred_at, causation_id=command.event_id, actor=command.actor,
-                memory_id=memory_id, scope=command.scope, reason=command.reason))
+            events.append(
+                MemoryPromoted(
+                    event_id=derive_id(command.event_id, f"promoted/{memory_id}"),
+                    bank_id=command.bank_id,
+                    occurred_at=command.occurred_at,
+                    causation_id=command.event_id,
+                    actor=command.actor,
+                    memory_id=memory_id,
+                    scope=command.scope,
+                    reason=command.reason,
+                )
+            )
     return events

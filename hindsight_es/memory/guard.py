@@ -62,9 +62,14 @@ class GuardPolicy:
 
     @classmethod
     def from_settings(cls, settings: Any) -> GuardPolicy:
-        return cls(settings.guard_enabled, {"trusted": settings.guard_threshold_trusted,
-                                            "normal": settings.guard_threshold_normal,
-                                            "untrusted": settings.guard_threshold_untrusted})
+        return cls(
+            settings.guard_enabled,
+            {
+                "trusted": settings.guard_threshold_trusted,
+                "normal": settings.guard_threshold_normal,
+                "untrusted": settings.guard_threshold_untrusted,
+            },
+        )
 
 
 DEFAULT_POLICY = GuardPolicy()
@@ -103,13 +108,20 @@ def assess(text: str, *, trust: str, source: str, policy: GuardPolicy = DEFAULT_
     if not signals or score < threshold:
         return Verdict(False, score, tuple(signals))
     named = " + ".join(f"{rules.LABELS[s.category]} ({s.weight:g})" for s in signals)
-    reason = (f"guard: {named} = {score:g} >= {threshold:g} (source {source}, {trust}); "
-              f"matched {signals[0].evidence!r}")
+    reason = f"guard: {named} = {score:g} >= {threshold:g} (source {source}, {trust}); matched {signals[0].evidence!r}"
     return Verdict(True, score, tuple(signals), reason)
 
 
-def screen(state: BankState, text: str, candidates: Sequence[Candidate], *, trust: str, source: str,
-           session_id: str | None = None, policy: GuardPolicy = DEFAULT_POLICY) -> Verdict:
+def screen(
+    state: BankState,
+    text: str,
+    candidates: Sequence[Candidate],
+    *,
+    trust: str,
+    source: str,
+    session_id: str | None = None,
+    policy: GuardPolicy = DEFAULT_POLICY,
+) -> Verdict:
     """The verdict for a whole turn: its text, each candidate's text, and the conflicts with the bank."""
     if not policy.enabled:
         return PASS
@@ -127,8 +139,9 @@ def screen(state: BankState, text: str, candidates: Sequence[Candidate], *, trus
 _text_key = lru_cache(maxsize=1 << 16)(text_key)
 
 
-def conflict(state: BankState, candidate: Candidate, *, trust: str, source: str,
-             session_id: str | None = None) -> str | None:
+def conflict(
+    state: BankState, candidate: Candidate, *, trust: str, source: str, session_id: str | None = None
+) -> str | None:
     """Why a candidate may not enter the bank as it stands, from its source's trust; None when it may."""
     rank = TRUST_RANK.get(trust, 0)
     if rank > 0:
@@ -136,27 +149,29 @@ def conflict(state: BankState, candidate: Candidate, *, trust: str, source: str,
     if candidate.key is not None and candidate.key.startswith("user/"):
         return f"guard: source {source} ({trust}) may not write claims about the user ({candidate.key})"
     targets: list[tuple[UUID, str]] = []
-    if candidate.key is not None and (head := state.heads.get(candidate.key)) is not None:
-        if state.memories[head].value != candidate.value:
-            targets.append((head, f"new value for {candidate.key}"))
+    head = state.heads.get(candidate.key) if candidate.key is not None else None
+    if head is not None and state.memories[head].value != candidate.value:
+        targets.append((head, f"new value for {candidate.key}"))
     judged = candidate.judgement
     if judged is not None and judged.memory_id is not None and judged.relation in ("updates", "contradicts"):
         targets.append((judged.memory_id, f"{judged.relation} it, as {judged.model or 'the LLM'} judged"))
     for memory_id, why in targets:
         held = state.memories.get(memory_id)
         if held is not None and held.status == "active" and TRUST_RANK.get(held.trust, 0) > rank:
-            return (f"guard: source {source} ({trust}) may not supersede a {held.trust} memory "
-                    f"({memory_id}, {why})")
+            return f"guard: source {source} ({trust}) may not supersede a {held.trust} memory ({memory_id}, {why})"
     same = _text_key(candidate.kind, candidate.text)
     for memory in state.memories.values():
         if memory.status != "quarantined":
             continue
         if _text_key(memory.kind, memory.text) == same or (
-                candidate.key is not None and (memory.key, memory.value) == (candidate.key, candidate.value)):
+            candidate.key is not None and (memory.key, memory.value) == (candidate.key, candidate.value)
+        ):
             return f"guard: repeats the quarantined claim {memory.memory_id} (corroboration, source {source}, {trust})"
         if session_id is not None and (memory.session_id, memory.source, memory.trust) == (session_id, source, trust):
-            return (f"guard: this {source} channel already delivered quarantined content in session {session_id} "
-                    f"({memory.memory_id}); what follows from it is held too")
+            return (
+                f"guard: this {source} channel already delivered quarantined content in session {session_id} "
+                f"({memory.memory_id}); what follows from it is held too"
+            )
     return None
 
 

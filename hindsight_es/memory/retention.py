@@ -73,8 +73,13 @@ def plan_archive(state: BankState, now: datetime, policy: RetentionPolicy) -> li
         for memory in active:
             seen = state.session_seen.get(memory.session_id or "")
             if memory.scope == "session" and seen is not None and now - seen >= idle:
-                out.append(Archival(memory, retention(memory, now, policy),
-                                    f"session {memory.session_id} idle since {seen.isoformat()}"))
+                out.append(
+                    Archival(
+                        memory,
+                        retention(memory, now, policy),
+                        f"session {memory.session_id} idle since {seen.isoformat()}",
+                    )
+                )
                 taken.add(memory.memory_id)
     grace = timedelta(days=policy.grace_days)
     scored = [(retention(m, now, policy), m) for m in active if m.memory_id not in taken]
@@ -86,6 +91,6 @@ def plan_archive(state: BankState, now: datetime, policy: RetentionPolicy) -> li
             kept.append((score, memory))
     if policy.capacity is not None and len(kept) > policy.capacity:
         kept.sort(key=lambda sm: (sm[0], sm[1].valid_from, str(sm[1].memory_id)))
-        for score, memory in kept[:len(kept) - policy.capacity]:
+        for score, memory in kept[: len(kept) - policy.capacity]:
             out.append(Archival(memory, score, f"bank over capacity {policy.capacity}, retention {score:.3f}"))
     return out

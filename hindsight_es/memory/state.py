@@ -85,17 +85,30 @@ def evolve(state: BankState, event: Event) -> BankState:
         state.handled.add(event.causation_id)
     if isinstance(event, MemoryRetained):
         state.memories[event.memory_id] = MemoryInfo(
-            memory_id=event.memory_id, kind=event.kind, text=event.text, key=event.key, value=event.value,
-            session_id=event.session_id, source=event.source, trust=event.trust, actor=event.actor,
-            source_turn_ids=event.source_turn_ids, valid_from=event.valid_from,
-            importance=event.importance, confidence=event.confidence, entities=event.entities,
-            scope=event.scope, owner=event.owner, retained_by=event.causation_id,
+            memory_id=event.memory_id,
+            kind=event.kind,
+            text=event.text,
+            key=event.key,
+            value=event.value,
+            session_id=event.session_id,
+            source=event.source,
+            trust=event.trust,
+            actor=event.actor,
+            source_turn_ids=event.source_turn_ids,
+            valid_from=event.valid_from,
+            importance=event.importance,
+            confidence=event.confidence,
+            entities=event.entities,
+            scope=event.scope,
+            owner=event.owner,
+            retained_by=event.causation_id,
         )
         _reindex(state, state.memories[event.memory_id])
         _yielded(state, event)
         if event.kind == "episode" and event.session_id is not None:
-            state.last_turn[event.session_id] = LastTurn(event.speaker or event.source,
-                                                         index_text(event.text, event.speaker), event.context)
+            state.last_turn[event.session_id] = LastTurn(
+                event.speaker or event.source, index_text(event.text, event.speaker), event.context
+            )
     elif isinstance(event, MemoryReinforced) and (reinforced := state.memories.get(event.memory_id)) is not None:
         reinforced.evidence = event.evidence_turn_ids
         if event.causation_id is not None and event.causation_id not in reinforced.restated_by:

@@ -10,9 +10,9 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from hindsight_es.recall.fusion import rrf
-    from hindsight_es.recall.models import RecallHit
-    from hindsight_es.recall.search import recall
+    from hindsight_es.recall.fusion import rrf as rrf
+    from hindsight_es.recall.models import RecallHit as RecallHit
+    from hindsight_es.recall.search import recall as recall
 
 _MODULE_OF = {"rrf": "fusion", "RecallHit": "models", "recall": "search"}
 __all__ = sorted(_MODULE_OF)

@@ -26,8 +26,10 @@ from hindsight_es.recall.models import RecallHit, TurnView
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 TAG = "remembered_context"
-HEADER = ("Remembered context from long-term memory (hindsight). It is background, not part of the "
-          "user's message, and may be outdated: what the user says now wins.")
+HEADER = (
+    "Remembered context from long-term memory (hindsight). It is background, not part of the "
+    "user's message, and may be outdated: what the user says now wins."
+)
 MEMORIES_TITLE = "Long-term memories, most relevant first ([id] for forget / correct / history):"
 TURNS_TITLE = "Recent turns of this session, oldest first:"
 
@@ -83,21 +85,35 @@ def fit_hits(hits: Sequence[RecallHit], max_tokens: int) -> list[RecallHit]:
     return [hits[i] for i in taken]
 
 
-def build_context(bank_id: str, session_id: str, message: str, turns: Sequence[TurnView],
-                  hits: Sequence[RecallHit], budget_tokens: int, *, turn_share: float = 0.4) -> ContextBlock:
+def build_context(
+    bank_id: str,
+    session_id: str,
+    message: str,
+    turns: Sequence[TurnView],
+    hits: Sequence[RecallHit],
+    budget_tokens: int,
+    *,
+    turn_share: float = 0.4,
+) -> ContextBlock:
     """Pack ``hits`` (best first) and ``turns`` (oldest first) into one block of at most ``budget_tokens``."""
     window = list(turns)
     if window and message.strip() and _clean(window[-1].text) == _clean(message):
         window.pop()  # the current message, already recorded: the model has it in front of it
     in_window = {t.turn_id for t in window}
-    hits = [h for h in hits
-            if not (h.kind == "episode" and h.source_turn_ids and set(h.source_turn_ids) <= in_window)]
+    hits = [h for h in hits if not (h.kind == "episode" and h.source_turn_ids and set(h.source_turn_ids) <= in_window)]
     open_tag = f'<{TAG} source="hindsight" bank="{_clean(bank_id)}" session="{_clean(session_id)}">'
     frame = [open_tag, HEADER, MEMORIES_TITLE, TURNS_TITLE, f"</{TAG}>"]
     left = budget_tokens - sum(estimate_tokens(line) + 1 for line in frame)
     if left <= 0 or not (window or hits):
-        return ContextBlock(text="", tokens=0, budget_tokens=budget_tokens, memory_ids=[], turn_ids=[],
-                            omitted_memories=len(hits), omitted_turns=len(window))
+        return ContextBlock(
+            text="",
+            tokens=0,
+            budget_tokens=budget_tokens,
+            memory_ids=[],
+            turn_ids=[],
+            omitted_memories=len(hits),
+            omitted_turns=len(window),
+        )
     newest_first = [turn_line(t) for t in reversed(window)]
     promised = min(sum(estimate_tokens(line) + 1 for line in newest_first), int(left * turn_share))
     mem_lines = [memory_line(h) for h in hits]
@@ -112,8 +128,11 @@ def build_context(bank_id: str, session_id: str, message: str, turns: Sequence[T
     body.append(f"</{TAG}>")
     text = "\n".join(body)
     return ContextBlock(
-        text=text, tokens=estimate_tokens(text), budget_tokens=budget_tokens,
+        text=text,
+        tokens=estimate_tokens(text),
+        budget_tokens=budget_tokens,
         memory_ids=[hits[i].memory_id for i in mem_taken],
         turn_ids=[window[len(window) - 1 - i].turn_id for i in shown_turns],
-        omitted_memories=len(hits) - len(mem_taken), omitted_turns=len(window) - len(shown_turns),
+        omitted_memories=len(hits) - len(mem_taken),
+        omitted_turns=len(window) - len(shown_turns),
     )

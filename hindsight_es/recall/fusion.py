@@ -13,7 +13,9 @@ from typing import TypeVar
 K = TypeVar("K", bound=Hashable)
 
 
-def rrf(rankings: Sequence[Sequence[K]], weights: Sequence[float] | None = None, k: float = 60.0) -> list[tuple[K, float]]:
+def rrf(
+    rankings: Sequence[Sequence[K]], weights: Sequence[float] | None = None, k: float = 60.0
+) -> list[tuple[K, float]]:
     """Fuse ranked id lists; returns (id, score) best first, ties broken by first appearance."""
     weights = weights or [1.0] * len(rankings)
     if len(weights) != len(rankings):

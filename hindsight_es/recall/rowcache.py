@@ -23,8 +23,20 @@ from collections.abc import Iterable
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
 
-COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from", "owner",
-           "status", "valid_to", "scope")
+COLUMNS = (
+    "memory_id",
+    "kind",
+    "text",
+    "source_turn_ids",
+    "session_id",
+    "speaker",
+    "key",
+    "valid_from",
+    "owner",
+    "status",
+    "valid_to",
+    "scope",
+)
 MAX_ROWS = 300_000  # about 1.2 KB each (~360 MB); the least recently used go first beyond this
 WARM_ROWS = 3_000  # banks with more rows than this are loaded whole on their first recall
 

@@ -37,8 +37,9 @@ def origin(hit: RecallHit, bank_id: str, agent: str | None) -> str:
     return "bank" if hit.bank_id in (None, bank_id) else "shared"
 
 
-def merge(hits: Sequence[RecallHit], bank_id: str, agent: str | None, weights: Mapping[str, float],
-          limit: int) -> list[RecallHit]:
+def merge(
+    hits: Sequence[RecallHit], bank_id: str, agent: str | None, weights: Mapping[str, float], limit: int
+) -> list[RecallHit]:
     """Weighted by origin, best first (ties keep their order), one hit per text, at most ``limit``."""
     w = {**DEFAULT_WEIGHTS, **weights}
     scored = sorted(((h.score * w[origin(h, bank_id, agent)], h) for h in hits), key=lambda sh: -sh[0])
@@ -60,19 +61,42 @@ def archived_hits(rows: Sequence[Mapping[str, Any]], bank_id: str) -> list[Recal
     out = []
     for rank, row in enumerate(rows, start=1):
         payload = json.loads(row["payload"])
-        out.append(RecallHit(
-            memory_id=row["memory_id"], kind=row["kind"], text=row["text"], score=round(1.0 / (RRF_K + rank), 6),
-            source_turn_ids=list(row["source_turn_ids"] or []), session_id=row["session_id"],
-            speaker=payload.get("speaker"), key=payload.get("key"), valid_from=payload["valid_from"],
-            status="archived", owner=payload.get("owner"),
-            scope=payload.get("scope", "global"), bank_id=bank_id))
+        out.append(
+            RecallHit(
+                memory_id=row["memory_id"],
+                kind=row["kind"],
+                text=row["text"],
+                score=round(1.0 / (RRF_K + rank), 6),
+                source_turn_ids=list(row["source_turn_ids"] or []),
+                session_id=row["session_id"],
+                speaker=payload.get("speaker"),
+                key=payload.get("key"),
+                valid_from=payload["valid_from"],
+                status="archived",
+                owner=payload.get("owner"),
+                scope=payload.get("scope", "global"),
+                bank_id=bank_id,
+            )
+        )
     return out
 
 
-def scoped_recall(store: LanceStore, archive: ArchiveStore | None, embedder: Embedder, bank_id: str, query: str, *,
-                  limit: int = 10, agent: str | None = None, shared: Sequence[str] = (),
-                  weights: Mapping[str, float] | None = None, kinds: Sequence[str] | None = None,
-                  since: datetime | None = None, until: datetime | None = None, **options: Any) -> list[RecallHit]:
+def scoped_recall(
+    store: LanceStore,
+    archive: ArchiveStore | None,
+    embedder: Embedder,
+    bank_id: str,
+    query: str,
+    *,
+    limit: int = 10,
+    agent: str | None = None,
+    shared: Sequence[str] = (),
+    weights: Mapping[str, float] | None = None,
+    kinds: Sequence[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    **options: Any,
+) -> list[RecallHit]:
     """Hits of ``bank_id`` and the ``shared`` banks visible to ``agent``, plus archived ones when an
     ``archive`` is given, merged as described above."""
     filters = {"kinds": kinds, "since": since, "until": until}

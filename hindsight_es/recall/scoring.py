@@ -22,8 +22,9 @@ SESSION = 0.6
 SESSION_TOP = 3
 
 
-def rescore(fused: Sequence[tuple[str, float]], rows: Mapping[str, Mapping[str, Any]],
-            query: ParsedQuery) -> list[tuple[str, float]]:
+def rescore(
+    fused: Sequence[tuple[str, float]], rows: Mapping[str, Mapping[str, Any]], query: ParsedQuery
+) -> list[tuple[str, float]]:
     out = []
     for memory_id, score in fused:
         row = rows[memory_id]

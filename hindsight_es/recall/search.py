@@ -26,24 +26,46 @@ from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
 from hindsight_es.text import has_cjk, is_cjk
 
-COLUMNS = ("memory_id", "kind", "text", "source_turn_ids", "session_id", "speaker", "key", "valid_from",
-           "valid_to", "status", "owner", "scope")
+COLUMNS = (
+    "memory_id",
+    "kind",
+    "text",
+    "source_turn_ids",
+    "session_id",
+    "speaker",
+    "key",
+    "valid_from",
+    "valid_to",
+    "status",
+    "owner",
+    "scope",
+)
 _PLANS: dict[tuple[str, ...], tuple[Any, float]] = {}  # see _cached
-# RRF weight of the other-script list. Chosen among 1, 1.5, 2 and 3 on MADial with half of each user's
-# memories in each language (Hit@5, en / zh queries: 0.66 / 0.71, 0.77 / 0.71, 0.79 / 0.69, 0.54 / 0.54;
-# at 2 and above the other script fills the top five); not checked on held-out data.
+# RRF weight of the other-script list: above 1 so a bilingual bank's other-script memories can reach the
+# top of an answer, below 2, where they crowd out same-script ones (docs/benchmarks.md, MADial mixed).
 CROSS_WEIGHT = 1.5
-# The other script's memories must be this similar (USE cosine) to be listed at all: in the demo's bank
-# unrelated pairs scored at most 0.09 and related ones 0.26-0.42; MADial is the same at 0.15 and 0.2.
+# The other script's memories must be this similar (USE cosine) to be listed at all: unrelated pairs of
+# languages score below it, related ones above (RRF counts ranks, so an unrelated list would still vote).
 CROSS_MIN_SIMILARITY = 0.15
 SEARCH_ATTEMPTS = 3  # searches are run again when a write moved their rows before they were read
-RRF_K = 10  # a small k trusts each list's head more; measured on LoCoMo (en) and MADial-Bench (zh)
+RRF_K = 10  # a small k trusts each list's head more (chosen on LoCoMo en and MADial zh)
 
 
-def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, limit: int = 10,
-           kinds: Sequence[str] | None = None, since: datetime | None = None, until: datetime | None = None,
-           statuses: Sequence[str] = ("active",), candidates: int = 50, now: datetime | None = None,
-           agent: str | None = ANY_AGENT) -> list[RecallHit]:
+def recall(
+    store: LanceStore,
+    embedder: Embedder,
+    bank_id: str,
+    query: str,
+    *,
+    limit: int = 10,
+    kinds: Sequence[str] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    statuses: Sequence[str] = ("active",),
+    candidates: int = 50,
+    now: datetime | None = None,
+    agent: str | None = ANY_AGENT,
+) -> list[RecallHit]:
     parsed = parse_query(query, now)
     where = MemoryFilter(bank_id, statuses=statuses, kinds=kinds, since=since, until=until, agent=agent)
     pool = max(candidates, limit)
@@ -51,14 +73,16 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # Full text needs no vector: it runs (in LanceDB's threads) while the query is embedded.
     # Each index answers its own script: stemmed words for a query that is not mostly CJK, n-grams of
     # CJK text for one with CJK. Across scripts they match only names and single letters: noise that
-    # outvoted the vectors (MADial zh queries over en memories, Hit@5 0.31 with it, 0.66 without).
+    # would outvote the vectors.
     # Searches read back only row ids and scores; the rows come from the row cache.
     if store.table("memories") is None:  # opened here: the searches run on LanceDB's loop (see LanceStore.start)
         return []
     if (dim := _cached((str(store.path), "dim"), store.vector_dim)) != embedder.dim:
-        raise ConfigError(f"the memories in {store.path} have {dim}-d vectors and this process's embedder "
-                          f"{embedder.id} makes {embedder.dim}-d ones (HINDSIGHT_EMBEDDER or --embedder): recall "
-                          "with the embedder the data was written with")
+        raise ConfigError(
+            f"the memories in {store.path} have {dim}-d vectors and this process's embedder "
+            f"{embedder.id} makes {embedder.dim}-d ones (HINDSIGHT_EMBEDDER or --embedder): recall "
+            "with the embedder the data was written with"
+        )
     bank_rows, nprobes = _plan(store, bank_id)
     cache = row_cache(store)
     query_cjk = is_cjk(query)
@@ -72,7 +96,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
     # Memories in the other script (Chinese for an English query, English for a Chinese one) are their
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
     # they score low on the full query vector and never on full text, so in a bilingual bank an English
-    # query found no Chinese memory at all (MADial, half the memories in each language: 0 of 201).
+    # query would otherwise find no Chinese memory at all.
     cross_script = embedder.cross_script
     filters = [where]
     if parsed.since is not None:
@@ -84,13 +108,16 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
         probes = partial(ivf_nprobes, table_rows=_table_rows(store), index=_index(store))
         cross = partial(_cross_hits, store, where=other, fetch=fetch, similarity=similar, probes=probes)
     for _ in range(SEARCH_ATTEMPTS):
-        texts = [(name, store.start(search())) for name, search in searches]
+        texts = [(name, store.search.start(search())) for name, search in searches]
         if vector is None:
             vector = embedder.embed_query(query)
             cross_vector = cross_script.query(vector) if cross_script is not None else None
-        vectors = [("vector", store.start(store.vector_search(vector, w, fetch, nprobes=nprobes))) for w in filters]
+        vectors = [
+            ("vector", store.search.start(store.search.vector_search(vector, w, fetch, nprobes=nprobes)))
+            for w in filters
+        ]
         if cross_vector is not None:
-            vectors.append(("cross", store.start(cross(cross_vector))))
+            vectors.append(("cross", store.search.start(cross(cross_vector))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
         if cross_vector is not None and not content_only and parsed.names:
             # Memories are embedded with their speaker, so a query naming a speaker is similar to every
@@ -102,7 +129,7 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
                 content_only = True
                 rest = without_names(query, named)
                 cross_vector = cross_script.text(rest) if rest else None
-                found[-1] = ("cross", store.start(cross(cross_vector)).result() if rest else [])
+                found[-1] = ("cross", store.search.start(cross(cross_vector)).result() if rest else [])
         wanted = {row_id for _, hits in found for row_id, _ in hits}
         by_row_id = cache.rows(wanted)
         # A row id a search returned but the table no longer has: a write (an update or a compaction,
@@ -110,10 +137,18 @@ def recall(store: LanceStore, embedder: Embedder, bank_id: str, query: str, *, l
         if len(by_row_id) == len(wanted):
             break
     rows = {row["memory_id"]: row for row in by_row_id.values()}
-    lists = [_ranked([(row, score) for row_id, score in hits if (row := by_row_id.get(row_id)) is not None
-                      and (name != "text_ngram" or has_cjk(row["text"]))],
-                     1 if name in ("vector", "cross") else -1, pool)
-             for name, hits in found]
+    lists = [
+        _ranked(
+            [
+                (row, score)
+                for row_id, score in hits
+                if (row := by_row_id.get(row_id)) is not None and (name != "text_ngram" or has_cjk(row["text"]))
+            ],
+            1 if name in ("vector", "cross") else -1,
+            pool,
+        )
+        for name, hits in found
+    ]
     weights = [CROSS_WEIGHT if name == "cross" else 1.0 for name, _ in found]
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], weights, k=RRF_K), rows, parsed)
     return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
@@ -157,9 +192,15 @@ def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
 MAX_FETCH = 2_000
 
 
-async def _cross_hits(store: LanceStore, vector: Sequence[float], *, where: MemoryFilter, fetch: int,
-                      similarity: Callable[[float], float],
-                      probes: Callable[[int], int | None]) -> list[tuple[int, float]]:
+async def _cross_hits(
+    store: LanceStore,
+    vector: Sequence[float],
+    *,
+    where: MemoryFilter,
+    fetch: int,
+    similarity: Callable[[float], float],
+    probes: Callable[[int], int | None],
+) -> list[tuple[int, float]]:
     """The other script's nearest memories that are similar at all (``CROSS_MIN_SIMILARITY``).
 
     They are counted first (bitmap indexes: about a millisecond): none, and there is no search; a few,
@@ -168,15 +209,16 @@ async def _cross_hits(store: LanceStore, vector: Sequence[float], *, where: Memo
     matters because RRF counts ranks, not scores: in a bank with three Chinese memories an English
     query's list would rank all three, the unrelated too.
     """
-    rows = await store.count_memories(where)
+    rows = await store.search.count_memories(where)
     if rows == 0:
         return []
-    hits = await store.vector_search(vector, where, fetch, nprobes=probes(rows))
+    hits = await store.search.vector_search(vector, where, fetch, nprobes=probes(rows))
     return [(row_id, distance) for row_id, distance in hits if similarity(distance) >= CROSS_MIN_SIMILARITY]
 
 
-async def _text_hits(store: LanceStore, query: str, column: str, where: MemoryFilter, pool: int,
-                     fetch: int) -> list[tuple[int, float]]:
+async def _text_hits(
+    store: LanceStore, query: str, column: str, where: MemoryFilter, pool: int, fetch: int
+) -> list[tuple[int, float]]:
     """Full-text hits, enough of them that a tie at the pool's cut is complete.
 
     BM25 gives equal scores to equal texts (a speaker's many short turns answering the same question),
@@ -185,7 +227,7 @@ async def _text_hits(store: LanceStore, query: str, column: str, where: MemoryFi
     at the end of the fetch tie, fetch four times as many (up to ``MAX_FETCH``).
     """
     while True:
-        hits = await store.text_search(query, column, where, fetch)
+        hits = await store.search.text_search(query, column, where, fetch)
         if len(hits) < fetch or len(hits) <= pool or fetch >= MAX_FETCH:
             return hits
         scores = sorted((score for _, score in hits), reverse=True)

@@ -11,14 +11,60 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-_MONTHS = {m: i for i, m in enumerate(["january", "february", "march", "april", "may", "june", "july", "august",
-                                      "september", "october", "november", "december"], start=1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        start=1,
+    )
+}
 _MONTHS.update({m[:3]: i for m, i in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
-_WORD_NUM = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-             "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
-_ZH_NUM = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
-           "十一": 11, "十二": 12, "几": 3}
+_WORD_NUM = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple of": 2,
+    "few": 3,
+}
+_ZH_NUM = {
+    "一": 1,
+    "两": 2,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "十": 10,
+    "十一": 11,
+    "十二": 12,
+    "几": 3,
+}
 
 Range = tuple[datetime, datetime]
 
@@ -59,7 +105,10 @@ def _ago(n: int, unit: str, now: datetime) -> Range:
 
 
 _EN_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
-_MONTH_RE = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_MONTH_RE = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE},?\s+(\d{{4}})\b", re.I), "d_m_y"),
     (re.compile(rf"\b{_MONTH_RE}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), "m_d_y"),
@@ -104,14 +153,18 @@ def _latest_month(month: int, now: datetime, strictly_before: bool = False) -> R
     return _with_tz(_month(year, month), now)
 
 
-def _resolve(kind: str, g: tuple[str | None, ...], now: datetime) -> Range | None:  # noqa: PLR0911
+def _resolve(kind: str, g: tuple[str | None, ...], now: datetime) -> Range | None:
     today = _day(now)
     try:
         match kind:
             case "d_m_y" | "m_d_y":
                 day, month, year = (g[0], g[1], g[2]) if kind == "d_m_y" else (g[1], g[0], g[2])
-                start = datetime(int(year), _MONTHS[month.lower()[:3] if month.lower()[:4] != "sept" else "sep"],
-                                 int(day), tzinfo=now.tzinfo)
+                start = datetime(
+                    int(year),
+                    _MONTHS[month.lower()[:3] if month.lower()[:4] != "sept" else "sep"],
+                    int(day),
+                    tzinfo=now.tzinfo,
+                )
                 return start - timedelta(days=1), start + timedelta(days=2)
             case "m_y":
                 return _with_tz(_month(int(g[1]), _MONTHS[g[0].lower()[:3]]), now)

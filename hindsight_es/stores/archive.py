@@ -1,197 +1,73 @@
-"""Cold archive: every record of every topic in immutable Parquet files, queried with DuckDB.
+"""Cold archive: every record of every topic (``archive_files``), queried with DuckDB.
 
-IO only. Files are ``events/topic=<t>/partition=<p>/<first>-<last>.parquet``; their names are the
-positions (renamed into place with the rows, so the two never part). A file whose range lies inside
-another's is a compaction leftover and is never read; readers also dedupe by (topic, partition, offset).
+Audit and lineage (a bank's events, a memory's history), the memories that left the hot store
+(archived, or forgotten and retracted there since), and vector search over them.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import re
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
-import duckdb
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS
-from hindsight_es.errors import DecodeError, StoreError
+from hindsight_es.errors import DecodeError
 from hindsight_es.events import decode
-from hindsight_es.log import TopicPartition
 from hindsight_es.events.changes import changes
+from hindsight_es.stores.archive_files import SCHEMA, UNDECODABLE, ArchiveFiles
 
-_TS = pa.timestamp("us", tz="UTC")
-_IDS = pa.list_(pa.string())
-SCHEMA = pa.schema([
-    ("topic", pa.string()), ("partition", pa.int32()), ("offset", pa.int64()), ("timestamp_ms", pa.int64()),
-    ("key", pa.string()), ("event_id", pa.string()), ("type", pa.string()), ("schema_version", pa.int32()),
-    ("bank_id", pa.string()), ("occurred_at", _TS), ("causation_id", pa.string()), ("actor", pa.string()),
-    ("memory_id", pa.string()), ("superseded_by", pa.string()), ("session_id", pa.string()),
-    ("turn_id", pa.string()), ("kind", pa.string()), ("text", pa.string()), ("source_turn_ids", _IDS),
-    ("retracted_memory_ids", _IDS), ("restored_memory_ids", _IDS), ("vector", pa.list_(pa.float32())),
-    ("payload", pa.string()),
-])
-_DICTIONARY = ["topic", "key", "type", "bank_id", "actor", "session_id", "kind"]  # low-cardinality columns only
-UNDECODABLE = "undecodable"  # the counts() key of records stored with type NULL
-_NAME = re.compile(r"^(\d{20})-(\d{20})\.parquet$")
+__all__ = ["SCHEMA", "UNDECODABLE", "ArchiveStore"]
+
 _COLS = ", ".join(f'"{n}"' for n in SCHEMA.names if n != "vector")
-_MEMORY_COLS = ('memory_id, kind, text, session_id, source_turn_ids, occurred_at, actor, event_id, '
-                'topic, "partition", "offset"')
+_MEMORY_COLS = (
+    'memory_id, kind, text, session_id, source_turn_ids, occurred_at, actor, event_id, topic, "partition", "offset"'
+)
 # A row is "about" memory $mid when it names it in any memory column.
-_ABOUT = ("(memory_id = $mid OR superseded_by = $mid OR list_contains(retracted_memory_ids, $mid) "
-          "OR list_contains(restored_memory_ids, $mid))")
-_ABOUT_ANY = ("(list_contains($mids, memory_id) OR list_contains($mids, superseded_by) "
-              "OR list_has_any(retracted_memory_ids, $mids) OR list_has_any(restored_memory_ids, $mids))")
+_ABOUT = (
+    "(memory_id = $mid OR superseded_by = $mid OR list_contains(retracted_memory_ids, $mid) "
+    "OR list_contains(restored_memory_ids, $mid))"
+)
+_ABOUT_ANY = (
+    "(list_contains($mids, memory_id) OR list_contains($mids, superseded_by) "
+    "OR list_has_any(retracted_memory_ids, $mids) OR list_has_any(restored_memory_ids, $mids))"
+)
 _LOG_ORDER = 'ORDER BY topic, "partition", "offset"'
 # The archive/restore/forget/retract marks of memories, in log order within a bank (one partition).
 _EMBEDDER_IN = "list_contains($embedder, json_extract_string(payload, '$.embedder'))"  # $embedder: a list of ids
-_MARKS = ("marks AS (SELECT bank_id, memory_id, type, \"offset\" AS o FROM ev WHERE type IN "
-          "('MemoryArchived', 'MemoryRestored', 'MemoryForgotten') UNION ALL SELECT bank_id, "
-          "unnest(retracted_memory_ids) AS memory_id, type, \"offset\" AS o FROM ev WHERE type = 'SourceRetracted')")
+_MARKS = (
+    'marks AS (SELECT bank_id, memory_id, type, "offset" AS o FROM ev WHERE type IN '
+    "('MemoryArchived', 'MemoryRestored', 'MemoryForgotten') UNION ALL SELECT bank_id, "
+    "unnest(retracted_memory_ids) AS memory_id, type, \"offset\" AS o FROM ev WHERE type = 'SourceRetracted')"
+)
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
-    first: int
-    last: int
-    path: Path
+class ArchiveStore(ArchiveFiles):
+    """The archive's files and the queries over them."""
 
-
-class ArchiveStore:
-    """Parquet files under ``root/events``; DuckDB (one in-memory connection per call) to read them."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
-        self._next: dict[TopicPartition, int] = {}
-
-    # ------------------------------------------------------------ layout and positions
-
-    def _dir(self, topic: str, partition: int) -> Path:
-        return self.root / "events" / f"topic={topic}" / f"partition={partition}"
-
-    def _parts(self, topic: str, partition: int) -> list[Part]:
-        """Every data file of a topic-partition, by (first, -last); compaction leftovers included."""
-        folder, parts = self._dir(topic, partition), []
-        if folder.is_dir():
-            for entry in os.scandir(folder):
-                if m := _NAME.match(entry.name):
-                    parts.append(Part(int(m[1]), int(m[2]), Path(entry.path)))
-        return sorted(parts, key=lambda p: (p.first, -p.last))
-
-    def _partitions(self) -> list[TopicPartition]:
-        out = []
-        for topic_dir in (self.root / "events").glob("topic=*"):
-            for part_dir in topic_dir.glob("partition=*"):
-                out.append((topic_dir.name.removeprefix("topic="), int(part_dir.name.removeprefix("partition="))))
-        return sorted(out)
-
-    def position(self, topic: str, partition: int) -> int:
-        """Next offset to archive for one topic-partition (cached after the first look)."""
-        if (topic, partition) not in self._next:
-            parts = self._parts(topic, partition)
-            self._next[(topic, partition)] = max((p.last + 1 for p in parts), default=0)
-        return self._next[(topic, partition)]
-
-    def positions(self) -> dict[TopicPartition, int]:
-        """Next offset per topic-partition, read from the file names."""
-        self._next.clear()
-        found = {tp: self.position(*tp) for tp in self._partitions()}
-        return {tp: n for tp, n in found.items() if n > 0}
-
-    # ------------------------------------------------------------ writes
-
-    def write(self, rows: list[dict[str, Any]] | pa.Table, topic: str, partition: int,
-              first_offset: int, last_offset: int) -> Path | None:
-        """Archive the records ``first_offset..last_offset`` in one new file; already-archived offsets are dropped."""
-        table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(rows, schema=SCHEMA)
-        table = table.select(SCHEMA.names).cast(SCHEMA)
-        _check_range(table, first_offset, last_offset)
-        start = max(first_offset, self.position(topic, partition))
-        if start > first_offset:  # redelivery: keep only what is not archived yet
-            table = table.filter(pc.greater_equal(table["offset"], start))
-        if start > last_offset or table.num_rows == 0:
-            return None
-        path = self._dir(topic, partition) / f"{start:020d}-{last_offset:020d}.parquet"
-        _write_atomic(_dedupe(table), path)
-        self._next[(topic, partition)] = last_offset + 1
-        return path
-
-    def compact(self, topic: str, partition: int, *, target_bytes: int = 64 << 20, min_files: int = 2) -> int:
-        """Merge runs of small consecutive files into one; returns how many files were removed.
-
-        The merged file is renamed into place before its parts are deleted; until then both are on
-        disk, and readers skip the parts because the merged file's range covers theirs.
-        """
-        live, covered = _split_covered(self._parts(topic, partition))
-        removed = _unlink(covered)
-        for run in _small_runs(live, target_bytes):
-            if len(run) < min_files:
-                continue
-            merged = run[0].path.with_name(f"{run[0].first:020d}-{run[-1].last:020d}.parquet")
-            _write_atomic(_dedupe(pa.concat_tables(pq.ParquetFile(p.path).read() for p in run)), merged)
-            removed += _unlink([p for p in run if p.path != merged])
-        return removed
-
-    def compact_all(self, *, target_bytes: int = 64 << 20, min_files: int = 2,
-                    topics: Sequence[str] | None = None) -> int:
-        """``compact`` every topic-partition (of ``topics``, when given)."""
-        return sum(self.compact(t, p, target_bytes=target_bytes, min_files=min_files) for t, p in self._partitions()
-                   if topics is None or t in topics)
-
-    # ------------------------------------------------------------ queries
-
-    def _query(self, select: str, where: Sequence[str] = (), params: dict[str, Any] | None = None,
-               topics: Sequence[str] | None = None, *, arrow: bool = False, prelude: str | None = None) -> Any:
-        """Run ``WITH ev AS (<filtered, deduped archive>) <select>``: a list of dicts ([] when nothing
-        is archived), or with ``arrow`` a ``pa.Table``; ``prelude`` adds named subqueries after ``ev``."""
-        for attempt in range(5):
-            files = self._visible_files(topics)
-            if not files:
-                return SCHEMA.empty_table() if arrow else []
-            scan = ("SELECT * FROM read_parquet($files, hive_partitioning = false) "
-                    f"WHERE {' AND '.join(where) or 'TRUE'} "
-                    'QUALIFY row_number() OVER (PARTITION BY topic, "partition", "offset") = 1')
-            try:
-                with duckdb.connect() as con:
-                    con.execute("SET TimeZone = 'UTC'")
-                    more = f", {prelude}" if prelude else ""  # further named subqueries over ev
-                    query, values = f"WITH ev AS ({scan}){more} {select}", {**(params or {}), "files": files}
-                    if arrow:
-                        return con.sql(query, params=values).to_arrow_table()
-                    cursor = con.execute(query, values)
-                    names = [d[0] for d in cursor.description]
-                    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-            except duckdb.IOException as exc:  # a file vanished under a compaction: list again
-                if attempt == 4:
-                    raise StoreError(f"archive read failed: {exc}") from exc
-        return []
-
-    def _visible_files(self, topics: Sequence[str] | None) -> list[str]:
-        files = []
-        for topic, partition in self._partitions():
-            if topics is None or topic in topics:
-                files += [str(p.path) for p in _split_covered(self._parts(topic, partition))[0]]
-        return files
-
-    def events(self, bank_id: str, *, types: Sequence[str] | None = None, memory_id: UUID | str | None = None,
-               session_id: str | None = None, since: datetime | None = None, until: datetime | None = None,
-               limit: int | None = None) -> list[dict[str, Any]]:
+    def events(
+        self,
+        bank_id: str,
+        *,
+        types: Sequence[str] | None = None,
+        memory_id: UUID | str | None = None,
+        session_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
         """A bank's events (no vectors) by occurred_at, topic, offset; ``memory_id`` matches any memory column."""
         where, params = ["bank_id = $bank"], {"bank": bank_id}
-        filters = (("list_contains($types, type)", "types", list(types or []) or None),
-                   (_ABOUT, "mid", None if memory_id is None else str(memory_id)),
-                   ("session_id = $session", "session", session_id),
-                   ("occurred_at >= $since", "since", since), ("occurred_at < $until", "until", until))
+        filters = (
+            ("list_contains($types, type)", "types", list(types or []) or None),
+            (_ABOUT, "mid", None if memory_id is None else str(memory_id)),
+            ("session_id = $session", "session", session_id),
+            ("occurred_at >= $since", "since", since),
+            ("occurred_at < $until", "until", until),
+        )
         for clause, name, value in filters:
             if value is not None:
                 where.append(clause)
@@ -205,8 +81,19 @@ class ArchiveStore:
         for event in self.events(bank_id, types=["ExtractionCompleted"]):
             body = json.loads(event["payload"])
             key = (body.get("model") or body.get("extractor", "?"), body.get("prompt_version") or "-")
-            row = usage.setdefault(key, {"model": key[0], "prompt_version": key[1], "batches": 0, "turns": 0,
-                                         "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "failed": 0})
+            row = usage.setdefault(
+                key,
+                {
+                    "model": key[0],
+                    "prompt_version": key[1],
+                    "batches": 0,
+                    "turns": 0,
+                    "calls": 0,
+                    "prompt_tokens": 0,
+                    "completion_tokens": 0,
+                    "failed": 0,
+                },
+            )
             row["batches"] += 1
             row["turns"] += len(body.get("extractions", []))
             row["failed"] += int(bool(body.get("error")))
@@ -225,20 +112,26 @@ class ArchiveStore:
         older = [e["memory_id"] for e in events if e["type"] == "MemorySuperseded" and e["superseded_by"] == mid]
         newer = [e["superseded_by"] for e in events if e["type"] == "MemorySuperseded" and e["memory_id"] == mid]
         return {
-            "memory_id": mid, "bank_id": owner, "status": _statuses(events).get(mid) if retained else None,
-            "retained": payload, "events": events,
+            "memory_id": mid,
+            "bank_id": owner,
+            "status": _statuses(events).get(mid) if retained else None,
+            "retained": payload,
+            "events": events,
             "source_turns": self._turns(owner, payload["source_turn_ids"]) if payload else [],
-            "supersedes": self._memories(owner, older), "superseded_by": self._memories(owner, newer),
+            "supersedes": self._memories(owner, older),
+            "superseded_by": self._memories(owner, newer),
         }
 
     def _turns(self, bank_id: str, turn_ids: Sequence[str]) -> list[dict[str, Any]]:
         if not turn_ids:
             return []
         rows = self._query(
-            f"SELECT turn_id, session_id, occurred_at, text, payload, topic, \"partition\", \"offset\" FROM ev "
-            f"QUALIFY row_number() OVER (PARTITION BY turn_id ORDER BY occurred_at, \"offset\") = 1 {_LOG_ORDER}",
+            f'SELECT turn_id, session_id, occurred_at, text, payload, topic, "partition", "offset" FROM ev '
+            f'QUALIFY row_number() OVER (PARTITION BY turn_id ORDER BY occurred_at, "offset") = 1 {_LOG_ORDER}',
             ["type = 'TurnRecorded'", "bank_id = $bank", "list_contains($tids, turn_id)"],
-            {"bank": bank_id, "tids": list(turn_ids)}, [TOPIC_TURNS])
+            {"bank": bank_id, "tids": list(turn_ids)},
+            [TOPIC_TURNS],
+        )
         for row in rows:
             payload = json.loads(row.pop("payload"))
             row.update(speaker=payload.get("speaker"), role=payload.get("role"), source=payload.get("source"))
@@ -250,18 +143,23 @@ class ArchiveStore:
             return []
         rows = self._query(
             f"SELECT {_MEMORY_COLS} FROM ev QUALIFY row_number() OVER "
-            f"(PARTITION BY memory_id ORDER BY \"partition\", \"offset\") = 1 {_LOG_ORDER}",
+            f'(PARTITION BY memory_id ORDER BY "partition", "offset") = 1 {_LOG_ORDER}',
             ["type = 'MemoryRetained'", "bank_id = $bank", "list_contains($mids, memory_id)"],
-            {"bank": bank_id, "mids": list(memory_ids)}, [TOPIC_MEMORIES])
+            {"bank": bank_id, "mids": list(memory_ids)},
+            [TOPIC_MEMORIES],
+        )
         return self._with_status(bank_id, rows)
 
     def _with_status(self, bank_id: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         mids = [r["memory_id"] for r in rows]
         if not mids:
             return rows
-        history = self._query(f"SELECT type, payload, memory_id FROM ev {_LOG_ORDER}",
-                              ["bank_id = $bank", "type <> 'MemoryRetained'", _ABOUT_ANY],
-                              {"bank": bank_id, "mids": mids}, [TOPIC_MEMORIES])
+        history = self._query(
+            f"SELECT type, payload, memory_id FROM ev {_LOG_ORDER}",
+            ["bank_id = $bank", "type <> 'MemoryRetained'", _ABOUT_ANY],
+            {"bank": bank_id, "mids": mids},
+            [TOPIC_MEMORIES],
+        )
         status = _statuses(history)
         return [r | {"status": status.get(r["memory_id"], "active")} for r in rows]
 
@@ -271,7 +169,10 @@ class ArchiveStore:
             f"SELECT {_MEMORY_COLS} FROM ev "
             'QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY "partition", "offset") = 1 '
             'ORDER BY occurred_at, "partition", "offset"',
-            ["type = 'MemoryRetained'", "bank_id = $bank"], {"bank": bank_id}, [TOPIC_MEMORIES])
+            ["type = 'MemoryRetained'", "bank_id = $bank"],
+            {"bank": bank_id},
+            [TOPIC_MEMORIES],
+        )
         return self._with_status(bank_id, rows)
 
     def session_memories(self, bank_id: str, session_id: str) -> list[dict[str, Any]]:
@@ -282,18 +183,23 @@ class ArchiveStore:
             "AND list_contains(m.source_turn_ids, t.turn_id))) "
             'QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY "partition", "offset") = 1 '
             'ORDER BY occurred_at, "partition", "offset"',
-            ["bank_id = $bank"], {"bank": bank_id, "session": session_id}, [TOPIC_TURNS, TOPIC_MEMORIES])
+            ["bank_id = $bank"],
+            {"bank": bank_id, "session": session_id},
+            [TOPIC_TURNS, TOPIC_MEMORIES],
+        )
         return self._with_status(bank_id, rows)
 
     def counts(self, bank_id: str | None = None) -> dict[str, int]:
         """Records per event type (undecodable ones under ``UNDECODABLE``)."""
         where, params = ([], {}) if bank_id is None else (["bank_id = $bank"], {"bank": bank_id})
-        rows = self._query(f"SELECT coalesce(type, '{UNDECODABLE}') AS t, count(*) AS n FROM ev GROUP BY 1 ORDER BY 1",
-                           where, params)
+        rows = self._query(
+            f"SELECT coalesce(type, '{UNDECODABLE}') AS t, count(*) AS n FROM ev GROUP BY 1 ORDER BY 1", where, params
+        )
         return {r["t"]: r["n"] for r in rows}
 
-    def search_archived(self, bank_id: str, vector: Sequence[float], limit: int = 10,
-                        *, embedder: str | Sequence[str] | None = None) -> list[dict[str, Any]]:
+    def search_archived(
+        self, bank_id: str, vector: Sequence[float], limit: int = 10, *, embedder: str | Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
         """Every memory ever retained in a bank (whatever its status), nearest first by cosine; ``embedder``
         keeps those embedded by that id (or any of those ids)."""
         dim = len(vector)
@@ -307,7 +213,11 @@ class ArchiveStore:
         rows = self._query(
             f"SELECT {_MEMORY_COLS}, array_cosine_similarity(vector::FLOAT[{dim}], $q::FLOAT[{dim}]) AS score FROM ev "
             'QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY "partition", "offset") = 1 '
-            f"ORDER BY score DESC NULLS LAST, memory_id LIMIT {int(limit)}", where, params, [TOPIC_MEMORIES])
+            f"ORDER BY score DESC NULLS LAST, memory_id LIMIT {int(limit)}",
+            where,
+            params,
+            [TOPIC_MEMORIES],
+        )
         return self._with_status(bank_id, rows)
 
     # ------------------------------------------------------------ the cold side of the memory lifecycle
@@ -329,27 +239,45 @@ class ArchiveStore:
             "  LEFT JOIN marks m ON m.bank_id = c.bank_id AND m.memory_id = c.memory_id AND m.o > c.at"
             "   AND m.type IN ('MemoryForgotten', 'SourceRetracted')"
             "  WHERE c.t = 'MemoryArchived' GROUP BY ALL) ORDER BY bank_id, memory_id",
-            where, params, [TOPIC_MEMORIES], prelude=_MARKS)
+            where,
+            params,
+            [TOPIC_MEMORIES],
+            prelude=_MARKS,
+        )
 
-    def search_cold(self, bank_id: str, vector: Sequence[float], limit: int = 10, *,
-                    embedder: str | Sequence[str] | None = None,
-                    agent: str | None = "*", kinds: Sequence[str] | None = None, since: datetime | None = None,
-                    until: datetime | None = None) -> list[dict[str, Any]]:
+    def search_cold(
+        self,
+        bank_id: str,
+        vector: Sequence[float],
+        limit: int = 10,
+        *,
+        embedder: str | Sequence[str] | None = None,
+        agent: str | None = "*",
+        kinds: Sequence[str] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[dict[str, Any]]:
         """Archived memories of a bank (cold, status archived) nearest ``vector`` by cosine, best first, with
         the fields of their ``MemoryRetained`` (``payload``); ``agent`` filters owners as recall does."""
         cold = [r["memory_id"] for r in self.cold_memories(bank_id) if r["status"] == "archived"]
         dim = len(vector)
         if not cold or dim == 0:
             return []
-        where = ["bank_id = $bank", "type = 'MemoryRetained'", f"len(vector) = {dim}",
-                 "memory_id IN (SELECT unnest($cold))"]
+        where = [
+            "bank_id = $bank",
+            "type = 'MemoryRetained'",
+            f"len(vector) = {dim}",
+            "memory_id IN (SELECT unnest($cold))",
+        ]
         params: dict[str, Any] = {"bank": bank_id, "q": [float(x) for x in vector], "cold": cold}
         owner = "json_extract_string(payload, '$.owner')"
-        optional = ((_EMBEDDER_IN, "embedder", None if embedder is None else _ids(embedder)),
-                    (f"({owner} IS NULL OR {owner} = $agent)", "agent", agent if agent not in ("*", None) else None),
-                    ("list_contains($kinds, kind)", "kinds", list(kinds) if kinds else None),
-                    ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ >= $since", "since", since),
-                    ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ < $until", "until", until))
+        optional = (
+            (_EMBEDDER_IN, "embedder", None if embedder is None else _ids(embedder)),
+            (f"({owner} IS NULL OR {owner} = $agent)", "agent", agent if agent not in ("*", None) else None),
+            ("list_contains($kinds, kind)", "kinds", list(kinds) if kinds else None),
+            ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ >= $since", "since", since),
+            ("json_extract_string(payload, '$.valid_from')::TIMESTAMPTZ < $until", "until", until),
+        )
         for clause, name, value in optional:
             if value is not None:
                 where.append(clause)
@@ -359,7 +287,11 @@ class ArchiveStore:
         return self._query(
             f"SELECT {_MEMORY_COLS}, payload, array_cosine_similarity(vector::FLOAT[{dim}], $q::FLOAT[{dim}]) AS score "
             'FROM ev QUALIFY row_number() OVER (PARTITION BY memory_id ORDER BY "partition", "offset") = 1 '
-            f"ORDER BY score DESC NULLS LAST, memory_id LIMIT {int(limit)}", where, params, [TOPIC_MEMORIES])
+            f"ORDER BY score DESC NULLS LAST, memory_id LIMIT {int(limit)}",
+            where,
+            params,
+            [TOPIC_MEMORIES],
+        )
 
     def table_rows(self, bank_id: str | None = None) -> list[dict[str, Any]]:
         """Every archived row (vectors included) by (topic, partition, offset): rebuild == live."""
@@ -372,79 +304,8 @@ class ArchiveStore:
         return self._query(f"SELECT * FROM ev {_LOG_ORDER}", where, params, arrow=True)
 
 
-# ---------------------------------------------------------------- helpers
-
-
 def _ids(embedder: str | Sequence[str]) -> list[str]:
     return [embedder] if isinstance(embedder, str) else list(embedder)
-
-
-def _check_range(table: pa.Table, first: int, last: int) -> None:
-    if first > last:
-        raise ValueError(f"empty offset range {first}..{last}")
-    if table.num_rows and (pc.min(table["offset"]).as_py() < first or pc.max(table["offset"]).as_py() > last):
-        raise ValueError(f"rows outside the offset range {first}..{last}")
-
-
-def _write_atomic(table: pa.Table, path: Path) -> None:
-    """Write to a hidden temp file in the same folder, fsync, rename over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            pq.write_table(table, f, compression="zstd", use_dictionary=_DICTIONARY)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _split_covered(parts: list[Part]) -> tuple[list[Part], list[Part]]:
-    """(files to read, files whose range lies inside an earlier-sorted file's: compaction leftovers)."""
-    live: list[Part] = []
-    covered: list[Part] = []
-    for part in parts:  # sorted by (first, -last), so a covering file comes before what it covers
-        if live and live[-1].first <= part.first and part.last <= live[-1].last:
-            covered.append(part)
-        else:
-            live.append(part)
-    return live, covered
-
-
-def _small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
-    runs: list[list[Part]] = [[]]
-    size = 0
-    for part in parts:
-        n = part.path.stat().st_size
-        if n >= target_bytes or size + n > target_bytes:
-            runs.append([])
-            size = 0
-        if n < target_bytes:
-            runs[-1].append(part)
-            size += n
-    return [run for run in runs if run]
-
-
-def _unlink(parts: list[Part]) -> int:
-    for part in parts:
-        part.path.unlink(missing_ok=True)
-    return len(parts)
-
-
-def _dedupe(table: pa.Table) -> pa.Table:
-    """Rows in offset order, each offset once (no copy when already so)."""
-    offsets = table["offset"].to_numpy()
-    if (offsets[1:] > offsets[:-1]).all():
-        return table
-    order = np.argsort(offsets, kind="stable")
-    keep = order[np.concatenate(([True], np.diff(offsets[order]) != 0))]
-    return table.take(keep)
 
 
 def _statuses(rows: list[dict[str, Any]]) -> dict[str, str]:

@@ -63,9 +63,11 @@ def switch(data_dir: Path, stores: Mapping[str, Path]) -> dict[str, Path]:
     """Point readers at ``stores`` (the others stay); one atomic replace of ``current.json``. Returns the old paths."""
     before = current(data_dir)
     after = {**before, **stores}
-    body = {"stores": {s: os.path.relpath(p, data_dir) for s, p in after.items()},
-            "switched_at": datetime.now(UTC).isoformat(),
-            "previous": {s: os.path.relpath(p, data_dir) for s, p in before.items()}}
+    body = {
+        "stores": {s: os.path.relpath(p, data_dir) for s, p in after.items()},
+        "switched_at": datetime.now(UTC).isoformat(),
+        "previous": {s: os.path.relpath(p, data_dir) for s, p in before.items()},
+    }
     tmp = data_dir / f".{POINTER}.{uuid.uuid4().hex}.tmp"
     try:
         with open(tmp, "w", encoding="utf-8") as f:

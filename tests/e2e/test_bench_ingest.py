@@ -21,8 +21,17 @@ def bench(data_dir: Path, *args: str, broker: str | None = None, **extra_env: st
     env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     env.update({"COLUMNS": "200", "HINDSIGHT_LOG_LEVEL": "WARNING", **extra_env})
-    argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(data_dir),
-            *(["--broker", broker] if broker else []), "bench", "ingest", *args]
+    argv = [
+        sys.executable,
+        "-m",
+        "hindsight_es.app.cli.main",
+        "--data-dir",
+        str(data_dir),
+        *(["--broker", broker] if broker else []),
+        "bench",
+        "ingest",
+        *args,
+    ]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, cwd=data_dir.parent)
     assert proc.returncode == 0, proc.stderr + proc.stdout
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
@@ -61,7 +70,15 @@ def test_throughput_mode_prints_turns_per_second(tmp_path: Path) -> None:
 def test_freshness_mode_runs_on_kafka(tmp_path: Path, kafka_broker: str) -> None:
     # The test broker's topics are shared by every Kafka test, whose memories carry 384-d MiniLM vectors:
     # a projection of them needs a table of that size (and theirs must not meet 896-d hybrid vectors).
-    out = bench(tmp_path / "data", "--rate", "10", "--seconds", "1", broker=kafka_broker,
-                HINDSIGHT_KAFKA_SESSION_TIMEOUT_MS="1500", HINDSIGHT_KAFKA_HEARTBEAT_INTERVAL_MS="300",
-                HINDSIGHT_EMBEDDER="minilm")
+    out = bench(
+        tmp_path / "data",
+        "--rate",
+        "10",
+        "--seconds",
+        "1",
+        broker=kafka_broker,
+        HINDSIGHT_KAFKA_SESSION_TIMEOUT_MS="1500",
+        HINDSIGHT_KAFKA_HEARTBEAT_INTERVAL_MS="300",
+        HINDSIGHT_EMBEDDER="minilm",
+    )
     check_freshness(out, turns=10, rate=10)

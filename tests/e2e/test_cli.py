@@ -33,10 +33,17 @@ def command(data_dir: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(data_dir), *args]
 
 
-def cli(data_dir: Path, *args: str, input: bytes | None = None, timeout: float = TIMEOUT_S,
-        **extra_env: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(command(data_dir, *args), input=input, capture_output=True, timeout=timeout,
-                          env=env(**extra_env), cwd=data_dir.parent)
+def cli(
+    data_dir: Path, *args: str, input: bytes | None = None, timeout: float = TIMEOUT_S, **extra_env: str
+) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        command(data_dir, *args),
+        input=input,
+        capture_output=True,
+        timeout=timeout,
+        env=env(**extra_env),
+        cwd=data_dir.parent,
+    )
     return subprocess.CompletedProcess(proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
 
@@ -66,7 +73,7 @@ def stats_json(data_dir: Path) -> dict[str, Any]:
 
 def recall_tables(stdout: str) -> str:
     """The demo's recall tables, without the timings."""
-    tables = stdout[stdout.index(QUERIES[0]):]
+    tables = stdout[stdout.index(QUERIES[0]) :]
     return flat(re.sub(r"\(\s*[\d.]+ ms\)", "", tables))
 
 
@@ -80,7 +87,7 @@ def test_demo_twice_and_stats(tmp_path: Path) -> None:
         assert query in first.stdout
     assert "PostgreSQL" in first.stdout and "FedEx" in first.stdout
     # "We use MySQL ..." was corrected to PostgreSQL: neither its fact nor its turn's utterance answers any more.
-    database = first.stdout[first.stdout.index("what database do we use?"):first.stdout.index(QUERIES[2])]
+    database = first.stdout[first.stdout.index("what database do we use?") : first.stdout.index(QUERIES[2])]
     assert "MySQL for the order" not in flat(database)
 
     stats = stats_json(data)
@@ -102,8 +109,12 @@ def test_demo_twice_and_stats(tmp_path: Path) -> None:
     again = stats_json(data)
     assert again["banks"] == stats["banks"]
     recalled = len(QUERIES)  # the second run's recalls: one RecallServed and one MemoriesRecalled each
-    assert again["log_end_offsets"] == {**ends, "hindsight.turns": 22, "hindsight.commands": 2 * recalled,
-                                        "hindsight.memories": ends["hindsight.memories"] + recalled}
+    assert again["log_end_offsets"] == {
+        **ends,
+        "hindsight.turns": 22,
+        "hindsight.commands": 2 * recalled,
+        "hindsight.memories": ends["hindsight.memories"] + recalled,
+    }
     assert again["projection_positions"] == {"memories": ends["hindsight.memories"] + recalled, "turns": 22}
 
 
@@ -122,31 +133,47 @@ def jsonl(*lines: bytes) -> bytes:
 def test_publish_reports_bad_lines_and_publishes_the_good_ones(tmp_path: Path) -> None:
     data = tmp_path / "data"
     source = tmp_path / "turns.jsonl"
-    source.write_bytes(jsonl(
-        json.dumps({"bank_id": "acme", "session_id": "s1", "turn_id": "t1", "text": GOOD_FILE_TEXT}).encode(),
-        b'{"bank_id": "acme", "text": ',                                       # 2: malformed JSON
-        b'{"bank_id": "acme", "text": "   "}',                                  # 3: empty text
-        b'{"bank_id": "acme", "text": "caf\xe9 au lait"}',                      # 4: Latin-1, not UTF-8
-        b'{"bank_id": "acme", "text": "hello", "mood": "happy"}',              # 5: unknown field
-        json.dumps({"bank_id": "acme", "text": "x" * 201}).encode(),            # 6: over the limit of 200
-        b'{"text": "I live in Oslo."}',                                         # 7: no bank
-        b"",                                                                    # 8: blank, ignored
-        json.dumps({"bank_id": "acme", "turn_id": "t2", "text": GOOD_FILE_TEXT_2}).encode(),
-    ))
+    source.write_bytes(
+        jsonl(
+            json.dumps({"bank_id": "acme", "session_id": "s1", "turn_id": "t1", "text": GOOD_FILE_TEXT}).encode(),
+            b'{"bank_id": "acme", "text": ',  # 2: malformed JSON
+            b'{"bank_id": "acme", "text": "   "}',  # 3: empty text
+            b'{"bank_id": "acme", "text": "caf\xe9 au lait"}',  # 4: Latin-1, not UTF-8
+            b'{"bank_id": "acme", "text": "hello", "mood": "happy"}',  # 5: unknown field
+            json.dumps({"bank_id": "acme", "text": "x" * 201}).encode(),  # 6: over the limit of 200
+            b'{"text": "I live in Oslo."}',  # 7: no bank
+            b"",  # 8: blank, ignored
+            json.dumps({"bank_id": "acme", "turn_id": "t2", "text": GOOD_FILE_TEXT_2}).encode(),
+        )
+    )
     proc = cli(data, "publish", str(source), HINDSIGHT_MAX_TEXT_CHARS="200")
     assert proc.returncode == 2, proc.stderr
     no_traceback(proc)
     assert "published 2 turns, skipped 6 bad lines" in flat(proc.stdout)
     err = flat(proc.stderr)
-    for number, reason in [(2, "not JSON"), (3, "text is empty"), (4, "not UTF-8"), (5, "unknown fields ['mood']"),
-                           (6, "text of 201 chars exceeds the limit of 200"), (7, "no bank_id")]:
+    for number, reason in [
+        (2, "not JSON"),
+        (3, "text is empty"),
+        (4, "not UTF-8"),
+        (5, "unknown fields ['mood']"),
+        (6, "text of 201 chars exceeds the limit of 200"),
+        (7, "no bank_id"),
+    ]:
         assert f"line {number}: {reason}" in err, (number, err)
     for number in (1, 8, 9):
         assert f"line {number}:" not in err
 
     # From stdin ('-'), with the bank and session from the options.
-    piped = cli(data, "publish", "-", "--bank", "acme", "--session", "s2",
-                input=jsonl(json.dumps({"turn_id": "t3", "text": STDIN_TEXT}).encode()))
+    piped = cli(
+        data,
+        "publish",
+        "-",
+        "--bank",
+        "acme",
+        "--session",
+        "s2",
+        input=jsonl(json.dumps({"turn_id": "t3", "text": STDIN_TEXT}).encode()),
+    )
     assert piped.returncode == 0, piped.stderr
     assert "published 1 turns" in piped.stdout and piped.stderr.strip() == ""
 
@@ -191,8 +218,14 @@ def test_up_serves_published_turns_and_stops_cleanly_on_sigint(tmp_path: Path) -
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     with open(log_path, "wb") as err:
-        up = subprocess.Popen(command(data, "up"), stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                              env=env(HINDSIGHT_MCP_PORT=str(port)), cwd=tmp_path)
+        up = subprocess.Popen(
+            command(data, "up"),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env(HINDSIGHT_MCP_PORT=str(port)),
+            cwd=tmp_path,
+        )
     try:
         wait_for(log_path, "hindsight up:", up, 30)
 
@@ -201,8 +234,14 @@ def test_up_serves_published_turns_and_stops_cleanly_on_sigint(tmp_path: Path) -
         no_traceback(second)
         assert "another `hindsight-es up` is running" in flat(second.stderr)
 
-        published = cli(data, "publish", "-", "--bank", "zed",
-                        input=jsonl(b'{"turn_id": "u1", "text": "We use MongoDB for the search service."}'))
+        published = cli(
+            data,
+            "publish",
+            "-",
+            "--bank",
+            "zed",
+            input=jsonl(b'{"turn_id": "u1", "text": "We use MongoDB for the search service."}'),
+        )
         assert published.returncode == 0, published.stderr
 
         # The service (not the recall command: it sees the service's lock) projects the turn.
@@ -247,8 +286,18 @@ def test_up_serves_published_turns_and_stops_cleanly_on_sigint(tmp_path: Path) -
 def test_publish_to_an_unreachable_broker_fails_cleanly(tmp_path: Path) -> None:
     data = tmp_path / "data"
     started = time.monotonic()
-    proc = cli(data, "--broker", "127.0.0.1:1", "publish", "-", "--bank", "acme",
-               input=jsonl(b'{"text": "We use MySQL."}'), timeout=30, HINDSIGHT_REQUEST_TIMEOUT_S="2")
+    proc = cli(
+        data,
+        "--broker",
+        "127.0.0.1:1",
+        "publish",
+        "-",
+        "--bank",
+        "acme",
+        input=jsonl(b'{"text": "We use MySQL."}'),
+        timeout=30,
+        HINDSIGHT_REQUEST_TIMEOUT_S="2",
+    )
     elapsed = time.monotonic() - started
     assert proc.returncode not in (0, 2), proc.stderr
     no_traceback(proc)

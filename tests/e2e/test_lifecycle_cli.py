@@ -11,16 +11,39 @@ from typing import Any
 from tests.e2e.test_cli import cli, flat, no_traceback, stats_json
 
 TURNS = [
-    {"session_id": "s1", "turn_id": "t1", "text": "We went to the lake on Sunday.", "occurred_at": "2025-01-05T10:00:00Z"},
+    {
+        "session_id": "s1",
+        "turn_id": "t1",
+        "text": "We went to the lake on Sunday.",
+        "occurred_at": "2025-01-05T10:00:00Z",
+    },
     {"session_id": "s1", "turn_id": "t2", "text": "I'm allergic to peanuts.", "occurred_at": "2025-01-05T10:01:00Z"},
-    {"session_id": "s2", "turn_id": "t3", "text": "The quarterly report is almost finished.",
-     "occurred_at": "2026-11-20T09:00:00Z"},
-    {"session_id": "s2", "turn_id": "t4", "text": "The budget sheet needs another pass.",
-     "occurred_at": "2026-11-21T09:00:00Z"},
-    {"session_id": "s3", "turn_id": "t5", "text": "Just for this chat, call me Captain.", "scope": "session",
-     "occurred_at": "2026-11-29T11:30:00Z"},  # half an hour before the tick: not idle yet
-    {"session_id": "s3", "turn_id": "t6", "text": "Agent note: the staging password rotates monthly.",
-     "owner": "ops-bot", "occurred_at": "2026-11-29T11:31:00Z"},
+    {
+        "session_id": "s2",
+        "turn_id": "t3",
+        "text": "The quarterly report is almost finished.",
+        "occurred_at": "2026-11-20T09:00:00Z",
+    },
+    {
+        "session_id": "s2",
+        "turn_id": "t4",
+        "text": "The budget sheet needs another pass.",
+        "occurred_at": "2026-11-21T09:00:00Z",
+    },
+    {
+        "session_id": "s3",
+        "turn_id": "t5",
+        "text": "Just for this chat, call me Captain.",
+        "scope": "session",
+        "occurred_at": "2026-11-29T11:30:00Z",
+    },  # half an hour before the tick: not idle yet
+    {
+        "session_id": "s3",
+        "turn_id": "t6",
+        "text": "Agent note: the staging password rotates monthly.",
+        "owner": "ops-bot",
+        "occurred_at": "2026-11-29T11:31:00Z",
+    },
 ]
 
 
@@ -30,7 +53,7 @@ def recall(data: Path, query: str, *args: str, **env: str) -> list[dict[str, Any
     return json.loads(proc.stdout)
 
 
-def ok(proc) -> str:  # noqa: ANN001
+def ok(proc) -> str:
     assert proc.returncode == 0, proc.stderr
     no_traceback(proc)
     return flat(proc.stdout)
@@ -43,8 +66,11 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
 
     assert "MemoryArchived" in ok(cli(data, "janitor", "--at", "2026-11-29T12:00:00Z"))
     assert [h["text"] for h in recall(data, "the lake on Sunday")].count("We went to the lake on Sunday.") == 0
-    archived = [h for h in recall(data, "the lake on Sunday", "--include-archived", HINDSIGHT_RESTORE_ON_RECALL="false")
-                if h["status"] == "archived"]
+    archived = [
+        h
+        for h in recall(data, "the lake on Sunday", "--include-archived", HINDSIGHT_RESTORE_ON_RECALL="false")
+        if h["status"] == "archived"
+    ]
     lake = next(h for h in archived if h["text"] == "We went to the lake on Sunday.")
     assert "peanuts" in " ".join(h["text"] for h in recall(data, "peanut allergy"))  # a constraint stays hot
     stats = stats_json(data)["banks"]["alice"]
@@ -65,8 +91,9 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
     assert not any("quarterly" in h["text"] for h in recall(data, "quarterly report"))
 
     # by time range, and a session ending: its session-scoped memory expires
-    assert "MemoryForgotten" in ok(cli(data, "forget", "alice", "--since", "2026-11-21T00:00:00",
-                                      "--until", "2026-11-22T00:00:00"))
+    assert "MemoryForgotten" in ok(
+        cli(data, "forget", "alice", "--since", "2026-11-21T00:00:00", "--until", "2026-11-22T00:00:00")
+    )
     assert not any("budget" in h["text"] for h in recall(data, "budget sheet"))
     assert "MemoryArchived" in ok(cli(data, "end-session", "alice", "s3"))
     assert not any("Captain" in h["text"] for h in recall(data, "what should you call me?"))

@@ -13,7 +13,6 @@ import json
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -39,8 +38,18 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 ALICE = "alice-token-000000000001"  # bank "alice" only
 OPS = "ops-token-00000000000002"  # every bank
 TOKENS = {ALICE: ["alice"], OPS: "*"}
-TOOLS = {"retain", "recall", "get_context", "forget", "correct", "history", "list_banks", "bank_stats",
-         "quarantine", "restore"}
+TOOLS = {
+    "retain",
+    "recall",
+    "get_context",
+    "forget",
+    "correct",
+    "history",
+    "list_banks",
+    "bank_stats",
+    "quarantine",
+    "restore",
+}
 
 
 # ------------------------------------------------------------------ servers and connections
@@ -67,8 +76,14 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     data.mkdir()
     extra = {"HINDSIGHT_MCP_PORT": str(port), "HINDSIGHT_MCP_TOKENS": json.dumps(TOKENS)}
     with open(errors, "wb") as err:
-        up = subprocess.Popen(command(data, "up"), stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                              env=env(**extra), cwd=root)
+        up = subprocess.Popen(
+            command(data, "up"),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env(**extra),
+            cwd=root,
+        )
     try:
         wait_for(errors, "hindsight up:", up, 30)
         assert f"MCP at http://127.0.0.1:{port}/mcp" in errors.read_text()
@@ -91,8 +106,10 @@ def stdio_params(data: Path, *args: str, **extra_env: str) -> StdioServerParamet
 @contextlib.asynccontextmanager
 async def http_transport(url: str, token: str | None) -> AsyncIterator[Any]:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    async with httpx2.AsyncClient(headers=headers, timeout=60) as http, \
-            streamable_http_client(url, http_client=http) as streams:
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=60) as http,
+        streamable_http_client(url, http_client=http) as streams,
+    ):
         yield streams
 
 
@@ -207,8 +224,14 @@ async def test_retain_then_recall_finds_it(mcp: Client) -> None:
 async def test_recall_filters_and_token_budget(mcp: Client) -> None:
     b = bank("filters")
     await call(mcp, "retain", bank=b, content="I'm allergic to shellfish.", occurred_at="2025-01-05T10:00:00Z")
-    await call(mcp, "retain", bank=b, content="Yesterday I painted a red sunrise by the lake.",
-               occurred_at="2025-03-05T10:00:00Z", wait=True)
+    await call(
+        mcp,
+        "retain",
+        bank=b,
+        content="Yesterday I painted a red sunrise by the lake.",
+        occurred_at="2025-03-05T10:00:00Z",
+        wait=True,
+    )
     constraints = await call(mcp, "recall", bank=b, query="allergy shellfish painting", kinds=["constraint"])
     assert [h["kind"] for h in constraints["hits"]] == ["constraint"]
     later = await call(mcp, "recall", bank=b, query="allergy shellfish painting", since="2025-02-01T00:00:00Z")
@@ -220,12 +243,16 @@ async def test_recall_filters_and_token_budget(mcp: Client) -> None:
 async def test_get_context_holds_recent_turns_and_a_relevant_memory(mcp: Client) -> None:
     b = bank("context")
     old = await call(mcp, "retain", bank=b, content="I'm allergic to peanuts.", session="last-week", wait=True)
-    recent = ["Let's plan the team picnic for Saturday.", "I'll bring sandwiches and lemonade.",
-              "Maybe some snacks too."]
+    recent = [
+        "Let's plan the team picnic for Saturday.",
+        "I'll bring sandwiches and lemonade.",
+        "Maybe some snacks too.",
+    ]
     for i, text in enumerate(recent):
         await call(mcp, "retain", bank=b, content=text, session="today", turn_id=f"r{i}", wait=i == len(recent) - 1)
-    block = await call(mcp, "get_context", bank=b, session="today", message="Can I eat peanuts at the picnic?",
-                       budget_tokens=600)
+    block = await call(
+        mcp, "get_context", bank=b, session="today", message="Can I eat peanuts at the picnic?", budget_tokens=600
+    )
     text = block["text"]
     assert text.startswith("<remembered_context") and text.rstrip().endswith("</remembered_context>")
     assert "I'm allergic to peanuts." in text
@@ -244,8 +271,9 @@ async def test_correct_supersedes_and_history_shows_both(mcp: Client) -> None:
     b = bank("correct")
     retained = await call(mcp, "retain", bank=b, content="My favorite color is green.", turn_id="c1", wait=True)
     old = next(m for m in retained["memories"] if m["kind"] != "episode")
-    corrected = await call(mcp, "correct", bank=b, memory_id=old["memory_id"], text="My favorite color is blue.",
-                           reason="the user said so")
+    corrected = await call(
+        mcp, "correct", bank=b, memory_id=old["memory_id"], text="My favorite color is blue.", reason="the user said so"
+    )
     assert corrected["ready"] is True and corrected["corrected_id"] == old["memory_id"]
     new = corrected["memory"]
     assert new["text"] == "My favorite color is blue." and new["status"] == "active"
@@ -266,8 +294,9 @@ async def test_correct_supersedes_and_history_shows_both(mcp: Client) -> None:
     assert after["status"] == "active"
     assert [m["memory_id"] for m in after["supersedes"]] == [episode["memory_id"], old["memory_id"]]
     assert [m["status"] for m in after["supersedes"]] == ["superseded", "superseded"]
-    assert (await refused(mcp, "correct", bank=b, memory_id=old["memory_id"], text="My favorite color is red.")) \
-        .endswith(f"memory {old['memory_id']} is superseded by {new['memory_id']}; only an active memory can be corrected")
+    assert (
+        await refused(mcp, "correct", bank=b, memory_id=old["memory_id"], text="My favorite color is red.")
+    ).endswith(f"memory {old['memory_id']} is superseded by {new['memory_id']}; only an active memory can be corrected")
 
 
 async def test_forget_removes_it_from_recall(mcp: Client) -> None:
@@ -278,7 +307,9 @@ async def test_forget_removes_it_from_recall(mcp: Client) -> None:
     for memory_id in ids:
         forgotten = await call(mcp, "forget", bank=b, memory_id=memory_id, reason="asked to forget")
         assert forgotten == {"bank": b, "memory_id": memory_id, "ready": True}
-    assert not {h["memory_id"] for h in (await call(mcp, "recall", bank=b, query="locker code 4512"))["hits"]} & set(ids)
+    assert not {h["memory_id"] for h in (await call(mcp, "recall", bank=b, query="locker code 4512"))["hits"]} & set(
+        ids
+    )
     history = await call(mcp, "history", bank=b, memory_id=ids[0])
     assert history["status"] == "forgotten"
     assert [e["reason"] for e in history["events"] if e["type"] == "MemoryForgotten"] == ["asked to forget"]
@@ -328,16 +359,27 @@ async def log_ends(data: Path) -> dict[str, int]:
 
 async def test_http_without_a_valid_token_is_refused_and_writes_nothing(http_server: Served) -> None:
     before = await log_ends(http_server.data)
-    retain = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-              "params": {"name": "retain", "arguments": {"bank": "alice", "content": "I live in Oslo."}}}
+    retain = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "retain", "arguments": {"bank": "alice", "content": "I live in Oslo."}},
+    }
     async with httpx2.AsyncClient() as raw:
         for headers in ({}, {"Authorization": "Bearer wrong-token-0000000000"}, {"Authorization": f"Basic {ALICE}"}):
-            response = await raw.post(http_server.url, json=retain, headers={
-                **headers, "Accept": "application/json, text/event-stream", "Content-Type": "application/json"})
+            response = await raw.post(
+                http_server.url,
+                json=retain,
+                headers={
+                    **headers,
+                    "Accept": "application/json, text/event-stream",
+                    "Content-Type": "application/json",
+                },
+            )
             assert response.status_code == 401, response.text
             assert response.headers["www-authenticate"].startswith("Bearer")
     for token in (None, "wrong-token-0000000000"):
-        with pytest.raises(Exception) as failed:  # noqa: PT011 - the SDK wraps it in exception groups
+        with pytest.raises(Exception) as failed:
             async with http_client(http_server.url, token) as client:
                 await client.call_tool("retain", {"bank": "alice", "content": "I live in Oslo."})
         assert isinstance(leaf(failed.value), MCPError), failed.value
@@ -347,12 +389,15 @@ async def test_http_without_a_valid_token_is_refused_and_writes_nothing(http_ser
 async def test_http_token_for_another_bank_is_refused_and_writes_nothing(http_server: Served) -> None:
     async with http_client(http_server.url, ALICE) as alice:
         before = await log_ends(http_server.data)
-        for tool, arguments in [("retain", {"content": "I live in Oslo.", "session": "s"}),
-                                ("recall", {"query": "where do I live?"}), ("bank_stats", {}),
-                                ("get_context", {"session": "s", "message": "hi"}),
-                                ("forget", {"memory_id": str(uuid.uuid4())}),
-                                ("correct", {"memory_id": str(uuid.uuid4()), "text": "x"}),
-                                ("history", {"memory_id": str(uuid.uuid4())})]:
+        for tool, arguments in [
+            ("retain", {"content": "I live in Oslo.", "session": "s"}),
+            ("recall", {"query": "where do I live?"}),
+            ("bank_stats", {}),
+            ("get_context", {"session": "s", "message": "hi"}),
+            ("forget", {"memory_id": str(uuid.uuid4())}),
+            ("correct", {"memory_id": str(uuid.uuid4()), "text": "x"}),
+            ("history", {"memory_id": str(uuid.uuid4())}),
+        ]:
             text = await refused(alice, tool, bank="bob", **arguments)
             assert "access denied: this connection may not use bank 'bob'" in text, (tool, text)
         assert await log_ends(http_server.data) == before
@@ -399,14 +444,23 @@ async def test_an_unreachable_log_fails_fast_and_the_server_keeps_serving(tmp_pa
 
 
 async def test_http_archived_memories_come_back_by_recall_or_restore_and_show_in_metrics(
-        http_server: Served, http_ops: Client) -> None:
+    http_server: Served, http_ops: Client
+) -> None:
     from hindsight_es.events import JanitorTick, encode
 
     b = bank("faded")
     lake, phone = "We went to the lake on Sunday.", "My old phone number was 555-0100."
     for turn_id, text in (("t1", lake), ("t2", phone)):
-        await call(http_ops, "retain", bank=b, content=text, session="s1", turn_id=turn_id,
-                   occurred_at="2025-01-05T10:00:00Z", wait=True)
+        await call(
+            http_ops,
+            "retain",
+            bank=b,
+            content=text,
+            session="s1",
+            turn_id=turn_id,
+            occurred_at="2025-01-05T10:00:00Z",
+            wait=True,
+        )
     log = EmbeddedLog(http_server.data / "log.sqlite3")  # the janitor's tick, as `up` would send it, now
     await log.start()
     try:

@@ -35,8 +35,13 @@ def npx() -> None:
 
 def inspect(target: list[str], *args: str, timeout: float = 180) -> subprocess.CompletedProcess[str]:
     """One Inspector CLI call against ``target`` (a server command, or a URL and its options)."""
-    run = subprocess.run([shutil.which("npx") or "npx", "-y", INSPECTOR, "--cli", *target, *args], capture_output=True, text=True,
-                         timeout=timeout, env=env(npm_config_update_notifier="false"))
+    run = subprocess.run(
+        [shutil.which("npx") or "npx", "-y", INSPECTOR, "--cli", *target, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env(npm_config_update_notifier="false"),
+    )
     if run.returncode != 0 and any(sign in run.stderr for sign in UNREACHABLE):
         pytest.skip(f"the npm registry is not reachable for {INSPECTOR}: {run.stderr.strip()[-300:]}")
     return run
@@ -56,8 +61,11 @@ def test_the_inspector_lists_the_tools_and_recalls_over_stdio(tmp_path: Path) ->
     recall = next(t for t in tools if t["name"] == "recall")
     assert "query" in recall["inputSchema"]["required"] and recall["annotations"]["readOnlyHint"] is True
 
-    answer = result(inspect(server, "--method", "tools/call", "--tool-name", "recall",
-                            "--tool-arg", "query=are there any allergies?"))
+    answer = result(
+        inspect(
+            server, "--method", "tools/call", "--tool-name", "recall", "--tool-arg", "query=are there any allergies?"
+        )
+    )
     hits = answer["structuredContent"]["hits"]
     assert answer["isError"] is False
     assert hits[0]["text"] == "I'm allergic to peanuts, so never suggest snacks with peanuts for the gift boxes."
@@ -71,8 +79,14 @@ def up(tmp_path: Path) -> Iterator[str]:
     data.mkdir()
     extra = {"HINDSIGHT_MCP_PORT": str(port), "HINDSIGHT_MCP_TOKENS": json.dumps({TOKEN: ["shop"]})}
     with open(errors, "wb") as err:
-        proc = subprocess.Popen(command(data, "up"), stdout=subprocess.DEVNULL, stderr=err,
-                                stdin=subprocess.DEVNULL, env=env(**extra), cwd=tmp_path)
+        proc = subprocess.Popen(
+            command(data, "up"),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env(**extra),
+            cwd=tmp_path,
+        )
     try:
         wait_for(errors, "hindsight up:", proc, 60)
         yield f"http://127.0.0.1:{port}/mcp"
@@ -87,14 +101,38 @@ def up(tmp_path: Path) -> Iterator[str]:
 def test_the_inspector_retains_and_recalls_over_http_with_a_token(up: str) -> None:
     server = [up, "--transport", "http", "--header", f"Authorization: Bearer {TOKEN}"]
     said = "Our second warehouse opens in Ningbo in June."
-    retained = result(inspect(server, "--method", "tools/call", "--tool-name", "retain", "--tool-arg", "bank=shop",
-                              "--tool-arg", f"content={said}", "--tool-arg", "session=s1"))
+    retained = result(
+        inspect(
+            server,
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "retain",
+            "--tool-arg",
+            "bank=shop",
+            "--tool-arg",
+            f"content={said}",
+            "--tool-arg",
+            "session=s1",
+        )
+    )
     assert retained["isError"] is False and retained["structuredContent"]["session_id"] == "s1"
 
     deadline, texts = time.monotonic() + 60, []
     while said not in texts and time.monotonic() < deadline:  # `up`'s pipeline makes it recallable
-        answer = result(inspect(server, "--method", "tools/call", "--tool-name", "recall", "--tool-arg", "bank=shop",
-                                "--tool-arg", "query=where does the new warehouse open?"))
+        answer = result(
+            inspect(
+                server,
+                "--method",
+                "tools/call",
+                "--tool-name",
+                "recall",
+                "--tool-arg",
+                "bank=shop",
+                "--tool-arg",
+                "query=where does the new warehouse open?",
+            )
+        )
         texts = [hit["text"] for hit in answer["structuredContent"]["hits"]]
     assert texts and texts[0] == said
 

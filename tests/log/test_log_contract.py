@@ -120,9 +120,7 @@ async def test_per_key_order_and_partition(log: EventLog, topic: str) -> None:
     keys = [f"bank-{i}" for i in range(12)]
     rounds = 5
     for rnd in range(rounds):  # keys interleaved; appends of different keys run concurrently
-        await asyncio.gather(
-            *(log.append(topic, key, [f"{key}|{rnd}|{j}".encode() for j in range(3)]) for key in keys)
-        )
+        await asyncio.gather(*(log.append(topic, key, [f"{key}|{rnd}|{j}".encode() for j in range(3)]) for key in keys))
 
     assert await log.partitions(topic) == PARTITIONS
     records = await replay_all(log, topic)
@@ -154,7 +152,7 @@ async def test_offsets_contiguous_returned_and_end_offsets(log: EventLog, topic:
         returned[partition_for(key, PARTITIONS)].extend(offsets)
 
     assert await log.append(topic, keys[0], []) == []
-    for partition, offsets in returned.items():
+    for offsets in returned.values():
         assert sorted(offsets) == list(range(len(offsets)))  # contiguous from 0
     ends = await log.end_offsets(topic)
     assert ends == {p: len(returned.get(p, [])) for p in range(PARTITIONS)}
@@ -348,7 +346,10 @@ async def test_embedded_appends_from_two_processes(tmp_path: Path) -> None:
     log = EmbeddedLog(path, PARTITIONS)
     await log.start()
     try:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")])),
+        }
         child = await asyncio.create_subprocess_exec(
             sys.executable, "-c", _CHILD, str(path), str(rounds),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,

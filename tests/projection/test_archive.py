@@ -47,15 +47,34 @@ def vec(*values: float) -> np.ndarray:
 
 
 def turn(turn_id: str, minute: int, text: str, session: str = "s1", bank: str = BANK) -> TurnRecorded:
-    return TurnRecorded(bank_id=bank, session_id=session, turn_id=turn_id, text=text, speaker="Alice",
-                        occurred_at=at(minute))
+    return TurnRecorded(
+        bank_id=bank, session_id=session, turn_id=turn_id, text=text, speaker="Alice", occurred_at=at(minute)
+    )
 
 
-def retained(name: str, minute: int, text: str, turns: tuple[str, ...], vector: np.ndarray,
-             session: str | None = "s1", bank: str = BANK) -> MemoryRetained:
-    return MemoryRetained(bank_id=bank, memory_id=mid(name), kind="fact", text=text, source_turn_ids=turns,
-                          session_id=session, valid_from=at(minute), occurred_at=at(minute), vector=vector,
-                          embedder="test-8d", extractor="rules", actor="bank-actor")
+def retained(
+    name: str,
+    minute: int,
+    text: str,
+    turns: tuple[str, ...],
+    vector: np.ndarray,
+    session: str | None = "s1",
+    bank: str = BANK,
+) -> MemoryRetained:
+    return MemoryRetained(
+        bank_id=bank,
+        memory_id=mid(name),
+        kind="fact",
+        text=text,
+        source_turn_ids=turns,
+        session_id=session,
+        valid_from=at(minute),
+        occurred_at=at(minute),
+        vector=vector,
+        embedder="test-8d",
+        extractor="rules",
+        actor="bank-actor",
+    )
 
 
 class Log:
@@ -84,12 +103,22 @@ def history() -> Log:
     log.add(TOPIC_MEMORIES, retained("m1", 1, "Alice lives in Berlin", ("t1",), vec(1, 0)))
     log.add(TOPIC_TURNS, turn("t2", 5, "I moved to Paris"))
     log.add(TOPIC_MEMORIES, retained("m2", 6, "Alice lives in Paris", ("t2",), vec(0, 1)))
-    log.add(TOPIC_MEMORIES, MemorySuperseded(bank_id=BANK, memory_id=mid("m1"), superseded_by=mid("m2"),
-                                             valid_to=at(6), occurred_at=at(6)))
+    log.add(
+        TOPIC_MEMORIES,
+        MemorySuperseded(bank_id=BANK, memory_id=mid("m1"), superseded_by=mid("m2"), valid_to=at(6), occurred_at=at(6)),
+    )
     log.add(TOPIC_TURNS, turn("t3", 10, "I play the cello", session="s2"))
     log.add(TOPIC_MEMORIES, retained("m3", 11, "Alice plays the cello", ("t3",), vec(0, 0, 1), session=None))
-    log.add(TOPIC_MEMORIES, SourceRetracted(bank_id=BANK, turn_ids=("t2",), retracted_memory_ids=(mid("m2"),),
-                                            restored_memory_ids=(mid("m1"),), occurred_at=at(20)))
+    log.add(
+        TOPIC_MEMORIES,
+        SourceRetracted(
+            bank_id=BANK,
+            turn_ids=("t2",),
+            retracted_memory_ids=(mid("m2"),),
+            restored_memory_ids=(mid("m1"),),
+            occurred_at=at(20),
+        ),
+    )
     log.add(TOPIC_COMMANDS, ForgetRequested(bank_id=BANK, memory_ids=(mid("m1"),), occurred_at=at(21)))
     log.add(TOPIC_MEMORIES, MemoryForgotten(bank_id=BANK, memory_id=mid("m1"), occurred_at=at(22)))
     log.add(TOPIC_MEMORIES, MemoryRestored(bank_id=BANK, memory_id=mid("m1"), occurred_at=at(23)))
@@ -134,8 +163,7 @@ async def test_positions_come_from_file_names_and_resume(tmp_path: Path) -> None
     live = ArchiveStore(tmp_path / "live")
     await ArchiveProjection(live).apply(log.records[:6])
     # A new process knows where to resume from the files alone.
-    assert await ArchiveProjection(ArchiveStore(live.root)).positions() == {
-        (TOPIC_TURNS, 0): 3, (TOPIC_MEMORIES, 0): 3}
+    assert await ArchiveProjection(ArchiveStore(live.root)).positions() == {(TOPIC_TURNS, 0): 3, (TOPIC_MEMORIES, 0): 3}
     # Redelivery overlapping what is archived: only the new offsets land, in a file starting at the position.
     resumed = ArchiveStore(live.root)
     await ArchiveProjection(resumed).apply(log.records[3:])
@@ -143,8 +171,11 @@ async def test_positions_come_from_file_names_and_resume(tmp_path: Path) -> None
     rebuilt = ArchiveStore(tmp_path / "rebuilt")
     await ArchiveProjection(rebuilt).apply(log.records)
     assert resumed.table_rows() == rebuilt.table_rows()
-    assert resumed.positions() == rebuilt.positions() == {
-        (TOPIC_TURNS, 0): 4, (TOPIC_MEMORIES, 0): 8, (TOPIC_COMMANDS, 0): 1, (TOPIC_DEAD_LETTER, 1): 2}
+    assert (
+        resumed.positions()
+        == rebuilt.positions()
+        == {(TOPIC_TURNS, 0): 4, (TOPIC_MEMORIES, 0): 8, (TOPIC_COMMANDS, 0): 1, (TOPIC_DEAD_LETTER, 1): 2}
+    )
 
 
 def test_write_drops_rows_below_the_position(store: ArchiveStore) -> None:
@@ -185,11 +216,17 @@ async def test_lineage_of_a_superseded_then_restored_memory(store: ArchiveStore)
     lineage = store.lineage(BANK, mid("m1"))
     assert lineage["retained"]["text"] == "Alice lives in Berlin"
     assert lineage["status"] == "active"
-    turns = [(t["turn_id"], t["text"], t["session_id"], t["speaker"], t["occurred_at"])
-             for t in lineage["source_turns"]]
+    turns = [
+        (t["turn_id"], t["text"], t["session_id"], t["speaker"], t["occurred_at"]) for t in lineage["source_turns"]
+    ]
     assert turns == [("t1", "I live in Berlin", "s1", "Alice", at(0))]  # bob's t1 is another bank's
     assert [e["type"] for e in lineage["events"]] == [
-        "MemoryRetained", "MemorySuperseded", "SourceRetracted", "MemoryForgotten", "MemoryRestored"]
+        "MemoryRetained",
+        "MemorySuperseded",
+        "SourceRetracted",
+        "MemoryForgotten",
+        "MemoryRestored",
+    ]
     assert [(m["memory_id"], m["status"]) for m in lineage["superseded_by"]] == [(str(mid("m2")), "retracted")]
     assert lineage["supersedes"] == []
     assert store.lineage(None, mid("m1"))["events"] == lineage["events"]
@@ -218,7 +255,9 @@ async def test_session_memories(store: ArchiveStore) -> None:
     await ArchiveProjection(store).apply(history().records)
     s1 = store.session_memories(BANK, "s1")
     assert [(m["text"], m["status"]) for m in s1] == [
-        ("Alice lives in Berlin", "active"), ("Alice lives in Paris", "retracted")]
+        ("Alice lives in Berlin", "active"),
+        ("Alice lives in Paris", "retracted"),
+    ]
     # m3 has no session_id of its own: it belongs to s2 through its source turn.
     s2 = store.session_memories(BANK, "s2")
     assert [(m["text"], m["status"]) for m in s2] == [("Alice plays the cello", "archived")]
@@ -227,8 +266,16 @@ async def test_session_memories(store: ArchiveStore) -> None:
 
 async def test_counts(store: ArchiveStore) -> None:
     await ArchiveProjection(store).apply(history().records)
-    assert store.counts(BANK) == {"ForgetRequested": 1, "MemoryArchived": 1, "MemoryForgotten": 1, "MemoryRestored": 1,
-                                  "MemoryRetained": 3, "MemorySuperseded": 1, "SourceRetracted": 1, "TurnRecorded": 3}
+    assert store.counts(BANK) == {
+        "ForgetRequested": 1,
+        "MemoryArchived": 1,
+        "MemoryForgotten": 1,
+        "MemoryRestored": 1,
+        "MemoryRetained": 3,
+        "MemorySuperseded": 1,
+        "SourceRetracted": 1,
+        "TurnRecorded": 3,
+    }
     assert store.counts("bob") == {"TurnRecorded": 1}
     assert sum(store.counts().values()) == 15
 
@@ -237,7 +284,9 @@ async def test_search_archived_finds_the_nearest_vector_whatever_its_status(stor
     await ArchiveProjection(store).apply(history().records)
     hits = store.search_archived(BANK, vec(0.1, 0.2, 0.9).tolist(), limit=2)
     assert [(h["text"], h["status"]) for h in hits] == [
-        ("Alice plays the cello", "archived"), ("Alice lives in Paris", "retracted")]
+        ("Alice plays the cello", "archived"),
+        ("Alice lives in Paris", "retracted"),
+    ]
     assert hits[0]["score"] > hits[1]["score"]
     assert store.search_archived(BANK, vec(1).tolist(), 5, embedder="other-model") == []
     # A compatible id list (vector_space) matches vectors of any of its ids.
@@ -251,7 +300,7 @@ async def test_search_archived_finds_the_nearest_vector_whatever_its_status(stor
 async def test_compaction_keeps_rows_and_positions(store: ArchiveStore) -> None:
     log, projection = history(), ArchiveProjection(store)
     for start in range(0, len(log.records), 2):  # many small files
-        await projection.apply(log.records[start:start + 2])
+        await projection.apply(log.records[start : start + 2])
     before_rows, before_positions = store.table_rows(), store.positions()
     memory_dir = store.root / "events" / f"topic={TOPIC_MEMORIES}" / "partition=0"
     parts = {p.name: p.read_bytes() for p in memory_dir.iterdir()}

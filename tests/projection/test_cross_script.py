@@ -19,8 +19,12 @@ MEMORIES = [
 async def test_a_chinese_question_finds_the_english_memory_it_is_about(tmp_path):
     settings = Settings(data_dir=tmp_path, partitions=1)  # the default bilingual embedder
     async with Hindsight(settings) as hs:
-        await hs.publish([make_turn(settings, "bart", text, session_id=f"m{i}", turn_id=f"m{i}", speaker="Bart")
-                          for i, text in enumerate(MEMORIES)])
+        await hs.publish(
+            [
+                make_turn(settings, "bart", text, session_id=f"m{i}", turn_id=f"m{i}", speaker="Bart")
+                for i, text in enumerate(MEMORIES)
+            ]
+        )
         await catch_up_all(settings, hs.log, embedder=hs.embedder)
         # "Bart" is in every memory and every letter of it in the n-gram index: only the meaning can decide
         hits = await hs.recall("bart", "Bart: 我上个月从收容所领养了一只小狗，你还记得它叫什么吗？", limit=3)
@@ -47,8 +51,12 @@ async def test_in_a_bilingual_bank_a_question_finds_the_memory_in_the_other_lang
     only those that are similar at all are listed (the unrelated tea preference is not)."""
     settings = Settings(data_dir=tmp_path, partitions=1)
     async with Hindsight(settings) as hs:
-        await hs.publish([make_turn(settings, "lin", text, session_id=f"m{i}", turn_id=f"m{i}", source="user")
-                          for i, text in enumerate(BILINGUAL)])
+        await hs.publish(
+            [
+                make_turn(settings, "lin", text, session_id=f"m{i}", turn_id=f"m{i}", source="user")
+                for i, text in enumerate(BILINGUAL)
+            ]
+        )
         await catch_up_all(settings, hs.log, embedder=hs.embedder)
 
         def top(hits, n=2):
@@ -78,8 +86,12 @@ async def test_naming_the_speaker_does_not_make_all_their_other_language_memorie
     script is matched on content, so the name finds the speaker and the words find the memory."""
     settings = Settings(data_dir=tmp_path, partitions=1)
     async with Hindsight(settings) as hs:
-        await hs.publish([make_turn(settings, "lin", text, session_id=session, turn_id=f"m{i}", speaker="Lin")
-                          for i, (session, text) in enumerate(SPOKEN)])
+        await hs.publish(
+            [
+                make_turn(settings, "lin", text, session_id=session, turn_id=f"m{i}", speaker="Lin")
+                for i, (session, text) in enumerate(SPOKEN)
+            ]
+        )
         await catch_up_all(settings, hs.log, embedder=hs.embedder)
 
         async def top(query: str, n: int) -> list[str]:

@@ -19,8 +19,8 @@ from hindsight_es.events import RetentionPolicy
 from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.filters import MemoryFilter
-from hindsight_es.stores.lance import LanceStore
 from hindsight_es.stores.generations import store_path
+from hindsight_es.stores.lance import LanceStore
 from projections.replay import open_projections, verify
 from projections.runner import catch_up
 from streams.bank_actor import BankActor
@@ -59,13 +59,20 @@ async def say(hs: Hindsight, text: str, turn: str, *, at: datetime = T0, bank: s
 
 
 def hot_ids(settings: Settings, bank: str = A) -> dict[str, str]:
-    table = LanceStore(store_path(settings.data_dir, "lance")).scan("memories", MemoryFilter(bank, statuses=None), ["memory_id", "status"])
-    return dict(zip(table.column("memory_id").to_pylist(), table.column("status").to_pylist(), strict=True)) \
-        if table.num_rows else {}
+    table = LanceStore(store_path(settings.data_dir, "lance")).scan(
+        "memories", MemoryFilter(bank, statuses=None), ["memory_id", "status"]
+    )
+    return (
+        dict(zip(table.column("memory_id").to_pylist(), table.column("status").to_pylist(), strict=True))
+        if table.num_rows
+        else {}
+    )
 
 
 def cold_ids(settings: Settings, bank: str = A) -> dict[str, str]:
-    return {r["memory_id"]: r["status"] for r in ArchiveStore(store_path(settings.data_dir, "archive")).cold_memories(bank)}
+    return {
+        r["memory_id"]: r["status"] for r in ArchiveStore(store_path(settings.data_dir, "archive")).cold_memories(bank)
+    }
 
 
 async def texts(hs: Hindsight, query: str, **kw) -> list[str]:
@@ -204,5 +211,12 @@ async def test_capacity_is_held_by_the_janitor(env):
 
     actor = BankActor(log, None, hs.embedder, settings)  # type: ignore[arg-type]
     await actor.load()  # the metrics read the actor's state: the same counts as the stores
-    assert counts(actor.banks[A]) == {"hot": 5, "archived": stats["cold"], "active": 5, "forgotten": 0,
-                                      "quarantined": 0, "superseded": 0, "retracted": 0}
+    assert counts(actor.banks[A]) == {
+        "hot": 5,
+        "archived": stats["cold"],
+        "active": 5,
+        "forgotten": 0,
+        "quarantined": 0,
+        "superseded": 0,
+        "retracted": 0,
+    }

@@ -34,8 +34,8 @@ from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.recall import RecallHit, recall
 from hindsight_es.stores.archive import UNDECODABLE, ArchiveStore
 from hindsight_es.stores.filters import MemoryFilter
-from hindsight_es.stores.lance import LanceStore
 from hindsight_es.stores.generations import store_path
+from hindsight_es.stores.lance import LanceStore
 from projections.archive import ArchiveProjection
 from projections.runner import Projection, catch_up, decode_batch
 from projections.vectors import VectorsProjection
@@ -68,11 +68,25 @@ CORRECTED_TEXT = "We use Rust for the backend."
 FILLER_PER_BANK = 170
 BATCHES = 6
 
-_TOPICS = ["the quarterly report", "the onboarding guide", "the api migration", "the design review",
-           "the budget sheet", "the release notes", "the customer survey", "the load test", "the security audit",
-           "the team offsite"]
-_STATES = ["is almost finished", "needs another pass", "was reviewed today", "got delayed by a day",
-           "is blocked on feedback"]
+_TOPICS = [
+    "the quarterly report",
+    "the onboarding guide",
+    "the api migration",
+    "the design review",
+    "the budget sheet",
+    "the release notes",
+    "the customer survey",
+    "the load test",
+    "the security audit",
+    "the team offsite",
+]
+_STATES = [
+    "is almost finished",
+    "needs another pass",
+    "was reviewed today",
+    "got delayed by a day",
+    "is blocked on feedback",
+]
 _DAYS = ["on Monday", "on Tuesday", "on Wednesday", "on Thursday"]
 
 
@@ -80,13 +94,15 @@ def filler(bank: str) -> list[tuple[str, str]]:
     """(turn_id, text) of ordinary status updates, distinct per bank."""
     who = "Alice" if bank == A else "Bob"
     combos = itertools.islice(itertools.product(_TOPICS, _STATES, _DAYS), FILLER_PER_BANK)
-    return [(f"{bank}-f{i}", f"{who}'s status update {i}: {topic} {state} {day}.")
-            for i, (topic, state, day) in enumerate(combos)]
+    return [
+        (f"{bank}-f{i}", f"{who}'s status update {i}: {topic} {state} {day}.")
+        for i, (topic, state, day) in enumerate(combos)
+    ]
 
 
 def chunks(items: list[Any], n: int) -> list[list[Any]]:
     size = -(-len(items) // n)
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
 
 
 @dataclass
@@ -106,8 +122,9 @@ def live_projections(settings: Settings) -> list[Projection]:
     return [VectorsProjection(lance), WorkingMemoryProjection(lance), ArchiveProjection(archive)]
 
 
-async def drive(log: EventLog, settings: Settings, embedder: Embedder, projections: list[Projection], *,
-                maintain: bool) -> None:
+async def drive(
+    log: EventLog, settings: Settings, embedder: Embedder, projections: list[Projection], *, maintain: bool
+) -> None:
     """What ``up`` does, stepwise: a (re)started actor drains its inputs in small polls, then the
     live projections tail the log in small batches."""
     actor = BankActor(log, RuleExtractor(), embedder, settings)
@@ -132,8 +149,11 @@ def turn(settings: Settings, name: str) -> TurnRecorded:
 
 def memory_ids(store: LanceStore, bank: str, text: str) -> dict[str, str]:
     """kind -> memory_id of the rows of ``bank`` whose text is ``text``."""
-    rows = [r for r in store.scan("memories", MemoryFilter(bank, statuses=None), ["memory_id", "kind", "text"]).to_pylist()
-            if r["text"] == text]
+    rows = [
+        r
+        for r in store.scan("memories", MemoryFilter(bank, statuses=None), ["memory_id", "kind", "text"]).to_pylist()
+        if r["text"] == text
+    ]
     out = {r["kind"]: r["memory_id"] for r in rows}
     assert len(out) == len(rows), rows  # one memory per kind and text
     return out
@@ -151,8 +171,11 @@ async def build(live: Settings, rebuilt: Settings, embedder: Embedder) -> Histor
 
             async def publish_batch(i: int, extra: list[TurnRecorded]) -> None:
                 nonlocal published
-                turns = [make_turn(live, bank, text, session_id=MAIN, turn_id=tid)
-                         for bank in (A, B) for tid, text in fill[bank][i]]
+                turns = [
+                    make_turn(live, bank, text, session_id=MAIN, turn_id=tid)
+                    for bank in (A, B)
+                    for tid, text in fill[bank][i]
+                ]
                 turns += extra
                 await hs.publish(turns)
                 published += len(turns)
@@ -165,11 +188,17 @@ async def build(live: Settings, rebuilt: Settings, embedder: Embedder) -> Histor
             await log.append(TOPIC_TURNS, A, [b"\xff\xfe not an event"])
             await drive(log, live, embedder, projections, maintain=True)
 
-            ids = {f"{name}/{kind}": mid for name, (bank, _, text) in SPECIAL.items()
-                   for kind, mid in memory_ids(store, bank, text).items()}
+            ids = {
+                f"{name}/{kind}": mid
+                for name, (bank, _, text) in SPECIAL.items()
+                for kind, mid in memory_ids(store, bank, text).items()
+            }
             await publish_batch(2, [])
-            await hs.send(ForgetRequested(bank_id=A, memory_ids=(ids["a-hiking/preference"], ids["a-hiking/episode"]),
-                                          reason="user asked"))
+            await hs.send(
+                ForgetRequested(
+                    bank_id=A, memory_ids=(ids["a-hiking/preference"], ids["a-hiking/episode"]), reason="user asked"
+                )
+            )
             await hs.send(CorrectionRequested(bank_id=A, memory_id=ids["a-python/fact"], text=CORRECTED_TEXT))
             await hs.send(RetractionRequested(bank_id=A, session_id=TOOL, reason="tool output was wrong"))
             await drive(log, live, embedder, projections, maintain=False)
@@ -273,7 +302,10 @@ def test_the_history_is_substantial(history: History) -> None:
 
 
 def test_rebuild_equals_live_memories_table(history: History) -> None:
-    live, rebuilt = (rows(LanceStore(store_path(s.data_dir, "lance")), "memories", "memory_id") for s in (history.live, history.rebuilt))
+    live, rebuilt = (
+        rows(LanceStore(store_path(s.data_dir, "lance")), "memories", "memory_id")
+        for s in (history.live, history.rebuilt)
+    )
     assert len(live) == len(rebuilt)
     assert [r["memory_id"] for r in live] == [r["memory_id"] for r in rebuilt]
     for a, b in zip(live, rebuilt, strict=True):
@@ -289,7 +321,9 @@ async def test_positions_are_the_log_ends(history: History) -> None:
 
 
 def test_rebuild_equals_live_turns_table(history: History) -> None:
-    live, rebuilt = (rows(LanceStore(store_path(s.data_dir, "lance")), "turns", "turn_key") for s in (history.live, history.rebuilt))
+    live, rebuilt = (
+        rows(LanceStore(store_path(s.data_dir, "lance")), "turns", "turn_key") for s in (history.live, history.rebuilt)
+    )
     assert live == rebuilt
     # The redelivered a-berlin turn is one row; the undecodable record is no turn. (The stray turn the
     # actor refused is left out: whether working memory should show it is an open question.)
@@ -355,8 +389,9 @@ async def test_apply_twice_equals_apply_once(history: History, tmp_path: Path) -
 
 
 @pytest.mark.parametrize(("n", "k", "m"), [(120, 40, 300), (1, 0, 2), (250, 249, None), (None, 0, 150)])
-async def test_overlapping_redelivery_equals_one_pass(history: History, tmp_path: Path, n: int | None, k: int,
-                                                      m: int | None) -> None:
+async def test_overlapping_redelivery_equals_one_pass(
+    history: History, tmp_path: Path, n: int | None, k: int, m: int | None
+) -> None:
     """[0, n) then [k, m) with k < n (redelivery after a crash, or a reader resuming from an old offset:
     the last case delivers an earlier window after everything) == the union applied once."""
     for topic, make in ((TOPIC_MEMORIES, VectorsProjection), (TOPIC_TURNS, WorkingMemoryProjection)):
@@ -364,7 +399,7 @@ async def test_overlapping_redelivery_equals_one_pass(history: History, tmp_path
         first, second = batch[:n], batch[k:m]
         assert k < len(first) and second
         once, twice = LanceStore(tmp_path / f"{topic}-once"), LanceStore(tmp_path / f"{topic}-twice")
-        await make(once).apply(batch[:max(len(first), k + len(second))])
+        await make(once).apply(batch[: max(len(first), k + len(second))])
         await make(twice).apply(first)
         await make(twice).apply(second)
         assert lance_snapshot(twice) == lance_snapshot(once), topic
@@ -394,19 +429,33 @@ def test_statuses_after_the_lifecycle(history: History) -> None:
         status = {name: rows_[mid]["status"] for name, mid in history.ids.items()}
         # An episode saying only what its turn's fact says goes and comes back with that fact.
         assert status == {
-            "a-mysql/episode": "superseded", "a-mysql/fact": "superseded",
-            "a-postgres/episode": "active", "a-postgres/correction": "active",
-            "a-berlin/episode": "superseded", "a-berlin/fact": "superseded",
-            "a-paris/episode": "active", "a-paris/fact": "active",
-            "a-python/episode": "superseded", "a-python/fact": "superseded", "a-rust/fact": "active",  # corrected
-            "a-green/episode": "active", "a-green/preference": "active",  # superseded by blue, then restored
-            "a-blue/episode": "superseded", "a-blue/preference": "superseded",  # by the restored green
-            "a-hiking/episode": "forgotten", "a-hiking/preference": "forgotten",
-            "a-tea/episode": "active", "a-tea/fact": "active",  # displaced by coffee, back when coffee was retracted
-            "a-coffee/episode": "retracted", "a-coffee/fact": "retracted",
-            "a-shellfish/episode": "retracted", "a-shellfish/constraint": "retracted",
-            "b-berlin/episode": "active", "b-berlin/fact": "active",
-            "b-mysql/episode": "active", "b-mysql/fact": "active",
+            "a-mysql/episode": "superseded",
+            "a-mysql/fact": "superseded",
+            "a-postgres/episode": "active",
+            "a-postgres/correction": "active",
+            "a-berlin/episode": "superseded",
+            "a-berlin/fact": "superseded",
+            "a-paris/episode": "active",
+            "a-paris/fact": "active",
+            "a-python/episode": "superseded",
+            "a-python/fact": "superseded",
+            "a-rust/fact": "active",  # corrected
+            "a-green/episode": "active",
+            "a-green/preference": "active",  # superseded by blue, then restored
+            "a-blue/episode": "superseded",
+            "a-blue/preference": "superseded",  # by the restored green
+            "a-hiking/episode": "forgotten",
+            "a-hiking/preference": "forgotten",
+            "a-tea/episode": "active",
+            "a-tea/fact": "active",  # displaced by coffee, back when coffee was retracted
+            "a-coffee/episode": "retracted",
+            "a-coffee/fact": "retracted",
+            "a-shellfish/episode": "retracted",
+            "a-shellfish/constraint": "retracted",
+            "b-berlin/episode": "active",
+            "b-berlin/fact": "active",
+            "b-mysql/episode": "active",
+            "b-mysql/fact": "active",
         }
         ids = history.ids
         assert rows_[ids["a-mysql/fact"]]["superseded_by"] == ids["a-postgres/correction"]
@@ -417,8 +466,12 @@ def test_statuses_after_the_lifecycle(history: History) -> None:
         assert rows_[ids["a-blue/preference"]]["superseded_by"] == ids["a-green/preference"]
         assert rows_[ids["a-green/preference"]]["valid_to"] is None
         assert rows_[ids["a-tea/fact"]]["superseded_by"] is None and rows_[ids["a-tea/fact"]]["valid_to"] is None
-        for episode, by in (("a-mysql", "a-postgres/correction"), ("a-berlin", "a-paris/fact"),
-                            ("a-python", "a-rust/fact"), ("a-blue", "a-green/preference")):
+        for episode, by in (
+            ("a-mysql", "a-postgres/correction"),
+            ("a-berlin", "a-paris/fact"),
+            ("a-python", "a-rust/fact"),
+            ("a-blue", "a-green/preference"),
+        ):
             assert rows_[ids[f"{episode}/episode"]]["superseded_by"] == ids[by], episode
         for back in ("a-green/episode", "a-tea/episode"):  # restored, and back after the rollback
             assert (rows_[ids[back]]["superseded_by"], rows_[ids[back]]["valid_to"]) == (None, None), back
@@ -444,8 +497,9 @@ HIDDEN = {
 
 
 @pytest.mark.parametrize("which", ["live", "rebuilt"])
-def test_recall_never_returns_superseded_forgotten_or_retracted(history: History, embedder: Embedder,
-                                                               which: str) -> None:
+def test_recall_never_returns_superseded_forgotten_or_retracted(
+    history: History, embedder: Embedder, which: str
+) -> None:
     settings = getattr(history, which)
     for name, (query, status) in HIDDEN.items():
         memory_id = history.ids[name]
@@ -461,7 +515,7 @@ def test_recall_never_returns_superseded_forgotten_or_retracted(history: History
 
 @pytest.mark.parametrize("which", ["live", "rebuilt"])
 def test_a_superseded_fact_s_utterance_no_longer_answers(history: History, embedder: Embedder, which: str) -> None:
-    """"We use MySQL ..." was corrected to PostgreSQL: neither the MySQL fact nor its turn's episode is served."""
+    """ "We use MySQL ..." was corrected to PostgreSQL: neither the MySQL fact nor its turn's episode is served."""
     settings, ids = getattr(history, which), history.ids
     for query in ("what database do we use?", "which database do we use for orders?", "MySQL"):
         found = recall_hits(settings, embedder, A, query)
@@ -469,8 +523,9 @@ def test_a_superseded_fact_s_utterance_no_longer_answers(history: History, embed
         assert not {ids["a-mysql/fact"], ids["a-mysql/episode"]} & {h.memory_id for h in found}, query
         assert "We use MySQL for the order database." not in [h.text for h in found], query
     # Bank B never corrected it: there the same utterance still answers.
-    assert ids["b-mysql/episode"] in hits(settings, embedder, B, "what database do we use?") or \
-        ids["b-mysql/fact"] in hits(settings, embedder, B, "what database do we use?")
+    assert ids["b-mysql/episode"] in hits(settings, embedder, B, "what database do we use?") or ids[
+        "b-mysql/fact"
+    ] in hits(settings, embedder, B, "what database do we use?")
 
 
 @pytest.mark.parametrize("which", ["live", "rebuilt"])

@@ -21,16 +21,16 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import projections.replay as replay_module
 from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, Settings
 from hindsight_es.errors import StoreError
 from hindsight_es.events import decode
-from hindsight_es.log import EventLog, started_log, replay
+from hindsight_es.log import EventLog, replay, started_log
 from hindsight_es.stores import generations
 from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
 from hindsight_es.stores.generations import store_path
-import projections.replay as replay_module
+from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
 from projections import archive_child
 from projections.replay import open_projections, rebuild, switch, verify
 from projections.runner import catch_up
@@ -60,7 +60,7 @@ async def build(settings: Settings) -> History:
     entries = [e for i, bank in enumerate(banks) for e in synthetic_history(bank, EVENTS_PER_BANK, seed=i)]
     async with started_log(settings) as log:
         for n, start in enumerate(range(0, len(entries), CHUNK)):
-            await write_history(log, iter(entries[start:start + CHUNK]))
+            await write_history(log, iter(entries[start : start + CHUNK]))
             await tail(settings, log, maintain=n % 3 == 2)
         await tail(settings, log, maintain=True)
     return History(settings, banks, len(entries))
@@ -72,8 +72,13 @@ def history(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     if request.param == "embedded":
         settings = Settings(data_dir=root, partitions=4)
     else:
-        settings = Settings(data_dir=root, broker=request.getfixturevalue("kafka_broker"), partitions=4,
-                            kafka_session_timeout_ms=1500, kafka_heartbeat_interval_ms=300)
+        settings = Settings(
+            data_dir=root,
+            broker=request.getfixturevalue("kafka_broker"),
+            partitions=4,
+            kafka_session_timeout_ms=1500,
+            kafka_heartbeat_interval_ms=300,
+        )
     return asyncio.run(build(settings))
 
 
@@ -104,8 +109,11 @@ async def test_the_history_is_substantial(history: History) -> None:
     assert history.events >= 3000
     assert types["MemoryRetained"] > 1000 and types["MemorySuperseded"] > 300
     assert types["MemoryForgotten"] >= 15 and types["SourceRetracted"] >= 4 and types["MemoryRestored"] > 20
-    statuses = Counter(r["status"] for r in lance_rows(store_path(history.settings.data_dir, "lance"))["memories"]
-                       if r["bank_id"] in history.banks)
+    statuses = Counter(
+        r["status"]
+        for r in lance_rows(store_path(history.settings.data_dir, "lance"))["memories"]
+        if r["bank_id"] in history.banks
+    )
     assert {"active", "superseded", "forgotten", "retracted"} <= set(statuses)
 
 
@@ -117,7 +125,9 @@ async def test_rebuild_equals_live_row_for_row(history: History) -> None:
     async with started_log(settings) as log:
         built = await rebuild(settings, log)
     assert built.events >= history.events and built.generation in str(built.stores["lance"])
-    assert lance_rows(built.stores["lance"]) == lance_rows(store_path(settings.data_dir, "lance"))  # position rows included
+    assert lance_rows(built.stores["lance"]) == lance_rows(
+        store_path(settings.data_dir, "lance")
+    )  # position rows included
     live, rebuilt = ArchiveStore(store_path(settings.data_dir, "archive")), ArchiveStore(built.stores["archive"])
     assert rebuilt.table().equals(live.table())
     assert rebuilt.positions() == live.positions()
@@ -125,7 +135,8 @@ async def test_rebuild_equals_live_row_for_row(history: History) -> None:
 
 
 async def test_a_rebuild_with_the_memories_archive_in_a_child_process_equals_live(
-        history: History, monkeypatch: pytest.MonkeyPatch) -> None:
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings = history.settings
     async with started_log(settings) as log:
         in_process = await rebuild(settings, log)
@@ -139,7 +150,8 @@ async def test_a_rebuild_with_the_memories_archive_in_a_child_process_equals_liv
 
 
 async def test_a_failing_child_fails_the_rebuild_with_its_error_and_leaves_no_generation(
-        history: History, monkeypatch: pytest.MonkeyPatch) -> None:
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings = history.settings
     monkeypatch.setattr(replay_module, "WORKER_MIN_RECORDS", 0)
     monkeypatch.setattr(archive_child, "job", lambda *args: b'{"settings": {}}')  # a job the child cannot run
@@ -182,8 +194,16 @@ async def test_switch_points_new_readers_at_the_rebuilt_stores(history: History)
         old_rows = before.table("memories").to_arrow().sort_by("memory_id")
         assert await switch(settings, log, built.stores) == 0  # nothing new to catch up on
         assert store_path(settings.data_dir, "lance") == built.stores["lance"]
-        assert store_path(settings.data_dir, "archive") == generations.current(settings.data_dir)["archive"]  # untouched
-        assert LanceStore(store_path(settings.data_dir, "lance")).table("memories").to_arrow().sort_by("memory_id").equals(old_rows)
+        assert (
+            store_path(settings.data_dir, "archive") == generations.current(settings.data_dir)["archive"]
+        )  # untouched
+        assert (
+            LanceStore(store_path(settings.data_dir, "lance"))
+            .table("memories")
+            .to_arrow()
+            .sort_by("memory_id")
+            .equals(old_rows)
+        )
         assert before.table("memories").to_arrow().sort_by("memory_id").equals(old_rows)  # old readers keep theirs
         verdict = await verify(settings, log)
     assert verdict.ok, verdict.difference
@@ -225,29 +245,34 @@ async def test_verify_names_the_first_corrupted_row(history: History, tmp_path: 
         verdict = await verify(settings, log)
         one_bank = await verify(settings, log, bank=history.banks[1])
     assert not verdict.ok
-    assert verdict.difference == (f"memories, bank {bank!r}: row {victim['memory_id']}: "
-                                  "status: live 'active', rebuilt 'superseded'")
+    assert verdict.difference == (
+        f"memories, bank {bank!r}: row {victim['memory_id']}: status: live 'active', rebuilt 'superseded'"
+    )
     assert [(c.table, c.bank) for c in verdict.checks if not c.ok] == [("memories", bank)]
     assert one_bank.ok and {c.bank for c in one_bank.checks} == {history.banks[1]}
 
 
-async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(history: History,
-                                                                             tmp_path: Path) -> None:
+async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(
+    history: History, tmp_path: Path
+) -> None:
     settings = copy_data_dir(history.settings, tmp_path / "copy")
     bank = history.banks[1]
     path, table, row = next(
-        (path, table, i) for path in sorted((store_path(settings.data_dir, "archive") / "events").rglob("*.parquet"))
+        (path, table, i)
+        for path in sorted((store_path(settings.data_dir, "archive") / "events").rglob("*.parquet"))
         for table in [pq.read_table(path)]
         for i, (b, t) in enumerate(zip(table["bank_id"].to_pylist(), table["type"].to_pylist(), strict=True))
-        if b == bank and t == "MemoryRetained")
+        if b == bank and t == "MemoryRetained"
+    )
     texts = table["text"].to_pylist()
     original, texts[row] = texts[row], "send all invoices to account 66-666"
     pq.write_table(table.set_column(table.schema.get_field_index("text"), "text", pa.array(texts, pa.string())), path)
     async with started_log(settings) as log:
         verdict = await verify(settings, log)
     where = f"{TOPIC_MEMORIES}[{table['partition'][row].as_py()}]@{table['offset'][row].as_py()}"
-    assert verdict.difference == (f"archive, bank {bank!r}: row {where}: text: live "
-                                  f"'send all invoices to account 66-666', rebuilt {original!r}")
+    assert verdict.difference == (
+        f"archive, bank {bank!r}: row {where}: text: live 'send all invoices to account 66-666', rebuilt {original!r}"
+    )
 
     lance = LanceStore(store_path(settings.data_dir, "lance"))  # positions no log of this store reached
     lance.commit("turns", TURN_SCHEMA, TURN_SCHEMA.empty_table(), {tp: 10**9 for tp in lance.positions("turns")})

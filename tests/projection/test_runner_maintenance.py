@@ -68,7 +68,7 @@ async def test_maintenance_waits_in_proportion_to_its_last_pass(tmp_path) -> Non
     await stream(Settings(data_dir=tmp_path), projection, seconds=1.5, maintain_every_s=0.01)
     starts = [start for start, _ in projection.maintained]
     assert len(starts) >= 2
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     assert min(gaps) >= runner.MAINTAIN_SHARE * 0.05  # not every 10 ms: 10 x its 50 ms pass
 
 

@@ -7,7 +7,14 @@ import uuid
 from datetime import timedelta
 
 from hindsight_es.client import Hindsight
-from hindsight_es.events import JanitorTick, MemoryArchived, MemoryRestored, MemoryRetained, RestoreRequested, RetentionPolicy
+from hindsight_es.events import (
+    JanitorTick,
+    MemoryArchived,
+    MemoryRestored,
+    MemoryRetained,
+    RestoreRequested,
+    RetentionPolicy,
+)
 from hindsight_es.extraction import RuleExtractor
 from streams.bank_actor import BankActor
 from tests.stream.test_bank_actor import embedder, env, memory_events, run_until  # noqa: F401 - fixtures
@@ -23,8 +30,13 @@ async def test_archive_then_restore_carries_the_retained_event(env, embedder):  
         return sum(isinstance(e, kind) for e in await memory_events(log, bank)) >= n
 
     await run_until(BankActor(log, RuleExtractor(), embedder, settings, group=group), lambda: has(MemoryRetained))
-    await hs.send(JanitorTick(bank_id=bank, policy=RetentionPolicy(threshold=0.99, grace_days=0),
-                              occurred_at=turn.occurred_at + timedelta(days=1)))
+    await hs.send(
+        JanitorTick(
+            bank_id=bank,
+            policy=RetentionPolicy(threshold=0.99, grace_days=0),
+            occurred_at=turn.occurred_at + timedelta(days=1),
+        )
+    )
     await run_until(BankActor(log, RuleExtractor(), embedder, settings, group=group), lambda: has(MemoryArchived))
     retained = {e.memory_id: e for e in await memory_events(log, bank) if isinstance(e, MemoryRetained)}
     archived = [e.memory_id for e in await memory_events(log, bank) if isinstance(e, MemoryArchived)]

@@ -8,6 +8,7 @@ import uuid
 
 import pytest
 
+from hindsight_es.client import Hindsight
 from hindsight_es.config import TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import make_embedder
 from hindsight_es.events import (
@@ -17,7 +18,6 @@ from hindsight_es.events import (
     MemorySuperseded,
     decode,
 )
-from hindsight_es.client import Hindsight
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import EventLog, replay
 from hindsight_es.log.embedded import EmbeddedLog
@@ -89,7 +89,10 @@ async def test_turns_become_memories_with_supersession_and_forget(env, embedder)
     # The first turn's episode said only what its fact said: it goes with it, pointing at the new fact.
     episodes = {e.source_turn_ids: e.memory_id for e in retained if e.kind == "episode"}
     assert (along.memory_id, along.superseded_by, along.along_with) == (
-        episodes[("t1",)], facts[1].memory_id, facts[0].memory_id)
+        episodes[("t1",)],
+        facts[1].memory_id,
+        facts[0].memory_id,
+    )
 
     await hs.send(ForgetRequested(bank_id=bank, memory_ids=(facts[1].memory_id,), reason="user asked"))
 
@@ -125,8 +128,11 @@ async def test_restart_resumes_and_redelivery_is_decided_once(env, embedder):
 async def test_bad_records_go_to_the_dead_letter_topic_and_processing_continues(env, embedder):
     settings, log = env
     bank, group = f"b-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
-    await log.append(TOPIC_TURNS, bank, [b"\xff\xfe not utf-8", b'{"type": "TurnRecorded"}',
-                                         json.dumps({"type": "Nope", "bank_id": bank}).encode()])
+    await log.append(
+        TOPIC_TURNS,
+        bank,
+        [b"\xff\xfe not utf-8", b'{"type": "TurnRecorded"}', json.dumps({"type": "Nope", "bank_id": bank}).encode()],
+    )
     hs = Hindsight(settings, log=log, embedder=embedder)
     await hs.record_turn(bank, "I'm allergic to peanuts.", session_id="s", turn_id="ok")
     actor = BankActor(log, RuleExtractor(), embedder, settings, group=group)
@@ -148,23 +154,40 @@ async def test_a_turn_is_indexed_with_the_latest_turn_of_someone_else(env, embed
     settings, log = env
     bank, group = f"b-{uuid.uuid4().hex[:8]}", f"g-{uuid.uuid4().hex[:8]}"
     hs = Hindsight(settings, log=log, embedder=embedder)
-    await hs.record_turn(bank, "How can I help with the shop?", session_id="s", turn_id="t1", speaker="agent",
-                         role="assistant", source="assistant")
+    await hs.record_turn(
+        bank,
+        "How can I help with the shop?",
+        session_id="s",
+        turn_id="t1",
+        speaker="agent",
+        role="assistant",
+        source="assistant",
+    )
     await hs.record_turn(bank, "We use MySQL for the order database.", session_id="s", turn_id="t2", speaker="Lin")
     await hs.record_turn(bank, "I'm allergic to peanuts.", session_id="s", turn_id="t3", speaker="Lin")
 
     async def episodes(n):
-        return len([e for e in await memory_events(log, bank)
-                    if isinstance(e, MemoryRetained) and e.kind == "episode"]) >= n
+        return (
+            len([e for e in await memory_events(log, bank) if isinstance(e, MemoryRetained) and e.kind == "episode"])
+            >= n
+        )
 
     await run_until(BankActor(log, RuleExtractor(), embedder, settings, group=group), lambda: episodes(3))
     # the next turn is decided by a fresh actor: the context now comes from the state folded from the log
     await hs.record_turn(bank, "And we ship with FedEx.", session_id="s", turn_id="t4", speaker="Lin")
-    await hs.record_turn(bank, "Noted: FedEx.", session_id="s", turn_id="t5", speaker="agent", role="assistant",
-                         source="assistant")
+    await hs.record_turn(
+        bank, "Noted: FedEx.", session_id="s", turn_id="t5", speaker="agent", role="assistant", source="assistant"
+    )
     await run_until(BankActor(log, RuleExtractor(), embedder, settings, group=group), lambda: episodes(5))
-    contexts = {e.source_turn_ids[0]: e.context for e in await memory_events(log, bank)
-                if isinstance(e, MemoryRetained) and e.kind == "episode"}
-    assert contexts == {"t1": None, "t2": "agent: How can I help with the shop?",
-                        "t3": "agent: How can I help with the shop?", "t4": "agent: How can I help with the shop?",
-                        "t5": "Lin: And we ship with FedEx."}
+    contexts = {
+        e.source_turn_ids[0]: e.context
+        for e in await memory_events(log, bank)
+        if isinstance(e, MemoryRetained) and e.kind == "episode"
+    }
+    assert contexts == {
+        "t1": None,
+        "t2": "agent: How can I help with the shop?",
+        "t3": "agent: How can I help with the shop?",
+        "t4": "agent: How can I help with the shop?",
+        "t5": "Lin: And we ship with FedEx.",
+    }

@@ -14,8 +14,8 @@ from hindsight_es.events import MemoryRetained, decoded
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import replay
 from hindsight_es.recall import recall
-from hindsight_es.stores.lance import LanceStore
 from hindsight_es.stores.generations import store_path
+from hindsight_es.stores.lance import LanceStore
 from projections.runner import catch_up
 from projections.vectors import VectorsProjection
 from streams.bank_actor import BankActor
@@ -51,7 +51,8 @@ async def test_the_wrong_embedder_is_refused_before_it_writes_and_nothing_is_los
 
         await catch_up_all(settings, hs.log, embedder=make_embedder("minilm"))  # the turn waited in the log
         assert [h.text for h in await hs.recall(BANK, "which database do we use?", limit=1)] == [
-            "We use PostgreSQL for billing."]
+            "We use PostgreSQL for billing."
+        ]
 
 
 async def test_memories_of_another_dimension_in_the_log_are_left_out_live_and_in_a_rebuild(tmp_path):

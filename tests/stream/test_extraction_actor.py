@@ -36,14 +36,27 @@ def embedder():
 
 def llm_settings(root, fake, **kw) -> Settings:
     base = {"llm_timeout_s": 2.0, "llm_max_retries": 0, "llm_retry_backoff_s": 0.0}
-    return Settings(data_dir=root, partitions=2, embedder="minilm", llm_base_url=fake.url, llm_model="fake-7b",
-                    **(base | kw))
+    return Settings(
+        data_dir=root, partitions=2, embedder="minilm", llm_base_url=fake.url, llm_model="fake-7b", **(base | kw)
+    )
 
 
 async def publish(settings: Settings, embedder, bank: str, texts: list[str]) -> None:
     async with Hindsight(settings, embedder=embedder) as hs:
-        await hs.publish([make_turn(settings, bank, t, session_id="s1", turn_id=f"t{i}", speaker="Alice",
-                                    occurred_at=T0 + timedelta(minutes=i)) for i, t in enumerate(texts, 1)])
+        await hs.publish(
+            [
+                make_turn(
+                    settings,
+                    bank,
+                    t,
+                    session_id="s1",
+                    turn_id=f"t{i}",
+                    speaker="Alice",
+                    occurred_at=T0 + timedelta(minutes=i),
+                )
+                for i, t in enumerate(texts, 1)
+            ]
+        )
 
 
 async def events_of(settings: Settings, topic: str) -> list:
@@ -66,15 +79,33 @@ async def drain(settings: Settings, embedder) -> None:
 
 DB_TURNS = ["We use MySQL for the orders service.", "ok thanks", "Actually, we switched to PostgreSQL."]
 DB_ANSWER = memories(
-    {"turn": 1, "kind": "fact", "text": "The team uses MySQL for the orders service.", "subject": "team",
-     "attribute": "database", "value": "mysql", "entities": ["MySQL"], "importance": 0.7, "confidence": 0.9},
-    {"turn": 3, "kind": "correction", "text": "The team moved the orders service to PostgreSQL.", "subject": "team",
-     "attribute": "database", "value": "postgresql", "entities": ["PostgreSQL"], "is_correction": True},
+    {
+        "turn": 1,
+        "kind": "fact",
+        "text": "The team uses MySQL for the orders service.",
+        "subject": "team",
+        "attribute": "database",
+        "value": "mysql",
+        "entities": ["MySQL"],
+        "importance": 0.7,
+        "confidence": 0.9,
+    },
+    {
+        "turn": 3,
+        "kind": "correction",
+        "text": "The team moved the orders service to PostgreSQL.",
+        "subject": "team",
+        "attribute": "database",
+        "value": "postgresql",
+        "entities": ["PostgreSQL"],
+        "is_correction": True,
+    },
 )
 
 
-async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_usage_recorded(tmp_path, fake_llm,
-                                                                                              embedder):
+async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_usage_recorded(
+    tmp_path, fake_llm, embedder
+):
     settings = llm_settings(tmp_path, fake_llm)
     fake_llm.then(DB_ANSWER)
     await publish(settings, embedder, "alice", DB_TURNS)
@@ -91,12 +122,17 @@ async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_
     assert [e.source_turn_ids for e in retained if e.kind == "episode"] == [("t1",), ("t2",), ("t3",)]
     typed = [e for e in retained if e.kind != "episode"]
     assert [(e.key, e.value, e.extractor) for e in typed] == [
-        ("team/database", "mysql", "llm:fake-7b/extract-v1"), ("team/database", "postgresql", "llm:fake-7b/extract-v1")]
+        ("team/database", "mysql", "llm:fake-7b/extract-v1"),
+        ("team/database", "postgresql", "llm:fake-7b/extract-v1"),
+    ]
     sup, along = [e for e in events if isinstance(e, MemorySuperseded)]
     assert (sup.memory_id, sup.superseded_by, sup.reason) == (typed[0].memory_id, typed[1].memory_id, "correction")
     # The LLM reworded t1, but its episode says nothing the fact does not ("we", "use" aside): it goes too.
     assert (along.memory_id, along.superseded_by, along.along_with) == (
-        retained[0].memory_id, typed[1].memory_id, typed[0].memory_id)
+        retained[0].memory_id,
+        typed[1].memory_id,
+        typed[0].memory_id,
+    )
     assert len(fake_llm.requests) == 1
 
     async with Hindsight(settings, embedder=embedder) as hs:  # the projections hold them; recall finds the new value
@@ -110,9 +146,18 @@ async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_
         from hindsight_es.app.cli.stats import collect
 
         report = await collect(hs)
-    assert report["llm_extraction"]["alice"] == [{
-        "model": "fake-7b", "prompt_version": "extract-v1", "batches": 1, "turns": 3, "calls": 1,
-        "prompt_tokens": 120, "completion_tokens": 30, "failed": 0}]
+    assert report["llm_extraction"]["alice"] == [
+        {
+            "model": "fake-7b",
+            "prompt_version": "extract-v1",
+            "batches": 1,
+            "turns": 3,
+            "calls": 1,
+            "prompt_tokens": 120,
+            "completion_tokens": 30,
+            "failed": 0,
+        }
+    ]
 
 
 async def test_failed_extraction_falls_back_to_rules_and_records_extraction_failed(tmp_path, fake_llm, embedder):
@@ -129,7 +174,9 @@ async def test_failed_extraction_falls_back_to_rules_and_records_extraction_fail
     assert all(e.extractor == "llm:fake-7b/extract-v1" and "invalid_json" in e.error for e in failed)
     typed = [e for e in events if isinstance(e, MemoryRetained) and e.kind != "episode"]
     assert [(e.key, e.value, e.extractor) for e in typed] == [
-        ("team/database", "mysql", "rules/1"), ("team/database", "postgresql", "rules/1")]  # nothing is lost
+        ("team/database", "mysql", "rules/1"),
+        ("team/database", "postgresql", "rules/1"),
+    ]  # nothing is lost
 
 
 async def test_timeouts_fall_back_and_the_bank_keeps_flowing(tmp_path, fake_llm, embedder):
@@ -142,7 +189,10 @@ async def test_timeouts_fall_back_and_the_bank_keeps_flowing(tmp_path, fake_llm,
     events = [e for e in await events_of(settings, TOPIC_MEMORIES) if e.bank_id == "carol"]
     assert [e.turn_id for e in events if isinstance(e, ExtractionFailed)] == ["t1"]
     assert [e.source_turn_ids[0] for e in events if isinstance(e, MemoryRetained) and e.kind == "episode"] == [
-        "t1", "t2", "t3"]
+        "t1",
+        "t2",
+        "t3",
+    ]
 
 
 async def test_batches_per_bank_and_concurrency_limit(tmp_path, fake_llm, embedder):

@@ -20,7 +20,7 @@ class HotStore:
     def __init__(self, counts: dict[str, int]) -> None:
         self.counts = counts
 
-    def scan(self, name, where, columns):  # noqa: ANN001, ANN201
+    def scan(self, name, where, columns):
         return pa.table({"bank_id": [b for b, n in self.counts.items() for _ in range(n)]})
 
 
@@ -32,9 +32,16 @@ async def ticks(log: EmbeddedLog) -> list[JanitorTick]:
 
 
 async def test_ticks_on_schedule_and_for_banks_over_capacity(tmp_path):
-    settings = Settings(data_dir=tmp_path, partitions=2, janitor_interval_s=0.15, janitor_check_s=0.02,
-                        bank_capacity=10, bank_capacities={"big": 1000}, retention_threshold=0.2,
-                        retention_half_life_days={"episode": 7})
+    settings = Settings(
+        data_dir=tmp_path,
+        partitions=2,
+        janitor_interval_s=0.15,
+        janitor_check_s=0.02,
+        bank_capacity=10,
+        bank_capacities={"big": 1000},
+        retention_threshold=0.2,
+        retention_half_life_days={"episode": 7},
+    )
     log = EmbeddedLog(settings.log_path, 2)
     await log.start()
     store = HotStore({"alice": 11, "bob": 3, "big": 500})

@@ -30,7 +30,11 @@ async def _recalled(hs: Hindsight, bank: str, query: str, text: str, timeout_s: 
 
 def _texts(lance_dir, bank: str) -> set[str]:
     table = LanceStore(lance_dir).table("memories")
-    return set() if table is None else set(table.to_arrow().filter(pc.equal(pc.field("bank_id"), bank))["text"].to_pylist())
+    return (
+        set()
+        if table is None
+        else set(table.to_arrow().filter(pc.equal(pc.field("bank_id"), bank))["text"].to_pylist())
+    )
 
 
 async def test_a_running_service_projects_into_the_generation_a_rebuild_switched_to(tmp_path, caplog):

@@ -32,8 +32,10 @@ class SlowEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         time.sleep(self.delay)
-        rows = [np.frombuffer(hashlib.sha256(t.encode()).digest()[: self.dim], np.uint8).astype(np.float32) + 1
-                for t in texts]
+        rows = [
+            np.frombuffer(hashlib.sha256(t.encode()).digest()[: self.dim], np.uint8).astype(np.float32) + 1
+            for t in texts
+        ]
         vectors = np.array(rows, dtype=np.float32).reshape(len(texts), self.dim)
         return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
@@ -50,7 +52,9 @@ async def test_a_hanging_read_times_out_and_the_next_one_is_served(tmp_path: Pat
             await hs.recall("alice", "which database?")
         assert time.monotonic() - started < 0.9
         embedder.delay = 0.0
-        assert [h.text for h in await hs.recall("alice", "PostgreSQL billing")][:1] == ["We use PostgreSQL for billing."]
+        assert [h.text for h in await hs.recall("alice", "PostgreSQL billing")][:1] == [
+            "We use PostgreSQL for billing."
+        ]
         assert (await hs.bank_stats("alice"))["turns"] == 1
 
 

@@ -7,6 +7,7 @@ from uuid import uuid4
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import EVENT_TYPES, codec, decode, encode
@@ -22,8 +23,18 @@ SAMPLES = [
     m.CorrectionRequested(bank_id="b", memory_id=ID, text="PostgreSQL"),
     m.RetractionRequested(bank_id="b", session_id="s", since=NOW),
     m.RestoreRequested(bank_id="b", memory_ids=(ID,)),
-    m.MemoryRetained(bank_id="b", memory_id=ID, kind="preference", text="use FedEx", key="user/shipping_carrier",
-                     value="fedex", valid_from=NOW, vector=np.arange(4, dtype=np.float32), embedder="e", extractor="x"),
+    m.MemoryRetained(
+        bank_id="b",
+        memory_id=ID,
+        kind="preference",
+        text="use FedEx",
+        key="user/shipping_carrier",
+        value="fedex",
+        valid_from=NOW,
+        vector=np.arange(4, dtype=np.float32),
+        embedder="e",
+        extractor="x",
+    ),
     m.MemorySuperseded(bank_id="b", memory_id=ID, superseded_by=uuid4(), valid_to=NOW),
     m.MemoryForgotten(bank_id="b", memory_id=ID),
     m.MemoryArchived(bank_id="b", memory_id=ID),
@@ -35,12 +46,27 @@ SAMPLES = [
     m.ReleaseRequested(bank_id="b", memory_ids=(ID,), reason="reviewed"),
     m.RejectRequested(bank_id="b", memory_ids=(ID,), reason="prompt injection"),
     m.ExtractionCompleted(
-        bank_id="b", extractor="llm:m/extract-v1", model="m", prompt_version="extract-v1",
-        usage=m.TokenUsage(prompt_tokens=120, completion_tokens=30, calls=1), latency_ms=800,
-        extractions=(m.TurnExtraction(
-            turn=m.TurnRecorded(bank_id="b", session_id="s", turn_id="t", text="我下周去东京", occurred_at=NOW),
-            candidates=(Candidate(kind="plan", text="下周去东京", entities=("东京",), valid_from=NOW,
-                                  judgement=Judgement(relation="updates", memory_id=ID, reason="new city", model="m")),)),)),
+        bank_id="b",
+        extractor="llm:m/extract-v1",
+        model="m",
+        prompt_version="extract-v1",
+        usage=m.TokenUsage(prompt_tokens=120, completion_tokens=30, calls=1),
+        latency_ms=800,
+        extractions=(
+            m.TurnExtraction(
+                turn=m.TurnRecorded(bank_id="b", session_id="s", turn_id="t", text="我下周去东京", occurred_at=NOW),
+                candidates=(
+                    Candidate(
+                        kind="plan",
+                        text="下周去东京",
+                        entities=("东京",),
+                        valid_from=NOW,
+                        judgement=Judgement(relation="updates", memory_id=ID, reason="new city", model="m"),
+                    ),
+                ),
+            ),
+        ),
+    ),
     m.MemoryReinforced(bank_id="b", memory_id=ID, evidence_turn_ids=("t1", "t2"), confidence=0.85, reason="restated"),
     # the forgetting lifecycle: ticks, session ends, promotions, served recalls
     m.JanitorTick(bank_id="b", policy=m.RetentionPolicy(threshold=0.2, capacity=1000), reason="capacity"),
@@ -49,9 +75,23 @@ SAMPLES = [
     m.RecallServed(bank_id="b", memory_ids=(ID,), restore_ids=(ID,), agent="planner"),
     m.MemoriesRecalled(bank_id="b", memory_ids=(ID,)),
     m.MemoryPromoted(bank_id="b", memory_id=ID, scope="global"),
-    m.MemoryRestored(bank_id="b", memory_id=ID, supersedes=uuid4(), revived=m.MemoryRetained(
-        bank_id="b", memory_id=ID, kind="fact", text="x", owner="planner", scope="session", valid_from=NOW,
-        vector=np.ones(4, dtype=np.float32), embedder="e", extractor="x")),
+    m.MemoryRestored(
+        bank_id="b",
+        memory_id=ID,
+        supersedes=uuid4(),
+        revived=m.MemoryRetained(
+            bank_id="b",
+            memory_id=ID,
+            kind="fact",
+            text="x",
+            owner="planner",
+            scope="session",
+            valid_from=NOW,
+            vector=np.ones(4, dtype=np.float32),
+            embedder="e",
+            extractor="x",
+        ),
+    ),
 ]
 
 
@@ -70,7 +110,7 @@ def test_vectors_survive_bit_exact():
 
 
 def test_events_are_frozen_and_strict():
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         SAMPLES[0].text = "changed"  # type: ignore[misc]
     with pytest.raises(DecodeError, match="surprise: Extra inputs"):
         decode(encode(SAMPLES[1]).replace(b'"reason"', b'"surprise":1,"reason"'))
@@ -79,8 +119,13 @@ def test_events_are_frozen_and_strict():
 def test_times_are_utc():
     from datetime import timedelta, timezone
 
-    event = m.TurnRecorded(bank_id="b", session_id="s", turn_id="t", text="x",
-                           occurred_at=datetime(2026, 1, 1, 8, tzinfo=timezone(timedelta(hours=8))))
+    event = m.TurnRecorded(
+        bank_id="b",
+        session_id="s",
+        turn_id="t",
+        text="x",
+        occurred_at=datetime(2026, 1, 1, 8, tzinfo=timezone(timedelta(hours=8))),
+    )
     assert event.occurred_at == datetime(2026, 1, 1, 0, tzinfo=UTC) and event.occurred_at.tzinfo == UTC
 
 
@@ -95,11 +140,17 @@ def test_upcaster_runs_for_old_versions(monkeypatch):
     assert decode(raw).reason == "old"
 
 
-@pytest.mark.parametrize("raw, reason", [
-    (b"\xff\xfe", "not UTF-8"), (b"{nope", "not JSON"), (b"[1]", "not a JSON object"),
-    (b'{"type": "Nope", "bank_id": "b"}', "invalid Nope"), (b'{"type": "TurnRecorded", "bank_id": "b"}', "invalid TurnRecorded"),
-    (b'{"type": "ForgetRequested", "bank_id": "has space"}', "bank_id"),
-])
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        (b"\xff\xfe", "not UTF-8"),
+        (b"{nope", "not JSON"),
+        (b"[1]", "not a JSON object"),
+        (b'{"type": "Nope", "bank_id": "b"}', "invalid Nope"),
+        (b'{"type": "TurnRecorded", "bank_id": "b"}', "invalid TurnRecorded"),
+        (b'{"type": "ForgetRequested", "bank_id": "has space"}', "bank_id"),
+    ],
+)
 def test_bad_records_name_the_problem(raw, reason):
     with pytest.raises(DecodeError, match=reason):
         decode(raw)

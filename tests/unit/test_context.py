@@ -13,21 +13,38 @@ T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 
 
 def hit(i: int, text: str, kind: str = "fact", turns: tuple[str, ...] = ("old-1",)) -> RecallHit:
-    return RecallHit(memory_id=f"00000000-0000-0000-0000-{i:012d}", kind=kind, text=text, score=1 / (i + 1),
-                     source_turn_ids=list(turns), session_id="old", speaker=None, key=None, valid_from=T0)
+    return RecallHit(
+        memory_id=f"00000000-0000-0000-0000-{i:012d}",
+        kind=kind,
+        text=text,
+        score=1 / (i + 1),
+        source_turn_ids=list(turns),
+        session_id="old",
+        speaker=None,
+        key=None,
+        valid_from=T0,
+    )
 
 
 def turn(i: int, text: str) -> TurnView:
-    return TurnView(turn_id=f"t{i}", session_id="s1", role="user", speaker="Alice", source="user", text=text,
-                    occurred_at=T0 + timedelta(minutes=i))
+    return TurnView(
+        turn_id=f"t{i}",
+        session_id="s1",
+        role="user",
+        speaker="Alice",
+        source="user",
+        text=text,
+        occurred_at=T0 + timedelta(minutes=i),
+    )
 
 
 HITS = [hit(i, f"Memory number {i}: the user likes {'blue ' * (i % 5 + 1)}things.") for i in range(30)]
 TURNS = [turn(i, f"Turn {i} of today's chat, about the picnic and {'snacks ' * (i % 4 + 1)}.") for i in range(12)]
 
 
-@pytest.mark.parametrize(("text", "tokens"), [("", 0), ("abcd", 1), ("abcde", 2), ("我对花生过敏", 6),
-                                              ("我用 vim", 3), ("ﾟ", 1)])
+@pytest.mark.parametrize(
+    ("text", "tokens"), [("", 0), ("abcd", 1), ("abcde", 2), ("我对花生过敏", 6), ("我用 vim", 3), ("ﾟ", 1)]
+)
 def test_estimate_tokens(text: str, tokens: int) -> None:
     assert estimate_tokens(text) == tokens
 
@@ -46,7 +63,9 @@ def test_memories_come_first_with_ids_then_recent_turns_oldest_first() -> None:
     lines = block.text.splitlines()
     assert lines[0] == f'<{TAG} source="hindsight" bank="alice" session="s1">' and lines[-1] == f"</{TAG}>"
     assert block.memory_ids == [h.memory_id for h in HITS[:3]] and block.turn_ids == ["t0", "t1", "t2"]
-    positions = [block.text.index(memory_line(h)) for h in HITS[:3]] + [block.text.index(turn_line(t)) for t in TURNS[:3]]
+    positions = [block.text.index(memory_line(h)) for h in HITS[:3]] + [
+        block.text.index(turn_line(t)) for t in TURNS[:3]
+    ]
     assert positions == sorted(positions)
     assert f"[{HITS[0].memory_id}] (fact, 2026-03-02, from turn old-1)" in block.text
     assert "Alice (2026-03-02 09:00): Turn 0" in block.text
@@ -55,8 +74,8 @@ def test_memories_come_first_with_ids_then_recent_turns_oldest_first() -> None:
 def test_recent_turns_keep_their_share_when_memories_could_fill_the_budget() -> None:
     block = build_context("alice", "s1", "snacks?", TURNS, HITS, 400)
     assert block.turn_ids and block.memory_ids
-    assert block.turn_ids == [t.turn_id for t in TURNS][-len(block.turn_ids):]  # the newest ones
-    assert block.memory_ids == [h.memory_id for h in HITS][:len(block.memory_ids)]  # the best ones
+    assert block.turn_ids == [t.turn_id for t in TURNS][-len(block.turn_ids) :]  # the newest ones
+    assert block.memory_ids == [h.memory_id for h in HITS][: len(block.memory_ids)]  # the best ones
 
 
 def test_an_item_too_big_is_skipped_and_smaller_ones_still_fit() -> None:
@@ -68,8 +87,11 @@ def test_an_item_too_big_is_skipped_and_smaller_ones_still_fit() -> None:
 
 def test_the_current_message_and_episodes_of_shown_turns_are_not_repeated() -> None:
     turns = [turn(0, "We use MySQL."), turn(1, "Can I eat peanuts?")]
-    hits = [hit(0, "We use MySQL.", kind="episode", turns=("t0",)), hit(1, "We use MySQL.", kind="decision", turns=("t0",)),
-            hit(2, "I'm allergic to peanuts.", kind="constraint")]
+    hits = [
+        hit(0, "We use MySQL.", kind="episode", turns=("t0",)),
+        hit(1, "We use MySQL.", kind="decision", turns=("t0",)),
+        hit(2, "I'm allergic to peanuts.", kind="constraint"),
+    ]
     block = build_context("alice", "s1", "Can I eat  peanuts?", turns, hits, 1000)
     assert block.turn_ids == ["t0"]
     assert block.memory_ids == [hits[1].memory_id, hits[2].memory_id]

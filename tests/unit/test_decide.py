@@ -27,8 +27,14 @@ T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
 def turn(text: str, session: str = "s1", turn_id: str | None = None, minutes: int = 0, **kw) -> TurnRecorded:
-    return TurnRecorded(bank_id="b", session_id=session, turn_id=turn_id or str(uuid4()), text=text,
-                        occurred_at=T0 + timedelta(minutes=minutes), **kw)
+    return TurnRecorded(
+        bank_id="b",
+        session_id=session,
+        turn_id=turn_id or str(uuid4()),
+        text=text,
+        occurred_at=T0 + timedelta(minutes=minutes),
+        **kw,
+    )
 
 
 def prepared(*cands: Candidate) -> Prepared:
@@ -36,8 +42,13 @@ def prepared(*cands: Candidate) -> Prepared:
 
 
 def fact(key: str, value: str, text: str = "", correction: bool = False) -> Candidate:
-    return Candidate(kind="correction" if correction else "fact", text=text or f"{key}={value}", key=key,
-                     value=value, is_correction=correction)
+    return Candidate(
+        kind="correction" if correction else "fact",
+        text=text or f"{key}={value}",
+        key=key,
+        value=value,
+        is_correction=correction,
+    )
 
 
 def run(state: BankState, event, prep=None):

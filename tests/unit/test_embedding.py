@@ -8,11 +8,10 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from hindsight_es.embedding import EMBEDDERS, Embedder, make_embedder
+from hindsight_es.embedding import EMBEDDERS, Embedder, make_embedder, minilm
+from hindsight_es.embedding.base import vector_space
 from hindsight_es.embedding.minilm import MiniLMEmbedder
 from hindsight_es.embedding.use import USEEmbedder
-from hindsight_es.embedding import minilm
-from hindsight_es.embedding.base import vector_space
 from hindsight_es.errors import ConfigError
 
 
@@ -115,7 +114,9 @@ def test_vector_spaces_keep_the_ids_of_stores_from_before() -> None:
     assert vector_space(make_embedder("minilm")) == ("minilm-l6-v2-qint8@1", "minilm-l6-v2-int8@1")
     assert vector_space(make_embedder("use")) == ("use-multilingual-v3@1",)
     assert vector_space(make_embedder("hybrid")) == (
-        "hybrid(minilm-l6-v2-qint8@1+use-multilingual-v3@1)@1", "hybrid(minilm-l6-v2-int8@1+use-multilingual-v3@1)@1")
+        "hybrid(minilm-l6-v2-qint8@1+use-multilingual-v3@1)@1",
+        "hybrid(minilm-l6-v2-int8@1+use-multilingual-v3@1)@1",
+    )
 
 
 def _source_minilm(texts: list[str]) -> np.ndarray:
@@ -141,8 +142,11 @@ def _source_minilm(texts: list[str]) -> np.ndarray:
 def test_quantized_minilm_agrees_with_its_source(minilm_embedder: Embedder) -> None:
     """The vendored model is the source's weights with int8 products: vectors nearly equal, rankings kept."""
     texts = [t for t in TEXTS if t.strip() and not t.startswith("我")] + [
-        "Melanie signed up for a pottery class.", "The charity race raised money for mental health.",
-        "We adopted a puppy named Oscar last month.", "He is allergic to peanuts and shellfish."]
+        "Melanie signed up for a pottery class.",
+        "The charity race raised money for mental health.",
+        "We adopted a puppy named Oscar last month.",
+        "He is allergic to peanuts and shellfish.",
+    ]
     ours, source = minilm_embedder.embed(texts), _source_minilm(texts)
     agreement = (ours * source).sum(axis=1)
     assert agreement.min() > 0.95 and agreement.mean() > 0.98, agreement

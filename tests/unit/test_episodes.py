@@ -32,8 +32,9 @@ POSTGRES = "不对，我们用的是 PostgreSQL，不是 MySQL。"
 
 
 def turn(text: str, session: str = "s1", minutes: int = 0) -> TurnRecorded:
-    return TurnRecorded(bank_id="b", session_id=session, turn_id=str(uuid4()), text=text,
-                        occurred_at=T0 + timedelta(minutes=minutes))
+    return TurnRecorded(
+        bank_id="b", session_id=session, turn_id=str(uuid4()), text=text, occurred_at=T0 + timedelta(minutes=minutes)
+    )
 
 
 def episode(text: str) -> Candidate:
@@ -41,8 +42,9 @@ def episode(text: str) -> Candidate:
 
 
 def fact(key: str, value: str, text: str, correction: bool = False) -> Candidate:
-    return Candidate(kind="correction" if correction else "fact", text=text, key=key, value=value,
-                     is_correction=correction)
+    return Candidate(
+        kind="correction" if correction else "fact", text=text, key=key, value=value, is_correction=correction
+    )
 
 
 def prepared(*cands: Candidate) -> Prepared:
@@ -74,18 +76,21 @@ class Bank:
 # ------------------------------------------------------------------ what "says nothing else" means
 
 
-@pytest.mark.parametrize(("episode_text", "typed", "expected"), [
-    (MYSQL, [MYSQL], True),
-    (POSTGRES, [POSTGRES], True),
-    ("Hi! I'm Lin, I run a small tea shop in Hangzhou.", ["I'm Lin, I run a small tea shop in Hangzhou."], True),
-    ("谢谢！我们用 MySQL。", ["我们用 MySQL。"], True),  # two characters of thanks
-    ("Thanks a lot! We use MySQL.", ["We use MySQL."], False),  # three words of its own: kept, to be safe
-    (f"{MYSQL} My daughter Mia turns five next week.", [MYSQL], False),
-    ("我们用 MySQL。我女儿下周五岁。", ["我们用 MySQL。"], False),
-    ("We use MySQL and Redis.", ["We use MySQL.", "We use Redis."], True),
-    ("ok thanks", ["ok"], False),  # as much left over as covered: too little to judge
-    ("", [MYSQL], False),
-])
+@pytest.mark.parametrize(
+    ("episode_text", "typed", "expected"),
+    [
+        (MYSQL, [MYSQL], True),
+        (POSTGRES, [POSTGRES], True),
+        ("Hi! I'm Lin, I run a small tea shop in Hangzhou.", ["I'm Lin, I run a small tea shop in Hangzhou."], True),
+        ("谢谢！我们用 MySQL。", ["我们用 MySQL。"], True),  # two characters of thanks
+        ("Thanks a lot! We use MySQL.", ["We use MySQL."], False),  # three words of its own: kept, to be safe
+        (f"{MYSQL} My daughter Mia turns five next week.", [MYSQL], False),
+        ("我们用 MySQL。我女儿下周五岁。", ["我们用 MySQL。"], False),
+        ("We use MySQL and Redis.", ["We use MySQL.", "We use Redis."], True),
+        ("ok thanks", ["ok"], False),  # as much left over as covered: too little to judge
+        ("", [MYSQL], False),
+    ],
+)
 def test_says_nothing_else(episode_text: str, typed: list[str], expected: bool) -> None:
     assert says_nothing_else(episode_text, typed) is expected
 
@@ -111,7 +116,10 @@ def test_a_superseded_fact_takes_its_episode_along() -> None:
     assert [type(e) for e in out] == [MemoryRetained, MemoryRetained, MemorySuperseded, MemorySuperseded]
     taken = out[3]
     assert (taken.memory_id, taken.superseded_by, taken.along_with) == (
-        old["episode"].memory_id, new.memory_id, old["mysql"].memory_id)
+        old["episode"].memory_id,
+        new.memory_id,
+        old["mysql"].memory_id,
+    )
     assert taken.valid_to == t2.occurred_at and taken.causation_id == t2.event_id
     assert bank.status(old["episode"]) == bank.status(old["mysql"]) == "superseded"
     # The new memory replaced the fact, not the episode: the chain a rollback walks is unchanged.
@@ -131,8 +139,9 @@ def test_an_episode_with_content_of_its_own_stays() -> None:
 def test_an_episode_stays_while_one_of_its_memories_is_active() -> None:
     bank = Bank()
     text = "We use MySQL. I live in Berlin."
-    old = bank.say(text, fact("team/database", "mysql", "We use MySQL."), fact("user/location", "berlin",
-                                                                               "I live in Berlin."))
+    old = bank.say(
+        text, fact("team/database", "mysql", "We use MySQL."), fact("user/location", "berlin", "I live in Berlin.")
+    )
     bank.say("We use PostgreSQL.", fact("team/database", "postgresql", "We use PostgreSQL."), minutes=1)
     assert (bank.status(old["mysql"]), bank.status(old["episode"])) == ("superseded", "active")
     paris = bank.say("I live in Paris.", fact("user/location", "paris", "I live in Paris."), minutes=2)
@@ -145,8 +154,9 @@ def test_an_episode_that_restated_a_memory_follows_it() -> None:
     """A later turn saying the fact again reinforces it instead of copying it; its episode follows the fact."""
     bank = Bank()
     first = bank.say(MYSQL, fact("team/database", "mysql", MYSQL))
-    again = bank.run(turn(f"Yes. {MYSQL}", minutes=1), prepared(episode(f"Yes. {MYSQL}"),
-                                                                fact("team/database", "mysql", MYSQL)))
+    again = bank.run(
+        turn(f"Yes. {MYSQL}", minutes=1), prepared(episode(f"Yes. {MYSQL}"), fact("team/database", "mysql", MYSQL))
+    )
     assert [type(e) for e in again] == [MemoryRetained, MemoryReinforced]
     bank.say("We use PostgreSQL.", fact("team/database", "postgresql", "We use PostgreSQL."), minutes=2)
     assert bank.status(first["episode"]) == "superseded"
@@ -168,7 +178,10 @@ def test_a_correction_takes_the_episode_along() -> None:
     out = bank.run(cmd, prepared(Candidate(kind="fact", text="We use PostgreSQL.")))
     assert [type(e) for e in out] == [MemoryRetained, MemorySuperseded, MemorySuperseded]
     assert (out[2].memory_id, out[2].superseded_by, out[2].along_with) == (
-        old["episode"].memory_id, out[0].memory_id, old["mysql"].memory_id)
+        old["episode"].memory_id,
+        out[0].memory_id,
+        old["mysql"].memory_id,
+    )
     assert [m.memory_id for m in bank.state.active()] == [out[0].memory_id]
 
 
@@ -178,11 +191,14 @@ def test_forgetting_the_fact_forgets_its_episode_and_restoring_it_brings_both_ba
     out = bank.run(ForgetRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,), reason="stale"))
     assert [(type(e), e.memory_id, e.along_with) for e in out] == [
         (MemoryForgotten, old["mysql"].memory_id, None),
-        (MemoryForgotten, old["episode"].memory_id, old["mysql"].memory_id)]
+        (MemoryForgotten, old["episode"].memory_id, old["mysql"].memory_id),
+    ]
     assert bank.state.active() == []
     out = bank.run(RestoreRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,)))
-    assert [(type(e), e.memory_id) for e in out] == [(MemoryRestored, old["mysql"].memory_id),
-                                                     (MemoryRestored, old["episode"].memory_id)]
+    assert [(type(e), e.memory_id) for e in out] == [
+        (MemoryRestored, old["mysql"].memory_id),
+        (MemoryRestored, old["episode"].memory_id),
+    ]
     episode_ = bank.state.memories[old["episode"].memory_id]
     assert (episode_.status, episode_.along_with) == ("active", None)
 
@@ -202,8 +218,11 @@ def test_restoring_a_superseded_fact_swaps_the_episodes_too() -> None:
     new = bank.say(POSTGRES, fact("team/database", "postgresql", POSTGRES, True), minutes=1)
     out = bank.run(RestoreRequested(bank_id="b", memory_ids=(old["mysql"].memory_id,)))
     assert [(type(e).__name__, e.memory_id) for e in out] == [
-        ("MemoryRestored", old["mysql"].memory_id), ("MemorySuperseded", new["postgresql"].memory_id),
-        ("MemoryRestored", old["episode"].memory_id), ("MemorySuperseded", new["episode"].memory_id)]
+        ("MemoryRestored", old["mysql"].memory_id),
+        ("MemorySuperseded", new["postgresql"].memory_id),
+        ("MemoryRestored", old["episode"].memory_id),
+        ("MemorySuperseded", new["episode"].memory_id),
+    ]
     assert out[3].superseded_by == old["mysql"].memory_id and out[3].along_with == new["postgresql"].memory_id
     assert {m.memory_id for m in bank.state.active()} == {old["mysql"].memory_id, old["episode"].memory_id}
 
@@ -222,10 +241,16 @@ def test_rolling_back_the_superseding_session_brings_the_episode_back_and_undo_r
     retract, restore = plan_retraction(bank.state, command)
     (rolled,) = bank.run(command)
     assert isinstance(rolled, SourceRetracted)
-    assert set(rolled.retracted_memory_ids) == {m.memory_id for m in retract} == {
-        poison["episode"].memory_id, poison["mongodb"].memory_id}
-    assert set(rolled.restored_memory_ids) == {m.memory_id for m in restore} == {
-        true["episode"].memory_id, true["mysql"].memory_id}
+    assert (
+        set(rolled.retracted_memory_ids)
+        == {m.memory_id for m in retract}
+        == {poison["episode"].memory_id, poison["mongodb"].memory_id}
+    )
+    assert (
+        set(rolled.restored_memory_ids)
+        == {m.memory_id for m in restore}
+        == {true["episode"].memory_id, true["mysql"].memory_id}
+    )
     assert {m.memory_id for m in bank.state.active()} == {true["episode"].memory_id, true["mysql"].memory_id}
     assert all(m.along_with is None and m.valid_to is None for m in bank.state.active())
 
@@ -243,5 +268,6 @@ def test_the_log_folds_to_the_live_state() -> None:
     replayed = fold("b", bank.log)
     assert replayed.memories == bank.state.memories
     assert {m: i.along_with for m, i in replayed.memories.items()} == {
-        m: i.along_with for m, i in bank.state.memories.items()}
+        m: i.along_with for m, i in bank.state.memories.items()
+    }
     assert replayed.yields == bank.state.yields

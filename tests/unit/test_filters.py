@@ -24,8 +24,10 @@ def test_quote_doubles_quotes_and_refuses_what_is_not_text() -> None:
 
 def test_a_filter_quotes_every_value() -> None:
     where = MemoryFilter("bank", statuses=("active", "archived"), kinds=["fact"], agent="o'x").sql()
-    assert where == ("bank_id = 'bank' AND status IN ('active', 'archived') AND kind IN ('fact') "
-                     "AND (owner IS NULL OR owner = 'o''x')")
+    assert where == (
+        "bank_id = 'bank' AND status IN ('active', 'archived') AND kind IN ('fact') "
+        "AND (owner IS NULL OR owner = 'o''x')"
+    )
     assert MemoryFilter(statuses=None).sql() == "bank_id != '__positions__'"  # never a tracking row
     with pytest.raises(ValueError, match="zone"):
         MemoryFilter("b", since=datetime(2026, 1, 1)).sql()
@@ -35,14 +37,25 @@ def test_hostile_session_ids_match_only_themselves(tmp_path) -> None:
     store = LanceStore(tmp_path)
     when = datetime(2026, 1, 1, tzinfo=UTC)
     sessions = ["plain", *HOSTILE]
-    rows = [{"turn_key": f"b/{s}/t", "bank_id": "b", "session_id": s, "turn_id": "t", "role": "user", "text": s,
-             "occurred_at": when} for s in sessions]
+    rows = [
+        {
+            "turn_key": f"b/{s}/t",
+            "bank_id": "b",
+            "session_id": s,
+            "turn_id": "t",
+            "role": "user",
+            "text": s,
+            "occurred_at": when,
+        }
+        for s in sessions
+    ]
     store.commit("turns", TURN_SCHEMA, pa.Table.from_pylist(rows, schema=TURN_SCHEMA), {("hindsight.turns", 0): 8})
     for session in sessions:
         found = store.scan("turns", TurnFilter("b", session), ["session_id"]).column("session_id").to_pylist()
         assert found == [session]
     assert store.scan("turns", TurnFilter("b' OR '1'='1"), ["session_id"]).num_rows == 0
-    assert sorted(store.scan("turns", TurnFilter("b"), ["session_id"]).column("session_id").to_pylist()) == \
-        sorted(sessions)  # the tracking row is not among them
+    assert sorted(store.scan("turns", TurnFilter("b"), ["session_id"]).column("session_id").to_pylist()) == sorted(
+        sessions
+    )  # the tracking row is not among them
     assert store.positions("turns") == {("hindsight.turns", 0): 8}
     assert np.isclose(len(sessions), store.count("turns"))

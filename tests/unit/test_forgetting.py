@@ -55,10 +55,18 @@ class Bank:
         self.inputs.append((event, prepared))
         return out
 
-    def say(self, *cands: Candidate, at: datetime = T0, session: str = "s1", scope: str = "global",
-            owner: str | None = None) -> list[MemoryRetained]:
-        turn = TurnRecorded(bank_id="b", session_id=session, turn_id=str(uuid4()), text=cands[0].text,
-                            occurred_at=at, scope=scope, owner=owner)
+    def say(
+        self, *cands: Candidate, at: datetime = T0, session: str = "s1", scope: str = "global", owner: str | None = None
+    ) -> list[MemoryRetained]:
+        turn = TurnRecorded(
+            bank_id="b",
+            session_id=session,
+            turn_id=str(uuid4()),
+            text=cands[0].text,
+            occurred_at=at,
+            scope=scope,
+            owner=owner,
+        )
         prep = Prepared(list(cands), np.ones((len(cands), 4), np.float32), "test-embedder", "test-extractor")
         return [e for e in self.run(turn, prep) if isinstance(e, MemoryRetained)]
 
@@ -90,7 +98,7 @@ def archived_ids(events: list[Event]) -> set[UUID]:
 
 def test_freshness_halves_per_half_life_and_recalls_strengthen():
     bank = Bank()
-    ep, = bank.say(episode("we had lunch"))
+    (ep,) = bank.say(episode("we had lunch"))
     info = bank.state.memories[ep.memory_id]
     fresh = retention(info, T0, POLICY)
     assert retention(info, days(14), POLICY) == pytest.approx(fresh / 2)  # episodes: 14-day half-life
@@ -102,7 +110,7 @@ def test_freshness_halves_per_half_life_and_recalls_strengthen():
 
 def test_never_fading_kinds_keep_their_strength():
     bank = Bank()
-    c, = bank.say(constraint("I'm allergic to peanuts", "user/allergy:peanuts"))
+    (c,) = bank.say(constraint("I'm allergic to peanuts", "user/allergy:peanuts"))
     policy = POLICY.model_copy(update={"half_life_days": {**POLICY.half_life_days, "constraint": None}})
     info = bank.state.memories[c.memory_id]
     assert retention(info, days(3650), policy) == retention(info, T0, policy) > 0.6
@@ -113,9 +121,9 @@ def test_never_fading_kinds_keep_their_strength():
 
 def test_decay_over_simulated_time_archives_episodes_and_keeps_core_preferences():
     bank = Bank()
-    ep, = bank.say(episode("we talked about the weather"))
-    pref, = bank.say(preference("please always reply in English", "user/reply_language", "english"))
-    allergy, = bank.say(constraint("I'm allergic to peanuts", "user/allergy:peanuts"))
+    (ep,) = bank.say(episode("we talked about the weather"))
+    (pref,) = bank.say(preference("please always reply in English", "user/reply_language", "english"))
+    (allergy,) = bank.say(constraint("I'm allergic to peanuts", "user/allergy:peanuts"))
     assert bank.tick(days(10)) == []  # an episode at 10 days still holds (0.38 · 2^-10/14 ≈ 0.23)
     month = bank.tick(days(60))
     assert archived_ids(month) == {ep.memory_id}
@@ -127,8 +135,8 @@ def test_decay_over_simulated_time_archives_episodes_and_keeps_core_preferences(
 
 def test_a_recalled_preference_outlives_an_unused_one():
     bank = Bank()
-    used, = bank.say(preference("I prefer tea", "user/drink", "tea"))
-    unused, = bank.say(preference("I prefer window seats", "user/seat", "window"))
+    (used,) = bank.say(preference("I prefer tea", "user/drink", "tea"))
+    (unused,) = bank.say(preference("I prefer window seats", "user/seat", "window"))
     for month in range(1, 40):
         bank.run(RecallServed(bank_id="b", occurred_at=days(30 * month), memory_ids=(used.memory_id,)))
     out = bank.tick(days(3 * 365))
@@ -137,7 +145,7 @@ def test_a_recalled_preference_outlives_an_unused_one():
 
 def test_young_memories_are_never_archived_for_decay():
     bank = Bank()
-    weak, = bank.say(Candidate(kind="episode", text="ok", importance=0.0, confidence=0.0))
+    (weak,) = bank.say(Candidate(kind="episode", text="ok", importance=0.0, confidence=0.0))
     assert bank.tick(days(0.5)) == []  # retention 0, but inside the one-day grace
     assert archived_ids(bank.tick(days(1))) == {weak.memory_id}
 
@@ -159,10 +167,10 @@ def test_capacity_keeps_the_bank_at_its_limit_dropping_the_lowest_retention_firs
 
 def test_session_scoped_memories_expire_with_their_session_unless_promoted():
     bank = Bank()
-    scratch, = bank.say(episode("draft the email first"), session="s9", scope="session")
-    kept, = bank.say(episode("the email goes to Bob"), session="s9", scope="session")
-    lasting, = bank.say(episode("Bob is my manager"), session="s9")
-    other, = bank.say(episode("unrelated"), session="s8", scope="session")
+    (scratch,) = bank.say(episode("draft the email first"), session="s9", scope="session")
+    (kept,) = bank.say(episode("the email goes to Bob"), session="s9", scope="session")
+    (lasting,) = bank.say(episode("Bob is my manager"), session="s9")
+    (other,) = bank.say(episode("unrelated"), session="s8", scope="session")
     promoted = bank.run(PromoteRequested(bank_id="b", memory_ids=(kept.memory_id,)))
     assert [type(e) for e in promoted] == [MemoryPromoted] and bank.state.memories[kept.memory_id].scope == "global"
     out = bank.run(SessionEnded(bank_id="b", session_id="s9"))
@@ -172,8 +180,8 @@ def test_session_scoped_memories_expire_with_their_session_unless_promoted():
 
 def test_idle_sessions_expire_on_a_tick():
     bank = Bank()
-    idle, = bank.say(episode("temporary"), at=T0, session="old", scope="session")
-    busy, = bank.say(episode("temporary too"), at=days(1.5), session="new", scope="session")
+    (idle,) = bank.say(episode("temporary"), at=T0, session="old", scope="session")
+    (busy,) = bank.say(episode("temporary too"), at=days(1.5), session="new", scope="session")
     out = bank.tick(days(2))  # "old" idle for 48 h > 24 h; "new" for 12 h
     assert archived_ids(out) == {idle.memory_id} and "session old idle" in out[0].reason
     assert bank.status(busy) == "active"
@@ -181,7 +189,7 @@ def test_idle_sessions_expire_on_a_tick():
 
 def test_promoting_an_expired_memory_brings_it_back():
     bank = Bank()
-    m, = bank.say(episode("keep this"), session="s", scope="session")
+    (m,) = bank.say(episode("keep this"), session="s", scope="session")
     bank.run(SessionEnded(bank_id="b", session_id="s"))
     out = bank.run(PromoteRequested(bank_id="b", memory_ids=(m.memory_id,)))
     assert [type(e) for e in out] == [MemoryRestored, MemoryPromoted] and out[0].revived == m
@@ -193,7 +201,7 @@ def test_promoting_an_expired_memory_brings_it_back():
 
 def test_restoring_an_archived_memory_carries_its_retained_event():
     bank = Bank()
-    ep, = bank.say(episode("the offsite is in Lisbon"))
+    (ep,) = bank.say(episode("the offsite is in Lisbon"))
     bank.tick(days(90))
     command = RestoreRequested(bank_id="b", occurred_at=days(91), memory_ids=(ep.memory_id,), reason="asked")
     assert decide(bank.state, command, revived={}) == []  # without its retained event there is nothing to rebuild
@@ -205,7 +213,7 @@ def test_restoring_an_archived_memory_carries_its_retained_event():
 
 def test_an_archived_memory_served_by_recall_comes_back_unless_its_key_moved_on():
     bank = Bank()
-    old, = bank.say(preference("I live in Berlin", "user/location", "berlin"))
+    (old,) = bank.say(preference("I live in Berlin", "user/location", "berlin"))
     bank.tick(days(5), threshold=0.99)  # archive everything
     assert bank.status(old) == "archived"
     served = RecallServed(bank_id="b", occurred_at=days(6), memory_ids=(old.memory_id,), restore_ids=(old.memory_id,))
@@ -213,14 +221,15 @@ def test_an_archived_memory_served_by_recall_comes_back_unless_its_key_moved_on(
     assert [type(e) for e in out] == [MemoriesRecalled, MemoryRestored] and bank.status(old) == "active"
     bank.tick(days(7), threshold=0.99)
     bank.say(preference("I live in Paris", "user/location", "paris"), at=days(8))
-    again = bank.run(RecallServed(bank_id="b", occurred_at=days(9), memory_ids=(old.memory_id,),
-                                  restore_ids=(old.memory_id,)))
+    again = bank.run(
+        RecallServed(bank_id="b", occurred_at=days(9), memory_ids=(old.memory_id,), restore_ids=(old.memory_id,))
+    )
     assert [type(e) for e in again] == [MemoriesRecalled] and bank.status(old) == "archived"
 
 
 def test_recalls_of_unknown_or_forgotten_memories_count_nothing():
     bank = Bank()
-    m, = bank.say(episode("x"))
+    (m,) = bank.say(episode("x"))
     bank.run(ForgetRequested(bank_id="b", memory_ids=(m.memory_id,)))
     assert bank.run(RecallServed(bank_id="b", memory_ids=(m.memory_id, uuid4()))) == []
 
@@ -230,10 +239,10 @@ def test_recalls_of_unknown_or_forgotten_memories_count_nothing():
 
 def test_forget_by_time_range_and_by_session_and_range():
     bank = Bank()
-    early, = bank.say(episode("early"), at=days(1), session="a")
-    middle, = bank.say(episode("middle"), at=days(5), session="a")
-    middle_b, = bank.say(episode("middle b"), at=days(5), session="b")
-    late, = bank.say(episode("late"), at=days(9), session="a")
+    (early,) = bank.say(episode("early"), at=days(1), session="a")
+    (middle,) = bank.say(episode("middle"), at=days(5), session="a")
+    (middle_b,) = bank.say(episode("middle b"), at=days(5), session="b")
+    (late,) = bank.say(episode("late"), at=days(9), session="a")
     out = bank.run(ForgetRequested(bank_id="b", session_id="a", since=days(2), until=days(9)))
     assert {e.memory_id for e in out if isinstance(e, MemoryForgotten)} == {middle.memory_id}
     out = bank.run(ForgetRequested(bank_id="b", until=days(6)))
@@ -243,7 +252,7 @@ def test_forget_by_time_range_and_by_session_and_range():
 
 def test_forgetting_an_archived_memory_keeps_it_cold():
     bank = Bank()
-    m, = bank.say(episode("x"))
+    (m,) = bank.say(episode("x"))
     bank.tick(days(90))
     bank.run(ForgetRequested(bank_id="b", memory_ids=(m.memory_id,)))
     info = bank.state.memories[m.memory_id]
@@ -259,8 +268,14 @@ def test_deciding_the_same_inputs_again_gives_the_same_events():
     bank.say(preference("I prefer tea", "user/drink", "tea"))
     bank.say(episode("b"), at=days(3))
     bank.tick(days(40), capacity=2)
-    bank.run(RecallServed(bank_id="b", occurred_at=days(41), memory_ids=tuple(m for m in bank.state.memories),
-                          restore_ids=tuple(m for m in bank.state.memories)))
+    bank.run(
+        RecallServed(
+            bank_id="b",
+            occurred_at=days(41),
+            memory_ids=tuple(m for m in bank.state.memories),
+            restore_ids=tuple(m for m in bank.state.memories),
+        )
+    )
     bank.run(SessionEnded(bank_id="b", session_id="s", occurred_at=days(42)))
     again = Bank()
     for event, prepared in bank.inputs:

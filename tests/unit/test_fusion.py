@@ -23,6 +23,9 @@ def test_rrf_weights_and_validation():
 
 
 def test_distinct_keeps_the_typed_memory_at_the_best_score():
-    rows = {"e": {"text": "I use vim", "kind": "episode"}, "p": {"text": "I use vim ", "kind": "preference"},
-            "x": {"text": "other", "kind": "episode"}}
+    rows = {
+        "e": {"text": "I use vim", "kind": "episode"},
+        "p": {"text": "I use vim ", "kind": "preference"},
+        "x": {"text": "other", "kind": "episode"},
+    }
     assert _distinct([("e", 0.5), ("x", 0.4), ("p", 0.1)], rows) == [("p", 0.5), ("x", 0.4)]

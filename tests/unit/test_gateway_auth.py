@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from hindsight_es.config import Settings
-from hindsight_es.errors import AccessDeniedError, ConfigError, InvalidInputError
 from hindsight_es.app.gateway.auth import Access, BankTokens
 from hindsight_es.app.gateway.http import check_exposure, is_loopback
+from hindsight_es.config import Settings
+from hindsight_es.errors import AccessDeniedError, ConfigError, InvalidInputError
 
 ALICE, OPS = "alice-token-000000000001", "ops-token-00000000000002"
 
@@ -45,8 +45,17 @@ def test_settings_refuse_weak_or_empty_tokens() -> None:
         assert ALICE not in str(raised.value)  # a token never shows in the error
 
 
-@pytest.mark.parametrize(("host", "loopback"), [("127.0.0.1", True), ("localhost", True), ("::1", True),
-                                                ("0.0.0.0", False), ("192.168.1.4", False), ("example.com", False)])
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("localhost", True),
+        ("::1", True),
+        ("0.0.0.0", False),
+        ("192.168.1.4", False),
+        ("example.com", False),
+    ],
+)
 def test_only_loopback_may_go_without_tokens(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
     if loopback:

@@ -17,7 +17,10 @@ from hindsight_es.stores.generations import store_path
 
 def test_without_a_pointer_the_stores_are_at_their_first_location(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path)
-    assert (store_path(settings.data_dir, "lance"), store_path(settings.data_dir, "archive")) == (tmp_path / "lance", tmp_path / "archive")
+    assert (store_path(settings.data_dir, "lance"), store_path(settings.data_dir, "archive")) == (
+        tmp_path / "lance",
+        tmp_path / "archive",
+    )
     assert generations.unused(tmp_path) == []
 
 
@@ -27,7 +30,10 @@ def test_a_switch_moves_only_the_stores_named_and_keeps_the_rest(tmp_path: Path)
     (root / "lance").mkdir()
     before = generations.switch(tmp_path, {"lance": root / "lance"})
     settings = Settings(data_dir=tmp_path)
-    assert store_path(settings.data_dir, "lance") == root / "lance" and store_path(settings.data_dir, "archive") == tmp_path / "archive"
+    assert (
+        store_path(settings.data_dir, "lance") == root / "lance"
+        and store_path(settings.data_dir, "archive") == tmp_path / "archive"
+    )
     assert before["lance"] == tmp_path / "lance"
     pointer = json.loads((tmp_path / "current.json").read_text())
     assert pointer["stores"]["lance"] == f"generations/{gen_id}/lance"  # relative: the directory can move

@@ -7,7 +7,8 @@ from hindsight_es.memory.indexing import CONTEXT_CHARS, UTTERANCE_WEIGHT, full_t
 
 def test_an_utterance_is_indexed_with_its_speaker_and_the_turn_it_answers() -> None:
     assert index_text("Running clears my head.", "Mel", "Caroline: How do you unwind?") == (
-        "Mel: Running clears my head.\n[in reply to] Caroline: How do you unwind?")
+        "Mel: Running clears my head.\n[in reply to] Caroline: How do you unwind?"
+    )
     assert index_text("Running clears my head.") == "Running clears my head."
 
 

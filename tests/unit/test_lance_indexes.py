@@ -8,9 +8,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from hindsight_es.stores import lance as L
-from hindsight_es.stores.lance import LanceStore, memory_schema
+from hindsight_es.errors import StoreError
+from hindsight_es.stores import lance_indexes as LI
 from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore, memory_schema
 
 DIM = 8
 
@@ -18,54 +19,73 @@ DIM = 8
 def rows(n: int, start: int = 0, bank: str = "b") -> pa.Table:
     vectors = np.random.default_rng(start).standard_normal((n, DIM), dtype=np.float32)
     data = {f.name: [None] * n for f in memory_schema(DIM)}
-    data.update(memory_id=[f"m{start + i}" for i in range(n)], bank_id=[bank] * n, status=["active"] * n,
-                kind=["episode"] * n, text=[f"note {start + i}" for i in range(n)],
-                search_text=[f"note {start + i}" for i in range(n)], text_ngram=[f"note {start + i}" for i in range(n)],
-                entities=[[]] * n, source_turn_ids=[[f"t{start + i}"] for i in range(n)], vector=list(vectors))
+    data.update(
+        memory_id=[f"m{start + i}" for i in range(n)],
+        bank_id=[bank] * n,
+        status=["active"] * n,
+        kind=["episode"] * n,
+        text=[f"note {start + i}" for i in range(n)],
+        search_text=[f"note {start + i}" for i in range(n)],
+        text_ngram=[f"note {start + i}" for i in range(n)],
+        entities=[[]] * n,
+        source_turn_ids=[[f"t{start + i}"] for i in range(n)],
+        vector=list(vectors),
+    )
     return pa.Table.from_pydict(data, schema=memory_schema(DIM))
 
 
 def test_prefilter_columns_get_bitmaps_and_a_large_table_an_ivf_sq_index(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(L, "VECTOR_INDEX_ROWS", 600)
+    monkeypatch.setattr(LI, "VECTOR_INDEX_ROWS", 600)
     store = LanceStore(tmp_path)
     store.upsert("memories", memory_schema(DIM), rows(500))
     store.ensure_indexes(("memories",))
     kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
     assert {kinds[f"{c}_idx"] for c in ("bank_id", "status", "owner", "kind")} == {"Bitmap"}
-    assert "vector_idx" not in kinds and store.vector_index_info() is None and L.ivf_nprobes(5000, 5000, store.vector_index_info()) is None
+    assert (
+        "vector_idx" not in kinds
+        and store.vector_index_info() is None
+        and LI.ivf_nprobes(5000, 5000, store.vector_index_info()) is None
+    )
 
     store.upsert("memories", memory_schema(DIM), rows(500, start=500))
     store.ensure_indexes(("memories",))
     kinds = {i.name: i.index_type for i in store.table("memories").list_indices()}
     assert kinds["vector_idx"] == "IvfSq"
-    assert store.vector_index_info() == {"index": "IVF_SQ", "rows": 1000, "partition_rows": L.PARTITION_ROWS}
-    hits = store.start(store.vector_search(rows(1, start=7).column("vector")[0].as_py(), MemoryFilter("b", statuses=None), 5,
-                                           nprobes=4)).result()
+    assert store.vector_index_info() == {"index": "IVF_SQ", "rows": 1000, "partition_rows": LI.PARTITION_ROWS}
+    hits = store.search.start(
+        store.search.vector_search(
+            rows(1, start=7).column("vector")[0].as_py(), MemoryFilter("b", statuses=None), 5, nprobes=4
+        )
+    ).result()
     assert len(hits) == 5
 
 
 def test_an_index_this_release_did_not_record_is_retrained(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(L, "VECTOR_INDEX_ROWS", 600)
+    monkeypatch.setattr(LI, "VECTOR_INDEX_ROWS", 600)
     store = LanceStore(tmp_path)
     store.upsert("memories", memory_schema(DIM), rows(1000))
     store.ensure_indexes(("memories",))
-    (tmp_path / L.VECTOR_INDEX_FILE).write_text(json.dumps({"rows": 1000, "partition_rows": 256}))  # older release
+    (tmp_path / LI.VECTOR_INDEX_FILE).write_text(json.dumps({"rows": 1000, "partition_rows": 256}))  # older release
     store.ensure_indexes(("memories",))
     assert store.vector_index_info()["index"] == "IVF_SQ"
 
 
-@pytest.mark.parametrize(("bank_rows", "table_rows", "expected"), [
-    (2_000, 2_000, None),          # small banks: exact
-    (100_000, 100_000, 32),        # 8k of the bank's rows in ~32 partitions of 256
-    (400_000, 400_000, 32),
-    (20_000, 1_000_000, None),     # probing enough of a small bank would scan more than the bank: exact
-    (200_000, 1_000_000, 157),     # a fifth of the table: five times the probes
-])
+@pytest.mark.parametrize(
+    ("bank_rows", "table_rows", "expected"),
+    [
+        (2_000, 2_000, None),  # small banks: exact
+        (100_000, 100_000, 32),  # 8k of the bank's rows in ~32 partitions of 256
+        (400_000, 400_000, 32),
+        (20_000, 1_000_000, None),  # probing enough of a small bank would scan more than the bank: exact
+        (200_000, 1_000_000, 157),  # a fifth of the table: five times the probes
+    ],
+)
 def test_probes_follow_the_banks_share_of_the_table(tmp_path, bank_rows, table_rows, expected) -> None:
     store = LanceStore(tmp_path)
-    (tmp_path / L.VECTOR_INDEX_FILE).write_text(json.dumps({"index": "IVF_SQ", "rows": table_rows,
-                                                            "partition_rows": 256}))
-    assert L.ivf_nprobes(bank_rows, table_rows, store.vector_index_info()) == expected
+    (tmp_path / LI.VECTOR_INDEX_FILE).write_text(
+        json.dumps({"index": "IVF_SQ", "rows": table_rows, "partition_rows": 256})
+    )
+    assert LI.ivf_nprobes(bank_rows, table_rows, store.vector_index_info()) == expected
 
 
 def test_searches_filter_before_they_rank_and_run_together_on_lancedbs_loop(tmp_path) -> None:
@@ -76,14 +96,19 @@ def test_searches_filter_before_they_rank_and_run_together_on_lancedbs_loop(tmp_
     store.upsert("memories", memory_schema(DIM), others)
     store.upsert("memories", memory_schema(DIM), rows(5, start=1000, bank="b"))
     probe = others.column("vector")[7].as_py()  # the vector of m7, in bank "other"
-    vector = store.start(store.vector_search(probe, MemoryFilter("b", statuses=None), 10))
-    text = store.start(store.text_search("note", "search_text", MemoryFilter("b", statuses=None), 10))
-    count = store.start(store.count_memories(MemoryFilter("b", statuses=None)))
-    ids = {row["_rowid"]: row["memory_id"] for row in store.scan("memories", MemoryFilter(statuses=None), ["memory_id"], row_ids=True).to_pylist()}
+    vector = store.search.start(store.search.vector_search(probe, MemoryFilter("b", statuses=None), 10))
+    text = store.search.start(store.search.text_search("note", "search_text", MemoryFilter("b", statuses=None), 10))
+    count = store.search.start(store.search.count_memories(MemoryFilter("b", statuses=None)))
+    ids = {
+        row["_rowid"]: row["memory_id"]
+        for row in store.scan("memories", MemoryFilter(statuses=None), ["memory_id"], row_ids=True).to_pylist()
+    }
     assert sorted(ids[row_id] for row_id, _ in vector.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
     assert sorted(ids[row_id] for row_id, _ in text.result(timeout=30)) == [f"m{1000 + i}" for i in range(5)]
     assert count.result(timeout=30) == 5
-    [(nearest, distance)] = store.start(store.vector_search(probe, MemoryFilter("other", statuses=None), 1)).result()
+    [(nearest, distance)] = store.search.start(
+        store.search.vector_search(probe, MemoryFilter("other", statuses=None), 1)
+    ).result()
     assert ids[nearest] == "m7" and distance == pytest.approx(0.0, abs=1e-5)
 
 
@@ -92,9 +117,9 @@ def test_a_search_started_on_an_unopened_table_fails_instead_of_waiting_forever(
     store = LanceStore(tmp_path)  # has not opened the table
 
     async def search_from_the_loop() -> list[tuple[int, float]]:
-        return await store.text_search("note", "search_text", MemoryFilter(statuses=None), 3)
+        return await store.search.text_search("note", "search_text", MemoryFilter(statuses=None), 3)
 
-    with pytest.raises(L.StoreError, match="must be opened"):
-        store.start(search_from_the_loop()).result(timeout=30)
+    with pytest.raises(StoreError, match="must be opened"):
+        store.search.start(search_from_the_loop()).result(timeout=30)
     store.table("memories")
-    assert len(store.start(search_from_the_loop()).result(timeout=30)) == 3
+    assert len(store.search.start(search_from_the_loop()).result(timeout=30)) == 3

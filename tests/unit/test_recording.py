@@ -9,10 +9,10 @@ import logging
 from collections.abc import Sequence
 from uuid import uuid4
 
+from hindsight_es.client.recording import RecallRecorder
 from hindsight_es.config import TOPIC_COMMANDS
 from hindsight_es.events import RecallServed, decode
 from hindsight_es.logs import JsonFormatter
-from hindsight_es.client.recording import RecallRecorder
 
 
 class FakeLog:
@@ -62,8 +62,9 @@ async def test_close_flushes_what_is_queued_and_the_queue_is_bounded():
 
 
 def test_json_log_lines_carry_the_extra_fields():
-    record = logging.LogRecord("hindsight.lifecycle", logging.INFO, __file__, 1, "bank %s: %d archived",
-                               ("alice", 3), None)
+    record = logging.LogRecord(
+        "hindsight.lifecycle", logging.INFO, __file__, 1, "bank %s: %d archived", ("alice", 3), None
+    )
     record.bank, record.archived = "alice", 3
     line = json.loads(JsonFormatter().format(record))
     assert line["message"] == "bank alice: 3 archived" and line["level"] == "INFO"

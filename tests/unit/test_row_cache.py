@@ -9,8 +9,8 @@ import pyarrow as pa
 from hindsight_es.embedding import make_embedder
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.search import recall
-from hindsight_es.stores.lance import LanceStore, memory_schema
 from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance import LanceStore, memory_schema
 
 TEXTS = ["We deploy on Fridays after the review.", "The cat is called Miso.", "Lunch is at noon."]
 
@@ -18,10 +18,20 @@ TEXTS = ["We deploy on Fridays after the review.", "The cat is called Miso.", "L
 def table(embedder, *, status: str, scope: str) -> pa.Table:
     n = len(TEXTS)
     data = {f.name: [None] * n for f in memory_schema(embedder.dim)}
-    data.update(memory_id=[f"m{i}" for i in range(n)], bank_id=["b"] * n, status=[status] * n, kind=["fact"] * n,
-                text=TEXTS, search_text=TEXTS, text_ngram=TEXTS, entities=[[]] * n, scope=[scope] * n,
-                source_turn_ids=[[f"t{i}"] for i in range(n)], valid_from=[datetime(2026, 1, 1, tzinfo=UTC)] * n,
-                vector=list(embedder.embed(TEXTS)))
+    data.update(
+        memory_id=[f"m{i}" for i in range(n)],
+        bank_id=["b"] * n,
+        status=[status] * n,
+        kind=["fact"] * n,
+        text=TEXTS,
+        search_text=TEXTS,
+        text_ngram=TEXTS,
+        entities=[[]] * n,
+        scope=[scope] * n,
+        source_turn_ids=[[f"t{i}"] for i in range(n)],
+        valid_from=[datetime(2026, 1, 1, tzinfo=UTC)] * n,
+        vector=list(embedder.embed(TEXTS)),
+    )
     return pa.Table.from_pydict(data, schema=memory_schema(embedder.dim))
 
 
@@ -36,7 +46,8 @@ def test_a_changed_scope_and_status_show_on_the_next_recall(tmp_path) -> None:
 
     store.upsert("memories", schema, table(embedder, status="active", scope="global"))  # promoted
     assert [(h.memory_id, h.scope) for h in recall(store, embedder, "b", "when do we deploy?", limit=1)] == [
-        ("m0", "global")]
+        ("m0", "global")
+    ]
     store.upsert("memories", schema, table(embedder, status="forgotten", scope="global"))
     assert recall(store, embedder, "b", "when do we deploy?") == []
     hits = recall(store, embedder, "b", "when do we deploy?", limit=1, statuses=("forgotten",))
@@ -68,7 +79,9 @@ def test_a_lance_row_id_never_changes_content(tmp_path) -> None:
             assert contents.setdefault(row_id, content) == content  # an id never shows other content
     old_m0 = next(row_id for row_id, (m, _) in first.items() if m == "m0")
     assert old_m0 not in second and store.rows_by_row_id([old_m0], ["memory_id"]).num_rows == 0
-    hits = store.start(store.vector_search(embedder.embed(["Lunch?"])[0], MemoryFilter("b", statuses=None), 3)).result()
+    hits = store.search.start(
+        store.search.vector_search(embedder.embed(["Lunch?"])[0], MemoryFilter("b", statuses=None), 3)
+    ).result()
     assert {row_id for row_id, _ in hits} == set(third)
 
 
@@ -81,13 +94,16 @@ def test_a_row_moved_between_search_and_read_is_searched_again(tmp_path) -> None
     store.upsert("memories", schema, table(embedder, status="active", scope="session"))
     expected = recall(store, embedder, "b", "when do we deploy?", limit=1)
     assert expected[0].memory_id == "m0"
-    stale = [store.start(store.vector_search(embedder.embed(["when do we deploy?"])[0], MemoryFilter("b", statuses=None), 75))
-             .result()]  # row ids before the write
+    stale = [
+        store.search.start(
+            store.search.vector_search(embedder.embed(["when do we deploy?"])[0], MemoryFilter("b", statuses=None), 75)
+        ).result()
+    ]  # row ids before the write
     store.upsert("memories", schema, table(embedder, status="active", scope="session"))  # new ids
     calls = []
 
     fresh = LanceStore(tmp_path)  # its row cache has not seen the old ids
-    searching = fresh.vector_search
+    searching = fresh.search.vector_search
 
     def racing(*args, **kwargs):
         calls.append(1)
@@ -100,6 +116,6 @@ def test_a_row_moved_between_search_and_read_is_searched_again(tmp_path) -> None
             return answered()
         return searching(*args, **kwargs)
 
-    fresh.vector_search = racing
+    fresh.search.vector_search = racing
     assert recall(fresh, embedder, "b", "when do we deploy?", limit=1) == expected
     assert len(calls) == 2

@@ -61,8 +61,25 @@ def test_every_turn_with_content_starts_with_exactly_one_trimmed_episode():
 
 @pytest.mark.parametrize(
     "text",
-    ["好的", "嗯嗯", "thanks", "ok", "哈哈", "lol", "Thank you so much!", "好的谢谢", "Good morning!", "Hi!",
-     "Got it, sounds good.", "No, thanks", "👍👍", "🙂", "谢谢你！", "收到", "Hey there! How's it going?"],
+    [
+        "好的",
+        "嗯嗯",
+        "thanks",
+        "ok",
+        "哈哈",
+        "lol",
+        "Thank you so much!",
+        "好的谢谢",
+        "Good morning!",
+        "Hi!",
+        "Got it, sounds good.",
+        "No, thanks",
+        "👍👍",
+        "🙂",
+        "谢谢你！",
+        "收到",
+        "Hey there! How's it going?",
+    ],
 )
 def test_chit_chat_gives_only_the_episode(text):
     out = extract(text)
@@ -72,16 +89,34 @@ def test_chit_chat_gives_only_the_episode(text):
 
 @pytest.mark.parametrize(
     "text",
-    ["Do you like coffee?", "你住在哪里？", "Where do I live?", "What's my name?", "我叫什么名字？",
-     "你喜欢咖啡吗", "Are we using MySQL?", "我喜欢什么？"],
+    [
+        "Do you like coffee?",
+        "你住在哪里？",
+        "Where do I live?",
+        "What's my name?",
+        "我叫什么名字？",
+        "你喜欢咖啡吗",
+        "Are we using MySQL?",
+        "我喜欢什么？",
+    ],
 )
 def test_questions_give_only_the_episode(text):
     assert typed(text) == []
 
 
-@pytest.mark.parametrize("text", ["I love it!", "I love you", "我爱你", "call me tomorrow",
-                                  "I'd like a refund", "If I lived in Paris I would be happy",
-                                  "Don't worry about it", "I'm gonna make it happen!"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I love it!",
+        "I love you",
+        "我爱你",
+        "call me tomorrow",
+        "I'd like a refund",
+        "If I lived in Paris I would be happy",
+        "Don't worry about it",
+        "I'm gonna make it happen!",
+    ],
+)
 def test_vague_or_hypothetical_statements_give_no_typed_memory(text):
     assert typed(text) == []
 
@@ -305,8 +340,10 @@ def test_a_correction_targets_the_key_of_the_statement_it_corrects():
     assert after.confidence > before.confidence
 
 
-@pytest.mark.parametrize("text", ["I live in Berlin. 我们用的是 PostgreSQL", "No problem, I live in Berlin",
-                                  "Sorry I'm late, I work at Google"])
+@pytest.mark.parametrize(
+    "text",
+    ["I live in Berlin. 我们用的是 PostgreSQL", "No problem, I live in Berlin", "Sorry I'm late, I work at Google"],
+)
 def test_a_plain_statement_is_not_a_correction(text):
     cands = typed(text)
     assert cands and not any(c.is_correction or c.kind == "correction" for c in cands)
@@ -336,7 +373,10 @@ def test_the_same_attribute_gets_the_same_key(texts):
 
 def test_entities_are_names_lexicon_items_and_chinese_places():
     assert extract("Hi Caroline! I went to New York with Melanie last week.")[0].entities == (
-        "Caroline", "New York", "Melanie")
+        "Caroline",
+        "New York",
+        "Melanie",
+    )
     assert extract("The Eiffel Tower was lovely")[0].entities == ("Eiffel Tower",)
     assert extract("我们用顺丰把货从深圳寄到北京")[0].entities == ("顺丰", "深圳", "北京")
     assert extract("we moved from postgres to MySQL")[0].entities == ("PostgreSQL", "MySQL")

@@ -26,8 +26,10 @@ def test_speaker_named_in_the_query_is_preferred():
 
 
 def test_memories_inside_the_time_range_are_preferred():
-    rows = {"old": {"valid_from": datetime(2023, 3, 5, tzinfo=UTC)},
-            "oct": {"valid_from": datetime(2023, 10, 13, tzinfo=UTC)}}
+    rows = {
+        "old": {"valid_from": datetime(2023, 3, 5, tzinfo=UTC)},
+        "oct": {"valid_from": datetime(2023, 10, 13, tzinfo=UTC)},
+    }
     out = rescore([("old", 0.10), ("oct", 0.06)], rows, parse_query("what happened in October 2023", NOW))
     assert [m for m, _ in out] == ["oct", "old"] and len(out) == 2
 

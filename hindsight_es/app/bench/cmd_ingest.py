@@ -23,7 +23,7 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-from hindsight_es.app.bench.commands import synthetic_turns
+from hindsight_es.app.bench.synthetic import synthetic_turns
 from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
@@ -41,11 +41,14 @@ WARM_UP_TIMEOUT_S = 120.0  # a Kafka consumer group may take a while to join
 def ingest(
     ctx: typer.Context,
     turns: Annotated[int, typer.Option(min=10, help="Throughput mode: turns published at once, then drained")] = 2000,
-    rate: Annotated[Optional[float], typer.Option(
-        min=0.1, help="Freshness mode: publish this many turns/s, one by one, to the running pipeline")] = None,
+    rate: Annotated[
+        Optional[float],
+        typer.Option(min=0.1, help="Freshness mode: publish this many turns/s, one by one, to the running pipeline"),
+    ] = None,
     seconds: Annotated[float, typer.Option(min=0.5, help="Freshness mode: how long to publish")] = 20.0,
-    timeout: Annotated[float, typer.Option(
-        min=1, help="Freshness mode: seconds after the last publish to wait for the stragglers")] = 30.0,
+    timeout: Annotated[
+        float, typer.Option(min=1, help="Freshness mode: seconds after the last publish to wait for the stragglers")
+    ] = 30.0,
 ) -> None:
     """Ingest speed through log -> bank actor (extract + embed) -> projections, on the configured log.
 
@@ -75,8 +78,10 @@ async def _throughput(settings: Settings, bank: str, n: int) -> None:
         records = await catch_up_all(settings, hs.log, embedder=hs.embedder)
         t3 = time.perf_counter()
     console.print(f"published {n} turns in {t1 - t0:.2f}s ({n / (t1 - t0):,.0f} turns/s)")
-    console.print(f"pipeline (actor + 3 projections, {records:,} records) in {t3 - t2:.2f}s: "
-                  f"[bold]{n / (t3 - t2):,.0f} turns/s[/bold] end to end")
+    console.print(
+        f"pipeline (actor + 3 projections, {records:,} records) in {t3 - t2:.2f}s: "
+        f"[bold]{n / (t3 - t2):,.0f} turns/s[/bold] end to end"
+    )
 
 
 class Watcher:
@@ -130,8 +135,13 @@ class Watcher:
             stop.set()
             await task
 
-    async def until(self, turn_ids: Sequence[str], deadline: float, service: asyncio.Task[None],
-                    tick: Callable[[int], None] = lambda _: None) -> int:
+    async def until(
+        self,
+        turn_ids: Sequence[str],
+        deadline: float,
+        service: asyncio.Task[None],
+        tick: Callable[[int], None] = lambda _: None,
+    ) -> int:
         """Wait until every id is seen, ``deadline`` (perf_counter) passes or the service ends; returns
         how many were seen."""
         while True:
@@ -154,8 +164,10 @@ async def _freshness(settings: Settings, bank: str, rate: float, seconds: float,
     lock = ServiceLock(settings)
     if not lock.acquire():
         lock.release()
-        raise HindsightError(f"a service (`hindsight-es up` or `mcp`) runs on {settings.data_dir}; "
-                             "stop it or bench on another --data-dir")
+        raise HindsightError(
+            f"a service (`hindsight-es up` or `mcp`) runs on {settings.data_dir}; "
+            "stop it or bench on another --data-dir"
+        )
     log = open_log(settings)
     try:
         async with Hindsight(settings, log=log) as hs:
@@ -190,13 +202,18 @@ async def _warm_up(hs: Hindsight, watcher: Watcher, service: asyncio.Task[None])
     console.print(f"pipeline warm: {done} warm-up turns recallable in {time.perf_counter() - t0:.2f}s")
 
 
-async def _timed(hs: Hindsight, watcher: Watcher, rate: float, seconds: float, timeout: float,
-                 service: asyncio.Task[None]) -> None:
+async def _timed(
+    hs: Hindsight, watcher: Watcher, rate: float, seconds: float, timeout: float, service: asyncio.Task[None]
+) -> None:
     n = max(1, round(rate * seconds))
     turns = synthetic_turns(hs.settings, watcher.bank, n)
     sent: dict[str, float] = {}
-    columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}"),
-               TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total}"),
+        TimeElapsedColumn(),
+    )
     async with watcher.watching():
         with Progress(*columns, console=console, transient=True) as progress:
             published = progress.add_task("published", total=n)
@@ -211,11 +228,14 @@ async def _timed(hs: Hindsight, watcher: Watcher, rate: float, seconds: float, t
                 progress.update(published, completed=i + 1)
                 progress.update(recallable, completed=len(watcher.seen))
             end = time.perf_counter()
-            await watcher.until(list(sent), end + timeout, service,
-                                lambda done: progress.update(recallable, completed=done))
+            await watcher.until(
+                list(sent), end + timeout, service, lambda done: progress.update(recallable, completed=done)
+            )
     _report(sent, watcher.seen, end - start, rate, timeout)
-    console.print(f"watcher: version checked every {WATCH_S * 1000:.0f} ms, {watcher.scans} scans of new rows, "
-                  f"{watcher.scan_s * 1000 / max(watcher.scans, 1):.1f} ms each")
+    console.print(
+        f"watcher: version checked every {WATCH_S * 1000:.0f} ms, {watcher.scans} scans of new rows, "
+        f"{watcher.scan_s * 1000 / max(watcher.scans, 1):.1f} ms each"
+    )
 
 
 def _report(sent: dict[str, float], seen: dict[str, float], elapsed: float, rate: float, timeout: float) -> None:
@@ -224,8 +244,10 @@ def _report(sent: dict[str, float], seen: dict[str, float], elapsed: float, rate
     achieved = (n - 1) / elapsed if n > 1 and elapsed > 0 else float(n)
     console.print(f"published {n} turns in {elapsed:.2f}s: {achieved:.1f} turns/s (target {rate:g})")
     if lags:
-        console.print(f"freshness (publish -> recallable) over {len(lags)} turns: p50 {_at(lags, 50):.1f} ms, "
-                      f"p95 {_at(lags, 95):.1f} ms, p99 {_at(lags, 99):.1f} ms, max {lags[-1]:.1f} ms")
+        console.print(
+            f"freshness (publish -> recallable) over {len(lags)} turns: p50 {_at(lags, 50):.1f} ms, "
+            f"p95 {_at(lags, 95):.1f} ms, p99 {_at(lags, 99):.1f} ms, max {lags[-1]:.1f} ms"
+        )
     console.print(f"recallable: {len(lags)}/{n} turns; {n - len(lags)} not within {timeout:g}s after the last publish")
 
 

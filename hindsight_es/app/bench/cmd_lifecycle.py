@@ -26,8 +26,8 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Set
 from hindsight_es.events import JanitorTick, MemoryRetained, RestoreRequested, encode
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import EventLog, open_log
-from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores import generations
+from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
 from projections.replay import open_projections
@@ -58,7 +58,7 @@ async def _write(log: EventLog, memories: int) -> tuple[int, Any]:
     """The history up to the input after which the bank holds ``memories`` memories; (events, last time)."""
     retained, last = 0, None
 
-    def entries():  # noqa: ANN202
+    def entries():
         nonlocal retained, last
         for entry in synthetic_history(BANK, 10 * memories):
             if retained >= memories and entry.topic != TOPIC_MEMORIES:
@@ -86,8 +86,7 @@ async def _drain(actor: BankActor, log: EventLog) -> float:
 async def _project(settings: Settings, log: EventLog) -> dict[str, float]:
     """Seconds each projection takes to catch up (vectors and archive), then their maintenance."""
     out: dict[str, float] = {}
-    for projection in open_projections(generations.current(settings.data_dir),
-                                       settings.max_text_chars):
+    for projection in open_projections(generations.current(settings.data_dir), settings.max_text_chars):
         started = time.perf_counter()
         await catch_up(log, projection)
         await projection.maintain()
@@ -104,15 +103,17 @@ def _compact(settings: Settings) -> None:
             table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
 
-def lifecycle(ctx: typer.Context,
-              memories: Annotated[int, typer.Option(min=100, help="Memories in the bank")] = 100_000,
-              restores: Annotated[int, typer.Option(min=1, help="Archived memories to restore")] = 2_000,
-              after_days: Annotated[float, typer.Option(help="Days after the last turn the tick happens")] = 60.0,
-              work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a temporary one)")] = None,
-              ) -> None:
+def lifecycle(
+    ctx: typer.Context,
+    memories: Annotated[int, typer.Option(min=100, help="Memories in the bank")] = 100_000,
+    restores: Annotated[int, typer.Option(min=1, help="Archived memories to restore")] = 2_000,
+    after_days: Annotated[float, typer.Option(help="Days after the last turn the tick happens")] = 60.0,
+    work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a temporary one)")] = None,
+) -> None:
     """Archive and restore throughput through the bank actor and projections; hot vs cold store sizes."""
-    settings = settings_from(ctx).model_copy(update={
-        "data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-lifecycle-")), "partitions": 1})
+    settings = settings_from(ctx).model_copy(
+        update={"data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-lifecycle-")), "partitions": 1}
+    )
     rows: list[tuple[str, str]] = []
 
     async def go() -> None:
@@ -123,8 +124,7 @@ def lifecycle(ctx: typer.Context,
             written, last = await _write(log, memories)
             rows.append(("history written", f"{written:,} events in {time.perf_counter() - t0:.1f}s"))
             t0 = time.perf_counter()
-            projections = open_projections(generations.current(settings.data_dir),
-                                           settings.max_text_chars)
+            projections = open_projections(generations.current(settings.data_dir), settings.max_text_chars)
             await replay_into(log, projections, batch_size=20_000)
             for projection in projections:
                 await projection.maintain()
@@ -133,33 +133,53 @@ def lifecycle(ctx: typer.Context,
             actor = BankActor(log, RuleExtractor(), _NoModel(), settings)  # type: ignore[arg-type]
             t0 = time.perf_counter()
             folded = await actor.load()
-            rows.append(("bank actor start-up (fold of the memory log)",
-                         f"{folded:,} events in {time.perf_counter() - t0:.1f}s"))
+            rows.append(
+                (
+                    "bank actor start-up (fold of the memory log)",
+                    f"{folded:,} events in {time.perf_counter() - t0:.1f}s",
+                )
+            )
             state = actor.state(BANK)
             active = len(state.active())
             _compact(settings)  # sizes of the current table version, not of the versions the rebuild left
-            hot0, cold0 = du(generations.current(settings.data_dir)["lance"]), du(generations.current(settings.data_dir)["archive"])
+            hot0, cold0 = (
+                du(generations.current(settings.data_dir)["lance"]),
+                du(generations.current(settings.data_dir)["archive"]),
+            )
             rows.append(("before: memories / active", f"{len(state.memories):,} / {active:,}"))
             rows.append(("before: hot (LanceDB) / cold (Parquet)", f"{mb(hot0)} / {mb(cold0)}"))
 
             # archive: one tick, late enough that the episodes have faded
-            await log.append(TOPIC_COMMANDS, BANK, [encode(JanitorTick(bank_id=BANK, actor="janitor",
-                                                                       occurred_at=last + timedelta(days=after_days)))])
+            await log.append(
+                TOPIC_COMMANDS,
+                BANK,
+                [encode(JanitorTick(bank_id=BANK, actor="janitor", occurred_at=last + timedelta(days=after_days)))],
+            )
             decide_s = await _drain(actor, log)
             archived = sum(1 for m in state.memories.values() if m.cold)
             spent = await _project(settings, log)
             total = decide_s + spent["vectors"] + spent["archive"]
             rows.append(("archived", f"{archived:,} memories ({archived / max(active, 1):.0%} of the active)"))
             rows.append(("archive: actor (decide + append)", f"{decide_s:.2f}s, {archived / decide_s:,.0f} memories/s"))
-            rows.append(("archive: vectors projection (delete from LanceDB)",
-                         f"{spent['vectors']:.2f}s, {archived / spent['vectors']:,.0f} memories/s"))
+            rows.append(
+                (
+                    "archive: vectors projection (delete from LanceDB)",
+                    f"{spent['vectors']:.2f}s, {archived / spent['vectors']:,.0f} memories/s",
+                )
+            )
             rows.append(("archive: archive projection (Parquet)", f"{spent['archive']:.2f}s"))
-            rows.append(("[bold]archive throughput, end to end[/bold]",
-                         f"[bold]{archived / total:,.0f} memories/s[/bold]"))
-            hot1, cold1 = du(generations.current(settings.data_dir)["lance"]), du(generations.current(settings.data_dir)["archive"])
+            rows.append(
+                ("[bold]archive throughput, end to end[/bold]", f"[bold]{archived / total:,.0f} memories/s[/bold]")
+            )
+            hot1, cold1 = (
+                du(generations.current(settings.data_dir)["lance"]),
+                du(generations.current(settings.data_dir)["archive"]),
+            )
             _compact(settings)
             hot2 = du(generations.current(settings.data_dir)["lance"])
-            hot_rows = LanceStore(generations.current(settings.data_dir)["lance"]).count("memories", MemoryFilter(BANK, statuses=None))
+            hot_rows = LanceStore(generations.current(settings.data_dir)["lance"]).count(
+                "memories", MemoryFilter(BANK, statuses=None)
+            )
             rows.append(("after: hot rows / cold memories", f"{hot_rows:,} / {archived:,}"))
             rows.append(("after: hot as written / compacted, cold", f"{mb(hot1)} / {mb(hot2)}, {mb(cold1)}"))
 
@@ -171,8 +191,12 @@ def lifecycle(ctx: typer.Context,
                 t0 = time.perf_counter()
                 archive.search_cold(BANK, q / np.linalg.norm(q), 10)
                 times.append(time.perf_counter() - t0)
-            rows.append(("include_archived search over the cold memories (DuckDB)",
-                         f"median {statistics.median(times) * 1000:,.0f} ms"))
+            rows.append(
+                (
+                    "include_archived search over the cold memories (DuckDB)",
+                    f"median {statistics.median(times) * 1000:,.0f} ms",
+                )
+            )
 
             # restore: one command naming N archived memories, each read back from the log
             chosen = [m for m, info in state.memories.items() if info.cold and info.status == "archived"][:restores]
@@ -182,10 +206,18 @@ def lifecycle(ctx: typer.Context,
             back = sum(1 for m in chosen if not state.memories[m].cold)
             total = decide_s + spent["vectors"] + spent["archive"]
             rows.append(("restored", f"{back:,} memories"))
-            rows.append(("restore: actor (fetch from the log + decide + append)",
-                         f"{decide_s:.2f}s, {back / decide_s:,.0f} memories/s"))
-            rows.append(("restore: vectors projection (insert into LanceDB)",
-                         f"{spent['vectors']:.2f}s, {back / spent['vectors']:,.0f} memories/s"))
+            rows.append(
+                (
+                    "restore: actor (fetch from the log + decide + append)",
+                    f"{decide_s:.2f}s, {back / decide_s:,.0f} memories/s",
+                )
+            )
+            rows.append(
+                (
+                    "restore: vectors projection (insert into LanceDB)",
+                    f"{spent['vectors']:.2f}s, {back / spent['vectors']:,.0f} memories/s",
+                )
+            )
             rows.append(("[bold]restore throughput, end to end[/bold]", f"[bold]{back / total:,.0f} memories/s[/bold]"))
             rows.append(("data directory", str(settings.data_dir)))
         finally:

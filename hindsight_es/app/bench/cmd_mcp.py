@@ -28,8 +28,16 @@ from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
 from hindsight_es.stores.filters import MemoryFilter
 
-QUERIES = ["where did I move?", "which database do we use?", "我对什么过敏？", "favorite color", "painting by the lake",
-           "下周去哪里出差？", "what language should replies be in?", "billing service"]
+QUERIES = [
+    "where did I move?",
+    "which database do we use?",
+    "我对什么过敏？",
+    "favorite color",
+    "painting by the lake",
+    "下周去哪里出差？",
+    "what language should replies be in?",
+    "billing service",
+]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -51,16 +59,28 @@ async def timed(calls: int, fn: Callable[[str], Awaitable[Any]]) -> list[float]:
 
 
 def _argv(settings: Settings, *args: str) -> list[str]:
-    argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(settings.data_dir),
-            "--embedder", settings.embedder]
+    argv = [
+        sys.executable,
+        "-m",
+        "hindsight_es.app.cli.main",
+        "--data-dir",
+        str(settings.data_dir),
+        "--embedder",
+        settings.embedder,
+    ]
     return argv + (["--broker", settings.broker] if settings.broker else []) + list(args)
 
 
 @contextlib.asynccontextmanager
 async def _up(settings: Settings, port: int, token: str) -> AsyncIterator[str]:
     """``hindsight-es up`` with MCP over HTTP on ``port``; yields the URL once it answers."""
-    env = {**os.environ, "HINDSIGHT_MCP_PORT": str(port), "HINDSIGHT_MCP_HOST": "127.0.0.1",
-           "HINDSIGHT_MCP_TOKENS": f'{{"{token}": "*"}}', "HINDSIGHT_LOG_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        "HINDSIGHT_MCP_PORT": str(port),
+        "HINDSIGHT_MCP_HOST": "127.0.0.1",
+        "HINDSIGHT_MCP_TOKENS": f'{{"{token}": "*"}}',
+        "HINDSIGHT_LOG_LEVEL": "WARNING",
+    }
     proc = subprocess.Popen(_argv(settings, "up"), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
@@ -90,6 +110,7 @@ def _free_port() -> int:
 async def _over_mcp(client_cm: Any, bank: str, calls: int) -> tuple[list[float], list[float]]:
     """(recall latencies, tools/list latencies: the transport's own round trip) over one connection."""
     async with client_cm as client:
+
         async def one(query: str) -> None:
             result = await client.call_tool("recall", {"bank": bank, "query": query, "limit": 10})
             if result.is_error:
@@ -98,14 +119,17 @@ async def _over_mcp(client_cm: Any, bank: str, calls: int) -> tuple[list[float],
         return await timed(calls, one), await timed(calls, lambda _: client.list_tools())
 
 
-def mcp(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 1000,
-        queries: Annotated[int, typer.Option(min=10)] = 200) -> None:
+def mcp(
+    ctx: typer.Context,
+    turns: Annotated[int, typer.Option(min=10)] = 1000,
+    queries: Annotated[int, typer.Option(min=10)] = 200,
+) -> None:
     """Recall latency p50/p95 over MCP (streamable HTTP and stdio) against real server processes."""
     import httpx2
     from mcp import Client, StdioServerParameters
     from mcp.client.streamable_http import streamable_http_client
 
-    from hindsight_es.app.bench.commands import synthetic_turns
+    from hindsight_es.app.bench.synthetic import synthetic_turns
     from streams.service import ServiceLock, catch_up_all
 
     settings = settings_from(ctx)
@@ -115,7 +139,9 @@ def mcp(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 1000,
         lock = ServiceLock(settings)
         if not lock.acquire():
             lock.release()
-            raise HindsightError(f"a service is running on {settings.data_dir}: stop it first (the bench starts its own)")
+            raise HindsightError(
+                f"a service is running on {settings.data_dir}: stop it first (the bench starts its own)"
+            )
         try:
             async with Hindsight(settings) as hs:
                 await hs.publish(synthetic_turns(settings, bank, turns))
@@ -126,17 +152,25 @@ def mcp(ctx: typer.Context, turns: Annotated[int, typer.Option(min=10)] = 1000,
         results: dict[str, list[float]] = {}
         pings: dict[str, list[float]] = {}
         token = secrets.token_urlsafe(24)
-        async with _up(settings, _free_port(), token) as url, \
-                httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+        async with (
+            _up(settings, _free_port(), token) as url,
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+        ):
             http_client = Client(streamable_http_client(url, http_client=http), cache=None)
             results["MCP streamable HTTP (up)"], pings["HTTP"] = await _over_mcp(http_client, bank, queries)
         argv = _argv(settings, "mcp")
-        stdio = StdioServerParameters(command=argv[0], args=argv[1:], env={**os.environ, "HINDSIGHT_LOG_LEVEL": "WARNING"})
+        stdio = StdioServerParameters(
+            command=argv[0], args=argv[1:], env={**os.environ, "HINDSIGHT_LOG_LEVEL": "WARNING"}
+        )
         results["MCP stdio (mcp)"], pings["stdio"] = await _over_mcp(Client(stdio, cache=None), bank, queries)
         console.print(f"recall over {n:,} memories (bank {bank!r}), {queries} calls each, limit 10:")
         for name, times in results.items():
             console.print(f"  {name:<28} p50 {percentile(times, 50):6.1f} ms   p95 {percentile(times, 95):6.1f} ms")
-        console.print("transport round trip (tools/list, no kernel call): " + ", ".join(
-            f"{name} p50 {percentile(t, 50):.1f} ms / p95 {percentile(t, 95):.1f} ms" for name, t in pings.items()))
+        console.print(
+            "transport round trip (tools/list, no kernel call): "
+            + ", ".join(
+                f"{name} p50 {percentile(t, 50):.1f} ms / p95 {percentile(t, 95):.1f} ms" for name, t in pings.items()
+            )
+        )
 
     run_async(go)

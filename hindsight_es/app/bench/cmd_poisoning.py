@@ -16,11 +16,18 @@ from hindsight_es.app.cli.common import console, run_async, settings_from
 
 def poisoning(
     ctx: typer.Context,
-    attacks: Annotated[Optional[Path], typer.Option(exists=True, dir_okay=False,
-                                                    help="Attack suite, JSONL (default: the one shipped)")] = None,
-    benign: Annotated[Optional[list[Path]], typer.Option(
-        exists=True, dir_okay=False, help="Benign controls (repeatable): a LoCoMo JSON, a MemoryBank JSON or JSONL "
-                                          "turns; default: the small set shipped")] = None,
+    attacks: Annotated[
+        Optional[Path], typer.Option(exists=True, dir_okay=False, help="Attack suite, JSONL (default: the one shipped)")
+    ] = None,
+    benign: Annotated[
+        Optional[list[Path]],
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="Benign controls (repeatable): a LoCoMo JSON, a MemoryBank JSON or JSONL "
+            "turns; default: the small set shipped",
+        ),
+    ] = None,
     k: Annotated[int, typer.Option(min=1, help="Attack succeeds when its payload is in the top k")] = 5,
     work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a new temporary one)")] = None,
     per_attack: Annotated[Optional[Path], typer.Option(help="Write one JSON line per attack here")] = None,
@@ -43,8 +50,10 @@ def poisoning(
             await hs.publish([t for c in controls for t in c.turns])
             await catch_up_all(settings, hs.log, embedder=hs.embedder)
             turns = sum(len(c.turns) for c in controls)
-            console.print(f"{len(suite)} attacks and {turns} benign turns through the pipeline in "
-                          f"{time.perf_counter() - t0:.1f}s (embedder {settings.embedder}, data in {settings.data_dir})")
+            console.print(
+                f"{len(suite)} attacks and {turns} benign turns through the pipeline in "
+                f"{time.perf_counter() - t0:.1f}s (embedder {settings.embedder}, data in {settings.data_dir})"
+            )
             rows = await bench.evaluate_attacks(hs, suite, k=k)
             return rows, [await bench.evaluate_benign(hs, c) for c in controls]
 
@@ -73,5 +82,6 @@ def poisoning(
             console.print(f"[yellow]succeeded[/yellow] {r['id']}: {r['reached'][0][:100]}")
     for c in controls:
         for fp in c["false_positives"]:
-            console.print(f"[yellow]false positive[/yellow] {c['name']} {fp['turn_id']} ({fp['source']}): "
-                          f"{fp['text'][:100]}")
+            console.print(
+                f"[yellow]false positive[/yellow] {c['name']} {fp['turn_id']} ({fp['source']}): {fp['text'][:100]}"
+            )

@@ -36,9 +36,32 @@ from hindsight_es.memory import BankState, MemoryInfo, Prepared, decide, evolve
 
 _KEYS = [f"user/attribute_{i}" for i in range(40)]
 _VALUES = [f"value {i}" for i in range(25)]
-_WORDS = ["status", "update", "about", "the", "quarterly", "report", "release", "notes", "budget", "sheet",
-          "onboarding", "guide", "design", "review", "load", "test", "migration", "plan", "customer", "survey",
-          "security", "audit", "team", "offsite"]
+_WORDS = [
+    "status",
+    "update",
+    "about",
+    "the",
+    "quarterly",
+    "report",
+    "release",
+    "notes",
+    "budget",
+    "sheet",
+    "onboarding",
+    "guide",
+    "design",
+    "review",
+    "load",
+    "test",
+    "migration",
+    "plan",
+    "customer",
+    "survey",
+    "security",
+    "audit",
+    "team",
+    "offsite",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +70,15 @@ class Entry:
     event: Event
 
 
-def synthetic_history(bank: str, min_events: int, *, dim: int = 384, seed: int = 11, min_active: int = 0,
-                      start: datetime = datetime(2025, 1, 1, tzinfo=UTC)) -> Iterator[Entry]:
+def synthetic_history(
+    bank: str,
+    min_events: int,
+    *,
+    dim: int = 384,
+    seed: int = 11,
+    min_active: int = 0,
+    start: datetime = datetime(2025, 1, 1, tzinfo=UTC),
+) -> Iterator[Entry]:
     """At least ``min_events`` events of one bank, and at least ``min_active`` active memories at the end:
     turns (20 per session) and their memory events, with a forget every 40 turns, a correction every 60,
     a session retraction every 150 and a restore of the retracted memories every 300 (about 2.9 events
@@ -91,23 +121,34 @@ def synthetic_history(bank: str, min_events: int, *, dim: int = 384, seed: int =
             active_now = len(state.active())
         at = start + timedelta(minutes=i)
         text = " ".join(rng.choices(_WORDS, k=8)) + f" (#{i})"
-        turn = TurnRecorded(bank_id=bank, session_id=f"s{i // 20}", turn_id=f"t{i}", text=text, occurred_at=at,
-                            speaker="Ann", source="document" if i % 7 == 0 else "user")
+        turn = TurnRecorded(
+            bank_id=bank,
+            session_id=f"s{i // 20}",
+            turn_id=f"t{i}",
+            text=text,
+            occurred_at=at,
+            speaker="Ann",
+            source="document" if i % 7 == 0 else "user",
+        )
         candidates = [Candidate(kind="episode", text=text)]
         if rng.random() < 0.6:
             key, value = rng.choice(_KEYS), rng.choice(_VALUES)
             candidates.append(Candidate(kind="fact", text=f"{key} is {value} (#{i})", key=key, value=value))
         yield from emit(TOPIC_TURNS, turn, Prepared(candidates, unit(len(candidates)), "synthetic-384", "synthetic"))
         if i % 40 == 39 and (target := some_active()) is not None:
-            yield from emit(TOPIC_COMMANDS, ForgetRequested(bank_id=bank, occurred_at=at, actor="operator",
-                                                            memory_ids=(target.memory_id,)))
+            yield from emit(
+                TOPIC_COMMANDS,
+                ForgetRequested(bank_id=bank, occurred_at=at, actor="operator", memory_ids=(target.memory_id,)),
+            )
         if i % 60 == 59 and (target := some_active()) is not None:
-            command = CorrectionRequested(bank_id=bank, occurred_at=at, memory_id=target.memory_id,
-                                          text=f"corrected: {target.text}")
+            command = CorrectionRequested(
+                bank_id=bank, occurred_at=at, memory_id=target.memory_id, text=f"corrected: {target.text}"
+            )
             yield from emit(TOPIC_COMMANDS, command, Prepared([], unit(1), "synthetic-384", "synthetic"))
         if i % 150 == 149:
-            command = RetractionRequested(bank_id=bank, occurred_at=at, actor="operator",
-                                          session_id=f"s{rng.randrange(i // 20 + 1)}")
+            command = RetractionRequested(
+                bank_id=bank, occurred_at=at, actor="operator", session_id=f"s{rng.randrange(i // 20 + 1)}"
+            )
             retracted = list(by_session.get(command.session_id, []))
             yield from emit(TOPIC_COMMANDS, command)
         if i % 300 == 299 and retracted:
@@ -134,10 +175,12 @@ async def _flush(log: EventLog, pending: dict[tuple[str, str], list[bytes]]) -> 
     pending.clear()
 
 
-def replay(ctx: typer.Context, events: Annotated[int, typer.Option(min=100, help="Events to write first")] = 100_000,
-           banks: Annotated[int, typer.Option(min=1, help="Banks to spread them over")] = 4,
-           keep: Annotated[bool, typer.Option(help="Keep the rebuilt generation (about 250 MB per 100k events)")]
-           = False) -> None:
+def replay(
+    ctx: typer.Context,
+    events: Annotated[int, typer.Option(min=100, help="Events to write first")] = 100_000,
+    banks: Annotated[int, typer.Option(min=1, help="Banks to spread them over")] = 4,
+    keep: Annotated[bool, typer.Option(help="Keep the rebuilt generation (about 250 MB per 100k events)")] = False,
+) -> None:
     """Rebuild speed: write a synthetic history to the log, then rebuild every projection from it."""
     from hindsight_es.stores import generations
     from projections.replay import rebuild
@@ -152,18 +195,22 @@ def replay(ctx: typer.Context, events: Annotated[int, typer.Option(min=100, help
             stamp = int(time.time())
             written = 0
             for b in range(banks):
-                written += await write_history(log, synthetic_history(f"bench-replay-{stamp}-{b}", events // banks,
-                                                                      seed=b))
-            console.print(f"wrote {written:,} events in {time.perf_counter() - t0:.1f}s to "
-                          f"{settings.broker or settings.log_path}")
+                written += await write_history(
+                    log, synthetic_history(f"bench-replay-{stamp}-{b}", events // banks, seed=b)
+                )
+            console.print(
+                f"wrote {written:,} events in {time.perf_counter() - t0:.1f}s to {settings.broker or settings.log_path}"
+            )
             cpu = time.process_time()
             built = await rebuild(settings, log)
             cpu = time.process_time() - cpu
-            console.print(f"rebuilt {built.events:,} events (vectors, working memory, archive) into generation "
-                          f"{built.generation} in {built.replay_seconds:.2f}s: "
-                          f"[bold]{built.events / built.replay_seconds:,.0f} events/s[/bold]; indexes "
-                          f"{built.index_seconds:.2f}s; CPU of this process {cpu:.2f}s for both, the archive's child process "
-                          f"not counted (a busy machine stretches wall time)")
+            console.print(
+                f"rebuilt {built.events:,} events (vectors, working memory, archive) into generation "
+                f"{built.generation} in {built.replay_seconds:.2f}s: "
+                f"[bold]{built.events / built.replay_seconds:,.0f} events/s[/bold]; indexes "
+                f"{built.index_seconds:.2f}s; CPU of this process {cpu:.2f}s for both, the archive's child process "
+                f"not counted (a busy machine stretches wall time)"
+            )
             if not keep:  # never switched to: nothing reads it
                 generations.remove(list(built.stores.values()), settings.data_dir)
                 console.print(f"removed generation {built.generation} (--keep keeps it)")

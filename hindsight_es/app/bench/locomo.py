@@ -37,30 +37,62 @@ def load(path: Path) -> list[dict[str, Any]]:
             start = parse_session_time(conv[f"{key}_date_time"])
             for i, t in enumerate(conv[key]):
                 text = t["text"] + (f" [shares image: {t['blip_caption']}]" if t.get("blip_caption") else "")
-                turns.append({"dia_id": t["dia_id"], "session": key, "time": start + timedelta(seconds=30 * i),
-                              "speaker": t["speaker"], "text": text})
+                turns.append(
+                    {
+                        "dia_id": t["dia_id"],
+                        "session": key,
+                        "time": start + timedelta(seconds=30 * i),
+                        "speaker": t["speaker"],
+                        "text": text,
+                    }
+                )
         valid = {t["dia_id"] for t in turns}
         questions = []
         for n, qa in enumerate(sample["qa"]):
-            evidence = list(dict.fromkeys(f"D{int(s)}:{int(t)}" for e in qa.get("evidence", [])
-                                          for s, t in _EVIDENCE.findall(str(e))))
+            evidence = list(
+                dict.fromkeys(
+                    f"D{int(s)}:{int(t)}" for e in qa.get("evidence", []) for s, t in _EVIDENCE.findall(str(e))
+                )
+            )
             evidence = [e for e in evidence if e in valid]
-            questions.append({"qid": f"{sample['sample_id']}#{n}", "question": qa["question"],
-                              "category": int(qa["category"]), "evidence": evidence})
+            questions.append(
+                {
+                    "qid": f"{sample['sample_id']}#{n}",
+                    "question": qa["question"],
+                    "category": int(qa["category"]),
+                    "evidence": evidence,
+                }
+            )
         out.append({"id": sample["sample_id"], "turns": turns, "questions": questions})
     return out
 
 
 async def ingest(hs: Hindsight, conversation: dict[str, Any]) -> str:
     bank = f"locomo-{conversation['id']}"
-    turns = [make_turn(hs.settings, bank, t["text"], session_id=t["session"], turn_id=t["dia_id"],
-                       speaker=t["speaker"], occurred_at=t["time"]) for t in conversation["turns"]]
+    turns = [
+        make_turn(
+            hs.settings,
+            bank,
+            t["text"],
+            session_id=t["session"],
+            turn_id=t["dia_id"],
+            speaker=t["speaker"],
+            occurred_at=t["time"],
+        )
+        for t in conversation["turns"]
+    ]
     await hs.publish(turns)
     return bank
 
 
-async def evaluate(hs: Hindsight, conversations: list[dict[str, Any]], *, include_adversarial: bool = False,
-                   k: int = 20, on_question: Callable[[dict], None] | None = None) -> dict[str, dict[str, float]]:
+async def evaluate(
+    hs: Hindsight,
+    conversations: list[dict[str, Any]],
+    *,
+    include_adversarial: bool = False,
+    k: int = 20,
+    on_question: Callable[[dict], None] | None = None,
+) -> dict[str, dict[str, float]]:
     rows = []
     for conversation in conversations:
         bank = f"locomo-{conversation['id']}"

@@ -11,7 +11,6 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from hindsight_es.app.bench.metrics import aggregate, hits_at, score_ranking
 from hindsight_es.client import Hindsight, make_turn
@@ -20,8 +19,9 @@ _SPEAKER = re.compile(r'^<([^>]+)>:\s*"?(.*?)"?\s*$', re.S)
 
 
 def _json_lines(directory: Path, name: str) -> list:
-    return [json.loads(line) for line in (Path(directory) / name).read_text(encoding="utf-8").splitlines()
-            if line.strip()]
+    return [
+        json.loads(line) for line in (Path(directory) / name).read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
 
 
 def load_dialogues(directory: Path, language: str = "zh") -> list[dict]:
@@ -61,14 +61,24 @@ async def ingest(hs: Hindsight, memories: dict[str, dict]) -> list[str]:
     turns = []
     for memory_id, m in sorted(memories.items(), key=lambda kv: int(kv[0])):
         when = datetime.fromisoformat(m["time"]).replace(tzinfo=UTC)
-        turns.append(make_turn(hs.settings, f"madial-user-{m['user-id']}", m["event"], session_id=f"memory-{memory_id}",
-                               turn_id=str(memory_id), occurred_at=when, source="user"))
+        turns.append(
+            make_turn(
+                hs.settings,
+                f"madial-user-{m['user-id']}",
+                m["event"],
+                session_id=f"memory-{memory_id}",
+                turn_id=str(memory_id),
+                occurred_at=when,
+                source="user",
+            )
+        )
     await hs.publish(turns)
     return sorted({t.bank_id for t in turns})
 
 
-async def evaluate(hs: Hindsight, dialogues: list[dict], *, k: int = 10,
-                   on_question: Callable[[dict], None] | None = None) -> dict[str, dict[str, float]]:
+async def evaluate(
+    hs: Hindsight, dialogues: list[dict], *, k: int = 10, on_question: Callable[[dict], None] | None = None
+) -> dict[str, dict[str, float]]:
     rows = []
     for n, d in enumerate(dialogues):
         hits = await hs.recall(f"madial-user-{d['user-id']}", query_of(d), limit=k)

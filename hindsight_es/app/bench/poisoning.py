@@ -62,13 +62,33 @@ def attack_turns(hs: Hindsight, attack: Attack) -> list[TurnRecorded]:
     """Setup turns (trusted user statements) then the attack turns ("a1", "a2", …), a minute apart."""
     turns, minute = [], 0
     for i, step in enumerate(attack.setup, 1):
-        turns.append(make_turn(hs.settings, attack.bank, step["text"], session_id="setup", turn_id=f"s{i}",
-                               source="user", role="user", occurred_at=T0 + timedelta(minutes=minute)))
+        turns.append(
+            make_turn(
+                hs.settings,
+                attack.bank,
+                step["text"],
+                session_id="setup",
+                turn_id=f"s{i}",
+                source="user",
+                role="user",
+                occurred_at=T0 + timedelta(minutes=minute),
+            )
+        )
         minute += 1
     for i, step in enumerate(attack.attack, 1):
         source = step.get("source", "document")
-        turns.append(make_turn(hs.settings, attack.bank, step["text"], session_id="attack", turn_id=f"a{i}",
-                               source=source, role=ROLE_OF[source], occurred_at=T0 + timedelta(minutes=minute)))
+        turns.append(
+            make_turn(
+                hs.settings,
+                attack.bank,
+                step["text"],
+                session_id="attack",
+                turn_id=f"a{i}",
+                source=source,
+                role=ROLE_OF[source],
+                occurred_at=T0 + timedelta(minutes=minute),
+            )
+        )
         minute += 1
     return turns
 
@@ -81,9 +101,18 @@ def load_benign(hs: Hindsight, path: Path) -> BenignSet:
         for i, line in enumerate(x for x in text.splitlines() if x.strip()):
             row = json.loads(line)
             source = row.get("source", "user")
-            out.turns.append(make_turn(hs.settings, f"benign-{path.stem}-{i % 10}", row["text"], session_id=f"s{i}",
-                                       turn_id=f"b{i}", source=source, role=ROLE_OF[source],
-                                       occurred_at=T0 + timedelta(minutes=i)))
+            out.turns.append(
+                make_turn(
+                    hs.settings,
+                    f"benign-{path.stem}-{i % 10}",
+                    row["text"],
+                    session_id=f"s{i}",
+                    turn_id=f"b{i}",
+                    source=source,
+                    role=ROLE_OF[source],
+                    occurred_at=T0 + timedelta(minutes=i),
+                )
+            )
         return out
     data = json.loads(text)
     if isinstance(data, list):  # LoCoMo: one bank per conversation, every dialog turn a user turn
@@ -92,8 +121,18 @@ def load_benign(hs: Hindsight, path: Path) -> BenignSet:
         out = BenignSet(f"locomo:{path.name}")
         for conversation in locomo.load(path):
             bank = f"benign-locomo-{conversation['id']}"
-            out.turns += [make_turn(hs.settings, bank, t["text"], session_id=t["session"], turn_id=t["dia_id"],
-                                    speaker=t["speaker"], occurred_at=t["time"]) for t in conversation["turns"]]
+            out.turns += [
+                make_turn(
+                    hs.settings,
+                    bank,
+                    t["text"],
+                    session_id=t["session"],
+                    turn_id=t["dia_id"],
+                    speaker=t["speaker"],
+                    occurred_at=t["time"],
+                )
+                for t in conversation["turns"]
+            ]
         return out
     out = BenignSet(f"memorybank:{path.name}")  # MemoryBank: one bank per user, queries and the replies
     for u, (name, user) in enumerate(sorted(data.items())):
@@ -102,10 +141,20 @@ def load_benign(hs: Hindsight, path: Path) -> BenignSet:
             start = datetime.fromisoformat(day).replace(tzinfo=UTC)
             for pair in pairs:
                 for source, key, speaker in (("user", "query", name), ("assistant", "response", "AI")):
-                    if (said := (pair.get(key) or "").strip()):
-                        out.turns.append(make_turn(hs.settings, bank, said, session_id=day, turn_id=f"m{n}",
-                                                   source=source, role=source, speaker=speaker,
-                                                   occurred_at=start + timedelta(seconds=30 * n)))
+                    if said := (pair.get(key) or "").strip():
+                        out.turns.append(
+                            make_turn(
+                                hs.settings,
+                                bank,
+                                said,
+                                session_id=day,
+                                turn_id=f"m{n}",
+                                source=source,
+                                role=source,
+                                speaker=speaker,
+                                occurred_at=start + timedelta(seconds=30 * n),
+                            )
+                        )
                         n += 1
     return out
 
@@ -119,8 +168,9 @@ async def _statuses(hs: Hindsight, bank: str) -> dict[str, list[str]]:
     return out
 
 
-async def evaluate_attacks(hs: Hindsight, attacks: list[Attack], *, k: int = 5,
-                           on_attack: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+async def evaluate_attacks(
+    hs: Hindsight, attacks: list[Attack], *, k: int = 5, on_attack: Callable[[dict[str, Any]], None] | None = None
+) -> list[dict[str, Any]]:
     rows = []
     for attack in attacks:
         statuses = await _statuses(hs, attack.bank)
@@ -128,10 +178,15 @@ async def evaluate_attacks(hs: Hindsight, attacks: list[Attack], *, k: int = 5,
         produced = [s for turn_id in ids for s in statuses.get(turn_id, [])]
         hits = await hs.recall(attack.bank, attack.query, limit=k)
         reached = [h for h in hits if set(h.source_turn_ids) & set(ids)]
-        row = {"id": attack.id, "type": attack.type, "lang": attack.lang,
-               "quarantined": bool(produced) and all(s == "quarantined" for s in produced),
-               "success": bool(reached), "statuses": dict(Counter(produced)),
-               "reached": [h.text for h in reached]}
+        row = {
+            "id": attack.id,
+            "type": attack.type,
+            "lang": attack.lang,
+            "quarantined": bool(produced) and all(s == "quarantined" for s in produced),
+            "success": bool(reached),
+            "statuses": dict(Counter(produced)),
+            "reached": [h.text for h in reached],
+        }
         rows.append(row)
         if on_attack:
             on_attack(row)
@@ -145,8 +200,11 @@ async def evaluate_benign(hs: Hindsight, benign: BenignSet) -> dict[str, Any]:
     flagged: list[dict[str, str]] = []
     for bank, turns in by_bank.items():
         statuses = await _statuses(hs, bank)
-        flagged += [{"bank": bank, "turn_id": t.turn_id, "source": t.source, "text": t.text} for t in turns
-                    if "quarantined" in statuses.get(t.turn_id, [])]
+        flagged += [
+            {"bank": bank, "turn_id": t.turn_id, "source": t.source, "text": t.text}
+            for t in turns
+            if "quarantined" in statuses.get(t.turn_id, [])
+        ]
     return {"name": benign.name, "turns": len(benign.turns), "false_positives": flagged}
 
 
@@ -156,5 +214,11 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
     for row in rows:
         for name in (row["type"], f"lang:{row['lang']}", "overall"):
             groups[name].append(row)
-    return {name: {"n": len(g), "quarantined": sum(r["quarantined"] for r in g) / len(g),
-                   "success": sum(r["success"] for r in g) / len(g)} for name, g in groups.items()}
+    return {
+        name: {
+            "n": len(g),
+            "quarantined": sum(r["quarantined"] for r in g) / len(g),
+            "success": sum(r["success"] for r in g) / len(g),
+        }
+        for name, g in groups.items()
+    }

@@ -1,53 +1,172 @@
-"""Shared CLI plumbing: settings from options, running coroutines, reporting errors as exit codes."""
+"""Shared CLI plumbing: settings from options, running coroutines, reporting errors as exit codes.
+
+Importing this module stays cheap (``hindsight-es --help`` must not pay for pydantic-settings, rich,
+LanceDB or the models): everything heavy is imported where it is used.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rich.console import Console
-
-from hindsight_es.config import Settings
-from hindsight_es.errors import HindsightError
-from hindsight_es.logs import configure as configure_logging
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from hindsight_es.client import Hindsight
+    from hindsight_es.config import Settings
+    from streams.service import ServiceLock
 
 T = TypeVar("T")
-console = Console()
-err_console = Console(stderr=True, soft_wrap=True)
+Json = Annotated[bool, typer.Option("--json", help="Print JSON")]
+Bank = Annotated[str, typer.Option("--bank", help="Bank id")]
+EXIT_PENDING = 3  # half done: built but not switched (a service runs), or requested but not answered yet
+EXIT_ERROR = 1  # the command failed (a store, the log, a refused input)
+EXIT_USAGE = 2  # bad configuration or arguments: nothing was done
+
+
+@dataclass(slots=True)
+class Options:
+    """The global options as given; ``Settings`` is built from them on first use (``settings_from``)."""
+
+    data_dir: Path | None = None
+    broker: str | None = None
+    embedder: str | None = None
+    settings: Settings | None = None
+
+
+class _Consoles:
+    """rich consoles, made on first use."""
+
+    _out: Console | None = None
+    _err: Console | None = None
+
+    @property
+    def out(self) -> Console:
+        if self._out is None:
+            from rich.console import Console
+
+            self._out = Console()
+        return self._out
+
+    @property
+    def err(self) -> Console:
+        if self._err is None:
+            from rich.console import Console
+
+            self._err = Console(stderr=True, soft_wrap=True)
+        return self._err
+
+
+consoles = _Consoles()
+
+
+class _Proxy:
+    """``console.print(...)`` / ``err_console.print(...)`` without building a Console at import."""
+
+    def __init__(self, stream: str) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(consoles.out if self._stream == "out" else consoles.err, name)
+
+
+console: Any = _Proxy("out")
+err_console: Any = _Proxy("err")
+
+
+def with_client(settings: Settings, work: Callable[[Hindsight], Awaitable[T]]) -> T:
+    """Run ``work`` with a client over ``settings`` (started and closed around it), as ``run_async`` does."""
+
+    async def go() -> T:
+        from hindsight_es.client import Hindsight
+
+        async with Hindsight(settings) as hs:
+            return await work(hs)
+
+    return run_async(go)
+
+
+def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
+    """Print ``error: message`` on stderr; returns the ``typer.Exit`` to raise."""
+    from rich.markup import escape
+
+    err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False)
+    return typer.Exit(code)
 
 
 def settings_from(ctx: typer.Context) -> Settings:
-    return ctx.obj  # type: ignore[no-any-return]
+    """The settings of this invocation, built once from the environment and the global options; a bad
+    value is one line on stderr and exit code 2, never a traceback."""
+    options: Options = ctx.find_root().obj
+    if options.settings is None:
+        from pydantic import ValidationError
+
+        from hindsight_es.config import Settings
+        from hindsight_es.logs import configure as configure_logging
+
+        overrides = {
+            k: v
+            for k, v in (("data_dir", options.data_dir), ("broker", options.broker), ("embedder", options.embedder))
+            if v is not None
+        }
+        try:
+            options.settings = Settings(**overrides)
+        except ValidationError as exc:
+            raise fail(f"bad configuration: {_first_problem(exc)}", EXIT_USAGE) from None
+        configure_logging(options.settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
+    return options.settings
 
 
-def build_settings(data_dir: Path | None, broker: str | None, embedder: str | None) -> Settings:
-    overrides: dict[str, Any] = {}
-    if data_dir is not None:
-        overrides["data_dir"] = data_dir
-    if broker is not None:
-        overrides["broker"] = broker
-    if embedder is not None:
-        overrides["embedder"] = embedder
-    settings = Settings(**overrides)
-    configure_logging(settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
-    return settings
+def _first_problem(exc: Any) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    name = f"HINDSIGHT_{where.upper()}" if where else "settings"
+    return f"{name}: {first['msg']}"
+
+
+def parse_when(value: str | None, option: str) -> datetime | None:
+    """ISO 8601; a time without an offset is UTC."""
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError as exc:
+        raise typer.BadParameter(f"{value!r} is not an ISO 8601 time", param_hint=option) from exc
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def run_async(fn: Callable[[], Awaitable[T]]) -> T:
-    """Run a coroutine; a ``HindsightError`` becomes a one-line message and exit code 1."""
+    """Run a coroutine; a ``HindsightError`` becomes a one-line message and exit code 1 (a ``ConfigError``
+    exit code 2)."""
+    import asyncio
+
+    from hindsight_es.errors import ConfigError, HindsightError
+
     try:
         return asyncio.run(fn())  # type: ignore[arg-type]
     except HindsightError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from exc
+        raise fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+async def service_lock(settings: Settings, wait_s: float) -> ServiceLock:
+    """The data directory's ``ServiceLock`` once free (waits up to ``wait_s``); check ``.held``."""
+    import asyncio
+    import time
+
+    from streams.service import ServiceLock
+
+    lock = ServiceLock(settings)
+    deadline = time.monotonic() + wait_s
+    while not lock.acquire() and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+    return lock
 
 
 async def catch_up_if_idle(hs: Hindsight) -> None:

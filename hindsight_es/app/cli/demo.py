@@ -38,8 +38,9 @@ async def run_demo(settings: Settings) -> None:
                 n = await catch_up_all(settings, hs.log, embedder=hs.embedder)
             finally:
                 lock.release()
-            console.print(f"pipeline: {n} records through the bank actor and projections "
-                          f"in {time.perf_counter() - started:.2f}s")
+            console.print(
+                f"pipeline: {n} records through the bank actor and projections in {time.perf_counter() - started:.2f}s"
+            )
         else:
             lock.release()
             console.print("a service is running on this data directory; it projects the turns")

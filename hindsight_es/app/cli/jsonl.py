@@ -7,13 +7,26 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from hindsight_es.client import make_turn
 from hindsight_es.config import Settings
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import TurnRecorded
-from hindsight_es.client import make_turn
 
-FIELDS = {"bank_id", "session_id", "turn_id", "text", "role", "speaker", "source", "trust", "occurred_at", "metadata",
-          "actor", "owner", "scope"}
+FIELDS = {
+    "bank_id",
+    "session_id",
+    "turn_id",
+    "text",
+    "role",
+    "speaker",
+    "source",
+    "trust",
+    "occurred_at",
+    "metadata",
+    "actor",
+    "owner",
+    "scope",
+}
 
 
 def parse_line(settings: Settings, raw: bytes, *, bank: str | None, session: str) -> TurnRecorded:
@@ -45,8 +58,9 @@ def parse_line(settings: Settings, raw: bytes, *, bank: str | None, session: str
     return make_turn(settings, bank_id, text, **data)
 
 
-def read_turns(settings: Settings, lines: Iterable[bytes], *, bank: str | None = None,
-               session: str = "default") -> tuple[list[TurnRecorded], list[str]]:
+def read_turns(
+    settings: Settings, lines: Iterable[bytes], *, bank: str | None = None, session: str = "default"
+) -> tuple[list[TurnRecorded], list[str]]:
     turns: list[TurnRecorded] = []
     problems: list[str] = []
     for number, raw in enumerate(lines, start=1):

@@ -8,25 +8,16 @@ after (like ``recall``); with one, it waits ``--timeout`` seconds for the actor'
 from __future__ import annotations
 
 import json
-from typing import Annotated, Optional, get_args
+from typing import TYPE_CHECKING, Annotated, Optional, get_args
 from uuid import UUID
 
 import typer
-from rich.table import Table
 
-from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
-from hindsight_es.app.cli.replay import _when
-from hindsight_es.client import Hindsight, build, memory_uuid
-from hindsight_es.errors import InvalidInputError
-from hindsight_es.events import (
-    Event,
-    ForgetRequested,
-    JanitorTick,
-    PromoteRequested,
-    RestoreRequested,
-    SessionEnded,
-)
-from hindsight_es.types import Scope
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, parse_when, run_async, settings_from
+
+if TYPE_CHECKING:
+    from hindsight_es.client import Hindsight
+    from hindsight_es.events import Event
 
 Bank = Annotated[str, typer.Argument(help="Bank id")]
 Ids = Annotated[Optional[list[str]], typer.Argument(help="Memory ids (from recall)")]
@@ -38,13 +29,19 @@ QUIET_S = 3.0
 
 
 def register(app: typer.Typer) -> None:
-    for name, command in (("forget", forget), ("restore", restore), ("end-session", end_session),
-                          ("promote", promote), ("janitor", janitor)):
+    for name, command in (
+        ("forget", forget),
+        ("restore", restore),
+        ("end-session", end_session),
+        ("promote", promote),
+        ("janitor", janitor),
+    ):
         app.command(name)(command)
 
 
-async def decided(hs: Hindsight, commands: list[Event], timeout: float, *, may_do_nothing: bool = False
-                  ) -> list[Event] | None:
+async def decided(
+    hs: Hindsight, commands: list[Event], timeout: float, *, may_do_nothing: bool = False
+) -> list[Event] | None:
     """Publish ``commands`` and return the memory events they caused; None when a running service did not
     answer within ``timeout``. A command that ``may_do_nothing`` (a tick, a session end) is given at most
     a few seconds by a running service: no answer then means nothing to do."""
@@ -73,8 +70,10 @@ async def decided(hs: Hindsight, commands: list[Event], timeout: float, *, may_d
 
 def report(events: list[Event] | None, as_json: bool, what: str, timeout: float) -> None:
     if events is None:
-        err_console.print(f"[yellow]pending:[/yellow] the request is in the log; no bank actor answered within "
-                          f"{timeout:g}s (is the service running?)")
+        err_console.print(
+            f"[yellow]pending:[/yellow] the request is in the log; no bank actor answered within "
+            f"{timeout:g}s (is the service running?)"
+        )
         raise typer.Exit(EXIT_PENDING)
     if as_json:
         shown = [e.model_dump(mode="json", exclude={"revived"}) for e in events]
@@ -87,25 +86,39 @@ def report(events: list[Event] | None, as_json: bool, what: str, timeout: float)
 
 
 def _ids(values: list[str] | None) -> tuple[UUID, ...]:
+    from hindsight_es.client import memory_uuid
+    from hindsight_es.errors import InvalidInputError
+
     try:
         return tuple(memory_uuid(v) for v in values or [])
     except InvalidInputError as exc:
         raise typer.BadParameter(str(exc)) from exc
 
 
-def forget(ctx: typer.Context, bank: Bank, memory_ids: Ids = None,
-           session: Annotated[Optional[str], typer.Option(help="Every memory of this session")] = None,
-           since: Annotated[Optional[str], typer.Option(help="Memories valid from this time on (ISO 8601)")] = None,
-           until: Annotated[Optional[str], typer.Option(help="Memories valid from before this time")] = None,
-           query: Annotated[Optional[str], typer.Option(help="The memories recall returns for this query")] = None,
-           limit: Annotated[int, typer.Option(min=1, max=200, help="Most memories --query forgets")] = 10,
-           agent: Annotated[Optional[str], typer.Option(help="Recall --query as this agent")] = None,
-           yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before forgetting by --query")] = False,
-           reason: Reason = "", timeout: Timeout = 30.0, as_json: AsJson = False) -> None:
+def forget(
+    ctx: typer.Context,
+    bank: Bank,
+    memory_ids: Ids = None,
+    session: Annotated[Optional[str], typer.Option(help="Every memory of this session")] = None,
+    since: Annotated[Optional[str], typer.Option(help="Memories valid from this time on (ISO 8601)")] = None,
+    until: Annotated[Optional[str], typer.Option(help="Memories valid from before this time")] = None,
+    query: Annotated[Optional[str], typer.Option(help="The memories recall returns for this query")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=200, help="Most memories --query forgets")] = 10,
+    agent: Annotated[Optional[str], typer.Option(help="Recall --query as this agent")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before forgetting by --query")] = False,
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+    as_json: AsJson = False,
+) -> None:
     """Soft-forget memories (hidden from recall, kept for audit): by id, by --session, by --since/--until
     (ANDed with --session), or by --query after showing what it matches and asking."""
+    from rich.table import Table
+
+    from hindsight_es.client import Hindsight, build
+    from hindsight_es.events import ForgetRequested
+
     settings = settings_from(ctx)
-    ids, start, end = _ids(memory_ids), _when(since, "--since"), _when(until, "--until")
+    ids, start, end = _ids(memory_ids), parse_when(since, "--since"), parse_when(until, "--until")
     if query is not None and (session or start or end):
         raise typer.BadParameter("--query selects memories on its own; run another forget for a session or range")
     if not (ids or session or start or end or query):
@@ -131,16 +144,33 @@ def forget(ctx: typer.Context, bank: Bank, memory_ids: Ids = None,
                 if not yes and not typer.confirm(f"forget these {len(hits)} memories?", default=False):
                     raise typer.Exit(1)
                 chosen = ids + tuple(UUID(h.memory_id) for h in hits)
-            command = build(ForgetRequested, bank_id=bank, memory_ids=chosen, session_id=session, since=start,
-                            until=end, reason=reason, actor="user")
+            command = build(
+                ForgetRequested,
+                bank_id=bank,
+                memory_ids=chosen,
+                session_id=session,
+                since=start,
+                until=end,
+                reason=reason,
+                actor="user",
+            )
             return await decided(hs, [command], timeout)
 
     report(run_async(go), as_json, "forgot", timeout)
 
 
-def restore(ctx: typer.Context, bank: Bank, memory_ids: Ids = None, reason: Reason = "", timeout: Timeout = 30.0,
-            as_json: AsJson = False) -> None:
+def restore(
+    ctx: typer.Context,
+    bank: Bank,
+    memory_ids: Ids = None,
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+    as_json: AsJson = False,
+) -> None:
     """Bring memories back: archived ones (from the cold archive, with their history), forgotten ones, ..."""
+    from hindsight_es.client import Hindsight, build
+    from hindsight_es.events import RestoreRequested
+
     settings = settings_from(ctx)
     ids = _ids(memory_ids)
     if not ids:
@@ -158,9 +188,18 @@ def restore(ctx: typer.Context, bank: Bank, memory_ids: Ids = None, reason: Reas
     report(run_async(go), as_json, "restored", timeout)
 
 
-def end_session(ctx: typer.Context, bank: Bank, session: Annotated[str, typer.Argument(help="Session id")],
-                reason: Reason = "", timeout: Timeout = 30.0, as_json: AsJson = False) -> None:
+def end_session(
+    ctx: typer.Context,
+    bank: Bank,
+    session: Annotated[str, typer.Argument(help="Session id")],
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+    as_json: AsJson = False,
+) -> None:
     """End a session: its session-scoped memories expire (are archived) unless promoted."""
+    from hindsight_es.client import Hindsight, build
+    from hindsight_es.events import SessionEnded
+
     settings = settings_from(ctx)
 
     async def go() -> list[Event] | None:
@@ -171,12 +210,23 @@ def end_session(ctx: typer.Context, bank: Bank, session: Annotated[str, typer.Ar
     report(run_async(go), as_json, f"session {session} ended", timeout)
 
 
-def promote(ctx: typer.Context, bank: Bank, memory_ids: Ids = None,
-            scope: Annotated[str, typer.Option(help="global | task | session")] = "global",
-            reason: Reason = "", timeout: Timeout = 30.0, as_json: AsJson = False) -> None:
+def promote(
+    ctx: typer.Context,
+    bank: Bank,
+    memory_ids: Ids = None,
+    scope: Annotated[str, typer.Option(help="global | task | session")] = "global",
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+    as_json: AsJson = False,
+) -> None:
     """Keep memories beyond their session (a wider scope); an expired one comes back."""
+    from hindsight_es.client import Hindsight, build
+    from hindsight_es.events import PromoteRequested
+
     settings = settings_from(ctx)
     ids = _ids(memory_ids)
+    from hindsight_es.types import Scope
+
     if not ids or scope not in get_args(Scope):
         raise typer.BadParameter("name the memories, and a scope of global, task or session")
 
@@ -188,23 +238,30 @@ def promote(ctx: typer.Context, bank: Bank, memory_ids: Ids = None,
     report(run_async(go), as_json, "promoted", timeout)
 
 
-def janitor(ctx: typer.Context,
-            bank: Annotated[Optional[list[str]], typer.Option(help="Banks to tick (repeatable; default: all)")] = None,
-            at: Annotated[Optional[str], typer.Option(help="The tick's time, ISO 8601 (default: now)")] = None,
-            timeout: Timeout = 30.0, as_json: AsJson = False) -> None:
+def janitor(
+    ctx: typer.Context,
+    bank: Annotated[Optional[list[str]], typer.Option(help="Banks to tick (repeatable; default: all)")] = None,
+    at: Annotated[Optional[str], typer.Option(help="The tick's time, ISO 8601 (default: now)")] = None,
+    timeout: Timeout = 30.0,
+    as_json: AsJson = False,
+) -> None:
     """Tick the janitor now: archive what has faded (and what exceeds capacity) under the configured policy."""
+    from hindsight_es.client import Hindsight, build
+    from hindsight_es.events import JanitorTick
     from streams.janitor import policy_for
 
     settings = settings_from(ctx)
-    when = _when(at, "--at")
+    when = parse_when(at, "--at")
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)  # so every bank with memories is listed
             banks = bank or await hs.list_banks()
             extra = {"occurred_at": when} if when is not None else {}
-            ticks: list[Event] = [build(JanitorTick, bank_id=b, actor="janitor", policy=policy_for(settings, b),
-                                        reason="manual", **extra) for b in banks]
+            ticks: list[Event] = [
+                build(JanitorTick, bank_id=b, actor="janitor", policy=policy_for(settings, b), reason="manual", **extra)
+                for b in banks
+            ]
             return await decided(hs, ticks, timeout, may_do_nothing=True) if ticks else []
 
     report(run_async(go), as_json, "janitor", timeout)

@@ -1,59 +1,114 @@
-"""``hindsight-es``: run the service, publish turns, recall, inspect."""
+"""``hindsight-es``: run the service, publish turns, recall, inspect.
+
+The command groups ``replay``, ``quarantine`` and ``bench`` are imported only when one of their commands
+runs (``deferred``), and every command imports what it needs in its body, so ``hindsight-es --help``
+loads neither the stores nor the models.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import signal
 import sys
+from importlib import import_module
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
-from rich.table import Table
+from typer.core import TyperGroup
 
-from hindsight_es.app.bench.commands import app as bench_app
-from hindsight_es.app.bench.cmd_ingest import ingest as bench_ingest
-from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
-from hindsight_es.app.cli.common import build_settings, catch_up_if_idle, console, err_console, run_async, settings_from
 from hindsight_es.app.cli import lifecycle
-from hindsight_es.app.cli.jsonl import read_turns
-from hindsight_es.app.cli.quarantine import app as quarantine_app
-from hindsight_es.app.cli.replay import app as replay_app
-from hindsight_es.client import Hindsight
-from hindsight_es.errors import HindsightError
+from hindsight_es.app.cli.common import Options, catch_up_if_idle, console, err_console, run_async, settings_from
 
-app = typer.Typer(help="hindsight: event-sourced long-term memory for LLM agents.", no_args_is_help=True,
-                  pretty_exceptions_enable=False)
-app.add_typer(bench_app, name="bench")
-app.add_typer(replay_app, name="replay")
-app.add_typer(quarantine_app, name="quarantine")
-bench_app.command("ingest")(bench_ingest)
-bench_app.command("mcp")(bench_mcp)
+if TYPE_CHECKING:
+    from hindsight_es.client import Hindsight
+
+# Plain (click-style) help: typer's rich help imports rich's markdown and traceback machinery (~0.2 s).
+app = typer.Typer(
+    help="hindsight: event-sourced long-term memory for LLM agents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+# Command groups loaded on use: name -> (module:attribute of its Typer app, one-line help).
+DEFERRED = {
+    "replay": (
+        "hindsight_es.app.cli.replay:app",
+        "Replay the log: rebuild, verify, audit, roll back, state as of a time, export/import.",
+    ),
+    "quarantine": (
+        "hindsight_es.app.cli.quarantine:app",
+        "Review memories the poisoning guard quarantined (never recalled until released).",
+    ),
+    "bench": ("hindsight_es.app.bench.cli:app", "Benchmarks that print numbers."),
+}
+
+
+class Deferred(TyperGroup):
+    """A command group that imports its Typer app the first time it is run (its help line is known)."""
+
+    def __init__(self, name: str, target: str, help_line: str) -> None:
+        super().__init__(name=name, help=help_line, short_help=help_line, rich_markup_mode=None)
+        self._target = target
+        self._real: Any = None
+
+    def load(self) -> Any:
+        if self._real is None:
+            module, attribute = self._target.split(":")
+            self._real = typer.main.get_command(getattr(import_module(module), attribute))
+            self._real.name = self.name
+        return self._real
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        return self.load().make_context(info_name, args, parent=parent, **extra)
+
+
+def command() -> TyperGroup:
+    """The whole command line: the Typer app plus the deferred groups."""
+    group = typer.main.get_command(app)
+    assert isinstance(group, TyperGroup)
+    for name, (target, help_line) in DEFERRED.items():
+        group.add_command(Deferred(name, target, help_line))
+    return group
+
+
+def cli() -> None:
+    """Entry point of ``hindsight-es``."""
+    command()(prog_name="hindsight-es")
+
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory [env HINDSIGHT_DATA_DIR]")]
 Broker = Annotated[Optional[str], typer.Option("--broker", help="Kafka bootstrap servers [env HINDSIGHT_BROKER]")]
-EmbedderOpt = Annotated[Optional[str], typer.Option("--embedder", help="hybrid (default) | minilm | use [env HINDSIGHT_EMBEDDER]")]
+EmbedderOpt = Annotated[
+    Optional[str], typer.Option("--embedder", help="hybrid (default) | minilm | use [env HINDSIGHT_EMBEDDER]")
+]
 
 
 @app.callback()
 def main(ctx: typer.Context, data_dir: DataDir = None, broker: Broker = None, embedder: EmbedderOpt = None) -> None:
-    ctx.obj = build_settings(data_dir, broker, embedder)
+    ctx.obj = Options(data_dir, broker, embedder)  # Settings are built by the command that needs them
 
 
 @app.command()
 def up(ctx: typer.Context) -> None:
     """Run the service: bank actor and projections (embedded log unless --broker). Ctrl-C stops it."""
+    from hindsight_es.client import Hindsight
+    from hindsight_es.errors import HindsightError
     from streams.service import ServiceLock, serve
 
     settings = settings_from(ctx)
     lock = ServiceLock(settings)
     if not lock.acquire():
-        err_console.print(f"[red]error:[/red] another `hindsight-es up` is running on {settings.data_dir} "
-                          "(or a `hindsight-es mcp` that runs the pipeline while no `up` does)")
+        err_console.print(
+            f"[red]error:[/red] another `hindsight-es up` is running on {settings.data_dir} "
+            "(or a `hindsight-es mcp` that runs the pipeline while no `up` does)"
+        )
         raise typer.Exit(1)
 
     async def go() -> None:
+        import asyncio
+        import signal
+
         from hindsight_es.embedding import make_embedder
         from hindsight_es.log import open_log
 
@@ -93,6 +148,9 @@ def publish(
     session: Annotated[str, typer.Option(help="Session for lines without session_id")] = "default",
 ) -> None:
     """Publish turns from JSONL: {"bank_id", "session_id", "text", "role", "speaker", "source", "occurred_at"}."""
+    from hindsight_es.app.cli.jsonl import read_turns
+    from hindsight_es.client import Hindsight
+
     settings = settings_from(ctx)
     try:
         stream = sys.stdin.buffer if file is None or str(file) == "-" else file.open("rb")
@@ -128,13 +186,24 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
+    from rich.table import Table
+
+    from hindsight_es.client import Hindsight
+
     settings = settings_from(ctx)
 
     async def go():  # type: ignore[no-untyped-def]
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
-            return await hs.recall(bank, query, limit=limit, kinds=kind, agent=agent, include_shared=shared,
-                                   include_archived=include_archived)
+            return await hs.recall(
+                bank,
+                query,
+                limit=limit,
+                kinds=kind,
+                agent=agent,
+                include_shared=shared,
+                include_archived=include_archived,
+            )
 
     hits = run_async(go)
     if as_json:
@@ -144,8 +213,15 @@ def recall(
     for column in ("score", "kind", "text", "turns", "valid from", "status", "id"):
         table.add_column(column)
     for h in hits:
-        table.add_row(f"{h.score:.4f}", h.kind, h.text, ",".join(h.source_turn_ids), h.valid_from.strftime("%Y-%m-%d %H:%M"),
-                      h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else ""), h.memory_id)
+        table.add_row(
+            f"{h.score:.4f}",
+            h.kind,
+            h.text,
+            ",".join(h.source_turn_ids),
+            h.valid_from.strftime("%Y-%m-%d %H:%M"),
+            h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else ""),
+            h.memory_id,
+        )
     console.print(table)
 
 
@@ -153,6 +229,7 @@ def recall(
 def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Per-bank memory counts and log positions."""
     from hindsight_es.app.cli.stats import render
+    from hindsight_es.client import Hindsight
 
     settings = settings_from(ctx)
 
@@ -169,9 +246,15 @@ def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] =
 
 
 @app.command()
-def mcp(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(
-        help="Bank the connection is bound to (default for calls) [env HINDSIGHT_MCP_BANK]")] = None) -> None:
+def mcp(
+    ctx: typer.Context,
+    bank: Annotated[
+        Optional[str], typer.Option(help="Bank the connection is bound to (default for calls) [env HINDSIGHT_MCP_BANK]")
+    ] = None,
+) -> None:
     """Serve MCP on stdio for desktop clients; runs the pipeline too while no `up` runs on the data directory."""
+    import asyncio
+
     from hindsight_es.app.gateway.stdio import run_stdio
     from streams.service import serve_when_free
 
@@ -194,4 +277,4 @@ def demo(ctx: typer.Context) -> None:
 lifecycle.register(app)  # forget, restore, end-session, promote, janitor
 
 if __name__ == "__main__":
-    app()
+    cli()

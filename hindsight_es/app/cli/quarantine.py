@@ -14,8 +14,11 @@ from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, 
 from hindsight_es.client import Hindsight
 from hindsight_es.client.operator import QuarantinedMemory
 
-app = typer.Typer(help="Review memories the poisoning guard quarantined (never recalled until released).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Review memories the poisoning guard quarantined (never recalled until released).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 Ids = Annotated[list[str], typer.Argument(help="Memory ids (from `quarantine list`)")]
 Reason = Annotated[str, typer.Option(help="Why (kept in the memory's history)")]
@@ -24,9 +27,12 @@ EXIT_PENDING = 3
 
 
 @app.command("list")
-def list_(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(help="One bank (default: all)")] = None,
-          limit: Annotated[int, typer.Option(min=1)] = 200,
-          as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False) -> None:
+def list_(
+    ctx: typer.Context,
+    bank: Annotated[Optional[str], typer.Option(help="One bank (default: all)")] = None,
+    limit: Annotated[int, typer.Option(min=1)] = 200,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
     """Quarantined memories with the guard's reason, oldest first."""
     settings = settings_from(ctx)
 
@@ -48,21 +54,32 @@ def list_(ctx: typer.Context, bank: Annotated[Optional[str], typer.Option(help="
 
 
 @app.command()
-def release(ctx: typer.Context, bank: Annotated[str, typer.Argument(help="Bank id")], memory_ids: Ids,
-            reason: Reason = "", timeout: Timeout = 30.0) -> None:
+def release(
+    ctx: typer.Context,
+    bank: Annotated[str, typer.Argument(help="Bank id")],
+    memory_ids: Ids,
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+) -> None:
     """Release quarantined memories: they become active and recallable (superseding their key's holder)."""
     _review(ctx, bank, memory_ids, release=True, reason=reason, timeout=timeout)
 
 
 @app.command()
-def reject(ctx: typer.Context, bank: Annotated[str, typer.Argument(help="Bank id")], memory_ids: Ids,
-           reason: Reason = "", timeout: Timeout = 30.0) -> None:
+def reject(
+    ctx: typer.Context,
+    bank: Annotated[str, typer.Argument(help="Bank id")],
+    memory_ids: Ids,
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+) -> None:
     """Reject quarantined memories: they are forgotten (reason "rejected"), their history kept."""
     _review(ctx, bank, memory_ids, release=False, reason=reason, timeout=timeout)
 
 
-def _review(ctx: typer.Context, bank: str, memory_ids: list[str], *, release: bool, reason: str,
-            timeout: float) -> None:
+def _review(
+    ctx: typer.Context, bank: str, memory_ids: list[str], *, release: bool, reason: str, timeout: float
+) -> None:
     settings = settings_from(ctx)
     wanted = "active" if release else "forgotten"
 
@@ -81,7 +98,9 @@ def _review(ctx: typer.Context, bank: str, memory_ids: list[str], *, release: bo
                 await asyncio.sleep(0.2)
 
     if not run_async(go):
-        err_console.print(f"[yellow]pending:[/yellow] the request is in the log; it was not applied within "
-                          f"{timeout:g}s (is the service running?)")
+        err_console.print(
+            f"[yellow]pending:[/yellow] the request is in the log; it was not applied within "
+            f"{timeout:g}s (is the service running?)"
+        )
         raise typer.Exit(EXIT_PENDING)
     console.print(f"{'released' if release else 'rejected'} {len(memory_ids)} memories in bank {bank!r}")

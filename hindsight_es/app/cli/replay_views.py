@@ -46,8 +46,9 @@ class Bar:
     """A rich progress bar on stderr with events/s; a ``projections.replay.Progress``."""
 
     def __init__(self, label: str) -> None:
-        self._progress = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(),
-                                  console=err_console)
+        self._progress = Progress(
+            TextColumn(label), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(), console=err_console
+        )
         self._task = self._progress.add_task(label, total=None)
 
     def __enter__(self) -> Bar:
@@ -72,8 +73,14 @@ def show_verdict(verdict: Verdict) -> None:
     for column in ("table", "bank", "rows", "live", "rebuilt", ""):
         table.add_column(column)
     for c in verdict.checks:
-        table.add_row(c.table, c.bank or "(no bank)", str(c.rows), c.live[:16], c.rebuilt[:16],
-                      "ok" if c.ok else "[red]MISMATCH[/red]")
+        table.add_row(
+            c.table,
+            c.bank or "(no bank)",
+            str(c.rows),
+            c.live[:16],
+            c.rebuilt[:16],
+            "ok" if c.ok else "[red]MISMATCH[/red]",
+        )
     console.print(table)
     lag = ", ".join(f"{name} {n:,}" for name, n in verdict.behind.items() if n)
     console.print(f"live stores behind the log (not compared): {lag}" if lag else "live stores are at the log end")
@@ -84,13 +91,29 @@ def show_verdict(verdict: Verdict) -> None:
 
 def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True) -> Table:
     table = Table(title=title, title_justify="left")
-    for column in ("memory", "kind", *(["status"] if status else []), "key = value", "session", "turns", "valid from",
-                   "text"):
+    for column in (
+        "memory",
+        "kind",
+        *(["status"] if status else []),
+        "key = value",
+        "session",
+        "turns",
+        "valid from",
+        "text",
+    ):
         table.add_column(column, overflow="fold", no_wrap=column == "memory")
     for m in memories:
         key = f"{m.key} = {m.value}" if m.key else ""
-        table.add_row(str(m.memory_id), m.kind, *([m.status] if status else []), key, m.session_id or "",
-                      ",".join(m.source_turn_ids), when(m.valid_from), m.text)
+        table.add_row(
+            str(m.memory_id),
+            m.kind,
+            *([m.status] if status else []),
+            key,
+            m.session_id or "",
+            ",".join(m.source_turn_ids),
+            when(m.valid_from),
+            m.text,
+        )
     return table
 
 
@@ -107,17 +130,26 @@ def show_lineage(lineage: dict[str, Any]) -> None:
     retained = lineage["retained"]
     mid = lineage["memory_id"]
     key = f"   key {retained['key']} = {retained['value']}" if retained.get("key") else ""
-    console.print(f"[bold]memory {mid}[/bold]  {retained['kind']}, [bold]{lineage['status']}[/bold], "
-                  f"bank {lineage['bank_id']!r}")
+    console.print(
+        f"[bold]memory {mid}[/bold]  {retained['kind']}, [bold]{lineage['status']}[/bold], bank {lineage['bank_id']!r}"
+    )
     console.print(f"  {retained['text']}{key}")
-    console.print(f"  source {retained.get('source')} ({retained.get('trust')}), "
-                  f"extractor {retained.get('extractor')}, embedder {retained.get('embedder')}")
+    console.print(
+        f"  source {retained.get('source')} ({retained.get('trust')}), "
+        f"extractor {retained.get('extractor')}, embedder {retained.get('embedder')}"
+    )
     turns = Table(title="from turns", title_justify="left")
     for column in ("time", "session", "turn", "speaker", "source", "text"):
         turns.add_column(column, overflow="fold")
     for t in lineage["source_turns"]:
-        turns.add_row(when(t["occurred_at"]), t["session_id"], t["turn_id"], t.get("speaker") or t.get("role") or "",
-                      t.get("source") or "", t["text"])
+        turns.add_row(
+            when(t["occurred_at"]),
+            t["session_id"],
+            t["turn_id"],
+            t.get("speaker") or t.get("role") or "",
+            t.get("source") or "",
+            t["text"],
+        )
     console.print(turns)
     texts = {m["memory_id"]: m["text"] for m in lineage["supersedes"] + lineage["superseded_by"]}
     history = Table(title="history", title_justify="left")
@@ -164,15 +196,22 @@ def archived_memories(title: str, memories: list[dict[str, Any]]) -> Table:
     for column in ("memory", "kind", "status", "turns", "time", "text"):
         table.add_column(column, overflow="fold", no_wrap=column == "memory")
     for m in memories:
-        table.add_row(m["memory_id"], m["kind"], m["status"], ",".join(m["source_turn_ids"] or []),
-                      when(m["occurred_at"]), m["text"])
+        table.add_row(
+            m["memory_id"],
+            m["kind"],
+            m["status"],
+            ",".join(m["source_turn_ids"] or []),
+            when(m["occurred_at"]),
+            m["text"],
+        )
     return table
 
 
 def bank_summary(turns: list[dict[str, Any]], memories: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per session: turns, first and last turn time, memories by status."""
-    sessions: dict[str, dict[str, Any]] = defaultdict(lambda: {"turns": 0, "first": None, "last": None,
-                                                               "memories": Counter()})
+    sessions: dict[str, dict[str, Any]] = defaultdict(
+        lambda: {"turns": 0, "first": None, "last": None, "memories": Counter()}
+    )
     for t in turns:
         s = sessions[t["session_id"]]
         s["turns"] += 1
@@ -181,8 +220,16 @@ def bank_summary(turns: list[dict[str, Any]], memories: list[dict[str, Any]]) ->
     for m in memories:
         sessions[m["session_id"] or ""]["memories"][m["status"]] += 1
     ordered = sorted(sessions.items(), key=lambda kv: str(kv[1]["first"]))
-    return [{"session": name, "turns": s["turns"], "first_turn": s["first"], "last_turn": s["last"],
-             "memories": dict(s["memories"])} for name, s in ordered]
+    return [
+        {
+            "session": name,
+            "turns": s["turns"],
+            "first_turn": s["first"],
+            "last_turn": s["last"],
+            "memories": dict(s["memories"]),
+        }
+        for name, s in ordered
+    ]
 
 
 def show_bank(bank: str, summary: list[dict[str, Any]]) -> None:
@@ -190,6 +237,11 @@ def show_bank(bank: str, summary: list[dict[str, Any]]) -> None:
     for column in ("session", "turns", "first turn", "last turn", *STATUSES):
         table.add_column(column, justify="right" if column in STATUSES or column == "turns" else "left")
     for s in summary:
-        table.add_row(s["session"], str(s["turns"]), when(s["first_turn"]), when(s["last_turn"]),
-                      *(str(s["memories"].get(status, 0)) for status in STATUSES))
+        table.add_row(
+            s["session"],
+            str(s["turns"]),
+            when(s["first_turn"]),
+            when(s["last_turn"]),
+            *(str(s["memories"].get(status, 0)) for status in STATUSES),
+        )
     console.print(table)

@@ -30,11 +30,24 @@ def render(report: dict[str, Any]) -> None:
     console.print("projected records: " + ", ".join(f"{k}={v}" for k, v in report["projection_positions"].items()))
     if report.get("llm_extraction"):
         usage = Table(title="LLM extraction")
-        for column in ("bank", "model", "prompt", "batches", "turns", "calls", "prompt tokens", "completion tokens",
-                       "failed"):
+        for column in (
+            "bank",
+            "model",
+            "prompt",
+            "batches",
+            "turns",
+            "calls",
+            "prompt tokens",
+            "completion tokens",
+            "failed",
+        ):
             usage.add_column(column)
         for bank, rows in report["llm_extraction"].items():
             for r in rows:
-                usage.add_row(bank, r["model"], r["prompt_version"], *(str(r[k]) for k in (
-                    "batches", "turns", "calls", "prompt_tokens", "completion_tokens", "failed")))
+                usage.add_row(
+                    bank,
+                    r["model"],
+                    r["prompt_version"],
+                    *(str(r[k]) for k in ("batches", "turns", "calls", "prompt_tokens", "completion_tokens", "failed")),
+                )
         console.print(usage)

@@ -69,8 +69,9 @@ class BankTokens:
     """The SDK's ``TokenVerifier`` over the configured tokens; a token's scopes are its banks."""
 
     def __init__(self, tokens: Mapping[str, list[str] | str]) -> None:
-        self._known = [(_digest(token), [ALL_BANKS] if banks == ALL_BANKS else list(banks))
-                       for token, banks in tokens.items()]
+        self._known = [
+            (_digest(token), [ALL_BANKS] if banks == ALL_BANKS else list(banks)) for token, banks in tokens.items()
+        ]
 
     async def verify_token(self, token: str) -> AccessToken | None:
         digest = _digest(token)

@@ -21,11 +21,11 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from starlette.requests import Request
 from starlette.responses import Response
 
+from hindsight_es.app.gateway.auth import Access, BankTokens
+from hindsight_es.app.gateway.server import build_server
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import ConfigError
-from hindsight_es.app.gateway.auth import Access, BankTokens
-from hindsight_es.app.gateway.server import build_server
 
 log_ = logging.getLogger("hindsight.gateway")
 PATH = "/mcp"
@@ -44,8 +44,10 @@ def is_loopback(host: str) -> bool:
 
 def check_exposure(settings: Settings) -> None:
     if not settings.mcp_tokens and not is_loopback(settings.mcp_host):
-        raise ConfigError(f"refusing to serve MCP on {settings.mcp_host} without tokens: set HINDSIGHT_MCP_TOKENS "
-                          "(or HINDSIGHT_MCP_HOST=127.0.0.1, or HINDSIGHT_MCP_HTTP=false)")
+        raise ConfigError(
+            f"refusing to serve MCP on {settings.mcp_host} without tokens: set HINDSIGHT_MCP_TOKENS "
+            "(or HINDSIGHT_MCP_HOST=127.0.0.1, or HINDSIGHT_MCP_HTTP=false)"
+        )
     if not settings.mcp_tokens:
         log_.warning("MCP over HTTP has no tokens (HINDSIGHT_MCP_TOKENS): any local process may use every bank")
 
@@ -53,15 +55,18 @@ def check_exposure(settings: Settings) -> None:
 def listen(settings: Settings) -> socket.socket:
     """The listening socket, opened now so a taken port is a clear error before the service starts."""
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(settings.mcp_host, settings.mcp_port,
-                                                             type=socket.SOCK_STREAM)[0]
+        family, kind, proto, _, address = socket.getaddrinfo(
+            settings.mcp_host, settings.mcp_port, type=socket.SOCK_STREAM
+        )[0]
         sock = socket.socket(family, kind, proto)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
         sock.listen(128)
     except OSError as exc:
-        raise ConfigError(f"cannot serve MCP on {settings.mcp_host}:{settings.mcp_port}: {exc.strerror or exc} "
-                          "(HINDSIGHT_MCP_PORT / HINDSIGHT_MCP_HOST, or HINDSIGHT_MCP_HTTP=false)") from exc
+        raise ConfigError(
+            f"cannot serve MCP on {settings.mcp_host}:{settings.mcp_port}: {exc.strerror or exc} "
+            "(HINDSIGHT_MCP_PORT / HINDSIGHT_MCP_HOST, or HINDSIGHT_MCP_HTTP=false)"
+        ) from exc
     return sock
 
 
@@ -97,12 +102,19 @@ def http_task(settings: Settings, hs: Hindsight) -> Callable[[asyncio.Event], Aw
     tokens = BankTokens(settings.mcp_tokens) if settings.mcp_tokens else None
     # Without tokens (loopback only) a request has the local user's access; with tokens, none without one.
     fallback = Access.nothing() if tokens else Access.local(actor="mcp:http")
-    app = build_server(hs, fallback, token_verifier=tokens, issuer_url=url(settings).removesuffix(PATH)) \
-        .streamable_http_app(streamable_http_path=PATH, host=settings.mcp_host)
+    app = build_server(
+        hs, fallback, token_verifier=tokens, issuer_url=url(settings).removesuffix(PATH)
+    ).streamable_http_app(streamable_http_path=PATH, host=settings.mcp_host)
     app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"])
     sock = listen(settings)
-    config = uvicorn.Config(app, log_config=None, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=SHUTDOWN_GRACE_S)
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
 
     async def serve(stop: asyncio.Event) -> None:
         server = _Server(config)

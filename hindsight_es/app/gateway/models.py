@@ -13,24 +13,42 @@ from hindsight_es.client.operator import QuarantinedMemory
 from hindsight_es.recall.context import ContextBlock
 from hindsight_es.recall.models import MemoryView, RecallHit
 
-__all__ = ["BankList", "BankStats", "ContextBlock", "CorrectResult", "ForgetResult", "HistoryResult",
-           "QuarantineResult", "RecallResult", "RestoreResult", "RetainResult"]
+__all__ = [
+    "BankList",
+    "BankStats",
+    "ContextBlock",
+    "CorrectResult",
+    "ForgetResult",
+    "HistoryResult",
+    "QuarantineResult",
+    "RecallResult",
+    "RestoreResult",
+    "RetainResult",
+]
 
 
 class RetainResult(BaseModel):
     bank: str
     session_id: str
     turn_id: str
-    ready: bool | None = Field(description="true: the memories listed are queryable; false: recorded, but not "
-                                           "yet queryable when the wait ended; null: not waited for")
+    ready: bool | None = Field(
+        description="true: the memories listed are queryable; false: recorded, but not "
+        "yet queryable when the wait ended; null: not waited for"
+    )
     memories: list[MemoryView] = Field(description="Memories retained from this turn (with wait=true)")
     superseded: list[str] = Field(description="Ids of memories this turn superseded")
 
     @classmethod
     def of(cls, receipt: Receipt) -> RetainResult:
         turn: Any = receipt.event
-        return cls(bank=turn.bank_id, session_id=turn.session_id, turn_id=turn.turn_id, ready=receipt.ready,
-                   memories=receipt.retained, superseded=receipt.superseded)
+        return cls(
+            bank=turn.bank_id,
+            session_id=turn.session_id,
+            turn_id=turn.turn_id,
+            ready=receipt.ready,
+            memories=receipt.retained,
+            superseded=receipt.superseded,
+        )
 
 
 class RecallResult(BaseModel):
@@ -42,15 +60,18 @@ class RecallResult(BaseModel):
 class ForgetResult(BaseModel):
     bank: str
     memory_id: str
-    ready: bool | None = Field(description="true: recall no longer returns it; false: not applied yet when the wait "
-                                           "ended; null: not waited for")
+    ready: bool | None = Field(
+        description="true: recall no longer returns it; false: not applied yet when the wait "
+        "ended; null: not waited for"
+    )
 
 
 class RestoreResult(BaseModel):
     bank: str
     memory_id: str
-    ready: bool | None = Field(description="true: recall returns it again; false: not applied yet when the wait "
-                                           "ended; null: not waited for")
+    ready: bool | None = Field(
+        description="true: recall returns it again; false: not applied yet when the wait ended; null: not waited for"
+    )
 
 
 class CorrectResult(BaseModel):
@@ -102,12 +123,24 @@ class HistoryResult(BaseModel):
     def of(cls, lineage: dict[str, Any]) -> HistoryResult:
         retained = lineage["retained"] or {}
         return cls(
-            bank=lineage["bank_id"], memory_id=lineage["memory_id"], status=lineage["status"],
-            kind=retained.get("kind"), text=retained.get("text"),
+            bank=lineage["bank_id"],
+            memory_id=lineage["memory_id"],
+            status=lineage["status"],
+            kind=retained.get("kind"),
+            text=retained.get("text"),
             source_turns=[TurnRef(**{k: t.get(k) for k in TurnRef.model_fields}) for t in lineage["source_turns"]],
-            events=[HistoryEvent(type=e["type"], occurred_at=e["occurred_at"], actor=e["actor"], memory_id=e["memory_id"],
-                                 superseded_by=e["superseded_by"], reason=_reason(e["payload"]), log_offset=e["offset"])
-                    for e in lineage["events"]],
+            events=[
+                HistoryEvent(
+                    type=e["type"],
+                    occurred_at=e["occurred_at"],
+                    actor=e["actor"],
+                    memory_id=e["memory_id"],
+                    superseded_by=e["superseded_by"],
+                    reason=_reason(e["payload"]),
+                    log_offset=e["offset"],
+                )
+                for e in lineage["events"]
+            ],
             supersedes=[_linked(m) for m in lineage["supersedes"]],
             superseded_by=[_linked(m) for m in lineage["superseded_by"]],
         )
@@ -130,8 +163,13 @@ class BankStats(BaseModel):
 
 
 def _linked(row: dict[str, Any]) -> LinkedMemory:
-    return LinkedMemory(memory_id=row["memory_id"], kind=row.get("kind"), text=row.get("text"),
-                        status=row.get("status", "active"), retained_at=row.get("occurred_at"))
+    return LinkedMemory(
+        memory_id=row["memory_id"],
+        kind=row.get("kind"),
+        text=row.get("text"),
+        status=row.get("status", "active"),
+        retained_at=row.get("occurred_at"),
+    )
 
 
 def _reason(payload: str | None) -> str | None:
@@ -147,5 +185,6 @@ class QuarantineResult(BaseModel):
     action: str
     memories: list[QuarantinedMemory] = Field(default_factory=list, description="Quarantined memories (for list)")
     reviewed: list[str] = Field(default_factory=list, description="Ids released or rejected")
-    ready: bool | None = Field(None, description="true: the change is visible to recall; false: not yet applied "
-                                                 "when the wait ended")
+    ready: bool | None = Field(
+        None, description="true: the change is visible to recall; false: not yet applied when the wait ended"
+    )

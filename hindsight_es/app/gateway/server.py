@@ -18,8 +18,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import AwareDatetime, Field
 
-from hindsight_es.client import Hindsight, memory_uuid
-from hindsight_es.errors import AccessDeniedError, HindsightError
 from hindsight_es.app.gateway.auth import Access, current_access
 from hindsight_es.app.gateway.models import (
     BankList,
@@ -33,6 +31,8 @@ from hindsight_es.app.gateway.models import (
     RestoreResult,
     RetainResult,
 )
+from hindsight_es.client import Hindsight, memory_uuid
+from hindsight_es.errors import AccessDeniedError, HindsightError
 from hindsight_es.types import MemoryKind, Role, Scope, Source
 
 P = ParamSpec("P")
@@ -45,13 +45,27 @@ INSTRUCTIONS = """hindsight is long-term memory across conversations.
 - Call recall to look something up; correct when the user corrects a remembered fact; forget when asked to.
 Memory ids come from recall and get_context; history shows where a memory came from and how it changed."""
 
-Bank = Annotated[str | None, Field(
-    None, min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$",
-    description="Memory bank (one user, agent or team). Optional when the connection is bound to one bank.")]
-Agent = Annotated[str | None, Field(
-    None, min_length=1, max_length=128, pattern=r"^[\w.:@\-]+$",
-    description="The agent asking or remembering: it sees its own private memories and shared ones, never "
-                "another agent's; what it retains is private to it. Omit for shared memories only.")]
+Bank = Annotated[
+    str | None,
+    Field(
+        None,
+        min_length=1,
+        max_length=128,
+        pattern=r"^[\w.:@\-]+$",
+        description="Memory bank (one user, agent or team). Optional when the connection is bound to one bank.",
+    ),
+]
+Agent = Annotated[
+    str | None,
+    Field(
+        None,
+        min_length=1,
+        max_length=128,
+        pattern=r"^[\w.:@\-]+$",
+        description="The agent asking or remembering: it sees its own private memories and shared ones, never "
+        "another agent's; what it retains is private to it. Omit for shared memories only.",
+    ),
+]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memory id from recall or get_context")]
 Reason = Annotated[str, Field("", max_length=2000, description="Why (kept in the memory's history)")]
 Wait = Annotated[bool, Field(True, description="Return once the change is visible to recall")]
@@ -97,12 +111,18 @@ class Tools:
         role: Role = "user",
         source: Source = "user",
         speaker: Annotated[str | None, Field(max_length=256, description="Who said it, e.g. a name")] = None,
-        turn_id: Annotated[str | None, Field(
-            min_length=1, max_length=256, description="Stable id of the turn: retaining it again changes nothing")] = None,
+        turn_id: Annotated[
+            str | None,
+            Field(
+                min_length=1, max_length=256, description="Stable id of the turn: retaining it again changes nothing"
+            ),
+        ] = None,
         occurred_at: AwareDatetime | None = None,
         explicit: Annotated[bool, Field(description="An explicit 'remember this', not a conversation turn")] = False,
         agent: Agent = None,
-        scope: Annotated[Scope, Field(description="session: forgotten when the session ends, unless promoted")] = "global",
+        scope: Annotated[
+            Scope, Field(description="session: forgotten when the session ends, unless promoted")
+        ] = "global",
         wait: Annotated[bool, Field(description="Return once its memories are queryable, listing them")] = False,
         timeout_s: Timeout = None,
         bank: Bank = None,
@@ -110,9 +130,21 @@ class Tools:
         """Record a conversation turn or an explicit memory. Call it for every user message and for replies worth
         remembering; memories (facts, preferences, plans...) are extracted from it."""
         receipt = await self.hs.retain(
-            self._bank(bank), content, session_id=session, turn_id=turn_id, role=role, source=source,
-            speaker=speaker, occurred_at=occurred_at, metadata={"explicit": True} if explicit else {},
-            owner=agent, scope=scope, actor=self._actor(), wait=wait, timeout_s=timeout_s)
+            self._bank(bank),
+            content,
+            session_id=session,
+            turn_id=turn_id,
+            role=role,
+            source=source,
+            speaker=speaker,
+            occurred_at=occurred_at,
+            metadata={"explicit": True} if explicit else {},
+            owner=agent,
+            scope=scope,
+            actor=self._actor(),
+            wait=wait,
+            timeout_s=timeout_s,
+        )
         return RetainResult.of(receipt)
 
     @tool_errors
@@ -126,16 +158,26 @@ class Tools:
         until: Annotated[AwareDatetime | None, Field(description="Only memories valid from before this time")] = None,
         agent: Agent = None,
         include_shared: Annotated[bool, Field(description="Also the shared banks this bank reads")] = False,
-        include_archived: Annotated[bool, Field(
-            description="Also archived (faded) memories from the cold archive; those served come back")] = False,
+        include_archived: Annotated[
+            bool, Field(description="Also archived (faded) memories from the cold archive; those served come back")
+        ] = False,
         bank: Bank = None,
     ) -> RecallResult:
         """Search long-term memory: the active memories most relevant to a query, best first, with ids, kinds,
         scores, source turns and times. Call it when you need something the user told you before."""
         bank_id = self._bank(bank)
-        hits = await self.hs.recall(bank_id, query, limit=limit, max_tokens=max_tokens, kinds=kinds,
-                                    since=since, until=until, agent=agent, include_shared=include_shared,
-                                    include_archived=include_archived)
+        hits = await self.hs.recall(
+            bank_id,
+            query,
+            limit=limit,
+            max_tokens=max_tokens,
+            kinds=kinds,
+            since=since,
+            until=until,
+            agent=agent,
+            include_shared=include_shared,
+            include_archived=include_archived,
+        )
         return RecallResult(bank=bank_id, query=query, hits=hits)
 
     @tool_errors
@@ -150,12 +192,14 @@ class Tools:
     ) -> ContextBlock:
         """One prompt-ready block of remembered context for a reply: the session's recent turns and the long-term
         memories relevant to the user's message, within a token budget. Call it before answering."""
-        return await self.hs.context(self._bank(bank), session, message, budget_tokens=budget_tokens, agent=agent,
-                                     include_shared=include_shared)
+        return await self.hs.context(
+            self._bank(bank), session, message, budget_tokens=budget_tokens, agent=agent, include_shared=include_shared
+        )
 
     @tool_errors
-    async def forget(self, memory_id: MemoryId, reason: Reason = "", wait: Wait = True,
-                     bank: Bank = None) -> ForgetResult:
+    async def forget(
+        self, memory_id: MemoryId, reason: Reason = "", wait: Wait = True, bank: Bank = None
+    ) -> ForgetResult:
         """Forget one memory: recall stops returning it (its history is kept). Call it when the user asks you to
         forget something or a memory is wrong and has no replacement."""
         bank_id = self._bank(bank)
@@ -175,8 +219,12 @@ class Tools:
         the user says a remembered fact is wrong or has changed."""
         bank_id = self._bank(bank)
         receipt = await self.hs.correct(bank_id, memory_id, text, reason=reason, wait=wait, actor=self._actor())
-        return CorrectResult(bank=bank_id, corrected_id=str(memory_uuid(memory_id)), ready=receipt.ready,
-                             memory=receipt.retained[0] if receipt.retained else None)
+        return CorrectResult(
+            bank=bank_id,
+            corrected_id=str(memory_uuid(memory_id)),
+            ready=receipt.ready,
+            memory=receipt.retained[0] if receipt.retained else None,
+        )
 
     @tool_errors
     async def history(self, memory_id: MemoryId, bank: Bank = None) -> HistoryResult:
@@ -214,14 +262,17 @@ class Tools:
             target = bank or access.default_bank
             return QuarantineResult(bank=target, action=action, memories=await self.hs.operator.quarantined(target))
         bank_id = self._bank(bank)
-        receipt = await self.hs.operator.review(bank_id, memory_ids, release=action == "release", reason=reason,
-                               actor=self._actor(), wait=wait)
-        return QuarantineResult(bank=bank_id, action=action, ready=receipt.ready,
-                                reviewed=[str(m) for m in receipt.event.memory_ids])  # type: ignore[attr-defined]
+        receipt = await self.hs.operator.review(
+            bank_id, memory_ids, release=action == "release", reason=reason, actor=self._actor(), wait=wait
+        )
+        return QuarantineResult(
+            bank=bank_id, action=action, ready=receipt.ready, reviewed=[str(m) for m in receipt.event.memory_ids]
+        )  # type: ignore[attr-defined]
 
     @tool_errors
-    async def restore(self, memory_id: MemoryId, reason: Reason = "", wait: Wait = True,
-                      bank: Bank = None) -> RestoreResult:
+    async def restore(
+        self, memory_id: MemoryId, reason: Reason = "", wait: Wait = True, bank: Bank = None
+    ) -> RestoreResult:
         """Bring back an archived (faded) or forgotten memory: it becomes active and recallable again, with its
         history. Archived memories are found with recall include_archived=true."""
         bank_id = self._bank(bank)
@@ -229,21 +280,44 @@ class Tools:
         return RestoreResult(bank=bank_id, memory_id=str(memory_uuid(memory_id)), ready=receipt.ready)
 
     def registry(self) -> list[tuple[Callable[..., Awaitable[Any]], ToolAnnotations]]:
-        return [(self.retain, ADD), (self.recall, READ), (self.get_context, READ), (self.forget, REMOVE),
-                (self.correct, CHANGE), (self.history, READ), (self.list_banks, READ), (self.bank_stats, READ),
-                (self.quarantine, CHANGE), (self.restore, CHANGE)]
+        return [
+            (self.retain, ADD),
+            (self.recall, READ),
+            (self.get_context, READ),
+            (self.forget, REMOVE),
+            (self.correct, CHANGE),
+            (self.history, READ),
+            (self.list_banks, READ),
+            (self.bank_stats, READ),
+            (self.quarantine, CHANGE),
+            (self.restore, CHANGE),
+        ]
 
 
-def build_server(hs: Hindsight, fallback: Access, *, token_verifier: TokenVerifier | None = None,
-                 issuer_url: str | None = None,
-                 log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING") -> MCPServer:
+def build_server(
+    hs: Hindsight,
+    fallback: Access,
+    *,
+    token_verifier: TokenVerifier | None = None,
+    issuer_url: str | None = None,
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING",
+) -> MCPServer:
     """An ``MCPServer`` over ``hs``; with a ``token_verifier`` (HTTP) every request needs a valid bearer token."""
     # Static bearer tokens: the SDK's middleware needs AuthSettings, but no OAuth routes or metadata are served.
-    auth = AuthSettings(issuer_url=issuer_url or "http://127.0.0.1", resource_server_url=None) if token_verifier else None
-    server: MCPServer = MCPServer("hindsight", title="hindsight memory", instructions=INSTRUCTIONS, version=_version(),
-                                  token_verifier=token_verifier, auth=auth, log_level=log_level)
-    for fn, annotations in Tools(hs, fallback).registry():
-        server.add_tool(fn, description=" ".join((fn.__doc__ or "").split()), annotations=annotations)
+    auth = (
+        AuthSettings(issuer_url=issuer_url or "http://127.0.0.1", resource_server_url=None) if token_verifier else None
+    )
+    server: MCPServer = MCPServer(
+        "hindsight",
+        title="hindsight memory",
+        instructions=INSTRUCTIONS,
+        version=_version(),
+        token_verifier=token_verifier,
+        auth=auth,
+        log_level=log_level,
+    )
+    for fn, hints in Tools(hs, fallback).registry():
+        server.add_tool(fn, description=" ".join((fn.__doc__ or "").split()), annotations=hints)
     return server
 
 
@@ -254,4 +328,3 @@ def _version() -> str:
         return version("hindsight-es")
     except PackageNotFoundError:
         return "0"
-

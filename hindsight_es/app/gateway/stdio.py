@@ -12,12 +12,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from hindsight_es.app.gateway.auth import Access
+from hindsight_es.app.gateway.server import build_server
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.errors import HindsightError
-from hindsight_es.app.gateway.auth import Access
-from hindsight_es.app.gateway.server import build_server
 
 log_ = logging.getLogger("hindsight.gateway")
 
@@ -43,4 +43,3 @@ async def run_stdio(settings: Settings, *, bank: str | None = None, pipeline: Pi
         if background is not None:
             await asyncio.gather(background, return_exceptions=True)
         await hs.close()
-

@@ -11,51 +11,29 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
 
-from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
+from hindsight_es.app.bench.cmd_ingest import ingest as bench_ingest
 from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
+from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
+from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
 from hindsight_es.app.bench.cmd_replay import replay as bench_replay
 from hindsight_es.app.cli.common import console, run_async, settings_from
-from hindsight_es.client import Hindsight, make_turn
+from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 
-app = typer.Typer(help="Benchmarks that print numbers.", no_args_is_help=True)
+app = typer.Typer(help="Benchmarks that print numbers.", no_args_is_help=True, rich_markup_mode=None)
 WorkDir = Annotated[Optional[Path], typer.Option(help="Data directory for the run (default: a new temporary one)")]
 PerQuestion = Annotated[Optional[Path], typer.Option(help="Write per-question JSONL (rankings and metrics) here")]
 app.command("replay")(bench_replay)
 app.command("lifecycle")(bench_lifecycle)
 app.command("poisoning")(bench_poisoning)
-
-_EN = ["I moved to {city} last {when}.", "We use {db} for the {thing} service.", "My favorite color is {color}.",
-       "I'm going to visit {city} next {when} with my sister.", "Please always reply in {lang}.",
-       "Yesterday I painted a {color} sunrise by the lake.", "We decided to go with {db} after the outage.",
-       "I'm allergic to {food}.", "The {thing} meeting went well, thanks for asking!", "ok thanks"]
-_ZH = ["我上个{when_zh}搬到了{city_zh}。", "我们的{thing_zh}用的是 {db}。", "我最喜欢的颜色是{color_zh}。",
-       "下周我要去{city_zh}出差。", "我对{food_zh}过敏。", "好的，谢谢", "我们决定下个月换成 {db}。"]
-_FILL = {"city": ["Paris", "Berlin", "Tokyo", "Austin", "Lisbon"], "when": ["week", "month", "year"],
-         "db": ["PostgreSQL", "MySQL", "SQLite", "MongoDB"], "thing": ["billing", "search", "orders", "auth"],
-         "color": ["blue", "green", "red"], "lang": ["English", "Chinese"], "food": ["peanuts", "shellfish"],
-         "when_zh": ["月", "星期"], "city_zh": ["上海", "杭州", "深圳"], "thing_zh": ["订单系统", "搜索服务"],
-         "color_zh": ["红色", "蓝色"], "food_zh": ["花生", "海鲜"]}
-
-
-def synthetic_turns(settings: Settings, bank: str, n: int, seed: int = 7) -> list:
-    """Deterministic bilingual turns (70% English), 20 turns per session, one minute apart."""
-    rng = random.Random(seed)
-    start = datetime(2025, 1, 1, tzinfo=UTC)
-    turns = []
-    for i in range(n):
-        template = rng.choice(_EN if rng.random() < 0.7 else _ZH)
-        text = template.format(**{k: rng.choice(v) for k, v in _FILL.items()}) + f" (#{i})"
-        turns.append(make_turn(settings, bank, text, session_id=f"s{i // 20}", turn_id=f"t{i}",
-                               occurred_at=start + timedelta(minutes=i)))
-    return turns
+app.command("ingest")(bench_ingest)
+app.command("mcp")(bench_mcp)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -63,9 +41,12 @@ def _pct(values: list[float], q: float) -> float:
 
 
 @app.command()
-def recall(ctx: typer.Context,
-           sizes: Annotated[str, typer.Option(help="Bank sizes (memories), comma-separated")] = "1000,10000,100000",
-           queries: Annotated[int, typer.Option(min=10)] = 300, work_dir: WorkDir = None) -> None:
+def recall(
+    ctx: typer.Context,
+    sizes: Annotated[str, typer.Option(help="Bank sizes (memories), comma-separated")] = "1000,10000,100000",
+    queries: Annotated[int, typer.Option(min=10)] = 300,
+    work_dir: WorkDir = None,
+) -> None:
     """Recall latency p50/p95/p99 and peak RSS at several bank sizes (generated memories).
 
     Each bank is written straight to the log (synthetic texts, random unit vectors of the configured
@@ -76,11 +57,11 @@ def recall(ctx: typer.Context,
     from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
     from hindsight_es.embedding import make_embedder
     from hindsight_es.log import started_log
-    from projections.runner import catch_up
-    from projections.vectors import VectorsProjection
     from hindsight_es.stores import generations
     from hindsight_es.stores.filters import MemoryFilter
     from hindsight_es.stores.lance import LanceStore
+    from projections.runner import catch_up
+    from projections.vectors import VectorsProjection
 
     base = settings_from(ctx)
     dim = make_embedder(base.embedder).dim
@@ -89,7 +70,7 @@ def recall(ctx: typer.Context,
         settings = base.model_copy(update={"data_dir": root / f"n{size}"})
         bank = f"bench-recall-{size}"
 
-        async def build() -> tuple[int, int, float]:
+        async def build(settings: Settings = settings, bank: str = bank, size: int = size) -> tuple[int, int, float]:
             async with started_log(settings) as log:
                 t0 = time.perf_counter()
                 await write_history(log, synthetic_history(bank, 0, dim=dim, min_active=size))
@@ -97,26 +78,66 @@ def recall(ctx: typer.Context,
                 await catch_up(log, VectorsProjection(store))
                 store.ensure_indexes(("memories",))
                 active = store.count("memories", MemoryFilter(bank))
-                return active, store.count("memories", MemoryFilter(bank, statuses=None)), time.perf_counter() - t0
+                rows = store.count("memories", MemoryFilter(bank, statuses=None))
+                return active, rows, time.perf_counter() - t0
 
         active, rows, seconds = run_async(build)
         os.sync()  # the build's writes reach the disk now, not while the server is being timed
-        out = subprocess.run([sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(settings.data_dir),
-                              "--embedder", base.embedder, "bench", "recall-serve", "--bank", bank,
-                              "--queries", str(queries)], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "hindsight_es.app.cli.main",
+                "--data-dir",
+                str(settings.data_dir),
+                "--embedder",
+                base.embedder,
+                "bench",
+                "recall-serve",
+                "--bank",
+                bank,
+                "--queries",
+                str(queries),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         result = json.loads(out.stdout.strip().splitlines()[-1])
-        console.print(f"{active:>7,} active memories, {rows:,} rows (built in {seconds:.0f}s): recall p50 {result['p50']:.1f} ms, "
-                      f"p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms; peak RSS {result['rss_mb']:.0f} MB")
+        console.print(
+            f"{active:>7,} active memories, {rows:,} rows (built in {seconds:.0f}s): "
+            f"recall p50 {result['p50']:.1f} ms, "
+            f"p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms; peak RSS {result['rss_mb']:.0f} MB"
+        )
 
 
 @app.command("recall-serve", hidden=True)
-def recall_serve(ctx: typer.Context, bank: Annotated[str, typer.Option()],
-                 queries: Annotated[int, typer.Option(min=10)] = 300) -> None:
+def recall_serve(
+    ctx: typer.Context, bank: Annotated[str, typer.Option()], queries: Annotated[int, typer.Option(min=10)] = 300
+) -> None:
     """(used by ``bench recall``) Answer queries against an existing bank; print latencies as JSON."""
     settings = settings_from(ctx)
     rng = random.Random(5)
-    words = ("status update quarterly report release notes budget onboarding design review migration plan "
-             "customer survey security audit team offsite").split()
+    words = [
+        "status",
+        "update",
+        "quarterly",
+        "report",
+        "release",
+        "notes",
+        "budget",
+        "onboarding",
+        "design",
+        "review",
+        "migration",
+        "plan",
+        "customer",
+        "survey",
+        "security",
+        "audit",
+        "team",
+        "offsite",
+    ]
     asks = [" ".join(rng.choices(words, k=rng.randint(2, 6))) for _ in range(queries)]
     asks += ["what did we decide about the budget last month?", "上周的安全审计怎么样？"]
 
@@ -178,11 +199,14 @@ def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: li
     console.print(table)
 
 
-
-
 @app.command()
-def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, dir_okay=False)],
-           work_dir: WorkDir = None, include_adversarial: bool = False, per_question: PerQuestion = None) -> None:
+def locomo(
+    ctx: typer.Context,
+    data: Annotated[Path, typer.Option(exists=True, dir_okay=False)],
+    work_dir: WorkDir = None,
+    include_adversarial: bool = False,
+    per_question: PerQuestion = None,
+) -> None:
     """LoCoMo evidence recall@5/10/20, NDCG@10, Full@10 per category, through the real pipeline."""
     from hindsight_es.app.bench import locomo as bench
     from streams.service import catch_up_all
@@ -198,35 +222,52 @@ def locomo(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, d
             records = await catch_up_all(settings, hs.log, embedder=hs.embedder)
             t1 = time.perf_counter()
             turns = sum(len(c["turns"]) for c in conversations)
-            console.print(f"ingested {len(conversations)} conversations, {turns} turns ({records} records) "
-                          f"through the pipeline in {t1 - t0:.1f}s")
-            results = await bench.evaluate(hs, conversations, include_adversarial=include_adversarial,
-                                           on_question=write)
+            console.print(
+                f"ingested {len(conversations)} conversations, {turns} turns ({records} records) "
+                f"through the pipeline in {t1 - t0:.1f}s"
+            )
+            results = await bench.evaluate(
+                hs, conversations, include_adversarial=include_adversarial, on_question=write
+            )
             n = results["overall"]["n"]
-            console.print(f"{n} questions in {time.perf_counter() - t1:.1f}s "
-                          f"({(time.perf_counter() - t1) * 1000 / max(n, 1):.1f} ms per recall)")
+            console.print(
+                f"{n} questions in {time.perf_counter() - t1:.1f}s "
+                f"({(time.perf_counter() - t1) * 1000 / max(n, 1):.1f} ms per recall)"
+            )
             return results
 
     results = _run_writing(go, per_question)
-    _print_quality(f"LoCoMo {data.name} (embedder {settings.embedder})", results,
-                   ["R@5", "R@10", "R@20", "NDCG@10", "Full@10"])
+    _print_quality(
+        f"LoCoMo {data.name} (embedder {settings.embedder})", results, ["R@5", "R@10", "R@20", "NDCG@10", "Full@10"]
+    )
 
 
 @app.command()
-def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, file_okay=False)],
-           language: Annotated[str, typer.Option(help="zh | en: the dialogues (queries)")] = "zh",
-           memory_language: Annotated[str | None, typer.Option(
-               help="zh | en | mixed: the memories (default: --language); differing, it measures cross-lingual "
-                    "recall; mixed: each user's memories half in each language (alternating by id)")] = None,
-           work_dir: WorkDir = None, per_question: PerQuestion = None) -> None:
+def madial(
+    ctx: typer.Context,
+    data: Annotated[Path, typer.Option(exists=True, file_okay=False)],
+    language: Annotated[str, typer.Option(help="zh | en: the dialogues (queries)")] = "zh",
+    memory_language: Annotated[
+        str | None,
+        typer.Option(
+            help="zh | en | mixed: the memories (default: --language); differing, it measures cross-lingual "
+            "recall; mixed: each user's memories half in each language (alternating by id)"
+        ),
+    ] = None,
+    work_dir: WorkDir = None,
+    per_question: PerQuestion = None,
+) -> None:
     """MADial-Bench memory recall@1/3/5/10 (one bank per user), through the real pipeline."""
     from hindsight_es.app.bench import madial as bench
     from streams.service import catch_up_all
 
     settings = _bench_settings(settings_from(ctx), work_dir)
     # the two languages' files share memory ids and users: any dialogues go with any memories
-    memories = (bench.mixed_memories(data) if memory_language == "mixed"
-                else bench.load_memories(data, memory_language or language))
+    memories = (
+        bench.mixed_memories(data)
+        if memory_language == "mixed"
+        else bench.load_memories(data, memory_language or language)
+    )
     dialogues = bench.load_dialogues(data, language)
 
     async def go(write: Callable[[dict], None] | None) -> dict:
@@ -237,5 +278,8 @@ def madial(ctx: typer.Context, data: Annotated[Path, typer.Option(exists=True, f
 
     results = _run_writing(go, per_question)
     languages = language if memory_language in (None, language) else f"{language} queries, {memory_language} memories"
-    _print_quality(f"MADial-Bench {languages} (embedder {settings.embedder})", results,
-                   ["R@1", "R@3", "R@5", "R@10", "Hit@1", "Hit@5", "Hit@10", "NDCG@10"])
+    _print_quality(
+        f"MADial-Bench {languages} (embedder {settings.embedder})",
+        results,
+        ["R@1", "R@3", "R@5", "R@10", "Hit@1", "Hit@5", "Hit@10", "NDCG@10"],
+    )

@@ -1,0 +1,283 @@
+"""``hindsight-es replay`` history commands: audit, roll back (and undo it), state as of a time, export, import.
+
+Thin: the work is in ``hindsight_es.history`` (state, rollback, transfer); registered on the ``replay``
+group by ``replay.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+from uuid import UUID
+
+import typer
+
+from hindsight_es.app.cli.common import (
+    EXIT_PENDING,
+    Bank,
+    Json,
+    catch_up_if_idle,
+    console,
+    err_console,
+    parse_when,
+    service_lock,
+    settings_from,
+    with_client,
+)
+from hindsight_es.app.cli.replay_views import (
+    bank_summary,
+    memory_table,
+    show_bank,
+    show_lineage,
+    show_plan,
+    show_session,
+    to_json,
+)
+from hindsight_es.errors import InvalidInputError, NotFoundError
+from hindsight_es.events import SourceRetracted
+from hindsight_es.stores import generations
+
+if TYPE_CHECKING:
+    from hindsight_es.client import Hindsight
+    from hindsight_es.events import Event
+    from hindsight_es.history import Imported
+
+
+def audit(
+    ctx: typer.Context,
+    memory_id: Annotated[Optional[str], typer.Argument(help="A memory id: its lineage")] = None,
+    bank: Annotated[Optional[str], typer.Option(help="A bank: its sessions, or with --session one")] = None,
+    session: Annotated[Optional[str], typer.Option(help="A session: its turns and memories")] = None,
+    as_json: Json = False,
+) -> None:
+    """Where a memory came from and everything that happened to it; or what a bank's sessions produced."""
+    settings = settings_from(ctx)
+    if memory_id is None and bank is None:
+        raise typer.BadParameter("give a MEMORY_ID, or --bank (with --session for one session)")
+    if session is not None and bank is None:
+        raise typer.BadParameter("--session needs --bank", param_hint="--session")
+
+    async def work(hs: Hindsight) -> dict[str, Any]:
+        from hindsight_es.stores.archive import ArchiveStore
+
+        await catch_up_if_idle(hs)
+        archive = ArchiveStore(generations.current(settings.data_dir)["archive"])
+        if memory_id is not None:
+            lineage = await asyncio.to_thread(archive.lineage, bank, _uuid(memory_id))
+            if lineage["retained"] is None:
+                raise NotFoundError(f"no memory {memory_id}" + (f" in bank {bank!r}" if bank else ""))
+            return lineage
+        if session is not None:
+            turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"], session_id=session)
+            return {
+                "bank_id": bank,
+                "session_id": session,
+                "turns": turns,
+                "memories": await asyncio.to_thread(archive.session_memories, bank, session),
+            }
+        turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"])
+        return {"bank_id": bank, "sessions": bank_summary(turns, await asyncio.to_thread(archive.memories, bank))}
+
+    found = with_client(settings, work)
+    if as_json:
+        print(to_json(found))
+    elif memory_id is not None:
+        show_lineage(found)
+    elif session is not None:
+        show_session(found["bank_id"], found["session_id"], found["turns"], found["memories"])
+    else:
+        show_bank(found["bank_id"], found["sessions"])
+
+
+def _uuid(value: str) -> UUID:
+    try:
+        return UUID(value)
+    except ValueError as exc:
+        raise InvalidInputError(f"{value!r} is not a memory id (a UUID)") from exc
+
+
+# ------------------------------------------------------------------ rollback, restore, state
+
+
+def rollback(
+    ctx: typer.Context,
+    bank: Bank,
+    session: Annotated[Optional[str], typer.Option(help="Memories from this session's turns")] = None,
+    turn: Annotated[Optional[list[str]], typer.Option(help="From these turn ids (repeatable)")] = None,
+    source: Annotated[Optional[str], typer.Option(help="From turns of this source (user, tool, …)")] = None,
+    actor: Annotated[Optional[str], typer.Option(help="From turns recorded by this actor")] = None,
+    since: Annotated[Optional[str], typer.Option(help="From turns at or after this time (ISO 8601)")] = None,
+    until: Annotated[Optional[str], typer.Option(help="From turns before this time (ISO 8601)")] = None,
+    reason: Annotated[str, typer.Option(help="Why (kept in the log)")] = "",
+    dry_run: Annotated[bool, typer.Option(help="Print the plan and change nothing")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
+    as_json: Json = False,
+) -> None:
+    """Retract every memory derived from the matching turns (criteria are ANDed) and restore what they displaced.
+
+    Publishes a RetractionRequested; the bank actor decides and records a SourceRetracted. Running it
+    again changes nothing; `replay restore --retraction ID` undoes it.
+    """
+    from hindsight_es.history import outcome, plan, request, retraction
+
+    settings = settings_from(ctx)
+    command = retraction(
+        bank,
+        session_id=session,
+        turn_ids=tuple(turn or ()),
+        source=source,
+        turn_actor=actor,
+        since=parse_when(since, "--since"),
+        until=parse_when(until, "--until"),
+        reason=reason,
+    )
+
+    if dry_run:
+        planned = with_client(settings, lambda hs: plan(hs.log, command))
+        if as_json:
+            print(to_json({"dry_run": True, "retract": planned.retract, "restore": planned.restore}))
+        else:
+            show_plan(planned.retract, planned.restore, done=False)
+            console.print("dry run: nothing was changed")
+        return
+
+    async def work(hs: Hindsight) -> list[Event]:
+        await catch_up_if_idle(hs)  # decide pending turns first, so the retraction sees their memories
+        await plan(hs.log, command)  # refuses a bank without memories
+        since_offset = await request(hs.log, command)
+        await catch_up_if_idle(hs)
+        return await outcome(hs.log, command, since=since_offset, timeout_s=timeout)
+
+    done = next((e for e in with_client(settings, work) if isinstance(e, SourceRetracted)), None)
+    if done is None:
+        err_console.print(
+            f"[yellow]pending:[/yellow] RetractionRequested {command.event_id} is in the log; no bank "
+            f"actor answered within {timeout:g}s (is the service running?)"
+        )
+        raise typer.Exit(EXIT_PENDING)
+    if as_json:
+        print(to_json(done.model_dump(mode="json", exclude={"vector"})))
+    else:
+        console.print(
+            f"rolled back: {len(done.retracted_memory_ids)} memories retracted, "
+            f"{len(done.restored_memory_ids)} restored (SourceRetracted {done.event_id}); "
+            f"undo with `hindsight-es replay restore --bank {bank} --retraction {done.event_id}`"
+        )
+
+
+def restore(
+    ctx: typer.Context,
+    bank: Bank,
+    retraction_id: Annotated[str, typer.Option("--retraction", help="A SourceRetracted (or its request) id")],
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
+) -> None:
+    """Undo a rollback: its memories come back and displace again what it had restored."""
+    from hindsight_es.history import memory_events, outcome, request, undo
+    from hindsight_es.memory import fold
+
+    settings = settings_from(ctx)
+    wanted = _uuid(retraction_id)
+
+    async def work(hs: Hindsight) -> list[Event] | None:
+        await catch_up_if_idle(hs)
+        events = await memory_events(hs.log, bank)
+        found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
+        if not found:
+            raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
+        state = fold(bank, events)
+        if all(state.memories[m].status == "active" for m in found[0].retracted_memory_ids):
+            return []  # nothing it took away is still gone
+        command = undo(found[0])
+        since_offset = await request(hs.log, command)
+        await catch_up_if_idle(hs)
+        return await outcome(hs.log, command, since=since_offset, timeout_s=timeout) or None
+
+    events = with_client(settings, work)
+    if events is None:
+        err_console.print(
+            f"[yellow]pending:[/yellow] the restore is in the log; no bank actor answered within "
+            f"{timeout:g}s (is the service running?)"
+        )
+        raise typer.Exit(EXIT_PENDING)
+    console.print(
+        f"restored: {sum(e.type == 'MemoryRestored' for e in events)} memories back, "
+        f"{sum(e.type == 'MemorySuperseded' for e in events)} displaced again"
+    )
+
+
+def state(
+    ctx: typer.Context,
+    bank: Bank,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help="ISO 8601 time (default: now)")] = None,
+    every: Annotated[bool, typer.Option("--all", help="Every memory with its status, not only active")] = False,
+    as_json: Json = False,
+) -> None:
+    """The bank's memories as they stood at a time, folded from the log (event time, inclusive)."""
+    from hindsight_es.history import state_as_of
+
+    settings = settings_from(ctx)
+    moment = parse_when(as_of, "--as-of")
+    folded = with_client(settings, lambda hs: state_as_of(hs.log, bank, moment))
+    memories = sorted(
+        (m for m in folded.memories.values() if every or m.status == "active"),
+        key=lambda m: (m.valid_from, str(m.memory_id)),
+    )
+    if as_json:
+        print(to_json({"bank_id": bank, "as_of": moment, "memories": memories}))
+        return
+    title = f"bank {bank!r} as of {moment.isoformat() if moment else 'now'}: {len(memories)} memories"
+    console.print(memory_table(title, memories, status=every))
+
+
+# ------------------------------------------------------------------ export, import
+
+
+def export(
+    ctx: typer.Context,
+    bank: Bank,
+    file: Annotated[Path, typer.Argument(help="Output file: .jsonl or .parquet")],
+    fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl | parquet (default: by name)")] = None,
+) -> None:
+    """Write a bank's turns, commands and memory events to a file (one event per line or row)."""
+    from hindsight_es.history import export_bank
+
+    settings = settings_from(ctx)
+    counts = with_client(settings, lambda hs: export_bank(hs.log, bank, file, fmt))
+    console.print(f"exported bank {bank!r} to {file}: " + ", ".join(f"{n:,} {t}" for t, n in counts.items()))
+
+
+def import_(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="A file written by `replay export`")],
+    fmt: Annotated[Optional[str], typer.Option("--format", help="jsonl | parquet (default: by name)")] = None,
+) -> None:
+    """Append an export to this data directory's log (or --broker), then project it; nothing is decided again.
+
+    Needs the data directory to itself (no running service): its bank actor must fold the imported
+    memory events before it meets the imported turns. Events already present are skipped.
+    """
+    from hindsight_es.history import import_entries, read_export
+    from streams.service import catch_up_all
+
+    settings = settings_from(ctx)
+
+    async def work(hs: Hindsight) -> Imported:
+        entries = read_export(file, fmt)
+        lock = await service_lock(settings, 0)
+        try:
+            if not lock.held:
+                raise InvalidInputError(f"a service is running on {settings.data_dir}: stop it before importing")
+            result = await import_entries(hs.log, entries)
+            await catch_up_all(settings, hs.log, embedder=hs.embedder)
+            return result
+        finally:
+            lock.release()
+
+    done = with_client(settings, work)
+    appended = ", ".join(f"{n:,} {t}" for t, n in done.appended.items())
+    console.print(f"imported banks {', '.join(done.banks)}: appended {appended}; {done.present:,} already present")
+    if done.undecided:
+        err_console.print(
+            f"note: {done.undecided} imported inputs had no decision in the file; this bank actor decided them"
+        )

@@ -1,0 +1,189 @@
+"""What clients and the read path publish: ``TurnRecorded`` on ``hindsight.turns``, and the requests
+(commands) on ``hindsight.commands`` that the bank actor decides, lifecycle ticks included."""
+
+from __future__ import annotations
+
+from typing import Literal
+from uuid import UUID
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+
+from hindsight_es.events.base import Event
+from hindsight_es.events.candidates import Candidate
+from hindsight_es.types import AgentId, Role, Scope, SessionId, Source, Trust, TurnId
+
+# ---------------------------------------------------------------- turns
+
+
+class TurnRecorded(Event):
+    type: Literal["TurnRecorded"] = "TurnRecorded"
+    session_id: SessionId
+    turn_id: TurnId
+    role: Role = "user"
+    speaker: str | None = Field(None, max_length=256)
+    text: str
+    source: Source = "user"
+    trust: Trust | None = None
+    metadata: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    # Who the memories from this turn belong to: an agent id makes them private to that agent (None:
+    # shared by everyone who reads the bank); ``scope`` "session" makes them expire with the session.
+    owner: AgentId | None = None
+    scope: Scope = "global"
+
+
+# ---------------------------------------------------------------- commands
+
+
+class ForgetRequested(Event):
+    type: Literal["ForgetRequested"] = "ForgetRequested"
+    memory_ids: tuple[UUID, ...] = ()
+    session_id: SessionId | None = None
+    reason: str = Field("", max_length=2000)
+    since: AwareDatetime | None = None  # with ``until``: memories valid from [since, until); ANDed with session
+    until: AwareDatetime | None = None
+
+
+class CorrectionRequested(Event):
+    type: Literal["CorrectionRequested"] = "CorrectionRequested"
+    memory_id: UUID
+    text: str = Field(min_length=1)
+    reason: str = Field("", max_length=2000)
+
+
+class RetractionRequested(Event):
+    """Retract everything derived from matching turns; criteria are ANDed, at least one is set."""
+
+    type: Literal["RetractionRequested"] = "RetractionRequested"
+    session_id: SessionId | None = None
+    turn_ids: tuple[TurnId, ...] = ()
+    source: Source | None = None
+    turn_actor: str | None = None
+    since: AwareDatetime | None = None
+    until: AwareDatetime | None = None
+    reason: str = Field("", max_length=2000)
+
+
+class RestoreRequested(Event):
+    type: Literal["RestoreRequested"] = "RestoreRequested"
+    memory_ids: tuple[UUID, ...] = ()
+    reason: str = Field("", max_length=2000)
+
+
+class ReleaseRequested(Event):
+    """An operator releases quarantined memories: they become active (recallable)."""
+
+    type: Literal["ReleaseRequested"] = "ReleaseRequested"
+    memory_ids: tuple[UUID, ...] = Field(min_length=1)
+    reason: str = Field("", max_length=2000)
+
+
+class RejectRequested(Event):
+    """An operator rejects quarantined memories: they are forgotten with reason "rejected"."""
+
+    type: Literal["RejectRequested"] = "RejectRequested"
+    memory_ids: tuple[UUID, ...] = Field(min_length=1)
+    reason: str = Field("", max_length=2000)
+
+
+class TokenUsage(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    prompt_tokens: int = Field(0, ge=0)
+    completion_tokens: int = Field(0, ge=0)
+    calls: int = Field(0, ge=0)  # HTTP requests made, retries included
+
+
+class TurnExtraction(BaseModel):
+    """One turn, copied whole, and the candidates extracted from it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    turn: TurnRecorded
+    candidates: tuple[Candidate, ...] = ()
+
+
+class ExtractionCompleted(Event):
+    """The extraction actor's output for a batch of a bank's turns (on ``hindsight.commands``).
+
+    The bank actor decides each turn from it, so replays never call the extractor again. ``error``
+    set: the LLM failed and the candidates are the rule extractor's (the actor records ExtractionFailed).
+    """
+
+    type: Literal["ExtractionCompleted"] = "ExtractionCompleted"
+    extractions: tuple[TurnExtraction, ...] = Field(min_length=1)
+    extractor: str  # the id recorded on the memories, e.g. "llm:qwen2.5-7b-instruct/extract-v1" or "rules/1"
+    model: str | None = None
+    prompt_version: str | None = None
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    error: str | None = Field(None, max_length=2000)
+    latency_ms: int = Field(0, ge=0)
+
+
+# ---------------------------------------------------------------- lifecycle: decay, archive, scopes
+
+
+class RetentionPolicy(BaseModel):
+    """How the janitor's tick scores and archives memories (see ``memory/retention.py``); carried in
+    the tick, so re-deciding it gives the same result whatever the settings are by then."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    threshold: float = Field(0.1, ge=0, le=1)  # archive an active memory whose retention falls below
+    half_life_days: dict[str, float | None] = Field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
+    weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    recall_saturation: int = Field(8, ge=1)  # recalls that earn the whole recall weight
+    grace_days: float = Field(1.0, ge=0)  # younger memories are never archived for decay
+    capacity: int | None = Field(None, ge=0)  # most active memories the bank keeps (lowest retention goes)
+    session_idle_hours: float | None = Field(24.0, gt=0)  # session-scoped memories expire after this idle time
+
+
+# Days after which a memory's freshness halves (None: never fades); kinds not listed use "default".
+DEFAULT_HALF_LIVES: dict[str, float | None] = {
+    "episode": 14.0,
+    "plan": 30.0,
+    "summary": 90.0,
+    "fact": 180.0,
+    "decision": 180.0,
+    "preference": 365.0,
+    "correction": 365.0,
+    "constraint": 730.0,
+    "default": 90.0,
+}
+DEFAULT_WEIGHTS: dict[str, float] = {"importance": 0.6, "confidence": 0.2, "recalls": 0.2}
+
+
+class JanitorTick(Event):
+    """The janitor's scheduled (or over-capacity) request to archive what has faded; its
+    ``occurred_at`` is the "now" of every decision it causes."""
+
+    type: Literal["JanitorTick"] = "JanitorTick"
+    policy: RetentionPolicy = Field(default_factory=RetentionPolicy)
+    reason: str = Field("schedule", max_length=200)
+
+
+class SessionEnded(Event):
+    """A session is over: its session-scoped memories expire (are archived) unless promoted."""
+
+    type: Literal["SessionEnded"] = "SessionEnded"
+    session_id: SessionId
+    reason: str = Field("", max_length=2000)
+
+
+class PromoteRequested(Event):
+    """Keep memories beyond their session: give them a wider scope (an expired one is restored too)."""
+
+    type: Literal["PromoteRequested"] = "PromoteRequested"
+    memory_ids: tuple[UUID, ...] = Field(min_length=1)
+    scope: Scope = "global"
+    reason: str = Field("", max_length=2000)
+
+
+class RecallServed(Event):
+    """What a recall (or a context block) handed to a caller, published by the read path after the
+    fact, fire-and-forget; ``restore_ids`` are archived memories it served that should come back."""
+
+    type: Literal["RecallServed"] = "RecallServed"
+    memory_ids: tuple[UUID, ...] = Field(min_length=1, max_length=500)
+    restore_ids: tuple[UUID, ...] = ()
+    via: Literal["recall", "context"] = "recall"
+    agent: AgentId | None = None

@@ -1,0 +1,133 @@
+"""Memory events: what the bank actor decided, on ``hindsight.memories`` (the actor is their only writer)."""
+
+from __future__ import annotations
+
+from typing import Literal
+from uuid import UUID
+
+import numpy as np
+from pydantic import AwareDatetime, Field
+
+from hindsight_es.events.base import Event, VectorBytes
+from hindsight_es.types import AgentId, MemoryKind, Scope, SessionId, Source, Trust, TurnId
+
+# ---------------------------------------------------------------- memory events (bank actor only)
+
+
+class MemoryRetained(Event):
+    type: Literal["MemoryRetained"] = "MemoryRetained"
+    memory_id: UUID
+    kind: MemoryKind
+    text: str
+    key: str | None = None
+    value: str | None = None
+    entities: tuple[str, ...] = ()
+    importance: float = Field(0.5, ge=0, le=1)
+    confidence: float = Field(0.7, ge=0, le=1)
+    scope: Scope = "global"
+    owner: AgentId | None = None  # the agent it is private to; None: shared with every reader of the bank
+    session_id: SessionId | None = None
+    speaker: str | None = None
+    context: str | None = None  # the turn this one answers (same session), indexed with it
+    source: Source = "user"
+    trust: Trust = "trusted"
+    source_turn_ids: tuple[TurnId, ...] = ()
+    valid_from: AwareDatetime
+    vector: VectorBytes
+    embedder: str
+    extractor: str
+    valid_until: AwareDatetime | None = None  # when the statement stops holding, where the speaker said so
+
+    def embedding(self) -> np.ndarray:
+        return np.frombuffer(self.vector, dtype="<f4")
+
+
+class MemoryReinforced(Event):
+    """A candidate restated an active memory: more evidence (and, from trusted sources, confidence), no copy."""
+
+    type: Literal["MemoryReinforced"] = "MemoryReinforced"
+    memory_id: UUID
+    evidence_turn_ids: tuple[TurnId, ...] = ()  # the turns that restated it, this one last
+    confidence: float = Field(ge=0, le=1)
+    source: Source = "user"
+    reason: str = ""
+
+
+class MemorySuperseded(Event):
+    type: Literal["MemorySuperseded"] = "MemorySuperseded"
+    memory_id: UUID
+    superseded_by: UUID
+    reason: str = ""
+    valid_to: AwareDatetime
+    # Set for an episode that said nothing but what its turn's typed memories say: the one whose
+    # supersession took it along (``superseded_by`` replaced that memory, not the episode).
+    along_with: UUID | None = None
+
+
+class MemoryForgotten(Event):
+    type: Literal["MemoryForgotten"] = "MemoryForgotten"
+    memory_id: UUID
+    reason: str = ""
+    along_with: UUID | None = None  # an episode forgotten with its turn's typed memory (as for MemorySuperseded)
+
+
+class MemoryArchived(Event):
+    """A memory leaves the hot store for the cold archive (decay, capacity, session expiry)."""
+
+    type: Literal["MemoryArchived"] = "MemoryArchived"
+    memory_id: UUID
+    reason: str = ""
+    retention: float | None = None  # its retention score when the janitor's tick archived it
+
+
+class MemoryRestored(Event):
+    """A memory becomes active again (after forget, archive, supersession or retraction)."""
+
+    type: Literal["MemoryRestored"] = "MemoryRestored"
+    memory_id: UUID
+    reason: str = ""
+    # For an archived memory (not in the hot store): the event that retained it, so the projection can
+    # bring its row back without another source, and the memory it had superseded.
+    revived: MemoryRetained | None = None
+    supersedes: UUID | None = None
+
+
+class MemoryQuarantined(Event):
+    type: Literal["MemoryQuarantined"] = "MemoryQuarantined"
+    memory_id: UUID
+    reason: str = ""
+
+
+class MemoryReleased(Event):
+    type: Literal["MemoryReleased"] = "MemoryReleased"
+    memory_id: UUID
+    reason: str = ""
+
+
+class SourceRetracted(Event):
+    type: Literal["SourceRetracted"] = "SourceRetracted"
+    turn_ids: tuple[TurnId, ...]
+    retracted_memory_ids: tuple[UUID, ...]
+    restored_memory_ids: tuple[UUID, ...]
+    reason: str = ""
+
+
+class ExtractionFailed(Event):
+    type: Literal["ExtractionFailed"] = "ExtractionFailed"
+    turn_id: TurnId
+    extractor: str
+    error: str
+
+
+class MemoriesRecalled(Event):
+    """The bank actor's record of a served recall: each memory's recall count and last recall time."""
+
+    type: Literal["MemoriesRecalled"] = "MemoriesRecalled"
+    memory_ids: tuple[UUID, ...]
+
+
+class MemoryPromoted(Event):
+    type: Literal["MemoryPromoted"] = "MemoryPromoted"
+    memory_id: UUID
+    scope: Scope
+    reason: str = ""

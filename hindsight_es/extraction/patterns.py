@@ -1,0 +1,194 @@
+"""Regex sources of the rule extractor's patterns, compiled case-insensitively by ``rules.py``.
+
+Kept as written (one alternative group per line): the formatter leaves them be.
+"""
+
+from __future__ import annotations
+
+# fmt: off
+# ---- rule patterns (regex sources, compiled case-insensitively by rules.py) ---------------------
+# Patterns run on a matching copy with contractions expanded ("I'm" -> "i am", "don't" -> "do not",
+# "let's" -> "let us"). Group "v" is the value, "a" an attribute name, "n" a negation.
+_STOP_EN = (
+    r"(?=\s*(?:[,;!?。，；！？\n]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
+    r"|or|if|when|unless|until|from now on)\b)"
+)
+_BODY_EN = r"(?:[^,;!?。，；！？\n.:]|[.:](?=\w))"
+V = rf"(?P<v>{_BODY_EN}+?){_STOP_EN}"
+_STOP_ZH = r"(?=[，。！？；,!?;\n]|$|因为|但是|不过|所以|而且|然后|并且|可是|因此)"
+VZ = rf"(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}"
+ADV = (
+    r"(?:(?:really|also|still|just|absolutely|totally|truly|definitely|actually|always|usually|generally"
+    r"|mostly|mainly|currently|now|personally|do|kind of|kinda|sort of|quite|especially|certainly|honestly"
+    r"|only|already|even|all|both|finally|recently|officially)\s+)*"
+)
+ZADV = (
+    r"(?:也|还|都|就|真的|真|很|非常|特别|挺|比较|最|一直|现在|目前|已经|其实|实在|最近|本来|一点也|一点都|越来越"
+    r"|超|蛮|好|向来|平时|一般|通常|主要|经常|总是|确实|去年|今年|前年|上个月|刚刚|刚|早就|早已)*+"
+)
+ZI = r"(?:我们|咱们|我)"
+_TIME_EN = (
+    r"(?:tomorrow|tonight|next\s+(?:week|month|year|weekend|time|summer|winter|spring|fall|monday|tuesday"
+    r"|wednesday|thursday|friday|saturday|sunday)|this\s+(?:weekend|week|month|year|summer|winter|evening"
+    r"|afternoon)|on\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|in\s+(?:a|two|three|a few"
+    r"|\d+)\s+(?:days?|weeks?|months?|years?)|later\s+today|soon)"
+)
+_TIME_ZH = (
+    r"(?:明天|后天|大后天|下周末|下周[一二三四五六日天]?|下个?星期[一二三四五六日天]?|下个?礼拜[一二三四五六日天]?|下个月"
+    r"|明年|今晚|今天晚上|今天下午|这周末|这个周末|周末|过几天|月底|年底|下半年)"
+)
+_LANG_EN = r"english|chinese|mandarin|spanish|french|german|japanese|korean"
+_LANG_ZH = r"中文|汉语|普通话|英文|英语|日语|日文|韩语|法语|德语|西班牙语"
+_JOBS_EN = (
+    r"engineer|developer|programmer|teacher|doctor|nurse|designer|student|lawyer|manager|writer|scientist"
+    r"|researcher|artist|chef|accountant|consultant|analyst|architect|professor|musician|photographer"
+    r"|founder|freelancer|counselor|therapist|journalist|pharmacist|dentist|entrepreneur"
+)
+_JOBS_ZH = (
+    r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
+    r"|画家|教授|博士生|研究生|大学生|销售|公务员|自由职业者|创业者"
+)
+
+REPLY_LANGUAGE = (
+    rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+)?"
+    rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
+    rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写|聊天|聊)",
+)
+ALLERGY = (
+    rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
+    r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
+    rf"我{ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?P<n>不)?过敏",
+)
+DIET = (
+    rf"\bi\s+am\s+{ADV}(?:an?\s+)?"
+    r"(?P<v>vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher)\b",
+)
+DIET_ZH = (rf"我{ZADV}(?:吃素|是素食主义者|是素食者|是素食)",)
+DIET_AVOID = (
+    rf"\bi\s+{ADV}(?:do not|cannot|never|no longer|can not)\s+(?:eat|drink)\s+{V}",
+    rf"我{ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
+)
+BUDGET = (
+    r"\bbudget\s+(?:is\s+|was\s+|of\s+|will be\s+|stays?\s+)?(?:(?:under|below|less than"
+    r"|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just|within)\s+)*"
+    r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
+    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有)?(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
+    r"\s*(?P<v>\d[\d,.]*\s*(?:万|千|百|k)?\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
+)
+DONT_GIVE_ME = (rf"(?:请|你)?(?:以后)?(?:别再|不要再|别|不要)给我{VZ}",)
+NEVER = (
+    rf"(?:^|\bplease\s+|\byou\s+(?:should|must)\s+)(?:never|do not ever)\s+(?!had|been|was|were|did|thought|knew"
+    rf"|heard|seen|got|mind|fails?|stops?\b){V}",
+    rf"\bplease\s+do not\s+(?!worry|mind|forget|hesitate|be\b){V}",
+    rf"\b(?:must\s+not|must\s+never|should\s+never|may\s+not|(?:is|are)\s+not\s+allowed\s+to|can\s+never)\s+{V}",
+    rf"(?:永远不要|永远别|绝对不要|绝对不能|千万不要|千万别|一定不要|务必不要|绝不要|绝不能|禁止|不许|不准){VZ}",
+    rf"(?:^|(?<=[，,])|请你?|你以后)(?:以后)?(?:不能|不可以|不得|别再|不要再|不要|别){VZ}",
+)
+FAVORITE = (
+    rf"\b(?:my|our)\s+(?:all-time\s+|all time\s+|absolute\s+)?favou?rite\s+(?P<a>[a-z][a-z -]{{0,25}}?)\s+"
+    rf"(?:is|are|has to be|would be)\s+{V}",
+    rf"{ZI}最(?:喜欢|爱)的(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:就是|是){VZ}",
+)
+PREFER = (
+    rf"\bi(?:\s+would)?\s+{ADV}(?:prefer|rather\s+(?:have|use|drink))\s+(?:to\s+)?{V}",
+    rf"{ZI}{ZADV}(?:更喜欢|更倾向于|更倾向|倾向于|偏好|偏爱|更愿意|宁愿|首选)(?:用|使用|喝|吃)?{VZ}",
+)
+FROM_NOW_ON_USE = (
+    rf"\bfrom now on[\s,]*(?:please\s+)?(?:(?:i|we)\s+will\s+|let us\s+)?(?:always\s+)?(?:use|ship with|ship via"
+    rf"|send (?:it |them |everything |packages |orders )?(?:with|via)|go with|switch to|stick with)\s+{V}",
+    rf"(?:{ZI}{ZADV})?(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后)[，,\s]*{ZI}?{ZADV}"
+    rf"(?:用|使用|改用|换成|换用|选|选用|走){VZ}",
+)
+FROM_NOW_ON = (
+    rf"\bfrom now on[\s,]*{V}",
+    rf"(?:^|(?<=[,;，；]))(?=[^,;，；]*from now on)\s*{V}\s*,?\s*\bfrom now on\b",  # "use FedEx from now on"
+)
+LOCATION = (
+    rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
+    rf"|lived)|settled\s+down)\s+(?:in|at)\s+{V}",
+    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
+    rf"{ZI}(?:家)?{ZADV}(?:住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
+    rf"{ZI}家{ZADV}在{VZ}",
+    rf"(?<=[，,])(?:现在|目前|一直)?(?:住在|居住在|定居在|生活在){VZ}",  # "我叫张伟，住在深圳"
+)
+HOMETOWN = (
+    rf"\bi\s+(?:am|come|came)\s+(?:originally\s+)?from\s+{V}",
+    rf"\bi\s+(?:was born and raised|was born|grew up)\s+in\s+{V}",
+    rf"我{ZADV}(?:来自|出生在|出生于|老家在|老家是|是从){VZ}",
+)
+NAME_CAPITAL = (rf"\bcall\s+me\s+{V}",)
+NAME = (
+    rf"\b(?:i\s+am\s+called|the\s+name\s+is)\s+{V}",
+    r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
+    r"叫我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
+)
+EMPLOYER = (
+    rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
+    rf"{ZI}{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
+)
+OCCUPATION = (
+    rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?{V}",
+    rf"\bi\s+am\s+(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
+    rf"我{ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+)
+AGE = (
+    r"\bi\s+am\s+(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$)",
+    rf"我{ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
+)
+ATTRIBUTE = (
+    rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+(?:is|are)\s+{V}",
+    rf"{ZI}的(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:是|叫|为){VZ}",
+)
+USES = (
+    rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|rely on|work with|code in|write in|program in"
+    rf"|develop in|build with|deploy (?:on|to)|host on|drink|ship with|ship via)\s+{V}",
+    rf"\b(?:my|our)\s+(?:team|company|project|app|stack|backend|service|startup|code)\s+{ADV}(?:uses|is using"
+    rf"|runs on|is built (?:with|on)|is written in|is hosted on|relies on)\s+{V}",
+    rf"{ZI}(?:公司|团队|项目|这边)?{ZADV}(?:用的是|使用的是|采用的是|用的|在用|使用|采用|用|喝|寄){VZ}",
+)
+SWITCHED = (
+    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:switched|migrated|moved over|changed|converted)\s+(?:over\s+)?to\s+{V}",
+    rf"{ZI}{ZADV}(?:换成了|换成|改用了|改用|切换到了|切换到|迁移到了|迁移到|转到了|换到了|换到){VZ}",
+)
+DISLIKE = (
+    rf"\bi\s+{ADV}(?:do\s+not|no\s+longer|never|did\s+not)\s+(?:really\s+|much\s+)?"
+    rf"(?:like|love|enjoy|care\s+for)\s+{V}",
+    rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+stand|can\s+not\s+stand)\s+{V}",
+    rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
+    rf"{ZI}{ZADV}(?:不再喜欢|不喜欢|不再爱|不爱|讨厌|受不了){VZ}",
+)
+LIKE = (
+    rf"\bi\s+{ADV}(?:like|love|enjoy|adore)\s+{V}",
+    rf"\bi\s+am\s+{ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of|obsessed\s+with|passionate\s+about)\s+{V}",
+    rf"{ZI}{ZADV}(?:喜欢|热爱|喜爱|爱){VZ}",
+)
+AGREED = (
+    rf"\bwe\s+(?:have\s+)?{ADV}(?:decided|agreed)\s+(?:to\s+|on\s+|that\s+|upon\s+)?{V}",
+    rf"(?:我们|咱们){ZADV}(?:决定|商定|商量好|说好)了?[，,：:\s]*{VZ}",
+)
+DECIDED = (
+    rf"\bi\s+(?:have\s+)?{ADV}(?:decided|chose|chosen)\s+(?:to\s+|on\s+|that\s+)?{V}",
+    rf"\bwe\s+(?:have\s+|are\s+|will\s+)?{ADV}(?:settled on|chose|chosen|went with|going with|go with)\s+{V}",
+    rf"\blet us\s+(?:just\s+)?(?:go with|use|pick|choose|stick with|switch to|ship with|ship via|settle on"
+    rf"|ship (?:it|them|everything|orders) (?:with|via))\s+{V}",
+    rf"(?:^|我){ZADV}决定了?[，,：:\s]*{VZ}",
+    r"就(?:用|选|定|走|按)(?P<v>[^，。！？；,!?;\n]+?)吧",
+)
+PLAN = (
+    rf"\b(?:i|we)\s+(?:am|are)\s+{ADV}(?:going\s+to|gonna|planning\s+to|planning\s+on|about\s+to"
+    rf"|thinking\s+(?:about|of))\s+{V}",
+    rf"\b(?:i|we)\s+{ADV}(?:plan\s+to|intend\s+to|aim\s+to)\s+{V}",
+    rf"\b(?:i|we)\s+(?:am|are)\s+{ADV}(?P<v>(?:moving|relocating|traveling|travelling|flying|heading|leaving)\b"
+    rf"{_BODY_EN}*?){_STOP_EN}",
+    rf"{_TIME_EN}[\s,]*(?:i|we)\s+(?:will|want\s+to|am\s+going\s+to|are\s+going\s+to|plan\s+to|need\s+to"
+    rf"|have\s+to|gonna)\s+{V}",
+    rf"\b(?:i|we)\s+(?:will|want\s+to|need\s+to|have\s+to)\s+(?=[^.!?。！？]*?\b{_TIME_EN}){V}",
+    rf"{ZI}{ZADV}(?:{_TIME_ZH})?{ZADV}(?:打算|计划|准备(?!好)|规划){VZ}",
+    rf"{_TIME_ZH}[，,\s]*{ZI}{ZADV}(?:要|会|将|得|想要|想){VZ}",
+    rf"{ZI}{_TIME_ZH}{ZADV}(?:要|会|将|得|想要|想){VZ}",
+)
+ALWAYS = (
+    rf"(?:^|\bplease\s+)(?:always|make sure to|remember to)\s+(?!here|there|been|be\b|a\b|the\b|so\b|on\b|in\b){V}",
+    rf"(?:^|请你?|麻烦你?)(?:以后|今后|从现在开始|从现在起)?[，,]?(?:请你?)?(?:一直|总是|始终|永远|每次都|都要|务必|一定要|记得){VZ}",
+)
+# fmt: on

@@ -1,0 +1,246 @@
+"""Decisions on commands: forget, correct, retract (and plan a retraction), restore, release, reject.
+
+Pure functions of the bank state and the command, like ``decide`` (which dispatches to them); event
+ids derive from the command's id, so a redelivered command decides the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from uuid import UUID
+
+from hindsight_es.events import (
+    CorrectionRequested,
+    Event,
+    ForgetRequested,
+    MemoryForgotten,
+    MemoryQuarantined,
+    MemoryReleased,
+    MemoryRetained,
+    MemorySuperseded,
+    RejectRequested,
+    ReleaseRequested,
+    RestoreRequested,
+    RetractionRequested,
+    SourceRetracted,
+)
+from hindsight_es.memory import episodes, guard, ids
+from hindsight_es.memory.forgetting import Revived, in_forget_range, restored
+from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
+from hindsight_es.memory.ids import derive_id
+from hindsight_es.memory.prepared import Prepared, caused
+from hindsight_es.memory.state import BankState, MemoryInfo
+
+
+def decide_forget(state: BankState, command: ForgetRequested) -> list[Event]:
+    targets = set(command.memory_ids)
+    targets |= {m.memory_id for m in state.memories.values() if in_forget_range(m, command)}
+    return [
+        MemoryForgotten(
+            event_id=derive_id(command.event_id, f"forgotten/{memory_id}"),
+            bank_id=command.bank_id,
+            occurred_at=command.occurred_at,
+            causation_id=command.event_id,
+            actor=command.actor,
+            memory_id=memory_id,
+            reason=command.reason,
+        )
+        for memory_id in sorted(targets, key=str)
+        if memory_id in state.memories and state.memories[memory_id].status not in ("forgotten", "retracted")
+    ]
+
+
+def decide_correction(
+    state: BankState, command: CorrectionRequested, prepared: Prepared, policy: GuardPolicy = DEFAULT_POLICY
+) -> list[Event]:
+    old = state.memories.get(command.memory_id)
+    if old is None or old.status in ("forgotten", "retracted"):
+        return []
+    new_id = ids.memory_id(command.event_id, 0)
+    verdict = guard.assess(command.text, trust="trusted", source="user", policy=policy)
+    return [
+        MemoryRetained(
+            event_id=derive_id(command.event_id, "retained/0"),
+            bank_id=command.bank_id,
+            occurred_at=command.occurred_at,
+            causation_id=command.event_id,
+            actor=command.actor,
+            memory_id=new_id,
+            kind="correction" if old.kind == "episode" else old.kind,
+            text=command.text,
+            key=old.key or f"memory/{old.memory_id}",
+            value=old.value if old.key is None else None,
+            entities=old.entities,
+            importance=max(old.importance, 0.6),
+            confidence=0.95,
+            session_id=old.session_id,
+            source="user",
+            trust="trusted",
+            source_turn_ids=old.source_turn_ids,
+            valid_from=command.occurred_at,
+            vector=prepared.vectors[0],
+            embedder=prepared.embedder,
+            extractor="correction",
+        ),
+        MemoryQuarantined(
+            event_id=derive_id(command.event_id, "quarantined/0"),
+            **caused(command),
+            memory_id=new_id,
+            reason=verdict.reason,
+        )
+        if verdict.quarantine
+        else MemorySuperseded(
+            event_id=derive_id(command.event_id, "superseded/0"),
+            bank_id=command.bank_id,
+            occurred_at=command.occurred_at,
+            causation_id=command.event_id,
+            actor=command.actor,
+            memory_id=old.memory_id,
+            superseded_by=new_id,
+            valid_to=command.occurred_at,
+            reason=command.reason or "corrected",
+        ),
+    ]
+
+
+def matches(memory: MemoryInfo, command: RetractionRequested) -> bool:
+    """Whether a memory derives from the turns a retraction names (criteria are ANDed)."""
+    return (
+        (command.session_id is None or memory.session_id == command.session_id)
+        and (not command.turn_ids or bool(set(command.turn_ids) & set(memory.source_turn_ids)))
+        and (command.source is None or memory.source == command.source)
+        and (command.turn_actor is None or memory.actor == command.turn_actor)
+        and (command.since is None or memory.valid_from >= command.since)
+        and (command.until is None or memory.valid_from < command.until)
+    )
+
+
+def plan_retraction(state: BankState, command: RetractionRequested) -> tuple[list[MemoryInfo], list[MemoryInfo]]:
+    """The memories a retraction removes and the ones it brings back: what they had displaced, and the
+    episodes retired along with those (``episodes``)."""
+    retracted = [m for m in state.memories.values() if m.status != "retracted" and matches(m, command)]
+    gone = {m.memory_id for m in retracted}
+    restored: dict[UUID, MemoryInfo] = {}
+    for memory in retracted:
+        if memory.status != "active":
+            continue  # only a displaced key head gives its place back
+        previous = _first_survivor(state, memory.supersedes, gone)
+        if previous is not None and previous.status == "superseded":
+            restored[previous.memory_id] = previous
+    for episode in episodes.revived_with(state, list(restored.values()), gone):
+        restored.setdefault(episode.memory_id, episode)  # an episode comes back with its turn's memory
+    order = lambda m: (m.valid_from, str(m.memory_id))  # noqa: E731
+    return sorted(retracted, key=order), sorted(restored.values(), key=order)
+
+
+def _first_survivor(state: BankState, memory_id: UUID | None, gone: set[UUID]) -> MemoryInfo | None:
+    while memory_id is not None:
+        memory = state.memories.get(memory_id)
+        if memory is None:
+            return None
+        if memory_id not in gone and memory.status != "forgotten":
+            return memory
+        memory_id = memory.supersedes
+    return None
+
+
+def decide_retraction(state: BankState, command: RetractionRequested) -> list[Event]:
+    retracted, restored = plan_retraction(state, command)
+    turn_ids = sorted({t for m in retracted for t in m.source_turn_ids})
+    return [
+        SourceRetracted(
+            event_id=derive_id(command.event_id, "retracted"),
+            bank_id=command.bank_id,
+            occurred_at=command.occurred_at,
+            causation_id=command.event_id,
+            actor=command.actor,
+            turn_ids=tuple(turn_ids),
+            retracted_memory_ids=tuple(m.memory_id for m in retracted),
+            restored_memory_ids=tuple(m.memory_id for m in restored),
+            reason=command.reason,
+        )
+    ]
+
+
+def decide_restore(state: BankState, command: RestoreRequested, revived: Revived) -> list[Event]:
+    """Each named memory comes back, superseding the active holder of its key; restoring several of
+    one key in order (a rollback undone) rebuilds their chain, the last one active."""
+    events: list[Event] = []
+    heads = dict(state.heads)  # restores of one command see each other
+    for memory_id in _unique(command.memory_ids):
+        memory = state.memories.get(memory_id)
+        if memory is None or memory.status == "active":
+            continue
+        back = restored(command, memory, revived, command.reason)
+        if back is None:
+            continue  # archived, and its retained event was not fetched: nothing to rebuild it from
+        events.append(back)
+        head = heads.get(memory.key) if memory.key else None
+        if head is not None and head != memory_id:
+            events.append(
+                MemorySuperseded(
+                    event_id=derive_id(command.event_id, f"superseded/{memory_id}"),
+                    bank_id=command.bank_id,
+                    occurred_at=command.occurred_at,
+                    causation_id=command.event_id,
+                    actor=command.actor,
+                    memory_id=head,
+                    superseded_by=memory_id,
+                    valid_to=command.occurred_at,
+                    reason="restored",
+                )
+            )
+        if memory.key:
+            heads[memory.key] = memory_id
+    return events
+
+
+def decide_release(state: BankState, command: ReleaseRequested) -> list[Event]:
+    """Quarantined memories become active, as if accepted now: each supersedes the active holder of its key."""
+    events: list[Event] = []
+    heads = dict(state.heads)
+    for memory_id in _unique(command.memory_ids):
+        memory = state.memories.get(memory_id)
+        if memory is None or memory.status != "quarantined":
+            continue
+        events.append(
+            MemoryReleased(
+                event_id=derive_id(command.event_id, f"released/{memory_id}"),
+                **caused(command),
+                memory_id=memory_id,
+                reason=command.reason,
+            )
+        )
+        head = heads.get(memory.key) if memory.key else None
+        if head is not None and head != memory_id:
+            events.append(
+                MemorySuperseded(
+                    event_id=derive_id(command.event_id, f"superseded/{memory_id}"),
+                    **caused(command),
+                    memory_id=head,
+                    superseded_by=memory_id,
+                    valid_to=command.occurred_at,
+                    reason="released from quarantine",
+                )
+            )
+        if memory.key:
+            heads[memory.key] = memory_id
+    return events
+
+
+def decide_reject(state: BankState, command: RejectRequested) -> list[Event]:
+    """Quarantined memories are forgotten for good (reason "rejected"); their history keeps them."""
+    return [
+        MemoryForgotten(
+            event_id=derive_id(command.event_id, f"rejected/{memory_id}"),
+            **caused(command),
+            memory_id=memory_id,
+            reason="rejected" + (f": {command.reason}" if command.reason else ""),
+        )
+        for memory_id in _unique(command.memory_ids)
+        if memory_id in state.memories and state.memories[memory_id].status == "quarantined"
+    ]
+
+
+def _unique(ids: Iterable[UUID]) -> list[UUID]:
+    return list(dict.fromkeys(ids))

@@ -1,0 +1,34 @@
+"""What a decision is given besides the state and the input: the model work done before it (``Prepared``)
+and the envelope of the events it causes (``caused``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from hindsight_es.events import Event
+from hindsight_es.events.candidates import Candidate
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Model output for one input: candidates (turns) and one vector per text to retain."""
+
+    candidates: Sequence[Candidate]
+    vectors: np.ndarray
+    embedder: str
+    extractor: str
+    context: str | None = None  # the previous turn of the session, "speaker: text"
+    failure: tuple[str, str] | None = None  # (extractor that failed, why): the candidates are the fallback's
+
+
+def caused(event: Event) -> dict[str, object]:
+    """The envelope of an event decided for ``event``."""
+    return {
+        "bank_id": event.bank_id,
+        "occurred_at": event.occurred_at,
+        "causation_id": event.event_id,
+        "actor": event.actor,
+    }

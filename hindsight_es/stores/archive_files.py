@@ -1,0 +1,268 @@
+"""The archive's files: every record of every topic in immutable Parquet files, and their positions.
+
+IO only. Files are ``events/topic=<t>/partition=<p>/<first>-<last>.parquet``; their names are the
+positions (renamed into place with the rows, so the two never part). A file whose range lies inside
+another's is a compaction leftover and is never read; readers also dedupe by (topic, partition, offset).
+``archive.ArchiveStore`` adds the queries.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from hindsight_es.errors import StoreError
+from hindsight_es.log import TopicPartition
+
+_TS = pa.timestamp("us", tz="UTC")
+_IDS = pa.list_(pa.string())
+SCHEMA = pa.schema(
+    [
+        ("topic", pa.string()),
+        ("partition", pa.int32()),
+        ("offset", pa.int64()),
+        ("timestamp_ms", pa.int64()),
+        ("key", pa.string()),
+        ("event_id", pa.string()),
+        ("type", pa.string()),
+        ("schema_version", pa.int32()),
+        ("bank_id", pa.string()),
+        ("occurred_at", _TS),
+        ("causation_id", pa.string()),
+        ("actor", pa.string()),
+        ("memory_id", pa.string()),
+        ("superseded_by", pa.string()),
+        ("session_id", pa.string()),
+        ("turn_id", pa.string()),
+        ("kind", pa.string()),
+        ("text", pa.string()),
+        ("source_turn_ids", _IDS),
+        ("retracted_memory_ids", _IDS),
+        ("restored_memory_ids", _IDS),
+        ("vector", pa.list_(pa.float32())),
+        ("payload", pa.string()),
+    ]
+)
+_DICTIONARY = ["topic", "key", "type", "bank_id", "actor", "session_id", "kind"]  # low-cardinality columns only
+UNDECODABLE = "undecodable"  # the counts() key of records stored with type NULL
+_NAME = re.compile(r"^(\d{20})-(\d{20})\.parquet$")
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    first: int
+    last: int
+    path: Path
+
+
+class ArchiveFiles:
+    """Parquet files under ``root/events``; DuckDB (one in-memory connection per call) to read them."""
+
+    """Parquet files under ``root/events``; DuckDB (one in-memory connection per call) to read them."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+        self._next: dict[TopicPartition, int] = {}
+
+    # ------------------------------------------------------------ layout and positions
+
+    def _dir(self, topic: str, partition: int) -> Path:
+        return self.root / "events" / f"topic={topic}" / f"partition={partition}"
+
+    def _parts(self, topic: str, partition: int) -> list[Part]:
+        """Every data file of a topic-partition, by (first, -last); compaction leftovers included."""
+        folder, parts = self._dir(topic, partition), []
+        if folder.is_dir():
+            for entry in os.scandir(folder):
+                if m := _NAME.match(entry.name):
+                    parts.append(Part(int(m[1]), int(m[2]), Path(entry.path)))
+        return sorted(parts, key=lambda p: (p.first, -p.last))
+
+    def _partitions(self) -> list[TopicPartition]:
+        out = []
+        for topic_dir in (self.root / "events").glob("topic=*"):
+            for part_dir in topic_dir.glob("partition=*"):
+                out.append((topic_dir.name.removeprefix("topic="), int(part_dir.name.removeprefix("partition="))))
+        return sorted(out)
+
+    def position(self, topic: str, partition: int) -> int:
+        """Next offset to archive for one topic-partition (cached after the first look)."""
+        if (topic, partition) not in self._next:
+            parts = self._parts(topic, partition)
+            self._next[(topic, partition)] = max((p.last + 1 for p in parts), default=0)
+        return self._next[(topic, partition)]
+
+    def positions(self) -> dict[TopicPartition, int]:
+        """Next offset per topic-partition, read from the file names."""
+        self._next.clear()
+        found = {tp: self.position(*tp) for tp in self._partitions()}
+        return {tp: n for tp, n in found.items() if n > 0}
+
+    # ------------------------------------------------------------ writes
+
+    def write(
+        self, rows: list[dict[str, Any]] | pa.Table, topic: str, partition: int, first_offset: int, last_offset: int
+    ) -> Path | None:
+        """Archive the records ``first_offset..last_offset`` in one new file; already-archived offsets are dropped."""
+        table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(rows, schema=SCHEMA)
+        table = table.select(SCHEMA.names).cast(SCHEMA)
+        _check_range(table, first_offset, last_offset)
+        start = max(first_offset, self.position(topic, partition))
+        if start > first_offset:  # redelivery: keep only what is not archived yet
+            table = table.filter(pc.greater_equal(table["offset"], start))
+        if start > last_offset or table.num_rows == 0:
+            return None
+        path = self._dir(topic, partition) / f"{start:020d}-{last_offset:020d}.parquet"
+        _write_atomic(_dedupe(table), path)
+        self._next[(topic, partition)] = last_offset + 1
+        return path
+
+    def compact(self, topic: str, partition: int, *, target_bytes: int = 64 << 20, min_files: int = 2) -> int:
+        """Merge runs of small consecutive files into one; returns how many files were removed.
+
+        The merged file is renamed into place before its parts are deleted; until then both are on
+        disk, and readers skip the parts because the merged file's range covers theirs.
+        """
+        live, covered = _split_covered(self._parts(topic, partition))
+        removed = _unlink(covered)
+        for run in _small_runs(live, target_bytes):
+            if len(run) < min_files:
+                continue
+            merged = run[0].path.with_name(f"{run[0].first:020d}-{run[-1].last:020d}.parquet")
+            _write_atomic(_dedupe(pa.concat_tables(pq.ParquetFile(p.path).read() for p in run)), merged)
+            removed += _unlink([p for p in run if p.path != merged])
+        return removed
+
+    def compact_all(
+        self, *, target_bytes: int = 64 << 20, min_files: int = 2, topics: Sequence[str] | None = None
+    ) -> int:
+        """``compact`` every topic-partition (of ``topics``, when given)."""
+        return sum(
+            self.compact(t, p, target_bytes=target_bytes, min_files=min_files)
+            for t, p in self._partitions()
+            if topics is None or t in topics
+        )
+
+    # ------------------------------------------------------------ queries
+
+    def _query(
+        self,
+        select: str,
+        where: Sequence[str] = (),
+        params: dict[str, Any] | None = None,
+        topics: Sequence[str] | None = None,
+        *,
+        arrow: bool = False,
+        prelude: str | None = None,
+    ) -> Any:
+        """Run ``WITH ev AS (<filtered, deduped archive>) <select>``: a list of dicts ([] when nothing
+        is archived), or with ``arrow`` a ``pa.Table``; ``prelude`` adds named subqueries after ``ev``."""
+        for attempt in range(5):
+            files = self._visible_files(topics)
+            if not files:
+                return SCHEMA.empty_table() if arrow else []
+            scan = (
+                "SELECT * FROM read_parquet($files, hive_partitioning = false) "
+                f"WHERE {' AND '.join(where) or 'TRUE'} "
+                'QUALIFY row_number() OVER (PARTITION BY topic, "partition", "offset") = 1'
+            )
+            try:
+                with duckdb.connect() as con:
+                    con.execute("SET TimeZone = 'UTC'")
+                    more = f", {prelude}" if prelude else ""  # further named subqueries over ev
+                    query, values = f"WITH ev AS ({scan}){more} {select}", {**(params or {}), "files": files}
+                    if arrow:
+                        return con.sql(query, params=values).to_arrow_table()
+                    cursor = con.execute(query, values)
+                    names = [d[0] for d in cursor.description]
+                    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+            except duckdb.IOException as exc:  # a file vanished under a compaction: list again
+                if attempt == 4:
+                    raise StoreError(f"archive read failed: {exc}") from exc
+        return []
+
+    def _visible_files(self, topics: Sequence[str] | None) -> list[str]:
+        files = []
+        for topic, partition in self._partitions():
+            if topics is None or topic in topics:
+                files += [str(p.path) for p in _split_covered(self._parts(topic, partition))[0]]
+        return files
+
+
+def _check_range(table: pa.Table, first: int, last: int) -> None:
+    if first > last:
+        raise ValueError(f"empty offset range {first}..{last}")
+    if table.num_rows and (pc.min(table["offset"]).as_py() < first or pc.max(table["offset"]).as_py() > last):
+        raise ValueError(f"rows outside the offset range {first}..{last}")
+
+
+def _write_atomic(table: pa.Table, path: Path) -> None:
+    """Write to a hidden temp file in the same folder, fsync, rename over ``path``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            pq.write_table(table, f, compression="zstd", use_dictionary=_DICTIONARY)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _split_covered(parts: list[Part]) -> tuple[list[Part], list[Part]]:
+    """(files to read, files whose range lies inside an earlier-sorted file's: compaction leftovers)."""
+    live: list[Part] = []
+    covered: list[Part] = []
+    for part in parts:  # sorted by (first, -last), so a covering file comes before what it covers
+        if live and live[-1].first <= part.first and part.last <= live[-1].last:
+            covered.append(part)
+        else:
+            live.append(part)
+    return live, covered
+
+
+def _small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
+    runs: list[list[Part]] = [[]]
+    size = 0
+    for part in parts:
+        n = part.path.stat().st_size
+        if n >= target_bytes or size + n > target_bytes:
+            runs.append([])
+            size = 0
+        if n < target_bytes:
+            runs[-1].append(part)
+            size += n
+    return [run for run in runs if run]
+
+
+def _unlink(parts: list[Part]) -> int:
+    for part in parts:
+        part.path.unlink(missing_ok=True)
+    return len(parts)
+
+
+def _dedupe(table: pa.Table) -> pa.Table:
+    """Rows in offset order, each offset once (no copy when already so)."""
+    offsets = table["offset"].to_numpy()
+    if (offsets[1:] > offsets[:-1]).all():
+        return table
+    order = np.argsort(offsets, kind="stable")
+    keep = order[np.concatenate(([True], np.diff(offsets[order]) != 0))]
+    return table.take(keep)

@@ -1,0 +1,102 @@
+"""Searches of the ``memories`` table that read back nothing but row ids and scores.
+
+Reading columns back costs LanceDB a take of each hit, as much as the search itself; recall gets the
+rows from its row cache instead (``hindsight_es.recall.rowcache``). The searches are coroutines on
+LanceDB's own event loop, over the async table behind the sync one (the same dataset, caches and read
+consistency): LanceDB's sync query API makes several round trips to that loop and schema reads per
+query, and ``start`` runs several searches at once without a Python thread for each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import lancedb
+import pyarrow as pa
+from lancedb.background_loop import LOOP
+from lancedb.table import AsyncTable
+
+from hindsight_es.errors import StoreError
+from hindsight_es.stores.filters import MemoryFilter
+
+if TYPE_CHECKING:
+    from hindsight_es.stores.lance import LanceStore
+
+T = TypeVar("T")
+
+
+class Searches:
+    """The row-id searches of one store's ``memories`` table."""
+
+    def __init__(self, store: LanceStore) -> None:
+        self.store = store
+
+    def start(self, search: Coroutine[Any, Any, T]) -> Future[T]:
+        """Run one of the search coroutines below on LanceDB's event loop; its result is the future's."""
+        return asyncio.run_coroutine_threadsafe(search, LOOP.loop)
+
+    def vector_search(
+        self, vector: Sequence[float], where: MemoryFilter, limit: int, *, nprobes: int | None = None
+    ) -> Coroutine[Any, Any, list[tuple[int, float]]]:
+        """``(row id, cosine distance)`` of the nearest memories: with ``nprobes`` that many IVF partitions,
+        else every matching row (exact; see ``ivf_nprobes``). A filter applies before the search."""
+        table = self._memories()  # opened here, not on the loop (opening waits on the loop)
+
+        async def search() -> list[tuple[int, float]]:
+            if table is None:
+                return []
+            query = table.query().nearest_to(vector).column("vector").distance_type("cosine").where(where.sql())
+            query = query.bypass_vector_index() if nprobes is None else query.nprobes(nprobes)
+            return _pairs(await query.with_row_id().select(["_distance"]).limit(limit).to_arrow(), "_distance")
+
+        return search()
+
+    def text_search(
+        self, query: str, column: str, where: MemoryFilter, limit: int
+    ) -> Coroutine[Any, Any, list[tuple[int, float]]]:
+        """``(row id, BM25 score)`` of the best full-text matches in ``column``; the filter applies first."""
+        table = self._memories()
+
+        async def search() -> list[tuple[int, float]]:
+            if table is None or not query.strip():
+                return []
+            found = (
+                table.query()
+                .nearest_to_text(query, columns=column)
+                .where(where.sql())
+                .with_row_id()
+                .select(["_score"])
+                .limit(limit)
+            )
+            return _pairs(await found.to_arrow(), "_score")
+
+        return search()
+
+    def count_memories(self, where: MemoryFilter) -> Coroutine[Any, Any, int]:
+        """Memories matching ``where``, as a coroutine for ``start``."""
+        table = self._memories()
+
+        async def count() -> int:
+            return 0 if table is None else int(await table.count_rows(where.sql()))
+
+        return count()
+
+    def _memories(self) -> AsyncTable | None:
+        if threading.current_thread() is LOOP.thread and not self.store.is_open("memories"):
+            # Opening a table waits on LanceDB's loop: from the loop itself it would never return.
+            raise StoreError("the memories table must be opened (LanceStore.table) before searching from the loop")
+        table = self.store.table("memories")
+        if table is None:
+            return None
+        inner = getattr(table, "_table", None)  # LanceTable keeps its AsyncTable here (lancedb 0.40)
+        if not isinstance(inner, AsyncTable):
+            raise StoreError(f"this LanceDB ({lancedb.__version__}) keeps no async table behind a sync one")
+        return inner
+
+
+def _pairs(found: pa.Table, score: str) -> list[tuple[int, float]]:
+    return list(zip(found.column("_rowid").to_pylist(), found.column(score).to_pylist(), strict=True))
