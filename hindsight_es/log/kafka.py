@@ -310,7 +310,9 @@ class KafkaLog:
                 f"consumer group {group!r}: cannot reach the Kafka broker at {self.servers!r}: {exc!r}"
             ) from exc
         consumer.subscribe(topics)
-        wrapper = KafkaConsumer(self, group, topics, consumer)
+        wrapper = KafkaConsumer(
+            group, topics, consumer, errors=self._errors, timeout_s=self._timeout_s, closed=self._consumers.discard
+        )
         self._consumers.add(wrapper)
         # Wait for the first assignment so that the first polls see data. Joining takes a while (Tansu:
         # about session_timeout / 2, at least 1 s); a member given no partitions just stops waiting.

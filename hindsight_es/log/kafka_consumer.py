@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from aiokafka import AIOKafkaConsumer, ConsumerRecord
 from aiokafka.errors import CommitFailedError, IllegalStateError
@@ -18,9 +19,6 @@ from aiokafka.structs import TopicPartition as KafkaTopicPartition
 
 from hindsight_es.errors import LogError
 from hindsight_es.log.port import Record, TopicPartition
-
-if TYPE_CHECKING:
-    from hindsight_es.log.kafka import KafkaLog
 
 logger = logging.getLogger("hindsight_es.log.kafka")
 
@@ -33,8 +31,17 @@ def record_of(r: ConsumerRecord[bytes, bytes]) -> Record:
 class KafkaConsumer:
     """A member of a Kafka consumer group with manual commits (at-least-once)."""
 
-    def __init__(self, log: KafkaLog, group: str, topics: list[str], consumer: AIOKafkaConsumer) -> None:
-        self._log = log
+    def __init__(
+        self,
+        group: str,
+        topics: list[str],
+        consumer: AIOKafkaConsumer,
+        *,
+        errors: Callable[[str], AbstractContextManager[None]],
+        timeout_s: float,
+        closed: Callable[[KafkaConsumer], None],
+    ) -> None:
+        self._errors, self._timeout_s, self._closed_by = errors, timeout_s, closed
         self.group = group
         self.topics = topics
         self._consumer = consumer
@@ -43,7 +50,7 @@ class KafkaConsumer:
     async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]:
         if self._closed:
             raise LogError(f"consumer of group {self.group!r} is closed")
-        with self._log._errors(f"poll for group {self.group!r}"):
+        with self._errors(f"poll for group {self.group!r}"):
             batch = await self._consumer.getmany(timeout_ms=timeout_ms, max_records=max_records)
         return [record_of(r) for records in batch.values() for r in records]
 
@@ -51,8 +58,8 @@ class KafkaConsumer:
         if not offsets:
             return
         try:
-            with self._log._errors(f"commit for group {self.group!r}"):
-                async with asyncio.timeout(self._log._timeout_s):  # aiokafka retries forever otherwise
+            with self._errors(f"commit for group {self.group!r}"):
+                async with asyncio.timeout(self._timeout_s):  # aiokafka retries forever otherwise
                     await self._consumer.commit({KafkaTopicPartition(t, p): o for (t, p), o in offsets.items()})
         except LogError as exc:
             if isinstance(exc.__cause__, CommitFailedError | IllegalStateError):
@@ -63,15 +70,15 @@ class KafkaConsumer:
             raise
 
     async def committed(self, topic: str, partition: int) -> int | None:
-        with self._log._errors(f"committed offset of group {self.group!r}"):
-            async with asyncio.timeout(self._log._timeout_s):
+        with self._errors(f"committed offset of group {self.group!r}"):
+            async with asyncio.timeout(self._timeout_s):
                 return await self._consumer.committed(KafkaTopicPartition(topic, partition))
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._log._consumers.discard(self)
+        self._closed_by(self)
         coordinator = getattr(self._consumer, "_coordinator", None)
         # aiokafka leaves the group only when generation > 0, but Tansu numbers the first generation 0.
         if coordinator is not None and getattr(coordinator, "generation", -1) == 0 and coordinator.member_id:

@@ -38,7 +38,7 @@ class LanceStore:
         self._db = lancedb.connect(str(self.path), read_consistency_interval=read_consistency)
         self._tables: dict[str, Any] = {}
         self._checked: set[str] = set()  # tables whose columns were checked against the schema
-        self.search = Searches(self)
+        self.search = Searches(lambda: self.table("memories"), lambda: self.is_open("memories"))
 
     # ------------------------------------------------------------ tables
 
@@ -151,7 +151,7 @@ class LanceStore:
 
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
-        lance_indexes.ensure_indexes(self, tables)
+        lance_indexes.ensure_indexes(self.table, self.path, tables)
 
     def vector_index_info(self) -> dict[str, int] | None:
         """The IVF index as trained (rows, partition size), or None."""

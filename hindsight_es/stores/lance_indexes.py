@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lancedb.index import FTS, Bitmap, BTree, IvfSq
-
-if TYPE_CHECKING:
-    from hindsight_es.stores.lance import LanceStore
 
 VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
 VECTOR_INDEX_FILE = "memories.vector_index.json"  # rows and partitions the IVF index was trained with
@@ -27,12 +24,12 @@ MIN_NPROBES = 32
 EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
 
 
-def ensure_indexes(store: LanceStore, tables: Sequence[str] = ("memories", "turns")) -> None:
+def ensure_indexes(table_of: Callable[[str], Any | None], path: Path, tables: Sequence[str]) -> None:
     """Build missing indexes and fold new rows into existing ones (``optimize``).
 
     Each projection passes only its own table: two concurrent index commits on one table conflict.
     """
-    table = store.table("memories") if "memories" in tables else None
+    table = table_of("memories") if "memories" in tables else None
     if table is not None and table.count_rows() > 0:
         kinds = {i.name: i.index_type for i in table.list_indices()}
         if kinds.get("bank_id_idx") == "BTree":  # stores written before bank_id had a bitmap (below)
@@ -63,16 +60,16 @@ def ensure_indexes(store: LanceStore, tables: Sequence[str] = ("memories", "turn
                 table.create_index(column, config=Bitmap())
         if "valid_from_idx" not in names:
             table.create_index("valid_from", config=BTree())
-        _ensure_vector_index(store, table, names)
+        _ensure_vector_index(path, table, names)
         table.optimize()
-    turns = store.table("turns") if "turns" in tables else None
+    turns = table_of("turns") if "turns" in tables else None
     if turns is not None and turns.count_rows() > 0:
         if "bank_id_idx" not in {i.name for i in turns.list_indices()}:
             turns.create_index("bank_id", config=BTree())
         turns.optimize()
 
 
-def _ensure_vector_index(store: LanceStore, table: Any, names: set[str]) -> None:
+def _ensure_vector_index(path: Path, table: Any, names: set[str]) -> None:
     """An IVF index once the table is large enough for flat search to hurt.
 
     IVF_SQ: vectors quantised to int8 in the index (a quarter of IVF_FLAT's memory: 170 MB instead of
@@ -85,14 +82,14 @@ def _ensure_vector_index(store: LanceStore, table: Any, names: set[str]) -> None
     rows = table.count_rows()
     if rows < VECTOR_INDEX_ROWS:
         return
-    info = vector_index_info(store.path)
+    info = vector_index_info(path)
     trained = "vector_idx" in names and info is not None and info.get("index") == VECTOR_INDEX_TYPE
     if trained and table.index_stats("vector_idx").num_indices <= MAX_VECTOR_DELTAS:
         return
     table.create_index(
         "vector", config=IvfSq(distance_type="cosine", target_partition_size=PARTITION_ROWS), replace=True
     )
-    (store.path / VECTOR_INDEX_FILE).write_text(
+    (path / VECTOR_INDEX_FILE).write_text(
         json.dumps({"index": VECTOR_INDEX_TYPE, "rows": rows, "partition_rows": PARTITION_ROWS})
     )
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import lancedb
 import pyarrow as pa
@@ -23,17 +23,14 @@ from lancedb.table import AsyncTable
 from hindsight_es.errors import StoreError
 from hindsight_es.stores.filters import MemoryFilter
 
-if TYPE_CHECKING:
-    from hindsight_es.stores.lance import LanceStore
-
 T = TypeVar("T")
 
 
 class Searches:
     """The row-id searches of one store's ``memories`` table."""
 
-    def __init__(self, store: LanceStore) -> None:
-        self.store = store
+    def __init__(self, memories: Callable[[], Any | None], opened: Callable[[], bool]) -> None:
+        self._table, self._opened = memories, opened  # the sync table (opened on call), and whether it is
 
     def start(self, search: Coroutine[Any, Any, T]) -> Future[T]:
         """Run one of the search coroutines below on LanceDB's event loop; its result is the future's."""
@@ -86,10 +83,10 @@ class Searches:
         return count()
 
     def _memories(self) -> AsyncTable | None:
-        if threading.current_thread() is LOOP.thread and not self.store.is_open("memories"):
+        if threading.current_thread() is LOOP.thread and not self._opened():
             # Opening a table waits on LanceDB's loop: from the loop itself it would never return.
             raise StoreError("the memories table must be opened (LanceStore.table) before searching from the loop")
-        table = self.store.table("memories")
+        table = self._table()
         if table is None:
             return None
         inner = getattr(table, "_table", None)  # LanceTable keeps its AsyncTable here (lancedb 0.40)

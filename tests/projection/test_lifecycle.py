@@ -50,7 +50,7 @@ async def env(tmp_path: Path, embedder):
 
 async def settle(hs: Hindsight) -> None:
     """Publish what recall served, then run the actor and the projections over everything."""
-    await hs.recorder.flush()
+    await hs.reader.recorder.flush()
     await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
 
 
@@ -91,7 +91,7 @@ async def test_archived_memories_leave_recall_and_come_back_with_their_history(e
     settings, log, hs = env
     await seed(hs)
     assert "The picnic was at the lake on Sunday." in await texts(hs, "where was the picnic?")
-    await hs.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
+    await hs.writer.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
     await settle(hs)
 
     cold = cold_ids(settings)
@@ -119,7 +119,7 @@ async def test_archived_memories_leave_recall_and_come_back_with_their_history(e
 async def test_an_archived_memory_recalled_with_the_archive_comes_back(env):
     settings, log, hs = env
     await seed(hs)
-    await hs.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
+    await hs.writer.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
     await settle(hs)
     hits = await hs.recall(A, "was it at the lake?", limit=3, include_archived=True)
     served = [h.memory_id for h in hits if h.status == "archived"]
@@ -134,11 +134,11 @@ async def test_replay_after_archiving_reproduces_the_hot_and_cold_sets(env, tmp_
     settings, log, hs = env
     await seed(hs)
     await say(hs, "Let's keep this between us for now.", "t5", session_id="s2", scope="session")
-    await hs.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
+    await hs.writer.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
     await settle(hs)
     lake = next(m for m, s in cold_ids(settings).items() if s == "archived")
     await hs.restore(A, lake, wait=False)
-    await hs.end_session(A, "s2")
+    await hs.writer.end_session(A, "s2")
     await settle(hs)
 
     rebuilt = {store: tmp_path / "rebuilt" / store for store in ("lance", "archive")}
@@ -173,7 +173,7 @@ async def test_private_memories_of_one_agent_never_reach_another(env):
     assert "The team deploys on Fridays." in nobody and not any("deploy key" in t or "scratch" in t for t in nobody)
     assert "The team uses GitHub for code review." not in nobody  # shared banks only on request
     # archived private memories stay private too
-    await hs.janitor_tick(A, RetentionPolicy(threshold=0.99), occurred_at=T0 + timedelta(days=400))
+    await hs.writer.janitor_tick(A, RetentionPolicy(threshold=0.99), occurred_at=T0 + timedelta(days=400))
     await settle(hs)
     archived_as_coder = await texts(hs, query, agent="coder", include_archived=True)
     assert archived_as_coder and not any("deploy key" in t for t in archived_as_coder)
@@ -184,7 +184,7 @@ async def test_session_scoped_memories_expire_with_the_session(env):
     await say(hs, "For this chat only: call me Captain.", "x1", session_id="s7", scope="session")
     await say(hs, "I live in Lisbon.", "x2", session_id="s7")
     await settle(hs)
-    await hs.end_session(A, "s7")
+    await hs.writer.end_session(A, "s7")
     await settle(hs)
     cold = cold_ids(settings)
     hot = hot_ids(settings)

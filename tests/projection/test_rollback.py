@@ -381,7 +381,7 @@ async def test_export_then_import_into_the_other_log_recalls_the_same(
     async with started_log(target) as log:
         imported = await import_entries(log, entries)
         # A fresh embedded target holds this bank only: there, not one model call may happen.
-        await drain(target, log, embedder if target.broker else NoModel(), f"g-{uuid4().hex[:8]}")
+        await drain(target, log, embedder if target.broker else NoModel(embedder), f"g-{uuid4().hex[:8]}")
         # the target's actor found every imported input decided: not one memory event more
         assert [e.event_id for e in await memory_events(log, bank)] == [e.event_id for e in source_events]
         again = await import_entries(log, entries)
@@ -395,12 +395,20 @@ async def test_export_then_import_into_the_other_log_recalls_the_same(
 
 
 class NoModel:
-    """An embedder that must not be called: every imported input is already decided."""
+    """The source's embedder, as far as its id goes, that must not be called: every imported input is
+    already decided."""
 
-    id, dim = "no-model", 384
+    compatible: tuple[str, ...] = ()
+    cross_script = None
+
+    def __init__(self, like: Embedder) -> None:
+        self.id, self.dim = like.id, like.dim
 
     def embed(self, texts: list[str]) -> Any:
         raise AssertionError(f"the target's bank actor called the model for {texts}")
+
+    def embed_query(self, text: str) -> Any:
+        raise AssertionError(f"the target's bank actor called the model for {text!r}")
 
 
 async def bank_only_store(log: EventLog, bank: str, path: Path) -> LanceStore:

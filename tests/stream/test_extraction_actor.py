@@ -143,9 +143,7 @@ async def test_llm_memories_are_decided_by_the_bank_actor_with_model_prompt_and_
     assert DB_TURNS[0] not in texts  # and its turn's episode with it
 
     async with Hindsight(settings, embedder=embedder) as hs:  # stats show the model, prompt version and tokens
-        from hindsight_es.app.cli.stats import collect
-
-        report = await collect(hs)
+        report = await hs.reader.stats()
     assert report["llm_extraction"]["alice"] == [
         {
             "model": "fake-7b",

@@ -22,6 +22,7 @@ from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
 from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
 from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
 from hindsight_es.app.bench.cmd_replay import replay as bench_replay
+from hindsight_es.app.bench.cmd_startup import startup as bench_startup
 from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
@@ -34,6 +35,7 @@ app.command("lifecycle")(bench_lifecycle)
 app.command("poisoning")(bench_poisoning)
 app.command("ingest")(bench_ingest)
 app.command("mcp")(bench_mcp)
+app.command("startup")(bench_startup)
 
 
 def _pct(values: list[float], q: float) -> float:
