@@ -24,56 +24,66 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="HINDSIGHT_", extra="ignore", hide_input_in_errors=True)  # tokens
 
-    data_dir: Path = Field(Path("./hindsight-data"), description="Log (embedded), LanceDB and Parquet stores")
-    broker: str | None = Field(None, description="Kafka bootstrap servers; unset = embedded log")
-    partitions: int = Field(4, ge=1, le=256, description="Partitions per topic (embedded log, topic creation)")
-    embedder: str = Field("hybrid", description="Embedding model: hybrid (MiniLM + multilingual USE) | minilm | use")
-    max_text_chars: int = Field(DEFAULT_MAX_TEXT_CHARS, ge=16, description="Turns longer than this are refused")
-    working_memory_turns: int = Field(12, ge=0, description="Recent turns per session kept for context")
-    poll_max_records: int = Field(500, ge=1, description="Records per consumer poll")
-    poll_timeout_ms: int = Field(200, ge=1, description="Consumer poll wait")
-    kafka_session_timeout_ms: int = Field(10_000, ge=100)
-    kafka_heartbeat_interval_ms: int = Field(3_000, ge=50)
-    request_timeout_s: float = Field(10.0, gt=0, description="Time-out for log and store calls made by clients")
-    log_level: str = Field("INFO")
+    data_dir: Path = Field(default=Path("./hindsight-data"), description="Log (embedded), LanceDB and Parquet stores")
+    broker: str | None = Field(default=None, description="Kafka bootstrap servers; unset = embedded log")
+    partitions: int = Field(default=4, ge=1, le=256, description="Partitions per topic (embedded log, topic creation)")
+    embedder: str = Field(
+        default="hybrid", description="Embedding model: hybrid (MiniLM + multilingual USE) | minilm | use"
+    )
+    max_text_chars: int = Field(default=DEFAULT_MAX_TEXT_CHARS, ge=16, description="Turns longer than this are refused")
+    working_memory_turns: int = Field(default=12, ge=0, description="Recent turns per session kept for context")
+    poll_max_records: int = Field(default=500, ge=1, description="Records per consumer poll")
+    poll_timeout_ms: int = Field(default=200, ge=1, description="Consumer poll wait")
+    kafka_session_timeout_ms: int = Field(default=10_000, ge=100)
+    kafka_heartbeat_interval_ms: int = Field(default=3_000, ge=50)
+    request_timeout_s: float = Field(default=10.0, gt=0, description="Time-out for log and store calls made by clients")
+    log_level: str = Field(default="INFO")
     # MCP gateway (hindsight_es/app/gateway/): streamable HTTP in `up`, stdio in `mcp`.
-    mcp_http: bool = Field(True, description="`up` also serves MCP over streamable HTTP")
-    mcp_host: str = Field("127.0.0.1", description="Interface of the MCP HTTP server")
-    mcp_port: int = Field(8765, ge=1, le=65535, description="Port of the MCP HTTP server (path /mcp)")
+    mcp_http: bool = Field(default=True, description="`up` also serves MCP over streamable HTTP")
+    mcp_host: str = Field(default="127.0.0.1", description="Interface of the MCP HTTP server")
+    mcp_port: int = Field(default=8765, ge=1, le=65535, description="Port of the MCP HTTP server (path /mcp)")
     mcp_tokens: dict[str, Any] = Field(  # checked below, so a bad entry's error never names its token
         default_factory=dict,
         repr=False,
         description='Bearer token -> banks it may read and write (a list) or "*", JSON: {"t1": ["alice"], "t2": "*"}',
     )
-    mcp_bank: str | None = Field(None, description="Bank a stdio connection is bound to (default for calls)")
-    mcp_wait_timeout_s: float = Field(10.0, gt=0, le=120, description="Default wait of retain/forget/correct")
+    mcp_bank: str | None = Field(default=None, description="Bank a stdio connection is bound to (default for calls)")
+    mcp_wait_timeout_s: float = Field(default=10.0, gt=0, le=120, description="Default wait of retain/forget/correct")
     # LLM extraction (hindsight_es/extraction/llm.py): off unless llm_base_url and llm_model are set.
     llm_base_url: str | None = Field(
-        None,
+        default=None,
         description="OpenAI-compatible API root, e.g. https://api.openai.com/v1, http://localhost:11434/v1 (Ollama)",
     )
-    llm_model: str | None = Field(None, description="Model id sent to the chat-completions API")
-    llm_api_key: str | None = Field(None, repr=False, description="Bearer key (none for local servers)")
-    llm_timeout_s: float = Field(30.0, gt=0, description="Time-out of one chat-completions request")
-    llm_max_retries: int = Field(2, ge=0, le=10, description="Retries of a failed request (time-out, 429, 5xx)")
-    llm_retry_backoff_s: float = Field(1.0, ge=0, description="First back-off between retries (doubles, jittered)")
-    llm_concurrency: int = Field(4, ge=1, le=64, description="Requests in flight at once (all banks)")
-    llm_batch_turns: int = Field(8, ge=1, le=64, description="Recent turns of one bank per request")
-    llm_json_mode: bool = Field(True, description='Ask for response_format {"type": "json_object"}')
+    llm_model: str | None = Field(default=None, description="Model id sent to the chat-completions API")
+    llm_api_key: str | None = Field(default=None, repr=False, description="Bearer key (none for local servers)")
+    llm_timeout_s: float = Field(default=30.0, gt=0, description="Time-out of one chat-completions request")
+    llm_max_retries: int = Field(default=2, ge=0, le=10, description="Retries of a failed request (time-out, 429, 5xx)")
+    llm_retry_backoff_s: float = Field(
+        default=1.0, ge=0, description="First back-off between retries (doubles, jittered)"
+    )
+    llm_concurrency: int = Field(default=4, ge=1, le=64, description="Requests in flight at once (all banks)")
+    llm_batch_turns: int = Field(default=8, ge=1, le=64, description="Recent turns of one bank per request")
+    llm_json_mode: bool = Field(default=True, description='Ask for response_format {"type": "json_object"}')
     llm_judge: bool = Field(
-        True, description="Show the LLM the nearest active memories to judge restatements and contradictions"
+        default=True, description="Show the LLM the nearest active memories to judge restatements and contradictions"
     )
     # Write-time poisoning guard (hindsight_es/memory/guard.py): quarantine at score >= threshold of the trust.
-    guard_enabled: bool = Field(True, description="Screen every candidate before it becomes active")
-    guard_threshold_trusted: float = Field(1.0, gt=0, description="Guard score that quarantines a user's statement")
-    guard_threshold_normal: float = Field(0.6, gt=0, description="… an assistant's")
-    guard_threshold_untrusted: float = Field(0.5, gt=0, description="… a tool output's or a retrieved document's")
+    guard_enabled: bool = Field(default=True, description="Screen every candidate before it becomes active")
+    guard_threshold_trusted: float = Field(
+        default=1.0, gt=0, description="Guard score that quarantines a user's statement"
+    )
+    guard_threshold_normal: float = Field(default=0.6, gt=0, description="… an assistant's")
+    guard_threshold_untrusted: float = Field(
+        default=0.5, gt=0, description="… a tool output's or a retrieved document's"
+    )
 
     # Forgetting lifecycle (memory/retention.py, streams/janitor.py): decay, capacity, scopes, sharing.
-    janitor_enabled: bool = Field(True, description="`up` runs the janitor (scheduled and over-capacity ticks)")
-    janitor_interval_s: float = Field(3600.0, gt=0, description="Seconds between scheduled ticks of every bank")
-    janitor_check_s: float = Field(30.0, gt=0, description="Seconds between capacity checks of every bank")
-    retention_threshold: float = Field(0.1, ge=0, le=1, description="Archive memories whose retention falls below")
+    janitor_enabled: bool = Field(default=True, description="`up` runs the janitor (scheduled and over-capacity ticks)")
+    janitor_interval_s: float = Field(default=3600.0, gt=0, description="Seconds between scheduled ticks of every bank")
+    janitor_check_s: float = Field(default=30.0, gt=0, description="Seconds between capacity checks of every bank")
+    retention_threshold: float = Field(
+        default=0.1, ge=0, le=1, description="Archive memories whose retention falls below"
+    )
     retention_half_life_days: dict[str, float | None] = Field(
         default_factory=dict,
         description="Half-life per kind in days, over the defaults; null = never fades: "
@@ -82,15 +92,19 @@ class Settings(BaseSettings):
     retention_weights: dict[str, float] = Field(
         default_factory=dict, description="Weights of importance, confidence and recalls, over the defaults"
     )
-    retention_recall_saturation: int = Field(8, ge=1, description="Recalls that earn the whole recall weight")
-    retention_grace_days: float = Field(1.0, ge=0, description="Younger memories are never archived for decay")
-    bank_capacity: int | None = Field(100_000, ge=1, description="Most active memories per bank (None: no limit)")
+    retention_recall_saturation: int = Field(default=8, ge=1, description="Recalls that earn the whole recall weight")
+    retention_grace_days: float = Field(default=1.0, ge=0, description="Younger memories are never archived for decay")
+    bank_capacity: int | None = Field(
+        default=100_000, ge=1, description="Most active memories per bank (None: no limit)"
+    )
     bank_capacities: dict[str, int] = Field(default_factory=dict, description="Capacity per bank, over bank_capacity")
     session_idle_hours: float | None = Field(
-        24.0, gt=0, description="Session-scoped memories expire after this idle time (None: only on session end)"
+        default=24.0,
+        gt=0,
+        description="Session-scoped memories expire after this idle time (None: only on session end)",
     )
-    record_recalls: bool = Field(True, description="Publish what recall serves (RecallServed) for retention")
-    restore_on_recall: bool = Field(True, description="An archived memory served by recall comes back")
+    record_recalls: bool = Field(default=True, description="Publish what recall serves (RecallServed) for retention")
+    restore_on_recall: bool = Field(default=True, description="An archived memory served by recall comes back")
     shared_banks: dict[str, list[str]] = Field(
         default_factory=dict, description='Bank -> shared banks its recalls may include: {"alice": ["team"]}'
     )
@@ -99,9 +113,12 @@ class Settings(BaseSettings):
         description='Score weights of "private" (the agent\'s own), "bank" (unowned, this '
         'bank) and "shared" (a shared bank) hits, over the defaults',
     )
-    log_format: Literal["text", "json"] = Field("text", description="Log lines as text or one JSON object each")
+    log_format: Literal["text", "json"] = Field(default="text", description="Log lines as text or one JSON object each")
     metrics_port: int | None = Field(
-        None, ge=1, le=65535, description="Also serve /metrics on 127.0.0.1:PORT (it is always on the MCP HTTP server)"
+        default=None,
+        ge=1,
+        le=65535,
+        description="Also serve /metrics on 127.0.0.1:PORT (it is always on the MCP HTTP server)",
     )
 
     @field_validator("mcp_tokens")

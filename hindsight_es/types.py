@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Literal
 
+import numpy as np
 from pydantic import AfterValidator, StringConstraints
 
 TopicPartition = tuple[str, int]
+Vector = np.ndarray | Sequence[float]  # a query vector: an embedder's float32 array, or plain floats
 RESERVED_BANK = "__positions__"  # the stores' tracking rows use it (``stores.tracking``): no bank may
 
 

@@ -29,7 +29,7 @@ class Rows:
 
     def by_bank(self) -> dict[str, dict[tuple[Any, ...], int]]:
         """bank -> key -> row index."""
-        out: dict[str, dict[str, int]] = {}
+        out: dict[str, dict[tuple[Any, ...], int]] = {}
         for i, (bank, key) in enumerate(zip(self.banks, self.keys, strict=True)):
             out.setdefault(bank, {})[key] = i
         return out

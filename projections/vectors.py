@@ -85,7 +85,7 @@ def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
 
 class VectorsProjection:
     name = "vectors"
-    topics = (TOPIC_MEMORIES,)
+    topics: tuple[str, ...] = (TOPIC_MEMORIES,)
     linger_s = 0.0  # recall reads this table: apply every batch at once
 
     def __init__(self, store: LanceStore) -> None:
@@ -123,11 +123,11 @@ class VectorsProjection:
                 rows[row["memory_id"]] = row
                 gone.discard(row["memory_id"])
             for memory_id, fields in changed:
-                if (row := rows.get(str(memory_id))) is not None:
-                    row.update({k: str(v) if k in _LINKS and v else v for k, v in fields.items()})
+                if (touched := rows.get(str(memory_id))) is not None:
+                    touched.update({k: str(v) if k in _LINKS and v else v for k, v in fields.items()})
             own = subject(event)
-            if own is not None and (row := rows.get(str(own))) is not None:
-                row.update(topic=record.topic, partition=record.partition, offset=record.offset)
+            if own is not None and (touched := rows.get(str(own))) is not None:
+                touched.update(topic=record.topic, partition=record.partition, offset=record.offset)
             if isinstance(event, MemoryArchived):
                 rows.pop(str(event.memory_id), None)
                 gone.add(str(event.memory_id))
@@ -145,8 +145,8 @@ class VectorsProjection:
                 dim,
                 ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""),
             )
-            for memory_id in misfits:
-                del rows[memory_id]
+            for misfit in misfits:
+                del rows[misfit]
         ends: dict[TopicPartition, int] = {}
         for record, _ in fresh:
             ends[(record.topic, record.partition)] = record.offset + 1

@@ -28,7 +28,7 @@ def turn_key(bank_id: str, session_id: str, turn_id: str) -> str:
 
 class WorkingMemoryProjection:
     name = "working_memory"
-    topics = (TOPIC_TURNS,)
+    topics: tuple[str, ...] = (TOPIC_TURNS,)
     linger_s = 0.25  # a session's recent turns, not recall's memories: batch the commits a little (runner.run)
 
     def __init__(self, store: LanceStore, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> None:

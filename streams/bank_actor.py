@@ -146,7 +146,8 @@ class BankActor:
         extractors: list[tuple[str, tuple[str, str] | None]] = []
         last_turn: dict[tuple[str, str], LastTurn] = {}  # turns earlier in this batch, not yet in the state
         for event in events:
-            context, extractor = None, (self.extractor.id, None)
+            context: str | None = None
+            extractor: tuple[str, tuple[str, str] | None] = (self.extractor.id, None)
             if isinstance(event, TurnRecorded) and event.event_id not in self.state(event.bank_id).handled:
                 given = self._given.pop(event.event_id, None)
                 found = (

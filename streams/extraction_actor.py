@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
@@ -24,6 +24,10 @@ from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.extraction.prompts import Neighbor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
 from hindsight_es.memory.ids import derive_id
+
+if TYPE_CHECKING:
+    from hindsight_es.embedding import Embedder
+    from hindsight_es.extraction.llm import LLMResult
 
 GROUP = "hindsight.extraction-actor"
 log_ = logging.getLogger("hindsight.extraction_actor")
@@ -37,7 +41,9 @@ class BatchExtractor(Protocol):
     model: str
     prompt_version: str
 
-    async def extract(self, turns: Sequence[TurnRecorded], existing: Sequence[Neighbor] = ()) -> object: ...
+    async def extract(self, turns: Sequence[TurnRecorded], existing: Sequence[Neighbor] = ()) -> LLMResult: ...
+
+    async def aclose(self) -> None: ...
 
 
 class ExtractionActor:
@@ -123,13 +129,13 @@ class ExtractionActor:
             extractions=tuple(
                 TurnExtraction(turn=t, candidates=(*self._episode(t), *found))
                 for t, found in zip(turns, result.candidates, strict=True)
-            ),  # type: ignore[attr-defined]
+            ),
             extractor=self.llm.id,
             model=self.llm.model,
             prompt_version=self.llm.prompt_version,
             usage=result.usage,
             latency_ms=result.latency_ms,
-        )  # type: ignore[attr-defined]
+        )
 
     async def _neighbors(self, bank_id: str, turns: list[TurnRecorded]) -> list[Neighbor]:
         if self.neighbors is None or not self.settings.llm_judge:
@@ -179,7 +185,7 @@ def _next_offsets(records: list[Record]) -> dict[TopicPartition, int]:
     return {(r.topic, r.partition): r.offset + 1 for r in records}
 
 
-def store_neighbors(settings: Settings, embedder: object, *, per_turn: int = 4, limit: int = 8) -> NeighborSearch:
+def store_neighbors(settings: Settings, embedder: Embedder, *, per_turn: int = 4, limit: int = 8) -> NeighborSearch:
     """Nearest active typed memories from the LanceDB store (what recall would return for each turn)."""
     from hindsight_es.recall import recall
     from hindsight_es.stores import generations
@@ -193,7 +199,7 @@ def store_neighbors(settings: Settings, embedder: object, *, per_turn: int = 4, 
             return []
         found: dict[str, Neighbor] = {}
         for turn in turns:
-            for hit in recall(store, embedder, bank_id, turn.text, limit=per_turn, kinds=kinds):  # type: ignore[arg-type]
+            for hit in recall(store, embedder, bank_id, turn.text, limit=per_turn, kinds=kinds):
                 found.setdefault(hit.memory_id, Neighbor(UUID(hit.memory_id), hit.kind, hit.text, hit.key))
         return list(found.values())[:limit]
 
@@ -203,7 +209,7 @@ def store_neighbors(settings: Settings, embedder: object, *, per_turn: int = 4, 
     return run
 
 
-def make_extraction_actor(settings: Settings, log: EventLog, embedder: object) -> ExtractionActor | None:
+def make_extraction_actor(settings: Settings, log: EventLog, embedder: Embedder) -> ExtractionActor | None:
     """The extraction actor over the configured LLM; None when no LLM is configured (rules in the bank actor)."""
     if not settings.llm_enabled:
         return None
@@ -216,11 +222,11 @@ async def run_extraction(actor: ExtractionActor, stop: asyncio.Event) -> None:
     try:
         await actor.run(stop)
     finally:
-        await actor.llm.aclose()  # type: ignore[attr-defined]
+        await actor.llm.aclose()
 
 
 async def drain_extraction(actor: ExtractionActor) -> int:
     try:
         return await actor.drain()
     finally:
-        await actor.llm.aclose()  # type: ignore[attr-defined]
+        await actor.llm.aclose()

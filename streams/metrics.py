@@ -37,7 +37,7 @@ _LIFECYCLE = {
 
 def counts(state: BankState) -> dict[str, int]:
     """Memories of a bank per state (``hot`` and ``archived`` by where they live, the rest by status)."""
-    tally = Tally(m.status for m in state.memories.values())
+    tally: Tally[str] = Tally(m.status for m in state.memories.values())
     cold = sum(1 for m in state.memories.values() if m.cold)
     out = {s: tally.get(s, 0) for s in STATES if s not in ("hot",)}
     out["hot"] = len(state.memories) - cold

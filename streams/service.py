@@ -10,7 +10,8 @@ import asyncio
 import contextlib
 import fcntl
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
@@ -65,7 +66,7 @@ async def serve(
     *,
     embedder: Embedder | None = None,
     extractor: Extractor | None = None,
-    extra: Mapping[str, Callable[[asyncio.Event], Awaitable[None]]] | None = None,
+    extra: Mapping[str, Callable[[asyncio.Event], Coroutine[Any, Any, None]]] | None = None,
 ) -> None:
     """Run the actor, the projections and ``extra`` tasks (e.g. the MCP HTTP server) until ``stop`` is set;
     a crashed task stops the others."""
@@ -84,9 +85,9 @@ async def serve(
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         for task in done:
-            if task.exception() is not None:
-                log_.error("%s failed: %r", task.get_name(), task.exception())
-                raise task.exception()  # type: ignore[misc]
+            if (exc := task.exception()) is not None:
+                log_.error("%s failed: %r", task.get_name(), exc)
+                raise exc
     finally:
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)

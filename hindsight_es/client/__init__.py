@@ -12,6 +12,7 @@ outcomes), ``hs.reader`` (recall, context, history, working memory, stats) and `
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
@@ -75,7 +76,7 @@ class Hindsight:
 
     # ------------------------------------------------------------ writes (``writer``)
 
-    async def publish(self, events: list[Event]) -> None:
+    async def publish(self, events: Sequence[Event]) -> None:
         await self.writer.publish(events)
 
     async def record_turn(self, bank_id: str, text: str, **fields: Any) -> TurnRecorded:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 from uuid import UUID
 
 from hindsight_es.client.connection import Connection
@@ -23,6 +23,12 @@ from hindsight_es.recall.scoped import scoped_recall
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 
 Via = str  # "recall" | "context"
+
+
+class _Scope(TypedDict):
+    agent: str | None
+    include_shared: bool
+    include_archived: bool
 
 
 class Reader:
@@ -73,7 +79,7 @@ class Reader:
         if not query.strip():
             raise InvalidInputError("query is empty")
         check_agent(agent)
-        scope = {"agent": agent, "include_shared": include_shared, "include_archived": include_archived}
+        scope: _Scope = {"agent": agent, "include_shared": include_shared, "include_archived": include_archived}
 
         def run() -> list[RecallHit]:
             self.require_bank(bank_id)

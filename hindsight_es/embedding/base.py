@@ -62,7 +62,8 @@ def l2_normalize(vectors: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length as float32; all-zero rows stay zero."""
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    return vectors / np.maximum(norms, np.float32(1e-12))
+    normalized: np.ndarray = vectors / np.maximum(norms, np.float32(1e-12))
+    return normalized
 
 
 def default_threads() -> int:
@@ -126,7 +127,8 @@ class BatchedEmbedder(ABC):
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self.embed([text])[0]
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
 
 
 def vector_space(embedder: Embedder) -> tuple[str, ...]:

@@ -77,7 +77,7 @@ class MiniLMEmbedder(BatchedEmbedder):
     id = "minilm-l6-v2-qint8@1"
     #: Ids whose vectors this model's queries compare with: the same model computed in float32 (the
     #: embedder before this one, whose vectors old stores hold).
-    compatible = ("minilm-l6-v2-int8@1",)
+    compatible: tuple[str, ...] = ("minilm-l6-v2-int8@1",)
     dim = 384
 
     def __init__(self, batch_size: int = BATCH_SIZE, threads: int | None = None) -> None:

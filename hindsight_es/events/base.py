@@ -17,7 +17,7 @@ from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Fiel
 from hindsight_es.types import BankId
 
 
-def _decode_vector(value: Any) -> bytes:
+def _decode_vector(value: Any) -> object:
     if isinstance(value, str):
         return base64.b64decode(value, validate=True)
     if isinstance(value, (list, tuple)):
@@ -50,7 +50,7 @@ class Event(BaseModel):
     bank_id: BankId
     occurred_at: AwareDatetime = Field(default_factory=utcnow)
     causation_id: UUID | None = None
-    actor: str = Field("user", min_length=1, max_length=256)
+    actor: str = Field(default="user", min_length=1, max_length=256)
 
     @field_validator("occurred_at")
     @classmethod

@@ -26,7 +26,7 @@ class Judgement(BaseModel):
 
     relation: Relation
     memory_id: UUID | None = None  # the active memory it restates, updates or contradicts
-    reason: str = Field("", max_length=500)
+    reason: str = Field(default="", max_length=500)
     model: str = ""  # who judged (the LLM's model id)
 
 
@@ -43,8 +43,8 @@ class Candidate(BaseModel):
     # The attribute's normalized (lowercase) value, e.g. "postgresql", "顺丰", "not:coffee".
     value: str | None = None
     entities: tuple[str, ...] = ()
-    importance: float = Field(0.5, ge=0, le=1)
-    confidence: float = Field(0.7, ge=0, le=1)
+    importance: float = Field(default=0.5, ge=0, le=1)
+    confidence: float = Field(default=0.7, ge=0, le=1)
     # The speaker explicitly corrected an earlier statement ("不对，…", "actually, …", "no, it's …").
     is_correction: bool = False
     # When the statement holds, where the speaker said so ("next week", "until May"); None: from the turn on.

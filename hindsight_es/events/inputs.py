@@ -20,7 +20,7 @@ class TurnRecorded(Event):
     session_id: SessionId
     turn_id: TurnId
     role: Role = "user"
-    speaker: str | None = Field(None, max_length=256)
+    speaker: str | None = Field(default=None, max_length=256)
     text: str
     source: Source = "user"
     trust: Trust | None = None
@@ -38,7 +38,7 @@ class ForgetRequested(Event):
     type: Literal["ForgetRequested"] = "ForgetRequested"
     memory_ids: tuple[UUID, ...] = ()
     session_id: SessionId | None = None
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
     since: AwareDatetime | None = None  # with ``until``: memories valid from [since, until); ANDed with session
     until: AwareDatetime | None = None
 
@@ -47,7 +47,7 @@ class CorrectionRequested(Event):
     type: Literal["CorrectionRequested"] = "CorrectionRequested"
     memory_id: UUID
     text: str = Field(min_length=1)
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class RetractionRequested(Event):
@@ -60,13 +60,13 @@ class RetractionRequested(Event):
     turn_actor: str | None = None
     since: AwareDatetime | None = None
     until: AwareDatetime | None = None
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class RestoreRequested(Event):
     type: Literal["RestoreRequested"] = "RestoreRequested"
     memory_ids: tuple[UUID, ...] = ()
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class ReleaseRequested(Event):
@@ -74,7 +74,7 @@ class ReleaseRequested(Event):
 
     type: Literal["ReleaseRequested"] = "ReleaseRequested"
     memory_ids: tuple[UUID, ...] = Field(min_length=1)
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class RejectRequested(Event):
@@ -82,15 +82,15 @@ class RejectRequested(Event):
 
     type: Literal["RejectRequested"] = "RejectRequested"
     memory_ids: tuple[UUID, ...] = Field(min_length=1)
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class TokenUsage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    prompt_tokens: int = Field(0, ge=0)
-    completion_tokens: int = Field(0, ge=0)
-    calls: int = Field(0, ge=0)  # HTTP requests made, retries included
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+    calls: int = Field(default=0, ge=0)  # HTTP requests made, retries included
 
 
 class TurnExtraction(BaseModel):
@@ -115,8 +115,8 @@ class ExtractionCompleted(Event):
     model: str | None = None
     prompt_version: str | None = None
     usage: TokenUsage = Field(default_factory=TokenUsage)
-    error: str | None = Field(None, max_length=2000)
-    latency_ms: int = Field(0, ge=0)
+    error: str | None = Field(default=None, max_length=2000)
+    latency_ms: int = Field(default=0, ge=0)
 
 
 # ---------------------------------------------------------------- lifecycle: decay, archive, scopes
@@ -128,13 +128,13 @@ class RetentionPolicy(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    threshold: float = Field(0.1, ge=0, le=1)  # archive an active memory whose retention falls below
+    threshold: float = Field(default=0.1, ge=0, le=1)  # archive an active memory whose retention falls below
     half_life_days: dict[str, float | None] = Field(default_factory=lambda: dict(DEFAULT_HALF_LIVES))
     weights: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    recall_saturation: int = Field(8, ge=1)  # recalls that earn the whole recall weight
-    grace_days: float = Field(1.0, ge=0)  # younger memories are never archived for decay
-    capacity: int | None = Field(None, ge=0)  # most active memories the bank keeps (lowest retention goes)
-    session_idle_hours: float | None = Field(24.0, gt=0)  # session-scoped memories expire after this idle time
+    recall_saturation: int = Field(default=8, ge=1)  # recalls that earn the whole recall weight
+    grace_days: float = Field(default=1.0, ge=0)  # younger memories are never archived for decay
+    capacity: int | None = Field(default=None, ge=0)  # most active memories the bank keeps (lowest retention goes)
+    session_idle_hours: float | None = Field(default=24.0, gt=0)  # session-scoped memories expire after this idle time
 
 
 # Days after which a memory's freshness halves (None: never fades); kinds not listed use "default".
@@ -158,7 +158,7 @@ class JanitorTick(Event):
 
     type: Literal["JanitorTick"] = "JanitorTick"
     policy: RetentionPolicy = Field(default_factory=RetentionPolicy)
-    reason: str = Field("schedule", max_length=200)
+    reason: str = Field(default="schedule", max_length=200)
 
 
 class SessionEnded(Event):
@@ -166,7 +166,7 @@ class SessionEnded(Event):
 
     type: Literal["SessionEnded"] = "SessionEnded"
     session_id: SessionId
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class PromoteRequested(Event):
@@ -175,7 +175,7 @@ class PromoteRequested(Event):
     type: Literal["PromoteRequested"] = "PromoteRequested"
     memory_ids: tuple[UUID, ...] = Field(min_length=1)
     scope: Scope = "global"
-    reason: str = Field("", max_length=2000)
+    reason: str = Field(default="", max_length=2000)
 
 
 class RecallServed(Event):

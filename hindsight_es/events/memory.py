@@ -22,8 +22,8 @@ class MemoryRetained(Event):
     key: str | None = None
     value: str | None = None
     entities: tuple[str, ...] = ()
-    importance: float = Field(0.5, ge=0, le=1)
-    confidence: float = Field(0.7, ge=0, le=1)
+    importance: float = Field(default=0.5, ge=0, le=1)
+    confidence: float = Field(default=0.7, ge=0, le=1)
     scope: Scope = "global"
     owner: AgentId | None = None  # the agent it is private to; None: shared with every reader of the bank
     session_id: SessionId | None = None

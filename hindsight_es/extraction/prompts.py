@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 from hindsight_es.events import TurnRecorded
@@ -131,6 +132,6 @@ def _one_line(text: str, limit: int = 400) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def example_output(memories: list[dict]) -> str:
+def example_output(memories: list[dict[str, Any]]) -> str:
     """A well-formed answer (for tests and fakes)."""
     return json.dumps({"memories": memories}, ensure_ascii=False)

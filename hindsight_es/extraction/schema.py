@@ -45,18 +45,18 @@ class LLMMemory(BaseModel):
     turn: int = Field(ge=1)
     kind: LLMKind
     text: str = Field(min_length=1, max_length=2000)
-    subject: str | None = Field(None, max_length=100)
-    attribute: str | None = Field(None, max_length=100)
-    value: str | None = Field(None, max_length=500)
+    subject: str | None = Field(default=None, max_length=100)
+    attribute: str | None = Field(default=None, max_length=100)
+    value: str | None = Field(default=None, max_length=500)
     entities: list[str] = Field(default_factory=list, max_length=32)
-    importance: float = Field(0.5, ge=0, le=1)
-    confidence: float = Field(0.7, ge=0, le=1)
+    importance: float = Field(default=0.5, ge=0, le=1)
+    confidence: float = Field(default=0.7, ge=0, le=1)
     valid_from: Annotated[datetime | None, BeforeValidator(_when)] = None
     valid_to: Annotated[datetime | None, BeforeValidator(_when)] = None
     is_correction: bool = False
     relation: Relation = "new"
-    target: str | None = Field(None, max_length=20)
-    reason: str = Field("", max_length=500)
+    target: str | None = Field(default=None, max_length=20)
+    reason: str = Field(default="", max_length=500)
 
     @field_validator("value", "subject", "attribute", "target", mode="before")
     @classmethod

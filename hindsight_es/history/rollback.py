@@ -46,7 +46,7 @@ def retraction(
             bank_id=bank_id,
             session_id=session_id,
             turn_ids=turn_ids,
-            source=source,
+            source=source,  # type: ignore[arg-type]  # any str: the model validates it (InvalidInputError below)
             turn_actor=turn_actor,
             since=since,
             until=until,

@@ -14,8 +14,9 @@ import fcntl
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar, TypeVarTuple
 
 from hindsight_es.errors import LogError
 from hindsight_es.log.port import Record, TopicPartition, partition_for
@@ -33,6 +34,10 @@ CREATE TABLE IF NOT EXISTS group_offsets (
   PRIMARY KEY (grp, topic, partition));
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+_T = TypeVar("_T")
+_Ts = TypeVarTuple("_Ts")
+_Row = tuple[int, str | None, bytes, int]  # offset, key, value, ts
 
 
 class EmbeddedLog:
@@ -69,8 +74,8 @@ class EmbeddedLog:
             raise LogError(f"embedded log {self.path} is not started")
         return self._conn
 
-    async def _run(self, fn, *args):  # type: ignore[no-untyped-def]
-        def locked():  # type: ignore[no-untyped-def]
+    async def _run(self, fn: Callable[[*_Ts], _T], *args: *_Ts) -> _T:
+        def locked() -> _T:
             with self._lock:
                 return fn(*args)
 
@@ -128,7 +133,7 @@ class EmbeddedLog:
         rows = await self._run(self._read, topic, partition, start, stop, limit)
         return [Record(topic, partition, o, k, v, ts) for o, k, v, ts in rows]
 
-    def _read(self, topic: str, partition: int, start: int, stop: int, limit: int) -> list[tuple]:
+    def _read(self, topic: str, partition: int, start: int, stop: int, limit: int) -> list[_Row]:
         return (
             self._db()
             .execute(

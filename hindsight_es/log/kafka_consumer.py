@@ -72,7 +72,8 @@ class KafkaConsumer:
     async def committed(self, topic: str, partition: int) -> int | None:
         with self._errors(f"committed offset of group {self.group!r}"):
             async with asyncio.timeout(self._timeout_s):
-                return await self._consumer.committed(KafkaTopicPartition(topic, partition))
+                offset: int | None = await self._consumer.committed(KafkaTopicPartition(topic, partition))  # untyped
+                return offset
 
     async def close(self) -> None:
         if self._closed:

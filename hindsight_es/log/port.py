@@ -30,7 +30,8 @@ class Record:
 
 def partition_for(key: str, partitions: int) -> int:
     """Kafka's default partitioner (murmur2), so both logs put a bank on the same partition."""
-    return (murmur2(key.encode("utf-8")) & 0x7FFFFFFF) % partitions
+    hashed: int = murmur2(key.encode("utf-8"))  # aiokafka is untyped
+    return (hashed & 0x7FFFFFFF) % partitions
 
 
 class Consumer(Protocol):

@@ -37,7 +37,7 @@ from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.prepared import Prepared, caused
 from hindsight_es.memory.state import BankState, text_key
-from hindsight_es.types import DEFAULT_TRUST
+from hindsight_es.types import DEFAULT_TRUST, Trust
 
 
 def decide(
@@ -141,7 +141,7 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
 
 
 def _retained(
-    turn: TurnRecorded, i: int, cand: Candidate, vector: np.ndarray, prepared: Prepared, trust: str
+    turn: TurnRecorded, i: int, cand: Candidate, vector: np.ndarray, prepared: Prepared, trust: Trust
 ) -> MemoryRetained:
     return MemoryRetained(
         event_id=derive_id(turn.event_id, f"retained/{i}"),
@@ -164,7 +164,7 @@ def _retained(
         source_turn_ids=(turn.turn_id,),
         valid_from=cand.valid_from or turn.occurred_at,
         valid_until=cand.valid_to,
-        vector=vector,
+        vector=vector,  # type: ignore[arg-type]  # VectorBytes' validator encodes the array
         embedder=prepared.embedder,
         extractor=prepared.extractor,
     )
@@ -232,6 +232,7 @@ def _displaced(state: BankState, head: UUID | None, cand: Candidate) -> list[tup
     if (
         judged is not None
         and judged.relation in ("updates", "contradicts")
+        and judged.memory_id is not None
         and judged.memory_id != head
         and _active(state, judged.memory_id)
     ):

@@ -24,12 +24,19 @@ from hindsight_es.events import Event, MemoryForgotten, MemorySuperseded
 from hindsight_es.events.changes import changes
 from hindsight_es.memory.forgetting import restored
 from hindsight_es.memory.ids import derive_id
+from hindsight_es.memory.prepared import Envelope
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 SLACK = 2  # words an episode may say beyond its typed memories ("hi", "thanks", "好的") and still follow them
 RETIRED = ("superseded", "forgotten", "retracted")
 TAKEN_ALONG = ("superseded", "forgotten")  # the statuses an episode follows its memories into
 _WORDS = re.compile(r"[0-9a-z]+|[^\W_]")  # Latin words and digit runs; any other letter (CJK) on its own
+
+
+class _Along(Envelope):
+    event_id: UUID
+    memory_id: UUID
+    along_with: UUID
 
 
 def words(text: str) -> list[str]:
@@ -116,7 +123,7 @@ def _typed(state: BankState, episode: MemoryInfo) -> list[MemoryInfo]:
 
 def _retired(cause: Event, episode: MemoryInfo, typed: UUID, how: Event) -> Event:
     """The episode goes the way ``how`` sent its turn's last typed memory ``typed``."""
-    envelope = {
+    envelope: _Along = {
         "event_id": derive_id(cause.event_id, f"along/{episode.memory_id}"),
         "bank_id": cause.bank_id,
         "occurred_at": cause.occurred_at,

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TypedDict
+from uuid import UUID
 
 import numpy as np
 
@@ -24,7 +27,14 @@ class Prepared:
     failure: tuple[str, str] | None = None  # (extractor that failed, why): the candidates are the fallback's
 
 
-def caused(event: Event) -> dict[str, object]:
+class Envelope(TypedDict):
+    bank_id: str
+    occurred_at: datetime
+    causation_id: UUID
+    actor: str
+
+
+def caused(event: Event) -> Envelope:
     """The envelope of an event decided for ``event``."""
     return {
         "bank_id": event.bank_id,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from uuid import UUID
 
 from hindsight_es.events import RetentionPolicy
 from hindsight_es.memory.state import BankState, MemoryInfo
@@ -56,7 +57,8 @@ def freshness(memory: MemoryInfo, now: datetime, policy: RetentionPolicy) -> flo
     if life is None or life <= 0:
         return 1.0
     age_days = max(0.0, (now - touched_at(memory)).total_seconds() / DAY_S)
-    return 0.5 ** (age_days / life)
+    fresh: float = 0.5 ** (age_days / life)  # typeshed: a float power may be complex
+    return fresh
 
 
 def retention(memory: MemoryInfo, now: datetime, policy: RetentionPolicy) -> float:
@@ -66,7 +68,7 @@ def retention(memory: MemoryInfo, now: datetime, policy: RetentionPolicy) -> flo
 def plan_archive(state: BankState, now: datetime, policy: RetentionPolicy) -> list[Archival]:
     """The active memories a tick at ``now`` archives, in the order above."""
     out: list[Archival] = []
-    taken: set = set()
+    taken: set[UUID] = set()
     active = sorted(state.active(), key=lambda m: (m.valid_from, str(m.memory_id)))
     if policy.session_idle_hours is not None:
         idle = timedelta(hours=policy.session_idle_hours)

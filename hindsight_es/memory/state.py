@@ -23,6 +23,7 @@ from hindsight_es.events import (
 )
 from hindsight_es.events.changes import changes, taken_along
 from hindsight_es.memory.indexing import LastTurn, index_text
+from hindsight_es.types import MemoryKind
 
 Status = Literal["active", "superseded", "forgotten", "archived", "quarantined", "retracted"]
 
@@ -30,7 +31,7 @@ Status = Literal["active", "superseded", "forgotten", "archived", "quarantined",
 @dataclass(slots=True)
 class MemoryInfo:
     memory_id: UUID
-    kind: str
+    kind: MemoryKind
     text: str
     key: str | None
     value: str | None

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Iterable
+from typing import Any
 
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
@@ -47,7 +48,7 @@ _caches_lock = threading.Lock()
 class RowCache:
     def __init__(self, store: LanceStore, max_rows: int = MAX_ROWS) -> None:
         self.store, self.max_rows = store, max_rows
-        self._rows: dict[int, dict] = {}  # in order of last use
+        self._rows: dict[int, dict[str, Any]] = {}  # in order of last use
         self._warm: set[str] = set()
         self._lock = threading.Lock()
 
@@ -62,9 +63,9 @@ class RowCache:
             self._put(table.to_pylist())
             self._warm.add(bank_id)
 
-    def rows(self, row_ids: Iterable[int]) -> dict[int, dict]:
+    def rows(self, row_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         """The rows at these row ids (those deleted meanwhile are left out)."""
-        found: dict[int, dict] = {}
+        found: dict[int, dict[str, Any]] = {}
         missing = []
         with self._lock:
             for row_id in row_ids:
@@ -80,7 +81,7 @@ class RowCache:
             found.update((row["_rowid"], row) for row in fetched)
         return found
 
-    def _put(self, rows: list[dict]) -> None:
+    def _put(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
             self._rows[row["_rowid"]] = row
         while len(self._rows) > self.max_rows:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
@@ -27,6 +27,12 @@ from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import LanceStore
 
 DEFAULT_WEIGHTS: dict[str, float] = {"private": 1.0, "bank": 1.0, "shared": 0.8, "archived": 0.8}
+
+
+class _Filters(TypedDict):
+    kinds: Sequence[str] | None
+    since: datetime | None
+    until: datetime | None
 
 
 def origin(hit: RecallHit, bank_id: str, agent: str | None) -> str:
@@ -99,7 +105,7 @@ def scoped_recall(
 ) -> list[RecallHit]:
     """Hits of ``bank_id`` and the ``shared`` banks visible to ``agent``, plus archived ones when an
     ``archive`` is given, merged as described above."""
-    filters = {"kinds": kinds, "since": since, "until": until}
+    filters: _Filters = {"kinds": kinds, "since": since, "until": until}
     hits: list[RecallHit] = []
     for bank in dict.fromkeys([bank_id, *shared]):
         found = recall(store, embedder, bank, query, limit=limit, agent=agent, **filters, **options)

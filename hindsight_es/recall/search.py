@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.errors import ConfigError
@@ -24,7 +24,9 @@ from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
+from hindsight_es.stores.lance_indexes import VectorIndexInfo
 from hindsight_es.text import has_cjk, is_cjk
+from hindsight_es.types import Vector
 
 COLUMNS = (
     "memory_id",
@@ -40,7 +42,8 @@ COLUMNS = (
     "owner",
     "scope",
 )
-_PLANS: dict[tuple[str, ...], tuple[Any, float]] = {}  # see _cached
+_T = TypeVar("_T")
+_PLANS: dict[tuple[str, ...], tuple[object, float]] = {}  # see _cached
 # RRF weight of the other-script list: above 1 so a bilingual bank's other-script memories can reach the
 # top of an answer, below 2, where they crowd out same-script ones (docs/benchmarks.md, MADial mixed).
 CROSS_WEIGHT = 1.5
@@ -126,10 +129,15 @@ def recall(
             # searched again with the speakers' names taken out, so what it finds matches the content.
             speakers = [row.get("speaker") for row in cache.rows({row_id for row_id, _ in found[-1][1]}).values()]
             if named := frozenset(n for n in parsed.names if any(speaker_named(s, frozenset([n])) for s in speakers)):
+                assert cross_script is not None  # cross_vector is only set with it
                 content_only = True
                 rest = without_names(query, named)
-                cross_vector = cross_script.text(rest) if rest else None
-                found[-1] = ("cross", store.search.start(cross(cross_vector)).result() if rest else [])
+                if rest:
+                    cross_vector = cross_script.text(rest)
+                    found[-1] = ("cross", store.search.start(cross(cross_vector)).result())
+                else:
+                    cross_vector = None
+                    found[-1] = ("cross", [])
         wanted = {row_id for _, hits in found for row_id, _ in hits}
         by_row_id = cache.rows(wanted)
         # A row id a search returned but the table no longer has: a write (an update or a compaction,
@@ -157,7 +165,7 @@ def recall(
 PLAN_TTL_S = 10.0
 
 
-def _cached(key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
+def _cached(key: tuple[str, ...], compute: Callable[[], _T]) -> _T:
     """``compute()``, kept for ``PLAN_TTL_S``: table and bank sizes and the vector index as trained only
     set how the vectors are searched and whether the row cache loads a bank whole, so a few seconds'
     staleness is harmless (an index built meanwhile is used a few seconds later; until then, exact scans). Keyed by the
@@ -166,7 +174,7 @@ def _cached(key: tuple[str, ...], compute: Callable[[], Any]) -> Any:
     cached = _PLANS.get(key)
     if cached is None or now - cached[1] > PLAN_TTL_S:
         cached = _PLANS[key] = (compute(), now)
-    return cached[0]
+    return cast(_T, cached[0])  # a key is always computed by the same function
 
 
 def _table_rows(store: LanceStore) -> int:
@@ -174,7 +182,7 @@ def _table_rows(store: LanceStore) -> int:
     return _cached((str(store.path), "table"), lambda: store.rows("memories"))
 
 
-def _index(store: LanceStore) -> dict[str, int] | None:
+def _index(store: LanceStore) -> VectorIndexInfo | None:
     """The vector index as trained (``LanceStore.vector_index_info``, a file read)."""
     return _cached((str(store.path), "index"), store.vector_index_info)
 
@@ -194,7 +202,7 @@ MAX_FETCH = 2_000
 
 async def _cross_hits(
     store: LanceStore,
-    vector: Sequence[float],
+    vector: Vector,
     *,
     where: MemoryFilter,
     fetch: int,
@@ -243,7 +251,7 @@ def _tied(first: float, other: float) -> bool:
     return abs(first - other) <= TIE * max(1.0, abs(first))
 
 
-def _ranked(hits: list[tuple[dict, float]], sign: int, pool: int) -> list[dict]:
+def _ranked(hits: list[tuple[dict[str, Any], float]], sign: int, pool: int) -> list[dict[str, Any]]:
     """Best first with ties broken by id, so a rebuilt table ranks exactly like the live one.
 
     LanceDB sums BM25 and distances in an order that depends on fragments and threads, so equal scores
@@ -251,7 +259,7 @@ def _ranked(hits: list[tuple[dict, float]], sign: int, pool: int) -> list[dict]:
     of the run's first is one tie.
     """
     ordered = sorted(hits, key=lambda hit: sign * hit[1])
-    out: list[dict] = []
+    out: list[dict[str, Any]] = []
     start = 0
     for i in range(1, len(ordered) + 1):
         if i == len(ordered) or not _tied(ordered[start][1], ordered[i][1]):
@@ -260,7 +268,7 @@ def _ranked(hits: list[tuple[dict, float]], sign: int, pool: int) -> list[dict]:
     return out[:pool]
 
 
-def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict]) -> list[tuple[str, float]]:
+def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -> list[tuple[str, float]]:
     """One hit per text: a typed memory and the episode of the same sentence say the same thing.
 
     The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores.
@@ -276,5 +284,5 @@ def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict]) -> list[tup
     return sorted(best.values(), key=lambda kv: -kv[1])
 
 
-def _hit(row: dict, score: str | float) -> RecallHit:
+def _hit(row: dict[str, Any], score: str | float) -> RecallHit:
     return RecallHit(score=round(float(score), 6), **{c: row[c] for c in COLUMNS})

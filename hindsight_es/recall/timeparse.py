@@ -142,7 +142,7 @@ def parse_time_range(text: str, now: datetime) -> Range | None:
     for pattern, kind in _PATTERNS:
         match = pattern.search(text)
         if match is not None:
-            found = _resolve(kind, match.groups(), now)
+            found = _resolve(kind, match.groups(""), now)  # a kind reads only groups its pattern always sets
             if found is not None:
                 return found
     return None
@@ -153,16 +153,16 @@ def _latest_month(month: int, now: datetime, strictly_before: bool = False) -> R
     return _with_tz(_month(year, month), now)
 
 
-def _resolve(kind: str, g: tuple[str | None, ...], now: datetime) -> Range | None:
+def _resolve(kind: str, g: tuple[str, ...], now: datetime) -> Range | None:
     today = _day(now)
     try:
         match kind:
             case "d_m_y" | "m_d_y":
-                day, month, year = (g[0], g[1], g[2]) if kind == "d_m_y" else (g[1], g[0], g[2])
+                d, m, y = (g[0], g[1], g[2]) if kind == "d_m_y" else (g[1], g[0], g[2])
                 start = datetime(
-                    int(year),
-                    _MONTHS[month.lower()[:3] if month.lower()[:4] != "sept" else "sep"],
-                    int(day),
+                    int(y),
+                    _MONTHS[m.lower()[:3] if m.lower()[:4] != "sept" else "sep"],
+                    int(d),
                     tzinfo=now.tzinfo,
                 )
                 return start - timedelta(days=1), start + timedelta(days=2)

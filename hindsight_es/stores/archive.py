@@ -19,6 +19,7 @@ from hindsight_es.errors import DecodeError
 from hindsight_es.events import decode
 from hindsight_es.events.changes import changes
 from hindsight_es.stores.archive_files import SCHEMA, UNDECODABLE, ArchiveFiles
+from hindsight_es.types import Vector
 
 __all__ = ["SCHEMA", "UNDECODABLE", "ArchiveStore"]
 
@@ -60,7 +61,8 @@ class ArchiveStore(ArchiveFiles):
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
         """A bank's events (no vectors) by occurred_at, topic, offset; ``memory_id`` matches any memory column."""
-        where, params = ["bank_id = $bank"], {"bank": bank_id}
+        where = ["bank_id = $bank"]
+        params: dict[str, Any] = {"bank": bank_id}
         filters = (
             ("list_contains($types, type)", "types", list(types or []) or None),
             (_ABOUT, "mid", None if memory_id is None else str(memory_id)),
@@ -122,8 +124,8 @@ class ArchiveStore(ArchiveFiles):
             "superseded_by": self._memories(owner, newer),
         }
 
-    def _turns(self, bank_id: str, turn_ids: Sequence[str]) -> list[dict[str, Any]]:
-        if not turn_ids:
+    def _turns(self, bank_id: str | None, turn_ids: Sequence[str]) -> list[dict[str, Any]]:
+        if not turn_ids or bank_id is None:
             return []
         rows = self._query(
             f'SELECT turn_id, session_id, occurred_at, text, payload, topic, "partition", "offset" FROM ev '
@@ -198,7 +200,7 @@ class ArchiveStore(ArchiveFiles):
         return {r["t"]: r["n"] for r in rows}
 
     def search_archived(
-        self, bank_id: str, vector: Sequence[float], limit: int = 10, *, embedder: str | Sequence[str] | None = None
+        self, bank_id: str, vector: Vector, limit: int = 10, *, embedder: str | Sequence[str] | None = None
     ) -> list[dict[str, Any]]:
         """Every memory ever retained in a bank (whatever its status), nearest first by cosine; ``embedder``
         keeps those embedded by that id (or any of those ids)."""
@@ -248,7 +250,7 @@ class ArchiveStore(ArchiveFiles):
     def search_cold(
         self,
         bank_id: str,
-        vector: Sequence[float],
+        vector: Vector,
         limit: int = 10,
         *,
         embedder: str | Sequence[str] | None = None,

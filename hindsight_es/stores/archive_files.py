@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 import duckdb
 import numpy as np
@@ -156,6 +156,30 @@ class ArchiveFiles:
 
     # ------------------------------------------------------------ queries
 
+    @overload
+    def _query(
+        self,
+        select: str,
+        where: Sequence[str] = (),
+        params: dict[str, Any] | None = None,
+        topics: Sequence[str] | None = None,
+        *,
+        arrow: Literal[False] = False,
+        prelude: str | None = None,
+    ) -> list[dict[str, Any]]: ...
+
+    @overload
+    def _query(
+        self,
+        select: str,
+        where: Sequence[str] = (),
+        params: dict[str, Any] | None = None,
+        topics: Sequence[str] | None = None,
+        *,
+        arrow: Literal[True],
+        prelude: str | None = None,
+    ) -> pa.Table: ...
+
     def _query(
         self,
         select: str,
@@ -165,7 +189,7 @@ class ArchiveFiles:
         *,
         arrow: bool = False,
         prelude: str | None = None,
-    ) -> Any:
+    ) -> list[dict[str, Any]] | pa.Table:
         """Run ``WITH ev AS (<filtered, deduped archive>) <select>``: a list of dicts ([] when nothing
         is archived), or with ``arrow`` a ``pa.Table``; ``prelude`` adds named subqueries after ``ev``."""
         for attempt in range(5):

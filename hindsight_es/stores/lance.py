@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from hindsight_es.errors import StoreError
 from hindsight_es.stores import lance_indexes
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter, one_of, quote
-from hindsight_es.stores.lance_indexes import ivf_nprobes
+from hindsight_es.stores.lance_indexes import VectorIndexInfo, ivf_nprobes
 from hindsight_es.stores.lance_schema import KEYS, TURN_SCHEMA, memory_schema, tracking_table
 from hindsight_es.stores.lance_search import Searches
 from hindsight_es.stores.tracking import POSITION_BANK, Positions
@@ -153,7 +153,7 @@ class LanceStore:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
         lance_indexes.ensure_indexes(self.table, self.path, tables)
 
-    def vector_index_info(self) -> dict[str, int] | None:
+    def vector_index_info(self) -> VectorIndexInfo | None:
         """The IVF index as trained (rows, partition size), or None."""
         return lance_indexes.vector_index_info(self.path)
 

@@ -10,7 +10,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from lancedb.index import FTS, Bitmap, BTree, IvfSq
 
@@ -22,6 +22,14 @@ VECTOR_INDEX_TYPE = "IVF_SQ"
 MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is retrained
 MIN_NPROBES = 32
 EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
+
+
+class VectorIndexInfo(TypedDict):
+    """The IVF index as trained (``VECTOR_INDEX_FILE``); one without ``index`` is retrained."""
+
+    index: NotRequired[str]
+    rows: int
+    partition_rows: int
 
 
 def ensure_indexes(table_of: Callable[[str], Any | None], path: Path, tables: Sequence[str]) -> None:
@@ -94,17 +102,18 @@ def _ensure_vector_index(path: Path, table: Any, names: set[str]) -> None:
     )
 
 
-def vector_index_info(path: Path) -> dict[str, int] | None:
+def vector_index_info(path: Path) -> VectorIndexInfo | None:
     """``{"rows": .., "partition_rows": ..}`` of the IVF index as trained, or None (no index, or one
     trained by a release that did not record it)."""
     path = path / VECTOR_INDEX_FILE
     try:
-        return json.loads(path.read_text())
+        info: VectorIndexInfo = json.loads(path.read_text())
+        return info
     except FileNotFoundError:
         return None
 
 
-def ivf_nprobes(bank_rows: int, table_rows: int, index: dict[str, int] | None) -> int | None:
+def ivf_nprobes(bank_rows: int, table_rows: int, index: VectorIndexInfo | None) -> int | None:
     """IVF partitions to probe for a bank of ``bank_rows``, or None for an exact (flat) search.
 
     The table holds every bank, in partitions of about ``partition_rows`` (of ``index``, the

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -22,6 +22,7 @@ from lancedb.table import AsyncTable
 
 from hindsight_es.errors import StoreError
 from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.types import Vector
 
 T = TypeVar("T")
 
@@ -37,7 +38,7 @@ class Searches:
         return asyncio.run_coroutine_threadsafe(search, LOOP.loop)
 
     def vector_search(
-        self, vector: Sequence[float], where: MemoryFilter, limit: int, *, nprobes: int | None = None
+        self, vector: Vector, where: MemoryFilter, limit: int, *, nprobes: int | None = None
     ) -> Coroutine[Any, Any, list[tuple[int, float]]]:
         """``(row id, cosine distance)`` of the nearest memories: with ``nprobes`` that many IVF partitions,
         else every matching row (exact; see ``ivf_nprobes``). A filter applies before the search."""

@@ -53,3 +53,11 @@ def test_the_client_exports_what_the_readme_uses() -> None:
     ]
     hs = hindsight_es.client.Hindsight
     assert {"record_turn", "retain", "recall", "context", "forget", "correct", "history"} <= set(dir(hs))
+
+
+def test_every_event_type_is_exported() -> None:
+    import hindsight_es.events as events
+    import hindsight_es.events.models as models
+
+    assert set(events.EVENT_TYPES) <= set(events.__all__)
+    assert set(events.EVENT_TYPES) <= set(models.__all__)

@@ -10,9 +10,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.table import Table
@@ -182,12 +182,18 @@ def _bench_settings(settings: Settings, work_dir: Path | None) -> Settings:
     return settings.model_copy(update={"data_dir": directory})
 
 
-def _run_writing(go: Callable[[Callable[[dict], None] | None], Awaitable[dict]], per_question: Path | None) -> dict:
+def _run_writing(
+    go: Callable[[Callable[[dict], None] | None], Coroutine[Any, Any, dict]], per_question: Path | None
+) -> dict:
     """Run a quality benchmark, writing one JSON line per question to ``per_question`` when given."""
     if per_question is None:
         return run_async(lambda: go(None))
     with per_question.open("w", encoding="utf-8") as sink:
-        return run_async(lambda: go(lambda row: sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")))
+
+        def write(row: dict) -> None:
+            sink.write(json.dumps(row, ensure_ascii=False, default=str) + "\n")
+
+        return run_async(lambda: go(write))
 
 
 def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: list[str]) -> None:

@@ -12,9 +12,10 @@ import statistics
 import tempfile
 import time
 import warnings
+from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import numpy as np
 import typer
@@ -34,6 +35,9 @@ from projections.replay import open_projections
 from projections.runner import catch_up, replay_into
 from streams.bank_actor import GROUP, BankActor
 
+if TYPE_CHECKING:
+    from hindsight_es.embedding import CrossScript
+
 BANK = "bench-lifecycle"
 
 
@@ -41,8 +45,13 @@ class _NoModel:
     """The actor never embeds here (ticks and restores carry no text); a stand-in that says so."""
 
     id, dim = "synthetic-384", 384
+    compatible: tuple[str, ...] = ()
+    cross_script: CrossScript | None = None
 
-    def embed(self, texts: list[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        raise AssertionError("the lifecycle benchmark embeds nothing")
+
+    def embed_query(self, text: str) -> np.ndarray:
         raise AssertionError("the lifecycle benchmark embeds nothing")
 
 
@@ -130,7 +139,7 @@ def lifecycle(
                 await projection.maintain()
             rows.append(("projected (rebuild path)", f"{time.perf_counter() - t0:.1f}s"))
             await _skip_inputs(log)
-            actor = BankActor(log, RuleExtractor(), _NoModel(), settings)  # type: ignore[arg-type]
+            actor = BankActor(log, RuleExtractor(), _NoModel(), settings)
             t0 = time.perf_counter()
             folded = await actor.load()
             rows.append(

@@ -93,7 +93,7 @@ def synthetic_history(
         return v / np.linalg.norm(v, axis=1, keepdims=True)
 
     retained: list = []  # memory ids in order, and per session: sampled without scanning every memory
-    by_session: dict[str, list] = {}
+    by_session: dict[str | None, list] = {}
 
     def emit(topic: str, event: Event, prepared: Prepared | None = None) -> Iterator[Entry]:
         nonlocal count
@@ -141,16 +141,16 @@ def synthetic_history(
                 ForgetRequested(bank_id=bank, occurred_at=at, actor="operator", memory_ids=(target.memory_id,)),
             )
         if i % 60 == 59 and (target := some_active()) is not None:
-            command = CorrectionRequested(
+            correction = CorrectionRequested(
                 bank_id=bank, occurred_at=at, memory_id=target.memory_id, text=f"corrected: {target.text}"
             )
-            yield from emit(TOPIC_COMMANDS, command, Prepared([], unit(1), "synthetic-384", "synthetic"))
+            yield from emit(TOPIC_COMMANDS, correction, Prepared([], unit(1), "synthetic-384", "synthetic"))
         if i % 150 == 149:
-            command = RetractionRequested(
+            retraction = RetractionRequested(
                 bank_id=bank, occurred_at=at, actor="operator", session_id=f"s{rng.randrange(i // 20 + 1)}"
             )
-            retracted = list(by_session.get(command.session_id, []))
-            yield from emit(TOPIC_COMMANDS, command)
+            retracted = list(by_session.get(retraction.session_id, []))
+            yield from emit(TOPIC_COMMANDS, retraction)
         if i % 300 == 299 and retracted:
             yield from emit(TOPIC_COMMANDS, RestoreRequested(bank_id=bank, occurred_at=at, memory_ids=tuple(retracted)))
         i += 1

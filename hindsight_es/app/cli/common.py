@@ -6,11 +6,11 @@ LanceDB or the models): everything heavy is imported where it is used.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypedDict, TypeVar
 
 import typer
 
@@ -37,6 +37,14 @@ class Options:
     broker: str | None = None
     embedder: str | None = None
     settings: Settings | None = None
+
+
+class _Overrides(TypedDict, total=False):
+    """The global options given on the command line, as ``Settings`` keyword arguments."""
+
+    data_dir: Path
+    broker: str
+    embedder: str
 
 
 class _Consoles:
@@ -109,11 +117,13 @@ def settings_from(ctx: typer.Context) -> Settings:
         from hindsight_es.config import Settings
         from hindsight_es.logs import configure as configure_logging
 
-        overrides = {
-            k: v
-            for k, v in (("data_dir", options.data_dir), ("broker", options.broker), ("embedder", options.embedder))
-            if v is not None
-        }
+        overrides: _Overrides = {}
+        if options.data_dir is not None:
+            overrides["data_dir"] = options.data_dir
+        if options.broker is not None:
+            overrides["broker"] = options.broker
+        if options.embedder is not None:
+            overrides["embedder"] = options.embedder
         try:
             options.settings = Settings(**overrides)
         except ValidationError as exc:
@@ -140,7 +150,7 @@ def parse_when(value: str | None, option: str) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def run_async(fn: Callable[[], Awaitable[T]]) -> T:
+def run_async(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine; a ``HindsightError`` becomes a one-line message and exit code 1 (a ``ConfigError``
     exit code 2)."""
     import asyncio
@@ -148,7 +158,7 @@ def run_async(fn: Callable[[], Awaitable[T]]) -> T:
     from hindsight_es.errors import ConfigError, HindsightError
 
     try:
-        return asyncio.run(fn())  # type: ignore[arg-type]
+        return asyncio.run(fn())
     except HindsightError as exc:
         raise fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
     except KeyboardInterrupt:

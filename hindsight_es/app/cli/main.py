@@ -21,6 +21,7 @@ from hindsight_es.app.cli.common import Options, catch_up_if_idle, console, err_
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
+    from hindsight_es.recall.models import RecallHit
 
 # Plain (click-style) help: typer's rich help imports rich's markdown and traceback machinery (~0.2 s).
 app = typer.Typer(
@@ -192,7 +193,7 @@ def recall(
 
     settings = settings_from(ctx)
 
-    async def go():  # type: ignore[no-untyped-def]
+    async def go() -> list[RecallHit]:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
             return await hs.recall(
@@ -233,7 +234,7 @@ def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] =
 
     settings = settings_from(ctx)
 
-    async def go():  # type: ignore[no-untyped-def]
+    async def go() -> dict[str, Any]:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
             return await hs.reader.stats()

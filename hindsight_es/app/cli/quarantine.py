@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Annotated, Optional
+from typing import Annotated, Optional, cast
 
 import typer
 from rich.table import Table
@@ -13,6 +13,7 @@ from rich.table import Table
 from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
 from hindsight_es.client import Hindsight
 from hindsight_es.client.operator import QuarantinedMemory
+from hindsight_es.events import RejectRequested, ReleaseRequested
 
 app = typer.Typer(
     help="Review memories the poisoning guard quarantined (never recalled until released).",
@@ -89,9 +90,9 @@ def _review(
             receipt = await hs.operator.review(bank, memory_ids, release=release, reason=reason, wait=False)
             await catch_up_if_idle(hs)  # no service running: decide and project it in this process
             deadline = time.monotonic() + timeout
-            ids = [str(m) for m in receipt.event.memory_ids]  # type: ignore[attr-defined]
+            ids = [str(m) for m in cast(ReleaseRequested | RejectRequested, receipt.event).memory_ids]
             while True:
-                if all((await hs.memory(bank, m)).status == wanted for m in ids):
+                if all([(await hs.memory(bank, m)).status == wanted for m in ids]):
                     return True
                 if time.monotonic() >= deadline:
                     return False

@@ -68,6 +68,7 @@ def audit(
             if lineage["retained"] is None:
                 raise NotFoundError(f"no memory {memory_id}" + (f" in bank {bank!r}" if bank else ""))
             return lineage
+        assert bank is not None  # without a memory id there is a bank (checked above)
         if session is not None:
             turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"], session_id=session)
             return {

@@ -14,7 +14,8 @@ import contextlib
 import ipaddress
 import logging
 import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from typing import Any
 
 import uvicorn
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
@@ -30,7 +31,7 @@ from hindsight_es.errors import ConfigError
 log_ = logging.getLogger("hindsight.gateway")
 PATH = "/mcp"
 METRICS_PATH = "/metrics"
-SHUTDOWN_GRACE_S = 2.0
+SHUTDOWN_GRACE_S = 2  # whole seconds: uvicorn types timeout_graceful_shutdown as an int
 
 
 def is_loopback(host: str) -> bool:
@@ -96,7 +97,7 @@ class _Server(uvicorn.Server):
         yield  # the service owns SIGINT/SIGTERM and stops this server through ``stop``
 
 
-def http_task(settings: Settings, hs: Hindsight) -> Callable[[asyncio.Event], Awaitable[None]]:
+def http_task(settings: Settings, hs: Hindsight) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
     """Check the exposure rules and open the socket now; returns the task that serves until ``stop``."""
     check_exposure(settings)
     tokens = BankTokens(settings.mcp_tokens) if settings.mcp_tokens else None

@@ -153,8 +153,8 @@ class BankList(BaseModel):
 class BankStats(BaseModel):
     bank_id: str
     memories: dict[str, int] = Field(description="Memories by status (active, superseded, forgotten, archived, ...)")
-    hot: int = Field(0, description="Memories in the hot store (any status but archived)")
-    cold: int = Field(0, description="Memories out of the hot store, in the cold archive")
+    hot: int = Field(default=0, description="Memories in the hot store (any status but archived)")
+    cold: int = Field(default=0, description="Memories out of the hot store, in the cold archive")
     active_by_kind: dict[str, int]
     turns: int
     sessions: int
@@ -186,5 +186,5 @@ class QuarantineResult(BaseModel):
     memories: list[QuarantinedMemory] = Field(default_factory=list, description="Quarantined memories (for list)")
     reviewed: list[str] = Field(default_factory=list, description="Ids released or rejected")
     ready: bool | None = Field(
-        None, description="true: the change is visible to recall; false: not yet applied when the wait ended"
+        default=None, description="true: the change is visible to recall; false: not yet applied when the wait ended"
     )

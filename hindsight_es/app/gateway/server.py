@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar, cast
 
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
@@ -33,6 +33,7 @@ from hindsight_es.app.gateway.models import (
 )
 from hindsight_es.client import Hindsight, memory_uuid
 from hindsight_es.errors import AccessDeniedError, HindsightError
+from hindsight_es.events import RejectRequested, ReleaseRequested
 from hindsight_es.types import MemoryKind, Role, Scope, Source
 
 P = ParamSpec("P")
@@ -265,9 +266,8 @@ class Tools:
         receipt = await self.hs.operator.review(
             bank_id, memory_ids, release=action == "release", reason=reason, actor=self._actor(), wait=wait
         )
-        return QuarantineResult(
-            bank=bank_id, action=action, ready=receipt.ready, reviewed=[str(m) for m in receipt.event.memory_ids]
-        )  # type: ignore[attr-defined]
+        reviewed = cast(ReleaseRequested | RejectRequested, receipt.event).memory_ids
+        return QuarantineResult(bank=bank_id, action=action, ready=receipt.ready, reviewed=[str(m) for m in reviewed])
 
     @tool_errors
     async def restore(
@@ -305,7 +305,9 @@ def build_server(
     """An ``MCPServer`` over ``hs``; with a ``token_verifier`` (HTTP) every request needs a valid bearer token."""
     # Static bearer tokens: the SDK's middleware needs AuthSettings, but no OAuth routes or metadata are served.
     auth = (
-        AuthSettings(issuer_url=issuer_url or "http://127.0.0.1", resource_server_url=None) if token_verifier else None
+        AuthSettings(issuer_url=issuer_url or "http://127.0.0.1", resource_server_url=None)  # type: ignore[arg-type]  # pydantic validates the str
+        if token_verifier
+        else None
     )
     server: MCPServer = MCPServer(
         "hindsight",

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.server import build_server
@@ -22,7 +23,7 @@ from hindsight_es.errors import HindsightError
 log_ = logging.getLogger("hindsight.gateway")
 
 # (hindsight client, its embedder, stop) -> runs the pipeline when it may, until stop is set.
-Pipeline = Callable[[Hindsight, Embedder, asyncio.Event], Awaitable[None]]
+Pipeline = Callable[[Hindsight, Embedder, asyncio.Event], Coroutine[Any, Any, None]]
 
 
 async def run_stdio(settings: Settings, *, bank: str | None = None, pipeline: Pipeline | None = None) -> None:
