@@ -215,7 +215,7 @@ async def _timed(
         TimeElapsedColumn(),
     )
     async with watcher.watching():
-        with Progress(*columns, console=console, transient=True) as progress:
+        with Progress(*columns, console=console.real, transient=True) as progress:
             published = progress.add_task("published", total=n)
             recallable = progress.add_task("recallable", total=n)
             start = time.perf_counter()

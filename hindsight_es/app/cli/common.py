@@ -74,13 +74,18 @@ consoles = _Consoles()
 
 
 class _Proxy:
-    """``console.print(...)`` / ``err_console.print(...)`` without building a Console at import."""
+    """``console.print(...)`` / ``err_console.print(...)`` without building a Console at import; ``.real`` is the
+    Console itself, for what needs one (a rich ``Progress``, which enters it as a context manager)."""
 
     def __init__(self, stream: str) -> None:
         self._stream = stream
 
+    @property
+    def real(self) -> Console:
+        return consoles.out if self._stream == "out" else consoles.err
+
     def __getattr__(self, name: str) -> Any:
-        return getattr(consoles.out if self._stream == "out" else consoles.err, name)
+        return getattr(self.real, name)
 
 
 console: Any = _Proxy("out")

@@ -47,7 +47,7 @@ class Bar:
 
     def __init__(self, label: str) -> None:
         self._progress = Progress(
-            TextColumn(label), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(), console=err_console
+            TextColumn(label), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(), console=err_console.real
         )
         self._task = self._progress.add_task(label, total=None)
 
