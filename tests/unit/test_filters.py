@@ -8,18 +8,18 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from hindsight_es.stores.filters import MemoryFilter, TurnFilter, quote
+from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
 
 HOSTILE = ["o'brien", "x' OR '1'='1", "a'); DROP TABLE memories; --", "'", "''", "\\'", "名字'"]
 
 
-def test_quote_doubles_quotes_and_refuses_what_is_not_text() -> None:
-    assert quote("o'brien") == "'o''brien'"
+def test_values_are_quoted_and_what_is_not_text_is_refused() -> None:
+    assert TurnFilter("b", "o'brien").sql() == "bank_id = 'b' AND session_id = 'o''brien'"
     with pytest.raises(TypeError):
-        quote(1)  # type: ignore[arg-type]
+        TurnFilter("b", 1).sql()  # type: ignore[arg-type]
     with pytest.raises(ValueError):
-        quote("a\x00b")
+        TurnFilter("b", "a\x00b").sql()
 
 
 def test_a_filter_quotes_every_value() -> None:
