@@ -21,7 +21,7 @@ from hindsight_es.client.inputs import build, check_text, make_turn, memory_uuid
 from hindsight_es.client.outcome import Outcome, await_outcome, memory_partition_end
 from hindsight_es.client.reader import Reader
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS
-from hindsight_es.errors import InvalidInputError, LogError
+from hindsight_es.errors import ConflictError, InvalidInputError, LogError
 from hindsight_es.events import (
     CorrectionRequested,
     Event,
@@ -109,7 +109,7 @@ class Writer:
         """Soft-delete one memory (it stays in the archive and in its history)."""
         current = await self.reader.memory(bank_id, memory_id)
         if current.status in ("forgotten", "retracted"):
-            raise InvalidInputError(f"memory {current.memory_id} is already {current.status}")
+            raise ConflictError(f"memory {current.memory_id} is already {current.status}")
         command = build(
             ForgetRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason, actor=actor
         )
@@ -131,7 +131,7 @@ class Writer:
         current = await self.reader.memory(bank_id, memory_id)
         if current.status != "active":
             newer = f" by {current.superseded_by}" if current.superseded_by else ""
-            raise InvalidInputError(
+            raise ConflictError(
                 f"memory {current.memory_id} is {current.status}{newer}; only an active memory can be corrected"
             )
         command = build(
@@ -158,7 +158,7 @@ class Writer:
         retracted; it becomes active again and supersedes the current holder of its key."""
         current = await self.reader.memory(bank_id, memory_id)
         if current.status == "active":
-            raise InvalidInputError(f"memory {current.memory_id} is active already")
+            raise ConflictError(f"memory {current.memory_id} is active already")
         command = build(
             RestoreRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason, actor=actor
         )

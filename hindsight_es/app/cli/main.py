@@ -123,7 +123,8 @@ def up(ctx: typer.Context) -> None:
             from hindsight_es.app.gateway.http import http_task, url
 
             extra["mcp-http"] = http_task(settings, Hindsight(settings, log=log, embedder=embedder))
-            mcp = f", MCP at {url(settings)}"
+            base = url(settings).removesuffix("/mcp")
+            mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs)"
         await log.start()
         where = settings.broker or f"embedded log {settings.log_path}"
         err_console.print(f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
