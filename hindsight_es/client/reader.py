@@ -53,7 +53,10 @@ class Reader:
         if self.conn.lance().has_bank(bank_id):
             self._known_banks.add(bank_id)
         else:
-            raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
+            raise NotFoundError(
+                f"unknown bank {bank_id!r}: nothing has been recorded in it yet (or nothing projected: the "
+                "pipeline runs in `hindsight-es up`, or in this process with hindsight_es.app.local)"
+            )
 
     # ------------------------------------------------------------ recall and context
 
