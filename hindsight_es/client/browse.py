@@ -170,7 +170,7 @@ class Browser:
 
         return await self.conn.read(collect)
 
-    async def explain(self, query: str, hits: Sequence[RecallHit]) -> dict[str, list[str]]:
+    async def explain(self, bank_id: str, query: str, hits: Sequence[RecallHit]) -> dict[str, list[str]]:
         """Why each hit came back, in words: the query's words it contains, how close its meaning is (cosine
         of the query's and the memory's vectors, from the hot store), the time range or speaker the query
         named. Computed after recall, from the same inputs; it does not change the ranking."""
@@ -196,7 +196,7 @@ class Browser:
                     reasons.append(f"said by {hit.speaker}, whom the query names")
                 if hit.status == "archived":
                     reasons.append("from the cold archive (include_archived)")
-                elif hit.bank_id is not None:
+                elif hit.bank_id not in (None, bank_id):
                     reasons.append(f"from the shared bank {hit.bank_id}")
                 if hit.owner is not None:
                     reasons.append(f"private to agent {hit.owner}")

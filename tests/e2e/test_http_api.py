@@ -156,7 +156,7 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
         gone = ok(http.post(f"/v1/banks/{b}/memories/{new_id}/forget", json={"reason": "asked"}))
         assert gone == {"bank_id": b, "memory_id": new_id, "ready": True}
         assert (
-            "already forgotten" in problem(http.post(f"/v1/banks/{b}/memories/{new_id}/forget", json={}), 400)["detail"]
+            "already forgotten" in problem(http.post(f"/v1/banks/{b}/memories/{new_id}/forget", json={}), 409)["detail"]
         )
         back = ok(http.post(f"/v1/banks/{b}/memories/{new_id}/restore", json={"reason": "needed"}))
         assert back["ready"] is True and ok(http.get(f"/v1/banks/{b}/memories/{new_id}"))["status"] == "active"
@@ -188,7 +188,7 @@ def test_quarantine_review_and_rollback_with_its_dry_run_and_undo(up: Up) -> Non
         released = ok(http.post(f"/v1/banks/{b}/quarantine/reject", json={"memory_ids": ids, "reason": "injection"}))
         assert released["ready"] is True and released["reviewed"] == ids
         assert ok(http.get(f"/v1/banks/{b}/memories/{ids[0]}"))["status"] == "forgotten"
-        assert problem(http.post(f"/v1/banks/{b}/quarantine/release", json={"memory_ids": ids}), 400)
+        assert problem(http.post(f"/v1/banks/{b}/quarantine/release", json={"memory_ids": ids}), 409)
 
         def carrier() -> str:
             hits = ok(http.post(f"/v1/banks/{b}/recall", json={"query": "which carrier for international orders?"}))

@@ -49,11 +49,14 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
         docs_url="/docs",
         redoc_url=None,
     )
-    problems.install(app)
+    from hindsight_es.app.gateway.ui import routes as ui
+
+    problems.install(app, html=ui.error_page)
     gate = Gate(tokens)
     caller = gate.dependency()
     for module in (memories, banks, operator):
         app.include_router(module.router(hs, caller))
+    ui.install(app, hs, Gate(tokens, transport="ui"), settings)
     app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"], include_in_schema=False)
 
     app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection

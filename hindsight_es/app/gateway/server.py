@@ -207,7 +207,7 @@ class Tools:
             include_shared=include_shared,
             include_archived=include_archived,
         )
-        reasons = await self.hs.browser.explain(query, hits) if explain and hits else {}
+        reasons = await self.hs.browser.explain(bank, query, hits) if explain and hits else {}
         return RecallResult(bank_id=bank, query=query, hits=[hit_of(h, reasons.get(h.memory_id, ())) for h in hits])
 
     @tool_errors

@@ -89,7 +89,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             include_shared=body.include_shared,
             include_archived=body.include_archived,
         )
-        reasons = await hs.browser.explain(body.query, hits) if body.explain and hits else {}
+        reasons = await hs.browser.explain(bank, body.query, hits) if body.explain and hits else {}
         return RecallResult(
             bank_id=bank, query=body.query, hits=[hit_of(h, reasons.get(h.memory_id, ())) for h in hits]
         )

@@ -8,11 +8,12 @@ the kernel publishes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
@@ -66,17 +67,22 @@ def problem(status: int, kind: str, title: str, detail: str | None, request: Req
     )
 
 
-def install(app: FastAPI) -> None:
-    """Answer every error of ``app`` with problem details."""
+# A page for people instead of a problem document (the dashboard's), or None to answer with the problem.
+HtmlPage = Callable[[Request, HindsightError, int], Response | None]
+
+
+def install(app: FastAPI, html: HtmlPage | None = None) -> None:
+    """Answer every error of ``app`` with problem details (or, where ``html`` gives one, a page)."""
 
     @app.exception_handler(HindsightError)
-    async def kernel(request: Request, exc: HindsightError) -> JSONResponse:
-        for cls, status, kind, title in _KINDS:
-            if isinstance(exc, cls):
-                if status >= 500:
-                    log_.warning("%s %s: %s", request.method, request.url.path, exc)
-                return problem(status, kind, title, str(exc), request)
-        return problem(500, "internal", "Internal error", str(exc), request)
+    async def kernel(request: Request, exc: HindsightError) -> Response:
+        status, kind, title = next(
+            ((s, k, t) for cls, s, k, t in _KINDS if isinstance(exc, cls)), (500, "internal", "Internal error")
+        )
+        if status >= 500:
+            log_.warning("%s %s: %s", request.method, request.url.path, exc)
+        page = html(request, exc, status) if html is not None else None
+        return page if page is not None else problem(status, kind, title, str(exc), request)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
