@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     kafka_session_timeout_ms: int = Field(default=10_000, ge=100)
     kafka_heartbeat_interval_ms: int = Field(default=3_000, ge=50)
     request_timeout_s: float = Field(default=10.0, gt=0, description="Time-out for log and store calls made by clients")
-    log_level: str = Field(default="INFO")
+    log_level: str = Field(default="INFO", description="DEBUG | INFO | WARNING | ERROR | CRITICAL")
     # MCP gateway (hindsight_es/app/gateway/): streamable HTTP in `up`, stdio in `mcp`.
     mcp_http: bool = Field(default=True, description="`up` also serves MCP over streamable HTTP")
     mcp_host: str = Field(default="127.0.0.1", description="Interface of the MCP HTTP server")
@@ -120,6 +120,13 @@ class Settings(BaseSettings):
         le=65535,
         description="Also serve /metrics on 127.0.0.1:PORT (it is always on the MCP HTTP server)",
     )
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
+        return value.upper()
 
     @field_validator("mcp_tokens")
     @classmethod
