@@ -114,6 +114,12 @@ class Settings(BaseSettings):
         'bank) and "shared" (a shared bank) hits, over the defaults',
     )
     log_format: Literal["text", "json"] = Field(default="text", description="Log lines as text or one JSON object each")
+    traces: str = Field(
+        default="off",
+        description="OpenTelemetry traces: off | console (stderr) | file:PATH (JSON lines) | otlp (the otlp extra; "
+        "OTEL_EXPORTER_OTLP_ENDPOINT says where)",
+    )
+    lag_sample_s: float = Field(default=5.0, gt=0, description="Seconds between samples of consumer lag in /metrics")
     metrics_port: int | None = Field(
         default=None,
         ge=1,
@@ -127,6 +133,13 @@ class Settings(BaseSettings):
         if value.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
         return value.upper()
+
+    @field_validator("traces")
+    @classmethod
+    def _known_exporter(cls, value: str) -> str:
+        if value not in ("off", "console", "otlp") and not (value.startswith("file:") and len(value) > 5):
+            raise ValueError("must be off, console, otlp or file:PATH")
+        return value
 
     @field_validator("mcp_tokens")
     @classmethod

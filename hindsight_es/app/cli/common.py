@@ -99,6 +99,16 @@ def with_client(settings: Settings, work: Callable[[Hindsight], Awaitable[T]]) -
     return run_async(go)
 
 
+def announce(settings: Settings, message: str) -> None:
+    """A line for the operator on stderr: a log record in JSON mode (every line is then JSON), else text."""
+    if settings.log_format == "json":
+        import logging
+
+        logging.getLogger("hindsight.service").info(message)
+    else:
+        err_console.print(message, highlight=False)
+
+
 def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
     """Print ``error: message`` on stderr; returns the ``typer.Exit`` to raise."""
     from rich.markup import escape

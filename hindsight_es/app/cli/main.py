@@ -20,6 +20,7 @@ from hindsight_es.app.cli import lifecycle, memory_commands
 from hindsight_es.app.cli.common import (
     EXIT_USAGE,
     Options,
+    announce,
     catch_up_if_idle,
     console,
     err_console,
@@ -160,6 +161,7 @@ def up(ctx: typer.Context) -> None:
         import asyncio
         import signal
 
+        from hindsight_es.app.observability import lag, tracing
         from hindsight_es.embedding import make_embedder
         from hindsight_es.log import open_log
 
@@ -167,24 +169,28 @@ def up(ctx: typer.Context) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        provider = tracing.configure(settings)
         log, embedder = open_log(settings), make_embedder(settings.embedder)
-        extra, mcp = {}, ""
+        extra: dict[str, Any] = {"lag-sampler": lambda stop: lag.run(settings, log, stop)}
+        mcp = ""
         if settings.mcp_http:
             from hindsight_es.app.gateway.http import http_task, url
 
             extra["mcp-http"] = http_task(settings, Hindsight(settings, log=log, embedder=embedder))
             base = url(settings).removesuffix("/mcp")
-            mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs)"
+            mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs, dashboard {base}/ui)"
         await log.start()
         where = settings.broker or f"embedded log {settings.log_path}"
-        err_console.print(f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
+        announce(settings, f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
         try:
             await serve(settings, log, stop, embedder=embedder, extra=extra)
         except Exception as exc:
             raise HindsightError(f"the service stopped after a failure: {exc!r}") from exc
         finally:
             await log.close()
-        err_console.print("hindsight stopped cleanly")
+            if provider is not None:
+                provider.shutdown()
+        announce(settings, "hindsight stopped cleanly")
 
     try:
         run_async(go)

@@ -17,6 +17,7 @@ from hindsight_es.app.gateway.api.access import Gate
 from hindsight_es.app.gateway.auth import Access, BankTokens
 from hindsight_es.app.gateway.metrics_route import metrics_endpoint
 from hindsight_es.app.gateway.server import build_server, version
+from hindsight_es.app.gateway.timing import Timed
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 
@@ -60,4 +61,5 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
     app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"], include_in_schema=False)
 
     app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection
+    app.add_middleware(Timed)
     return app
