@@ -49,7 +49,7 @@ def running_up(root: Path, *, tokens: dict[str, object] | None = None, **extra_e
             cwd=root,
         )
     try:
-        wait_for(errors, "hindsight up:", up, 60)
+        wait_for(errors, "hindsight up:", up, 90)
         yield Up(f"http://127.0.0.1:{port}", data, errors)
         up.send_signal(signal.SIGINT)
         assert up.wait(timeout=20) == 0, errors.read_text()

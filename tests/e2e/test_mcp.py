@@ -85,7 +85,7 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
             cwd=root,
         )
     try:
-        wait_for(errors, "hindsight up:", up, 30)
+        wait_for(errors, "hindsight up:", up, 90)
         assert f"MCP at http://127.0.0.1:{port}/mcp" in errors.read_text()
         yield Served(f"http://127.0.0.1:{port}/mcp", data, errors)
         up.send_signal(signal.SIGINT)

@@ -180,6 +180,8 @@ def up(ctx: typer.Context) -> None:
             base = url(settings).removesuffix("/mcp")
             mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs, dashboard {base}/ui)"
         await log.start()
+        # The models load now, not on the first turn: once the banner is out, a retain with wait is answered.
+        await asyncio.to_thread(embedder.embed_query, "hindsight")
         where = settings.broker or f"embedded log {settings.log_path}"
         announce(settings, f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
         try:
