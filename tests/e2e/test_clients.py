@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -134,9 +135,15 @@ def test_python_agent_loop_example(up: Up, fake_llm) -> None:  # type: ignore[no
     assert run.stdout.strip() == "Black coffee, no sugar."
     system = fake_llm.requests[-1]["messages"][0]["content"]
     assert "I drink my coffee black, no sugar." in system  # what was recalled went into the prompt
-    with HindsightClient(up.base, OPS) as hs:
-        turns = hs.session(b, "chat").turns
-    assert [t.text for t in turns][-2:] == ["How do I take my coffee?", "Black coffee, no sugar."]
+
+    def said() -> list[str]:  # the reply was retained without waiting: the archive shows it shortly
+        with HindsightClient(up.base, OPS) as hs:
+            return [t.text for t in hs.session(b, "chat").turns][-2:]
+
+    deadline = time.monotonic() + 30
+    while said() != ["How do I take my coffee?", "Black coffee, no sugar."]:
+        assert time.monotonic() < deadline, said()
+        time.sleep(0.3)
 
 
 def npm(*args: str) -> subprocess.CompletedProcess[str]:

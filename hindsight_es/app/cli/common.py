@@ -80,7 +80,17 @@ class _Proxy:
         self._stream = stream
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(consoles.out if self._stream == "out" else consoles.err, name)
+        return getattr(self._console(), name)
+
+    def _console(self) -> Console:
+        return consoles.out if self._stream == "out" else consoles.err
+
+    # rich's Live and Progress enter their console (``with console:``): dunders bypass __getattr__
+    def __enter__(self) -> Console:
+        return self._console().__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self._console().__exit__(*exc)
 
 
 console: Any = _Proxy("out")
