@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     kafka_session_timeout_ms: int = Field(default=10_000, ge=100)
     kafka_heartbeat_interval_ms: int = Field(default=3_000, ge=50)
     request_timeout_s: float = Field(default=10.0, gt=0, description="Time-out for log and store calls made by clients")
-    log_level: str = Field(default="INFO")
+    log_level: str = Field(default="INFO", description="DEBUG | INFO | WARNING | ERROR | CRITICAL")
     # MCP gateway (hindsight_es/app/gateway/): streamable HTTP in `up`, stdio in `mcp`.
     mcp_http: bool = Field(default=True, description="`up` also serves MCP over streamable HTTP")
     mcp_host: str = Field(default="127.0.0.1", description="Interface of the MCP HTTP server")
@@ -114,12 +114,32 @@ class Settings(BaseSettings):
         'bank) and "shared" (a shared bank) hits, over the defaults',
     )
     log_format: Literal["text", "json"] = Field(default="text", description="Log lines as text or one JSON object each")
+    traces: str = Field(
+        default="off",
+        description="OpenTelemetry traces: off | console (stderr) | file:PATH (JSON lines) | otlp (the otlp extra; "
+        "OTEL_EXPORTER_OTLP_ENDPOINT says where)",
+    )
+    lag_sample_s: float = Field(default=5.0, gt=0, description="Seconds between samples of consumer lag in /metrics")
     metrics_port: int | None = Field(
         default=None,
         ge=1,
         le=65535,
         description="Also serve /metrics on 127.0.0.1:PORT (it is always on the MCP HTTP server)",
     )
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+            raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
+        return value.upper()
+
+    @field_validator("traces")
+    @classmethod
+    def _known_exporter(cls, value: str) -> str:
+        if value not in ("off", "console", "otlp") and not (value.startswith("file:") and len(value) > 5):
+            raise ValueError("must be off, console, otlp or file:PATH")
+        return value
 
     @field_validator("mcp_tokens")
     @classmethod

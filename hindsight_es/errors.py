@@ -3,7 +3,8 @@
 HindsightError
  ├── ConfigError            bad settings or unknown names
  ├── InvalidInputError      a request or record that cannot be accepted (text too long, bad UTF-8, …)
- │    └── DecodeError       bytes that are not a known, valid event
+ │    ├── DecodeError       bytes that are not a known, valid event
+ │    └── ConflictError     a valid request the memory's current state refuses (forget a forgotten one, …)
  ├── LogError               the event log cannot be reached or refused an operation
  │    └── LogUnavailableError
  ├── StoreError             a projection store failed
@@ -28,6 +29,10 @@ class InvalidInputError(HindsightError):
 
 
 class DecodeError(InvalidInputError):
+    pass
+
+
+class ConflictError(InvalidInputError):
     pass
 
 

@@ -41,5 +41,6 @@ def configure(settings: Settings) -> None:
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=settings.log_level.upper(), handlers=[handler])  # no-op if already set up
+    logging.captureWarnings(True)  # a library's warning is a log line too (JSON in JSON mode)
     for noisy in NOISY:
         logging.getLogger(noisy).setLevel(logging.WARNING)

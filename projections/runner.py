@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol
 
+from hindsight_es import observe
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import Event, decode
 from hindsight_es.log import EventLog, Record, TopicPartition
@@ -169,8 +170,11 @@ async def _apply_past(projection: Projection, positions: dict[TopicPartition, in
     done = positions.get(tp, 0)
     mine = batch if record.offset >= done else [item for item in batch if item[0].offset >= done]
     if mine:
+        started = observe.now_ns()
         await projection.apply(mine)
         positions[tp] = mine[-1][0].offset + 1
+        observe.spans_for(f"projection.{projection.name}", [event for _, event in mine], started)
+        observe.projected(projection.name, [record for record, _ in mine])
 
 
 LINGER_BELOW = 500  # a step that applied fewer records than this waits the projection's linger_s, if any

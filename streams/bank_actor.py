@@ -17,6 +17,7 @@ from uuid import UUID
 
 import numpy as np
 
+from hindsight_es import observe as tracing
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
@@ -97,6 +98,7 @@ class BankActor:
 
     async def handle(self, records: list[Record]) -> int:
         """Decide on a batch of input records; returns memory events appended."""
+        started = tracing.now_ns()
         inputs: list[tuple[Record, Event]] = []
         for record in records:
             try:
@@ -118,6 +120,8 @@ class BankActor:
             offsets = await self.log.append(TOPIC_MEMORIES, bank_id, [encode(e) for e in events])
             self.retained.note_appended(events, offsets)
             observe(bank_id, events)
+        tracing.spans_for("bank-actor.decide", [e for _, e in inputs], started)  # one trace per input
+        tracing.consumed(self.group, records)
         return sum(len(v) for v in out.values())
 
     def _expand(self, inputs: list[tuple[Record, Event]]) -> list[tuple[Record, Event]]:

@@ -6,8 +6,9 @@
 
 ``Hindsight`` is a facade over three roles that share one ``Connection`` (the log, the embedder, the
 current stores): ``hs.writer`` (publish, retain, forget, correct, the lifecycle commands, waiting for
-outcomes), ``hs.reader`` (recall, context, history, working memory, stats) and ``hs.operator``
-(quarantine review). The facade forwards the everyday calls; the rest are on the roles.
+outcomes), ``hs.reader`` (recall, context, history, working memory, stats), ``hs.browser`` (filtered
+pages of memories, banks, sessions, why a hit came back) and ``hs.operator`` (quarantine review, rollback,
+state as of a time). The facade forwards the everyday calls; the rest are on the roles.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
+from hindsight_es.client.browse import Browser
 from hindsight_es.client.connection import Connection, Stores
 from hindsight_es.client.inputs import build, check_text, make_turn, memory_uuid, turn_event_id
 from hindsight_es.client.operator import Operator, QuarantinedMemory
@@ -51,6 +53,7 @@ class Hindsight:
         self.reader = Reader(self.conn)
         self.writer = Writer(self.conn, self.reader)
         self.operator = Operator(self.conn, self.reader, self.writer)
+        self.browser = Browser(self.conn, self.reader)
 
     async def __aenter__(self) -> Hindsight:
         await self.start()

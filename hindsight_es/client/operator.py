@@ -4,6 +4,11 @@ Quarantined memories are never recalled. Releasing one publishes a ``ReleaseRequ
 actor makes it active, superseding the holder of its key); rejecting publishes a ``RejectRequested``
 (it is forgotten with reason "rejected"). Both are events, so the review stays in the memory's history.
 Used by ``hindsight-es quarantine`` and the MCP ``quarantine`` tool.
+
+Rollbacks (``hindsight_es.history``) are the operator's too: ``rollback_plan`` is the dry run (what the
+actor will decide, on the state folded from the log; it writes nothing), ``rollback`` publishes the
+``RetractionRequested`` and waits for its ``SourceRetracted``, ``undo_rollback`` brings back what one
+took away, and ``state_as_of`` folds a bank's memory events up to a time.
 """
 
 from __future__ import annotations
@@ -19,8 +24,10 @@ from hindsight_es.client.connection import Connection
 from hindsight_es.client.inputs import build, memory_uuid
 from hindsight_es.client.reader import Reader
 from hindsight_es.client.writer import Receipt, Writer
-from hindsight_es.errors import InvalidInputError
-from hindsight_es.events import RejectRequested, ReleaseRequested
+from hindsight_es.errors import ConflictError, InvalidInputError, NotFoundError
+from hindsight_es.events import RejectRequested, ReleaseRequested, RetractionRequested, SourceRetracted
+from hindsight_es.history import Plan, memory_events, plan, undo
+from hindsight_es.memory import BankState, fold
 from hindsight_es.stores.filters import MemoryFilter
 
 _COLUMNS = ("memory_id", "bank_id", "kind", "text", "source", "trust", "session_id", "source_turn_ids", "valid_from")
@@ -81,7 +88,53 @@ class Operator:
         for memory_id in ids:
             current = await self.reader.memory(bank_id, memory_id)
             if current.status != "quarantined":
-                raise InvalidInputError(f"memory {memory_id} is {current.status}, not quarantined")
+                raise ConflictError(f"memory {memory_id} is {current.status}, not quarantined")
         kind = ReleaseRequested if release else RejectRequested
         command = build(kind, bank_id=bank_id, memory_ids=tuple(ids), reason=reason, actor=actor)
         return await self.writer.submit(command, wait=wait, timeout_s=timeout_s)
+
+    # ------------------------------------------------------------ rollback
+
+    async def rollback_plan(self, command: RetractionRequested) -> Plan:
+        """The dry run of a rollback: what it retracts and what comes back; changes nothing."""
+        await self.conn.start()
+        return await self.conn.logged(plan(self.conn.log, command))
+
+    async def rollback(
+        self, command: RetractionRequested, *, wait: bool = True, timeout_s: float | None = None
+    ) -> tuple[Receipt, SourceRetracted | None]:
+        """Publish a rollback; with ``wait``, return once its ``SourceRetracted`` is decided and projected."""
+        await self.rollback_plan(command)  # refuses a bank without memories
+        receipt = await self.writer.submit(command, wait=wait, timeout_s=timeout_s)
+        done = None
+        if receipt.ready:
+            events = await self.conn.logged(memory_events(self.conn.log, command.bank_id))
+            done = next(
+                (e for e in events if isinstance(e, SourceRetracted) and e.causation_id == command.event_id), None
+            )
+        return receipt, done
+
+    async def undo_rollback(
+        self, bank_id: str, retraction_id: str | UUID, *, reason: str = "", actor: str = "operator", wait: bool = True
+    ) -> tuple[Receipt | None, SourceRetracted]:
+        """Bring back what a rollback retracted (its ``SourceRetracted`` id, or its request's); ``None`` for
+        the receipt when nothing it took away is still gone."""
+        wanted = memory_uuid(retraction_id)
+        await self.conn.start()
+        events = await self.conn.logged(memory_events(self.conn.log, bank_id))
+        found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
+        if not found:
+            raise NotFoundError(f"no rollback {wanted} in bank {bank_id!r}")
+        state = fold(bank_id, events)
+        if all(state.memories[m].status == "active" for m in found[0].retracted_memory_ids):
+            return None, found[0]
+        receipt = await self.writer.submit(undo(found[0], reason=reason, actor=actor), wait=wait)
+        return receipt, found[0]
+
+    async def state_as_of(self, bank_id: str, as_of: datetime | None = None) -> BankState:
+        """The bank's memories as they stood at ``as_of`` (event time, inclusive), folded from the log."""
+        await self.conn.start()
+        events = await self.conn.logged(memory_events(self.conn.log, bank_id))
+        if not events:
+            raise NotFoundError(f"bank {bank_id!r} has no memories in the log")
+        return fold(bank_id, events, as_of=as_of)

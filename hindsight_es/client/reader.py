@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Any, TypedDict
 from uuid import UUID
 
+from hindsight_es import observe
 from hindsight_es.client.connection import Connection
-from hindsight_es.client.inputs import check_agent, memory_uuid
+from hindsight_es.client.inputs import check_agent, memory_uuid, turn_event_id
 from hindsight_es.client.recording import RecallRecorder
 from hindsight_es.config import ALL_TOPICS
 from hindsight_es.errors import InvalidInputError, NotFoundError
@@ -53,7 +54,10 @@ class Reader:
         if self.conn.lance().has_bank(bank_id):
             self._known_banks.add(bank_id)
         else:
-            raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
+            raise NotFoundError(
+                f"unknown bank {bank_id!r}: nothing has been recorded in it yet (or nothing projected: the "
+                "pipeline runs in `hindsight-es up`, or in this process with hindsight_es.app.local)"
+            )
 
     # ------------------------------------------------------------ recall and context
 
@@ -85,8 +89,16 @@ class Reader:
             self.require_bank(bank_id)
             return self._scoped(bank_id, query, limit, **scope, **filters)
 
-        hits = await self.conn.read(run)
-        hits = fit_hits(hits, max_tokens) if max_tokens is not None else hits
+        with observe.operation("recall", **{"hindsight.bank": bank_id}) as span:
+            hits = await self.conn.read(run)
+            hits = fit_hits(hits, max_tokens) if max_tokens is not None else hits
+            span.set_attribute("hindsight.hits", len(hits))
+            origins = [
+                turn_event_id(h.bank_id or bank_id, h.session_id or "default", t)
+                for h in hits
+                for t in h.source_turn_ids
+            ]
+            observe.link_origins(span, origins)
         self._served(bank_id, hits, "recall", agent)
         return hits
 
@@ -142,7 +154,8 @@ class Reader:
                 hits.extend(self._scoped(bank_id, message, memory_limit, agent=agent, include_shared=include_shared))
             return build_context(bank_id, session_id, message, turns, hits, budget_tokens)
 
-        block = await self.conn.read(assemble)
+        with observe.operation("context", **{"hindsight.bank": bank_id}):
+            block = await self.conn.read(assemble)
         self._served(bank_id, [h for h in hits if h.memory_id in set(block.memory_ids)], "context", agent)
         return block
 

@@ -16,12 +16,13 @@ from datetime import datetime
 from typing import Any
 from uuid import UUID
 
+from hindsight_es import observe
 from hindsight_es.client.connection import Connection
 from hindsight_es.client.inputs import build, check_text, make_turn, memory_uuid
 from hindsight_es.client.outcome import Outcome, await_outcome, memory_partition_end
 from hindsight_es.client.reader import Reader
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS
-from hindsight_es.errors import InvalidInputError, LogError
+from hindsight_es.errors import ConflictError, InvalidInputError, LogError
 from hindsight_es.events import (
     CorrectionRequested,
     Event,
@@ -60,6 +61,7 @@ class Writer:
     async def publish(self, events: Sequence[Event]) -> None:
         """Append events to their topic, grouped per bank, in order."""
         await self.conn.start()
+        started = observe.now_ns()
         by_topic_bank: dict[tuple[str, str], list[bytes]] = defaultdict(list)
         for event in events:
             topic = TOPIC_TURNS if isinstance(event, TurnRecorded) else TOPIC_COMMANDS
@@ -70,6 +72,7 @@ class Writer:
                 await asyncio.wait_for(self.conn.log.append(topic, bank_id, values), timeout)
         except TimeoutError as exc:
             raise LogError(f"the log did not accept the write within {timeout:g}s") from exc
+        observe.spans_for("publish", events, started)
 
     async def record_turn(self, bank_id: str, text: str, **fields: Any) -> TurnRecorded:
         turn = make_turn(self.settings, bank_id, text, **fields)
@@ -109,7 +112,7 @@ class Writer:
         """Soft-delete one memory (it stays in the archive and in its history)."""
         current = await self.reader.memory(bank_id, memory_id)
         if current.status in ("forgotten", "retracted"):
-            raise InvalidInputError(f"memory {current.memory_id} is already {current.status}")
+            raise ConflictError(f"memory {current.memory_id} is already {current.status}")
         command = build(
             ForgetRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason, actor=actor
         )
@@ -131,7 +134,7 @@ class Writer:
         current = await self.reader.memory(bank_id, memory_id)
         if current.status != "active":
             newer = f" by {current.superseded_by}" if current.superseded_by else ""
-            raise InvalidInputError(
+            raise ConflictError(
                 f"memory {current.memory_id} is {current.status}{newer}; only an active memory can be corrected"
             )
         command = build(
@@ -158,7 +161,7 @@ class Writer:
         retracted; it becomes active again and supersedes the current holder of its key."""
         current = await self.reader.memory(bank_id, memory_id)
         if current.status == "active":
-            raise InvalidInputError(f"memory {current.memory_id} is active already")
+            raise ConflictError(f"memory {current.memory_id} is active already")
         command = build(
             RestoreRequested, bank_id=bank_id, memory_ids=(UUID(current.memory_id),), reason=reason, actor=actor
         )
@@ -250,6 +253,7 @@ class Writer:
     # ------------------------------------------------------------ waiting
 
     async def _publish_and_wait(self, event: Event, timeout_s: float | None) -> Receipt:
+        started = time.perf_counter()
         timeout = timeout_s or self.settings.mcp_wait_timeout_s
         deadline = time.monotonic() + timeout
         await self.conn.start()
@@ -259,6 +263,8 @@ class Writer:
             await_outcome(self.conn.log, event.event_id, partition, start, deadline, self._projected),
             timeout + self.settings.request_timeout_s,
         )
+        if outcome.ready and isinstance(event, TurnRecorded):
+            observe.OPERATION_SECONDS.labels(operation="retain_to_queryable").observe(time.perf_counter() - started)
         retained = (
             await self.conn.read(self.reader.memory_rows, event.bank_id, outcome.retained_ids) if outcome.ready else []
         )

@@ -227,7 +227,7 @@ def test_up_serves_published_turns_and_stops_cleanly_on_sigint(tmp_path: Path) -
             cwd=tmp_path,
         )
     try:
-        wait_for(log_path, "hindsight up:", up, 30)
+        wait_for(log_path, "hindsight up:", up, 90)
 
         second = cli(data, "up", timeout=20)
         assert second.returncode == 1

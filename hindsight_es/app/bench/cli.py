@@ -23,7 +23,7 @@ from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
 from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
 from hindsight_es.app.bench.cmd_replay import replay as bench_replay
 from hindsight_es.app.bench.cmd_startup import startup as bench_startup
-from hindsight_es.app.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 
@@ -196,7 +196,10 @@ def _run_writing(
         return run_async(lambda: go(write))
 
 
-def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: list[str]) -> None:
+def _print_quality(title: str, results: dict[str, dict[str, float]], metrics: list[str], as_json: bool = False) -> None:
+    if as_json:
+        print(json.dumps({"title": title, "results": results}, ensure_ascii=False))
+        return
     table = Table(title=title, title_justify="left")
     table.add_column("category")
     table.add_column("n", justify="right")
@@ -214,8 +217,11 @@ def locomo(
     work_dir: WorkDir = None,
     include_adversarial: bool = False,
     per_question: PerQuestion = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (progress on stderr)")] = False,
 ) -> None:
     """LoCoMo evidence recall@5/10/20, NDCG@10, Full@10 per category, through the real pipeline."""
+    if as_json:
+        to_stderr()
     from hindsight_es.app.bench import locomo as bench
     from streams.service import catch_up_all
 
@@ -246,7 +252,10 @@ def locomo(
 
     results = _run_writing(go, per_question)
     _print_quality(
-        f"LoCoMo {data.name} (embedder {settings.embedder})", results, ["R@5", "R@10", "R@20", "NDCG@10", "Full@10"]
+        f"LoCoMo {data.name} (embedder {settings.embedder})",
+        results,
+        ["R@5", "R@10", "R@20", "NDCG@10", "Full@10"],
+        as_json,
     )
 
 
@@ -264,8 +273,11 @@ def madial(
     ] = None,
     work_dir: WorkDir = None,
     per_question: PerQuestion = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (progress on stderr)")] = False,
 ) -> None:
     """MADial-Bench memory recall@1/3/5/10 (one bank per user), through the real pipeline."""
+    if as_json:
+        to_stderr()
     from hindsight_es.app.bench import madial as bench
     from streams.service import catch_up_all
 
@@ -290,4 +302,5 @@ def madial(
         f"MADial-Bench {languages} (embedder {settings.embedder})",
         results,
         ["R@1", "R@3", "R@5", "R@10", "Hit@1", "Hit@5", "Hit@10", "NDCG@10"],
+        as_json,
     )

@@ -8,6 +8,8 @@ and projections: one janitor tick late enough that the episodes have faded (arch
 
 from __future__ import annotations
 
+import json
+import re
 import statistics
 import tempfile
 import time
@@ -22,7 +24,7 @@ import typer
 from rich.table import Table
 
 from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
-from hindsight_es.app.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import JanitorTick, MemoryRetained, RestoreRequested, encode
 from hindsight_es.extraction import RuleExtractor
@@ -118,8 +120,11 @@ def lifecycle(
     restores: Annotated[int, typer.Option(min=1, help="Archived memories to restore")] = 2_000,
     after_days: Annotated[float, typer.Option(help="Days after the last turn the tick happens")] = 60.0,
     work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a temporary one)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (progress on stderr)")] = False,
 ) -> None:
     """Archive and restore throughput through the bank actor and projections; hot vs cold store sizes."""
+    if as_json:
+        to_stderr()
     settings = settings_from(ctx).model_copy(
         update={"data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-lifecycle-")), "partitions": 1}
     )
@@ -233,6 +238,9 @@ def lifecycle(
             await log.close()
 
     run_async(go)
+    if as_json:
+        print(json.dumps({re.sub(r"\[/?bold\]", "", what): result for what, result in rows}, ensure_ascii=False))
+        return
     table = Table(title=f"lifecycle, one bank of {memories:,} memories", title_justify="left")
     table.add_column("what")
     table.add_column("result", justify="right")

@@ -1,14 +1,16 @@
-"""``bench mcp``: recall latency through the MCP gateway with the SDK's client, over HTTP and stdio.
+"""``bench mcp``: recall latency through the gateway: MCP (the SDK's client, over HTTP and stdio) beside the
+HTTP API (the remote Python client, ``POST /v1/banks/{bank}/recall``).
 
 Builds a bank from synthetic turns through the pipeline, then times the same recall calls over
-streamable HTTP against ``hindsight-es up`` and over stdio against ``hindsight-es mcp`` (real
-subprocesses on the data directory), and the transport's own round trip (``tools/list``). The
-kernel's recall alone is ``bench recall``.
+streamable HTTP MCP and the HTTP API against one ``hindsight-es up``, and over stdio against
+``hindsight-es mcp`` (real subprocesses on the data directory), and each transport's own round trip
+(``tools/list``; ``GET /v1/banks``). The kernel's recall alone is ``bench recall``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import secrets
@@ -22,7 +24,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hindsight_es.app.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
@@ -80,6 +82,7 @@ async def _up(settings: Settings, port: int, token: str) -> AsyncIterator[str]:
         "HINDSIGHT_MCP_HOST": "127.0.0.1",
         "HINDSIGHT_MCP_TOKENS": f'{{"{token}": "*"}}',
         "HINDSIGHT_LOG_LEVEL": "WARNING",
+        "HINDSIGHT_REQUEST_TIMEOUT_S": "120",  # the first call loads the models: on a busy machine that is slow
     }
     proc = subprocess.Popen(_argv(settings, "up"), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
@@ -123,15 +126,19 @@ def mcp(
     ctx: typer.Context,
     turns: Annotated[int, typer.Option(min=10)] = 1000,
     queries: Annotated[int, typer.Option(min=10)] = 200,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON (progress on stderr)")] = False,
 ) -> None:
-    """Recall latency p50/p95 over MCP (streamable HTTP and stdio) against real server processes."""
+    """Recall latency p50/p95 over MCP (streamable HTTP and stdio) and the HTTP API, against real server processes."""
     import httpx2
     from mcp import Client, StdioServerParameters
     from mcp.client.streamable_http import streamable_http_client
 
     from hindsight_es.app.bench.synthetic import synthetic_turns
+    from hindsight_es.remote import AsyncHindsightClient
     from streams.service import ServiceLock, catch_up_all
 
+    if as_json:
+        to_stderr()
     settings = settings_from(ctx)
     bank = f"bench-mcp-{turns}"
 
@@ -157,17 +164,27 @@ def mcp(
             httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
         ):
             http_client = Client(streamable_http_client(url, http_client=http), cache=None)
-            results["MCP streamable HTTP (up)"], pings["HTTP"] = await _over_mcp(http_client, bank, queries)
+            results["MCP streamable HTTP (up)"], pings["MCP HTTP"] = await _over_mcp(http_client, bank, queries)
+            async with AsyncHindsightClient(url.removesuffix("/mcp"), token, retries=0) as api:
+                results["HTTP API /v1 (up)"] = await timed(queries, lambda q: api.recall(bank, q, limit=10))
+                pings["HTTP API"] = await timed(queries, lambda _: api.banks())
         argv = _argv(settings, "mcp")
         stdio = StdioServerParameters(
-            command=argv[0], args=argv[1:], env={**os.environ, "HINDSIGHT_LOG_LEVEL": "WARNING"}
+            command=argv[0],
+            args=argv[1:],
+            env={**os.environ, "HINDSIGHT_LOG_LEVEL": "WARNING", "HINDSIGHT_REQUEST_TIMEOUT_S": "120"},
         )
         results["MCP stdio (mcp)"], pings["stdio"] = await _over_mcp(Client(stdio, cache=None), bank, queries)
+        if as_json:
+            figures = {name: {"p50_ms": percentile(t, 50), "p95_ms": percentile(t, 95)} for name, t in results.items()}
+            trips = {name: {"p50_ms": percentile(t, 50), "p95_ms": percentile(t, 95)} for name, t in pings.items()}
+            print(json.dumps({"memories": n, "calls": queries, "recall": figures, "round_trip": trips}))
+            return
         console.print(f"recall over {n:,} memories (bank {bank!r}), {queries} calls each, limit 10:")
         for name, times in results.items():
             console.print(f"  {name:<28} p50 {percentile(times, 50):6.1f} ms   p95 {percentile(times, 95):6.1f} ms")
         console.print(
-            "transport round trip (tools/list, no kernel call): "
+            "transport round trip (tools/list; GET /v1/banks): "
             + ", ".join(
                 f"{name} p50 {percentile(t, 50):.1f} ms / p95 {percentile(t, 95):.1f} ms" for name, t in pings.items()
             )

@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from hindsight_es.app.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 
 
 def poisoning(
@@ -31,6 +31,7 @@ def poisoning(
     k: Annotated[int, typer.Option(min=1, help="Attack succeeds when its payload is in the top k")] = 5,
     work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a new temporary one)")] = None,
     per_attack: Annotated[Optional[Path], typer.Option(help="Write one JSON line per attack here")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (progress on stderr)")] = False,
 ) -> None:
     """Share of attacks quarantined, attack success (payload in the top k for its target query) and the
     false-positive rate on benign turns; all through log -> bank actor (guard) -> projections -> recall."""
@@ -38,6 +39,8 @@ def poisoning(
     from hindsight_es.client import Hindsight
     from streams.service import catch_up_all
 
+    if as_json:
+        to_stderr()
     base = settings_from(ctx)
     settings = base.model_copy(update={"data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-poison-"))})
     suite = bench.load_attacks(attacks or bench.default_attacks())
@@ -60,6 +63,12 @@ def poisoning(
     rows, controls = run_async(go)
     if per_attack:
         per_attack.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    if as_json:
+        benign_rates = {
+            c["name"]: {"turns": c["turns"], "false_positives": len(c["false_positives"])} for c in controls
+        }
+        print(json.dumps({"attacks": bench.summarize(rows), "benign": benign_rates}, ensure_ascii=False))
+        return
     table = Table(title=f"poisoning: {len(rows)} attacks (success = payload in the top {k})", title_justify="left")
     for column in ("attack type", "n", "quarantined", "attack success"):
         table.add_column(column, justify="left" if column == "attack type" else "right")

@@ -87,6 +87,13 @@ class _Proxy:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.real, name)
 
+    # rich's Live and Progress enter their console (``with console:``): dunders bypass __getattr__
+    def __enter__(self) -> Console:
+        return self.real.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.real.__exit__(*exc)
+
 
 console: Any = _Proxy("out")
 err_console: Any = _Proxy("err")
@@ -102,6 +109,16 @@ def with_client(settings: Settings, work: Callable[[Hindsight], Awaitable[T]]) -
             return await work(hs)
 
     return run_async(go)
+
+
+def announce(settings: Settings, message: str) -> None:
+    """A line for the operator on stderr: a log record in JSON mode (every line is then JSON), else text."""
+    if settings.log_format == "json":
+        import logging
+
+        logging.getLogger("hindsight.service").info(message)
+    else:
+        err_console.print(message, highlight=False)
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
@@ -129,12 +146,24 @@ def settings_from(ctx: typer.Context) -> Settings:
             overrides["broker"] = options.broker
         if options.embedder is not None:
             overrides["embedder"] = options.embedder
+        from pydantic_settings import SettingsError
+
         try:
             options.settings = Settings(**overrides)
         except ValidationError as exc:
             raise fail(f"bad configuration: {_first_problem(exc)}", EXIT_USAGE) from None
+        except SettingsError as exc:  # a value that is not even JSON (a dict or list setting)
+            raise fail(f"bad configuration: {_settings_problem(exc)}", EXIT_USAGE) from None
         configure_logging(options.settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
     return options.settings
+
+
+def _settings_problem(exc: Exception) -> str:
+    import re
+
+    found = re.search(r'field "(\w+)"', str(exc))
+    name = f"HINDSIGHT_{found.group(1).upper()}" if found else "a HINDSIGHT_* setting"
+    return f"{name} is not valid JSON"
 
 
 def _first_problem(exc: Any) -> str:
@@ -142,6 +171,21 @@ def _first_problem(exc: Any) -> str:
     where = ".".join(str(p) for p in first["loc"])
     name = f"HINDSIGHT_{where.upper()}" if where else "settings"
     return f"{name}: {first['msg']}"
+
+
+def shown(value: datetime | None) -> str:
+    """A time in this machine's zone, with the zone's name, to the minute (stored times are UTC)."""
+    if value is None:
+        return "-"
+    moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z")
+
+
+def to_stderr() -> None:
+    """For ``--json``: what a command prints along the way goes to stderr, so stdout is only the JSON."""
+    from rich.console import Console
+
+    consoles._out = Console(stderr=True)
 
 
 def parse_when(value: str | None, option: str) -> datetime | None:

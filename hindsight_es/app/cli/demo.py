@@ -22,7 +22,8 @@ QUERIES = [
 ]
 
 
-async def run_demo(settings: Settings) -> None:
+async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list[dict[str, object]]]:
+    """Publish the sample, run the pipeline if no service does, and recall; returns the hits per query."""
     from streams.service import ServiceLock, catch_up_all
 
     sample = resources.files("hindsight_es.assets").joinpath("samples/demo.jsonl").read_bytes()
@@ -44,12 +45,17 @@ async def run_demo(settings: Settings) -> None:
         else:
             lock.release()
             console.print("a service is running on this data directory; it projects the turns")
+        found: dict[str, list[dict[str, object]]] = {}
         for query in QUERIES:
             t0 = time.perf_counter()
             hits = await hs.recall(BANK, query, limit=3)
+            found[query] = [h.model_dump(mode="json") for h in hits]
+            if not tables:
+                continue
             table = Table(title=f"{query}   ({(time.perf_counter() - t0) * 1000:.1f} ms)", title_justify="left")
             for column in ("score", "kind", "memory", "from turn"):
                 table.add_column(column)
             for hit in hits:
                 table.add_row(f"{hit.score:.3f}", hit.kind, hit.text, ",".join(hit.source_turn_ids))
             console.print(table)
+    return found

@@ -13,7 +13,15 @@ from uuid import UUID
 
 import typer
 
-from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, parse_when, run_async, settings_from
+from hindsight_es.app.cli.common import (
+    catch_up_if_idle,
+    console,
+    err_console,
+    parse_when,
+    run_async,
+    settings_from,
+    shown,
+)
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -136,10 +144,11 @@ def forget(
                     console.print("nothing matches")
                     return []
                 table = Table(title=f"memories of {bank!r} matching {query!r}")
-                for column in ("id", "kind", "text", "valid from"):
-                    table.add_column(column)
+                table.add_column("id", no_wrap=True, min_width=36)
+                for column in ("kind", "text", "valid from"):
+                    table.add_column(column, overflow="fold")
                 for h in hits:
-                    table.add_row(h.memory_id, h.kind, h.text, h.valid_from.strftime("%Y-%m-%d %H:%M"))
+                    table.add_row(h.memory_id, h.kind, h.text, shown(h.valid_from))
                 console.print(table)
                 if not yes and not typer.confirm(f"forget these {len(hits)} memories?", default=False):
                     raise typer.Exit(1)

@@ -16,8 +16,20 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 from typer.core import TyperGroup
 
-from hindsight_es.app.cli import lifecycle
-from hindsight_es.app.cli.common import Options, catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli import lifecycle, memory_commands
+from hindsight_es.app.cli.common import (
+    EXIT_USAGE,
+    Options,
+    announce,
+    catch_up_if_idle,
+    console,
+    err_console,
+    fail,
+    run_async,
+    settings_from,
+    shown,
+    to_stderr,
+)
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -73,9 +85,48 @@ def command() -> TyperGroup:
     return group
 
 
+GLOBAL_OPTIONS = ("--data-dir", "--broker", "--embedder")
+
+
+def hoisted(argv: list[str]) -> list[str]:
+    """The arguments with the global options moved before the subcommand, so they work anywhere on the
+    line (``hindsight-es recall alice q --data-dir D`` as ``hindsight-es --data-dir D recall alice q``)."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            rest += argv[i:]
+            break
+        name = arg.split("=", 1)[0]
+        if name in GLOBAL_OPTIONS:
+            if "=" in arg:
+                front.append(arg)
+                i += 1
+            else:
+                front += argv[i : i + 2]
+                i += 2
+            continue
+        rest.append(arg)
+        i += 1
+    return front + rest
+
+
 def cli() -> None:
     """Entry point of ``hindsight-es``."""
-    command()(prog_name="hindsight-es")
+    command()(args=hoisted(sys.argv[1:]), prog_name="hindsight-es")
+
+
+KINDS = ["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
+
+
+def known_kinds(values: list[str] | None) -> list[str] | None:
+    """Refuse a kind recall does not know (an unknown one would match nothing and look like no memory)."""
+    for value in values or []:
+        if value not in KINDS:
+            raise typer.BadParameter(f"{value!r} is not a kind: {', '.join(KINDS)}")
+    return values
 
 
 DataDir = Annotated[Optional[Path], typer.Option("--data-dir", help="Data directory [env HINDSIGHT_DATA_DIR]")]
@@ -110,6 +161,7 @@ def up(ctx: typer.Context) -> None:
         import asyncio
         import signal
 
+        from hindsight_es.app.observability import lag, tracing
         from hindsight_es.embedding import make_embedder
         from hindsight_es.log import open_log
 
@@ -117,23 +169,30 @@ def up(ctx: typer.Context) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        provider = tracing.configure(settings)
         log, embedder = open_log(settings), make_embedder(settings.embedder)
-        extra, mcp = {}, ""
+        extra: dict[str, Any] = {"lag-sampler": lambda stop: lag.run(settings, log, stop)}
+        mcp = ""
         if settings.mcp_http:
             from hindsight_es.app.gateway.http import http_task, url
 
             extra["mcp-http"] = http_task(settings, Hindsight(settings, log=log, embedder=embedder))
-            mcp = f", MCP at {url(settings)}"
+            base = url(settings).removesuffix("/mcp")
+            mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs, dashboard {base}/ui)"
         await log.start()
+        # The models load now, not on the first turn: once the banner is out, a retain with wait is answered.
+        await asyncio.to_thread(embedder.embed_query, "hindsight")
         where = settings.broker or f"embedded log {settings.log_path}"
-        err_console.print(f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
+        announce(settings, f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
         try:
             await serve(settings, log, stop, embedder=embedder, extra=extra)
         except Exception as exc:
             raise HindsightError(f"the service stopped after a failure: {exc!r}") from exc
         finally:
             await log.close()
-        err_console.print("hindsight stopped cleanly")
+            if provider is not None:
+                provider.shutdown()
+        announce(settings, "hindsight stopped cleanly")
 
     try:
         run_async(go)
@@ -147,19 +206,33 @@ def publish(
     file: Annotated[Optional[Path], typer.Argument(help="JSONL file of turns; '-' or nothing reads stdin")] = None,
     bank: Annotated[Optional[str], typer.Option(help="Bank for lines without bank_id")] = None,
     session: Annotated[str, typer.Option(help="Session for lines without session_id")] = "default",
+    text: Annotated[
+        Optional[str], typer.Option("--text", help="Publish this one turn instead of reading JSONL")
+    ] = None,
+    role: Annotated[str, typer.Option(help="With --text: user | assistant | system | tool")] = "user",
+    source: Annotated[str, typer.Option(help="With --text: user | assistant | tool | document")] = "user",
+    speaker: Annotated[Optional[str], typer.Option(help="With --text: who said it")] = None,
 ) -> None:
-    """Publish turns from JSONL: {"bank_id", "session_id", "text", "role", "speaker", "source", "occurred_at"}."""
+    """Publish turns from JSONL ({"bank_id", "session_id", "text", "role", "speaker", "source", "occurred_at"}),
+    or one turn with --text and --bank."""
     from hindsight_es.app.cli.jsonl import read_turns
     from hindsight_es.client import Hindsight
 
     settings = settings_from(ctx)
-    try:
-        stream = sys.stdin.buffer if file is None or str(file) == "-" else file.open("rb")
-    except OSError as exc:
-        err_console.print(f"[red]error:[/red] cannot read {file}: {exc.strerror or exc}")
-        raise typer.Exit(1) from None
-    with stream:
-        turns, problems = read_turns(settings, stream, bank=bank, session=session)
+    if text is not None:
+        if file is not None or not bank:
+            raise fail("--text publishes one turn: give --bank, and no FILE", EXIT_USAGE)
+        line = {"text": text, "role": role, "source": source} | ({"speaker": speaker} if speaker else {})
+        turns, problems = read_turns(settings, [json.dumps(line).encode()], bank=bank, session=session)
+        if problems:
+            raise fail(problems[0].removeprefix("line 1: "), EXIT_USAGE)
+    else:
+        try:
+            stream = sys.stdin.buffer if file is None or str(file) == "-" else file.open("rb")
+        except OSError as exc:
+            raise fail(f"cannot read {file}: {exc.strerror or exc}") from None
+        with stream:
+            turns, problems = read_turns(settings, stream, bank=bank, session=session)
     for problem in problems:
         err_console.print(f"[yellow]skipped[/yellow] {problem}")
 
@@ -180,7 +253,10 @@ def recall(
     bank: Annotated[str, typer.Argument(help="Bank id")],
     query: Annotated[str, typer.Argument(help="What to recall")],
     limit: Annotated[int, typer.Option(min=1, max=200)] = 10,
-    kind: Annotated[Optional[list[str]], typer.Option(help="Only these kinds (repeatable)")] = None,
+    kind: Annotated[
+        Optional[list[str]],
+        typer.Option(help=f"Only these kinds (repeatable): {', '.join(KINDS)}", callback=known_kinds),
+    ] = None,
     agent: Annotated[Optional[str], typer.Option(help="Recall as this agent: its private memories too")] = None,
     shared: Annotated[bool, typer.Option("--shared", help="Also the shared banks (HINDSIGHT_SHARED_BANKS)")] = False,
     include_archived: Annotated[bool, typer.Option("--include-archived", help="Also archived memories")] = False,
@@ -210,16 +286,20 @@ def recall(
     if as_json:
         print(json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False, indent=2))
         return
+    if not hits:
+        console.print(f"no hits in bank {bank!r} for {query!r}")
+        return
     table = Table(title=f"recall {bank!r}: {query}")
-    for column in ("score", "kind", "text", "turns", "valid from", "status", "id"):
-        table.add_column(column)
+    for column in ("score", "kind", "text", "turns", "valid from", "status"):
+        table.add_column(column, overflow="fold")
+    table.add_column("id", no_wrap=True, min_width=36)  # whole, to copy into forget, correct or history
     for h in hits:
         table.add_row(
             f"{h.score:.4f}",
             h.kind,
             h.text,
             ",".join(h.source_turn_ids),
-            h.valid_from.strftime("%Y-%m-%d %H:%M"),
+            shown(h.valid_from),
             h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else ""),
             h.memory_id,
         )
@@ -268,14 +348,21 @@ def mcp(
 
 
 @app.command()
-def demo(ctx: typer.Context) -> None:
+def demo(
+    ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json", help="Print the recalls as JSON")] = False
+) -> None:
     """Publish a small bilingual sample conversation into bank 'demo' and print a few recalls."""
     from hindsight_es.app.cli.demo import run_demo
 
-    run_async(lambda: run_demo(settings_from(ctx)))
+    if as_json:
+        to_stderr()
+    found = run_async(lambda: run_demo(settings_from(ctx), tables=not as_json))
+    if as_json:
+        print(json.dumps(found, ensure_ascii=False, indent=2))
 
 
 lifecycle.register(app)  # forget, restore, end-session, promote, janitor
+memory_commands.register(app)  # history, correct
 
 if __name__ == "__main__":
     cli()

@@ -46,8 +46,12 @@ def list_(
     if as_json:
         print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
         return
+    if not found:
+        console.print("nothing is quarantined" + (f" in bank {bank!r}" if bank else ""))
+        return
     table = Table(title=f"quarantined memories ({len(found)})", show_lines=True)
-    for column in ("memory id", "bank", "source", "text", "reason"):
+    table.add_column("memory id", no_wrap=True, min_width=36)
+    for column in ("bank", "source", "text", "reason"):
         table.add_column(column, overflow="fold")
     for m in found:
         table.add_row(m.memory_id, m.bank_id, f"{m.source} ({m.trust})", m.text, m.reason)

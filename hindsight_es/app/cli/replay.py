@@ -198,9 +198,11 @@ def verify(
 for _name, _command in (
     ("audit", replay_history.audit),
     ("rollback", replay_history.rollback),
-    ("restore", replay_history.restore),
+    ("undo-rollback", replay_history.undo_rollback),
     ("state", replay_history.state),
     ("export", replay_history.export),
     ("import", replay_history.import_),
 ):
     app.command(_name)(_command)
+# 0.1 called undoing a rollback `replay restore`, beside the `restore` of a memory: kept hidden for one release.
+app.command("restore", hidden=True, deprecated=True)(replay_history.undo_rollback)

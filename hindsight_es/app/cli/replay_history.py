@@ -118,7 +118,7 @@ def rollback(
     """Retract every memory derived from the matching turns (criteria are ANDed) and restore what they displaced.
 
     Publishes a RetractionRequested; the bank actor decides and records a SourceRetracted. Running it
-    again changes nothing; `replay restore --retraction ID` undoes it.
+    again changes nothing; `replay undo-rollback --retraction ID` undoes it.
     """
     from hindsight_es.history import outcome, plan, request, retraction
 
@@ -163,11 +163,11 @@ def rollback(
         console.print(
             f"rolled back: {len(done.retracted_memory_ids)} memories retracted, "
             f"{len(done.restored_memory_ids)} restored (SourceRetracted {done.event_id}); "
-            f"undo with `hindsight-es replay restore --bank {bank} --retraction {done.event_id}`"
+            f"undo with `hindsight-es replay undo-rollback --bank {bank} --retraction {done.event_id}`"
         )
 
 
-def restore(
+def undo_rollback(
     ctx: typer.Context,
     bank: Bank,
     retraction_id: Annotated[str, typer.Option("--retraction", help="A SourceRetracted (or its request) id")],

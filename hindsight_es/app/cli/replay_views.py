@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from dataclasses import asdict, is_dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeElapsedColumn
@@ -31,7 +31,11 @@ def to_json(value: Any) -> str:
 
 
 def when(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M:%S") if value else ""
+    """A time in this machine's zone, with the zone's name (stored times are UTC)."""
+    if not value:
+        return ""
+    moment = value if value.tzinfo else value.replace(tzinfo=UTC)
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
 # ------------------------------------------------------------------ progress
@@ -101,7 +105,9 @@ def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True)
         "valid from",
         "text",
     ):
-        table.add_column(column, overflow="fold", no_wrap=column == "memory")
+        table.add_column(
+            column, overflow="fold", no_wrap=column == "memory", min_width=36 if column == "memory" else None
+        )
     for m in memories:
         key = f"{m.key} = {m.value}" if m.key else ""
         table.add_row(
@@ -194,7 +200,9 @@ def show_session(bank: str, session: str, turns: list[dict[str, Any]], memories:
 def archived_memories(title: str, memories: list[dict[str, Any]]) -> Table:
     table = Table(title=title, title_justify="left")
     for column in ("memory", "kind", "status", "turns", "time", "text"):
-        table.add_column(column, overflow="fold", no_wrap=column == "memory")
+        table.add_column(
+            column, overflow="fold", no_wrap=column == "memory", min_width=36 if column == "memory" else None
+        )
     for m in memories:
         table.add_row(
             m["memory_id"],

@@ -13,11 +13,13 @@ from hindsight_es.app.cli.common import console
 
 
 def render(report: dict[str, Any]) -> None:
+    if not report["banks"]:
+        console.print("no bank yet: nothing has been recorded (publish turns, or run `hindsight-es demo`)")
     statuses = ["hot", "active", "superseded", "forgotten", "archived", "quarantined", "retracted", "turns"]
     table = Table(title="banks")
-    table.add_column("bank")
+    table.add_column("bank", overflow="fold")
     for status in statuses:
-        table.add_column(status, justify="right")
+        table.add_column(status, justify="right", min_width=len(status), no_wrap=True)  # headers never cut
     for bank, counts in report["banks"].items():
         table.add_row(bank, *(str(counts.get(s, 0)) for s in statuses))
     console.print(table)

@@ -14,23 +14,18 @@ import contextlib
 import ipaddress
 import logging
 import socket
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 import uvicorn
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
-from starlette.requests import Request
-from starlette.responses import Response
 
-from hindsight_es.app.gateway.auth import Access, BankTokens
-from hindsight_es.app.gateway.server import build_server
+from hindsight_es.app.gateway.app import build_app
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import ConfigError
 
 log_ = logging.getLogger("hindsight.gateway")
 PATH = "/mcp"
-METRICS_PATH = "/metrics"
 SHUTDOWN_GRACE_S = 2  # whole seconds: uvicorn types timeout_graceful_shutdown as an int
 
 
@@ -71,21 +66,6 @@ def listen(settings: Settings) -> socket.socket:
     return sock
 
 
-def metrics_endpoint(tokens: BankTokens | None) -> Callable[[Request], Awaitable[Response]]:
-    """Prometheus text exposition of every registered metric (the service registers the bank counts);
-    with tokens configured, any valid bearer token may read it."""
-
-    async def metrics(request: Request) -> Response:
-        if tokens is not None:
-            scheme, _, token = request.headers.get("authorization", "").partition(" ")
-            if scheme.lower() != "bearer" or await tokens.verify_token(token.strip()) is None:
-                return Response("unauthorized\n", status_code=401, headers={"WWW-Authenticate": "Bearer"})
-        body = await asyncio.to_thread(generate_latest, REGISTRY)
-        return Response(body, media_type=CONTENT_TYPE_LATEST)
-
-    return metrics
-
-
 def url(settings: Settings) -> str:
     host = f"[{settings.mcp_host}]" if ":" in settings.mcp_host else settings.mcp_host
     return f"http://{host}:{settings.mcp_port}{PATH}"
@@ -100,13 +80,7 @@ class _Server(uvicorn.Server):
 def http_task(settings: Settings, hs: Hindsight) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
     """Check the exposure rules and open the socket now; returns the task that serves until ``stop``."""
     check_exposure(settings)
-    tokens = BankTokens(settings.mcp_tokens) if settings.mcp_tokens else None
-    # Without tokens (loopback only) a request has the local user's access; with tokens, none without one.
-    fallback = Access.nothing() if tokens else Access.local(actor="mcp:http")
-    app = build_server(
-        hs, fallback, token_verifier=tokens, issuer_url=url(settings).removesuffix(PATH)
-    ).streamable_http_app(streamable_http_path=PATH, host=settings.mcp_host)
-    app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"])
+    app = build_app(hs, settings, issuer_url=url(settings).removesuffix(PATH))
     sock = listen(settings)
     config = uvicorn.Config(
         app,

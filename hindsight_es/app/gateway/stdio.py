@@ -15,6 +15,7 @@ from typing import Any
 
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.server import build_server
+from hindsight_es.app.observability import tracing
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.embedding import Embedder, make_embedder
@@ -28,6 +29,7 @@ Pipeline = Callable[[Hindsight, Embedder, asyncio.Event], Coroutine[Any, Any, No
 
 async def run_stdio(settings: Settings, *, bank: str | None = None, pipeline: Pipeline | None = None) -> None:
     """Serve MCP on stdio until the client closes stdin."""
+    provider = tracing.configure(settings)  # HINDSIGHT_TRACES, as for `up`
     embedder = make_embedder(settings.embedder)
     hs = Hindsight(settings, embedder=embedder)
     try:
@@ -44,3 +46,5 @@ async def run_stdio(settings: Settings, *, bank: str | None = None, pipeline: Pi
         if background is not None:
             await asyncio.gather(background, return_exceptions=True)
         await hs.close()
+        if provider is not None:
+            provider.shutdown()

@@ -1,0 +1,106 @@
+"""``history ID`` and ``correct ID TEXT``: one memory's lineage, and its correction, from the shell.
+
+A memory id names its bank (ids are unique across banks), so ``--bank`` is only needed to check it.
+Without a running service the pipeline runs in this process first (like ``recall``); ``correct`` then
+waits for the bank actor's answer as the lifecycle commands do.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from hindsight_es.app.cli.common import catch_up_if_idle, run_async, settings_from
+
+if TYPE_CHECKING:
+    from hindsight_es.client import Hindsight
+    from hindsight_es.events import Event
+
+MemoryId = Annotated[str, typer.Argument(help="A memory id (from recall), whole")]
+BankOpt = Annotated[Optional[str], typer.Option("--bank", help="The memory's bank (checked if given)")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
+
+
+async def lineage_of(hs: Hindsight, memory_id: str, bank: str | None) -> dict[str, Any]:
+    from hindsight_es.client import memory_uuid
+    from hindsight_es.errors import NotFoundError
+
+    mid = memory_uuid(memory_id)
+    found: dict[str, Any] = await hs.conn.read(lambda: hs.stores().archive.lineage(bank, mid))
+    if found["retained"] is None:
+        raise NotFoundError(f"no memory {mid}" + (f" in bank {bank!r}" if bank else ""))
+    return found
+
+
+def history(ctx: typer.Context, memory_id: MemoryId, bank: BankOpt = None, as_json: AsJson = False) -> None:
+    """Where a memory came from and everything that happened to it: source turns, events with who and why."""
+    from hindsight_es.app.cli.common import with_client
+    from hindsight_es.app.cli.replay_views import show_lineage, to_json
+
+    async def work(hs: Hindsight) -> dict[str, Any]:
+        await catch_up_if_idle(hs)
+        return await lineage_of(hs, memory_id, bank)
+
+    found = with_client(settings_from(ctx), work)
+    if as_json:
+        print(to_json(found))
+    else:
+        show_lineage(found)
+
+
+def correct(
+    ctx: typer.Context,
+    memory_id: MemoryId,
+    text: Annotated[str, typer.Argument(help="The corrected memory, as a full statement")],
+    bank: BankOpt = None,
+    reason: Annotated[str, typer.Option(help="Why (kept in the memory's history)")] = "",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for a running service's bank actor")] = 30.0,
+    as_json: AsJson = False,
+) -> None:
+    """Replace an active memory by a corrected statement; the old one is superseded and kept in its history."""
+    from uuid import UUID
+
+    from hindsight_es.app.cli.lifecycle import decided, report
+    from hindsight_es.client import Hindsight, build, check_text
+    from hindsight_es.errors import ConflictError
+    from hindsight_es.events import CorrectionRequested
+
+    settings = settings_from(ctx)
+
+    async def go() -> list[Event] | None:
+        async with Hindsight(settings) as hs:
+            await catch_up_if_idle(hs)
+            found = await lineage_of(hs, memory_id, bank)
+            current = await hs.memory(found["bank_id"], found["memory_id"])
+            if current.status != "active":
+                raise ConflictError(
+                    f"memory {current.memory_id} is {current.status}; only an active one can be corrected"
+                )
+            check_text(settings, text)
+            command = build(
+                CorrectionRequested,
+                bank_id=found["bank_id"],
+                memory_id=UUID(current.memory_id),
+                text=text,
+                reason=reason,
+                actor="user",
+            )
+            return await decided(hs, [command], timeout)
+
+    events = run_async(go)
+    if as_json and events is not None:
+        print(
+            json.dumps([e.model_dump(mode="json", exclude={"vector", "revived"}) for e in events], ensure_ascii=False)
+        )
+        return
+    report(events, False, "corrected", timeout)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("history")(history)
+    app.command("correct")(correct)
+
+
+__all__ = ["register"]

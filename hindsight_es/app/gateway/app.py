@@ -1,0 +1,65 @@
+"""The one ASGI app of the gateway: the HTTP API (``/v1``, ``/openapi.json``, ``/docs``), the dashboard (``/ui``),
+``/metrics`` and MCP (``/mcp``), built from a ``Hindsight`` client and the settings.
+
+``up`` serves it next to the pipeline; a stateless ``serve`` replica mounts the same app. Every part
+uses the same tokens (``HINDSIGHT_MCP_TOKENS``) and the same bank scoping.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+
+from fastapi import FastAPI
+
+from hindsight_es.app.gateway.api import banks, memories, operator, problems
+from hindsight_es.app.gateway.api.access import Gate
+from hindsight_es.app.gateway.auth import Access, BankTokens
+from hindsight_es.app.gateway.metrics_route import metrics_endpoint
+from hindsight_es.app.gateway.server import build_server, version
+from hindsight_es.app.gateway.timing import Timed
+from hindsight_es.client import Hindsight
+from hindsight_es.config import Settings
+
+MCP_PATH = "/mcp"
+METRICS_PATH = "/metrics"
+
+
+def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = None) -> FastAPI:
+    """The gateway's ASGI app over ``hs``; its lifespan runs MCP's session manager."""
+    tokens = BankTokens(settings.mcp_tokens) if settings.mcp_tokens else None
+    # Without tokens (loopback only) a request has the local user's access; with tokens, none without one.
+    fallback = Access.nothing() if tokens else Access.local(actor="mcp:http")
+    mcp_app = build_server(
+        hs, fallback, token_verifier=tokens, issuer_url=issuer_url or f"http://{settings.mcp_host}"
+    ).streamable_http_app(streamable_http_path=MCP_PATH, host=settings.mcp_host)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp_app.router.lifespan_context(mcp_app):
+            yield
+
+    app = FastAPI(
+        title="hindsight",
+        version=version(),
+        summary="Long-term memory for LLM agents: retain, recall, context, history, forget, correct, rollback.",
+        description="The HTTP API of hindsight. Every operation of the MCP tools, with the same names, tokens and "
+        "bank scoping, plus the operator's (quarantine review, rollback, state as of a time). Errors are RFC 9457 "
+        "problem details. Send `Authorization: Bearer <token>` once tokens are configured.",
+        lifespan=lifespan,
+        docs_url="/docs",
+        redoc_url=None,
+    )
+    from hindsight_es.app.gateway.ui import routes as ui
+
+    problems.install(app, html=ui.error_page)
+    gate = Gate(tokens)
+    caller = gate.dependency()
+    for module in (memories, banks, operator):
+        app.include_router(module.router(hs, caller))
+    ui.install(app, hs, Gate(tokens, transport="ui"), settings)
+    app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"], include_in_schema=False)
+
+    app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection
+    app.add_middleware(Timed)
+    return app

@@ -1,0 +1,44 @@
+"""``local``: a ``Hindsight`` client with the pipeline running in this process, for scripts and notebooks.
+
+    async with local(Settings()) as hs:
+        await hs.retain("alice", "we moved to Paris", session_id="s1", wait=True)
+        hits = await hs.recall("alice", "where do we live?", limit=5)
+
+While no ``hindsight-es up`` runs on the data directory, the bank actor and the projections run here
+(as ``hindsight-es mcp`` does), so ``retain(..., wait=True)`` returns once the memories are queryable;
+when ``up`` runs, it decides and projects, and this process only publishes and reads. The plain
+``Hindsight`` client never runs the pipeline: it needs a running ``up``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from hindsight_es.client import Hindsight
+from hindsight_es.config import Settings
+from streams.service import ServiceLock, catch_up_all, serve_when_free
+
+
+@contextlib.asynccontextmanager
+async def local(settings: Settings) -> AsyncIterator[Hindsight]:
+    hs = Hindsight(settings)
+    await hs.start()
+    lock = ServiceLock(settings)
+    try:
+        if lock.acquire():  # nothing runs the pipeline: load the models and drain what is waiting first
+            await catch_up_all(settings, hs.log, embedder=hs.embedder)
+    finally:
+        lock.release()
+    stop = asyncio.Event()
+    pipeline = asyncio.create_task(serve_when_free(settings, hs.log, stop, embedder=hs.embedder, retry_s=1.0))
+    try:
+        yield hs
+    finally:
+        stop.set()
+        await asyncio.gather(pipeline, return_exceptions=True)
+        await hs.close()
+
+
+__all__ = ["local"]

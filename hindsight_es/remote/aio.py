@@ -1,0 +1,136 @@
+"""``AsyncHindsightClient``: the HTTP API from asyncio code (httpx), with typed results; as ``client``, awaited.
+
+    async with AsyncHindsightClient("http://127.0.0.1:8765", token="…") as hs:
+        await hs.retain("alice", "we moved to Paris", session_id="s1", wait=True)
+        hits = (await hs.recall("alice", "where do we live?")).hits
+
+``hs.operator`` has the operator's calls (quarantine review, rollback). Errors are the kernel's error
+classes (``hindsight_es.remote.errors``); 429 and 5xx answers are retried (``transport``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+from uuid import UUID
+
+import httpx
+
+from hindsight_es.remote import calls
+from hindsight_es.remote import models as m
+from hindsight_es.remote.transport import Policy, headers, outcome, request_args, retryable, unreachable
+
+T = TypeVar("T")
+
+
+class AsyncHindsightClient:
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8765",
+        token: str | None = None,
+        *,
+        timeout_s: float = 30.0,
+        retries: int = 3,
+        backoff_s: float = 0.25,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.policy = Policy(retries, backoff_s)
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url, headers=headers(token), timeout=timeout_s, transport=transport
+        )
+        self.operator = Operator(self)
+
+    async def __aenter__(self) -> AsyncHindsightClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def send(self, call: calls.Call[T]) -> T:
+        for attempt in range(self.policy.retries + 1):
+            last = attempt == self.policy.retries
+            try:
+                response = await self._http.request(call.method, call.path, **request_args(call))
+            except (httpx.TimeoutException, httpx.TransportError) as exc:
+                if last:
+                    raise unreachable(self.base_url, exc) from exc
+                await asyncio.sleep(self.policy.wait_s(attempt, None))
+                continue
+            if retryable(response) and not last:
+                await asyncio.sleep(self.policy.wait_s(attempt, response))
+                continue
+            return outcome(call, response)
+        raise AssertionError("unreachable")
+
+    async def retain(self, bank_id: str, text: str, **fields: Any) -> m.RetainResult:
+        return await self.send(calls.retain(bank_id, text, **fields))
+
+    async def recall(self, bank_id: str, query: str, **options: Any) -> m.RecallResult:
+        return await self.send(calls.recall(bank_id, query, **options))
+
+    async def context(self, bank_id: str, session_id: str, text: str = "", **options: Any) -> m.Context:
+        return await self.send(calls.context(bank_id, session_id, text, **options))
+
+    async def memories(self, bank_id: str, **filters: Any) -> m.MemoryPage:
+        return await self.send(calls.memories(bank_id, **filters))
+
+    async def memory(self, bank_id: str, memory_id: str | UUID) -> m.Memory:
+        return await self.send(calls.memory(bank_id, memory_id))
+
+    async def history(self, bank_id: str, memory_id: str | UUID) -> m.HistoryResult:
+        return await self.send(calls.history(bank_id, memory_id))
+
+    async def forget(self, bank_id: str, memory_id: str | UUID, **options: Any) -> m.ForgetResult:
+        return await self.send(calls.forget(bank_id, memory_id, **options))
+
+    async def correct(self, bank_id: str, memory_id: str | UUID, text: str, **options: Any) -> m.CorrectResult:
+        return await self.send(calls.correct(bank_id, memory_id, text, **options))
+
+    async def restore(self, bank_id: str, memory_id: str | UUID, **options: Any) -> m.RestoreResult:
+        return await self.send(calls.restore(bank_id, memory_id, **options))
+
+    async def banks(self) -> list[m.BankSummary]:
+        return await self.send(calls.banks())
+
+    async def stats(self, bank_id: str) -> m.BankStats:
+        return await self.send(calls.stats(bank_id))
+
+    async def sessions(self, bank_id: str) -> list[m.SessionSummary]:
+        return await self.send(calls.sessions(bank_id))
+
+    async def session(self, bank_id: str, session_id: str) -> m.SessionTimeline:
+        return await self.send(calls.session(bank_id, session_id))
+
+    async def state(self, bank_id: str, as_of: datetime | None = None, *, every: bool = False) -> m.StateAsOf:
+        return await self.send(calls.state(bank_id, as_of, every))
+
+
+class Operator:
+    """The operator's calls (a token for every bank)."""
+
+    def __init__(self, client: AsyncHindsightClient) -> None:
+        self._client = client
+
+    async def quarantined(self, bank_id: str | None = None, limit: int = 200) -> m.QuarantineResult:
+        return await self._client.send(calls.quarantined(bank_id, limit))
+
+    async def release(self, bank_id: str, memory_ids: Sequence[str | UUID], **options: Any) -> m.QuarantineResult:
+        return await self._client.send(calls.review(bank_id, memory_ids, release=True, **options))
+
+    async def reject(self, bank_id: str, memory_ids: Sequence[str | UUID], **options: Any) -> m.QuarantineResult:
+        return await self._client.send(calls.review(bank_id, memory_ids, release=False, **options))
+
+    async def rollback_plan(self, bank_id: str, **selection: Any) -> m.RollbackPlan:
+        return await self._client.send(calls.rollback_plan(bank_id, **selection))
+
+    async def rollback(self, bank_id: str, **selection: Any) -> m.RollbackResult:
+        return await self._client.send(calls.rollback(bank_id, **selection))
+
+    async def undo_rollback(self, bank_id: str, retraction_id: str | UUID, **options: Any) -> m.UndoResult:
+        return await self._client.send(calls.undo_rollback(bank_id, retraction_id, **options))

@@ -1,0 +1,90 @@
+"""The command line's finish: configuration errors, global options anywhere, whole ids, validated kinds,
+"no hits", zoned times, ``publish --text``, ``history`` and ``correct``, one restore vocabulary, ``--json``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_cli import cli, flat, no_traceback
+
+UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("HINDSIGHT_PARTITIONS", "abc", "HINDSIGHT_PARTITIONS: Input should be a valid integer"),
+        ("HINDSIGHT_MCP_TOKENS", "{not json", "HINDSIGHT_MCP_TOKENS is not valid JSON"),
+        ("HINDSIGHT_MCP_TOKENS", '{"short": "*"}', "at least 16 characters"),
+        ("HINDSIGHT_LOG_LEVEL", "verbose", "HINDSIGHT_LOG_LEVEL: Value error, must be one of DEBUG"),
+    ],
+)
+def test_a_bad_setting_is_one_line_and_exit_2_and_help_still_works(
+    tmp_path: Path, name: str, value: str, said: str
+) -> None:
+    data = tmp_path / "data"
+    failed = cli(data, "stats", **{name: value})
+    assert failed.returncode == 2 and failed.stderr.strip().count("\n") == 0, failed.stderr
+    assert said in failed.stderr and failed.stderr.startswith("error: bad configuration:")
+    no_traceback(failed)
+    helped = cli(data, "--help", **{name: value})
+    assert helped.returncode == 0 and "recall" in helped.stdout
+    no_traceback(helped)
+
+
+def run(data: Path, *args: str, **extra_env: str) -> str:
+    """stdout of a command that must succeed (a store time-out generous enough for a loaded machine)."""
+    proc = cli(data, *args, HINDSIGHT_REQUEST_TIMEOUT_S="60", **extra_env)
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    return proc.stdout
+
+
+def test_the_shell_tour_with_a_narrow_terminal(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    narrow = {"COLUMNS": "80"}
+    published = cli(data, "publish", "--text", "From now on use FedEx for all international orders.", "--bank", "alice",
+                    "--session", "s1", "--speaker", "Lin")  # fmt: skip
+    assert published.returncode == 0 and "published 1 turns" in published.stdout, published.stderr
+    assert cli(data, "publish", "--text", "x").returncode == 2  # one turn needs its bank
+
+    # global options after the subcommand, ids whole at 80 columns, times with their zone
+    shown = run(tmp_path / "elsewhere", "recall", "alice", "which carrier?", "--data-dir", str(data), **narrow)
+    assert UUID.findall(shown), shown  # whole, not cut to f70d18be…
+    assert "UTC" in shown or re.search(r"[+-]\d{4}", shown)
+    assert "no hits" in run(data, "recall", "alice", "which carrier?", "--kind", "plan")
+    refused = cli(data, "recall", "alice", "which carrier?", "--kind", "prefs")
+    assert refused.returncode == 2 and "'prefs' is not a kind" in flat(refused.stderr)
+
+    stats = run(data, "stats", **narrow)
+    assert all(header in stats for header in ("quarantined", "superseded", "forgotten", "retracted"))
+
+    hit = next(
+        h for h in json.loads(run(data, "recall", "alice", "which carrier?", "--json")) if h["kind"] != "episode"
+    )
+    lineage = run(data, "history", hit["memory_id"], **narrow)
+    assert "FedEx" in lineage and "MemoryRetained" in flat(lineage) and hit["memory_id"] in lineage
+    corrected = run(data, "correct", hit["memory_id"], "From now on use UPS for all international orders.",
+                    "--reason", "switched carriers")  # fmt: skip
+    assert "MemoryRetained" in corrected
+    after = json.loads(run(data, "recall", "alice", "which carrier for international orders?", "--json"))
+    assert "UPS" in after[0]["text"]
+    again = cli(data, "correct", hit["memory_id"], "From now on use DHL.")
+    assert again.returncode == 1 and "only an active one can be corrected" in flat(again.stderr)
+    history = json.loads(run(data, "history", hit["memory_id"], "--json"))
+    assert any(e["type"] == "MemorySuperseded" for e in history["events"])
+
+
+def test_undoing_a_rollback_has_its_own_name_and_demo_prints_json(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    helped = cli(data, "replay", "--help")
+    assert "undo-rollback" in helped.stdout and " restore " not in helped.stdout
+    demo = cli(data, "demo", "--json")
+    assert demo.returncode == 0, demo.stderr
+    found = json.loads(demo.stdout)  # stdout is only the JSON: the progress went to stderr
+    assert any("FedEx" in h["text"] for h in found["which carrier do we ship with?"])
+    assert "published 11 turns" in demo.stderr
