@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
@@ -83,6 +83,24 @@ class RejectRequested(Event):
     type: Literal["RejectRequested"] = "RejectRequested"
     memory_ids: tuple[UUID, ...] = Field(min_length=1)
     reason: str = Field(default="", max_length=2000)
+
+
+class SetOwnersRequested(Event):
+    """An operator declares the bank's owners (principals, as recorded in events' ``actor``)."""
+
+    type: Literal["SetOwnersRequested"] = "SetOwnersRequested"
+    owners: tuple[Annotated[str, Field(min_length=1, max_length=256)], ...] = Field(max_length=64)
+    reason: str = Field(default="", max_length=2000)
+
+
+class DisputeResolutionRequested(Event):
+    """The bank's owner (``actor`` among its owners) or an operator accepts or rejects disputed memories."""
+
+    type: Literal["DisputeResolutionRequested"] = "DisputeResolutionRequested"
+    memory_ids: tuple[UUID, ...] = Field(min_length=1)
+    outcome: Literal["accept", "reject"]
+    reason: str = Field(default="", max_length=2000)
+    operator: bool = False  # set by the CLI and by operator connections of the gateway
 
 
 class TokenUsage(BaseModel):

@@ -13,10 +13,11 @@ the leetspeak reading or removing split-word invisibles revealed add ``obfuscati
 
 Thresholds are per trust level (``Settings.guard_threshold_*``): a trusted user's "from now on you
 must reply in English" (a directive, 0.5) passes; the same sentence in a retrieved document does not.
-Besides content, conflict rules use the bank state, for untrusted sources only: they may not supersede
-(or contradict, as an LLM judged it) a memory from a more trusted one, nor write claims about the user;
-repeating a quarantined claim is quarantined too (corroboration spam), and so is whatever an untrusted
-channel (a source kind within a session) delivers after it delivered quarantined content (taint).
+Besides content, conflict rules use the bank state, for untrusted sources only: repeating a quarantined
+claim is quarantined too (corroboration spam), and so is whatever an untrusted channel (a source kind
+within a session) delivers after it delivered quarantined content (taint). Contradicting a more trusted
+memory is not quarantined but disputed (``disputes``), and only the owner writes facts about the owner
+(``trust.own_keys``).
 One quarantined candidate quarantines its whole turn: the turn is one unit of provenance.
 """
 
@@ -27,7 +28,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
-from uuid import UUID
 
 from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import guard_rules as rules
@@ -167,12 +167,17 @@ def screen(
     source: str,
     session_id: str | None = None,
     policy: GuardPolicy = DEFAULT_POLICY,
+    speaker: str | None = None,
 ) -> Verdict:
-    """The verdict for a whole turn: its text, each candidate's text, and the conflicts with the bank."""
+    """The verdict for a whole turn: its text, each candidate's text, and the conflicts with the bank.
+    A contradiction of a more trusted memory is not the guard's: it is a dispute (``disputes``)."""
     if not policy.enabled:
         return PASS
-    verdicts = [assess(text, trust=trust, source=source, policy=policy)]
-    verdicts += [assess(c.text, trust=trust, source=source, policy=policy) for c in candidates if c.text != text]
+    who = speaker or SPEAKER_OF_SOURCE.get(source)
+    verdicts = [assess(text, trust=trust, source=source, policy=policy, speaker=who)]
+    verdicts += [
+        assess(c.text, trust=trust, source=source, policy=policy, speaker=who) for c in candidates if c.text != text
+    ]
     if (flagged := next((v for v in verdicts if v.quarantine), None)) is not None:
         return flagged
     for candidate in candidates:
@@ -188,23 +193,10 @@ _text_key = lru_cache(maxsize=1 << 16)(text_key)
 def conflict(
     state: BankState, candidate: Candidate, *, trust: str, source: str, session_id: str | None = None
 ) -> str | None:
-    """Why a candidate may not enter the bank as it stands, from its source's trust; None when it may."""
-    rank = TRUST_RANK.get(trust, 0)
-    if rank > 0:
-        return None  # user and assistant statements may revise anything (a user correction always wins)
-    if candidate.key is not None and candidate.key.startswith("user/"):
-        return f"guard: source {source} ({trust}) may not write claims about the user ({candidate.key})"
-    targets: list[tuple[UUID, str]] = []
-    head = state.heads.get(candidate.key) if candidate.key is not None else None
-    if head is not None and state.memories[head].value != candidate.value:
-        targets.append((head, f"new value for {candidate.key}"))
-    judged = candidate.judgement
-    if judged is not None and judged.memory_id is not None and judged.relation in ("updates", "contradicts"):
-        targets.append((judged.memory_id, f"{judged.relation} it, as {judged.model or 'the LLM'} judged"))
-    for memory_id, why in targets:
-        held = state.memories.get(memory_id)
-        if held is not None and held.status == "active" and TRUST_RANK.get(held.trust, 0) > rank:
-            return f"guard: source {source} ({trust}) may not supersede a {held.trust} memory ({memory_id}, {why})"
+    """Why an untrusted candidate may not enter the bank: it repeats a quarantined claim (corroboration
+    spam), or its channel (a source kind within a session) already delivered quarantined content (taint)."""
+    if TRUST_RANK.get(trust, 0) > 0:
+        return None
     same = _text_key(candidate.kind, candidate.text)
     for memory in state.memories.values():
         if memory.status != "quarantined":
