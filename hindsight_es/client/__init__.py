@@ -4,10 +4,11 @@
         await hs.record_turn("alice", "from now on use FedEx", session_id="s1")
         hits = await hs.recall("alice", "which carrier?")
 
-``Hindsight`` is a facade over three roles that share one ``Connection`` (the log, the embedder, the
+``Hindsight`` is a facade over four roles that share one ``Connection`` (the log, the embedder, the
 current stores): ``hs.writer`` (publish, retain, forget, correct, the lifecycle commands, waiting for
-outcomes), ``hs.reader`` (recall, context, history, working memory, stats) and ``hs.operator``
-(quarantine review). The facade forwards the everyday calls; the rest are on the roles.
+outcomes), ``hs.reader`` (recall, context, history, working memory, stats), ``hs.operator``
+(quarantine review) and ``hs.disputes`` (a bank's owners, and their disputes). The facade forwards the
+everyday calls; the rest are on the roles.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from uuid import UUID
 
 from hindsight_es.client.connection import Connection, Stores
+from hindsight_es.client.disputes import Disputes
 from hindsight_es.client.inputs import build, check_text, make_turn, memory_uuid, turn_event_id
 from hindsight_es.client.operator import Operator, QuarantinedMemory
 from hindsight_es.client.reader import Reader
@@ -51,6 +53,7 @@ class Hindsight:
         self.reader = Reader(self.conn)
         self.writer = Writer(self.conn, self.reader)
         self.operator = Operator(self.conn, self.reader, self.writer)
+        self.disputes = Disputes(self.conn, self.reader, self.writer)
 
     async def __aenter__(self) -> Hindsight:
         await self.start()

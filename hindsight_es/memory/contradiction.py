@@ -3,7 +3,7 @@
 Two statements are about the same thing when their content words (English stems, Chinese character
 bigrams; values left out) overlap:
 
-    similarity = |shared content| / min(|content a|, |content b|)
+    similarity = |shared content| / |content a ∪ content b|        (Jaccard)
 
 and one contradicts the other when they are similar and a contradiction signal separates them: a
 negation on one side only ("no", "cancelled", "ruled out", "不", "取消"), or values of one kind that
@@ -23,7 +23,8 @@ _STOP = frozenset(
     "her they them their what which who whom when where why how all any some each every not no yes so than then too "
     "very can could will would shall should may might must just also only now new note fyi please reminder hi hello "
     "thanks thank ok okay per via about after before again still really actually user user's users i'm it's told said "
-    "mentioned record recorded according".split()
+    "mentioned record recorded according going forward please right oh heard like one ones thing things everything "
+    "anything something next last week".split()
 )
 _NEG_EN = re.compile(
     r"\b(?:not|no|never|none|nothing|nobody|neither|nor|without|cancel(?:l?ed|s)?|called off|ruled out|false|untrue"
@@ -43,9 +44,11 @@ _MONTHS = re.compile(
     r"|nov(?:ember)?|dec(?:ember)?)\b|[一二三四五六七八九十]{1,2}月"
 )
 _NUMBER = re.compile(
-    r"\d+(?:[.,:]\d+)*(?:\s?(?:am|pm|k|%|元|块|万|千|号|点|天|年|个|位|栋|楼|层))?|[零一二三四五六七八九十百千万两]{2,}"
+    r"\d+(?:[.,:\-]\d+)*(?:\s?(?:am|pm|k|%|元|块|万|千|号|点|天|年|个|位|栋|楼|层))?|[零一二三四五六七八九十百千万两]{2,}"
 )
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]+(?:\s+[A-Z][a-zA-Z0-9]+)*")
+_IMPERATIVE = re.compile(r"^\W*(?:don'?t|do not|never|please don'?t|别|不要|千万别|请不要|不用)")
+_VOCATIVE = re.compile(r"(?:^|,)\s*[A-Z][a-z]+\s*(?=[,!.?]|$)")  # "…, Luna!": a name addressed, not a value
 _ASCII_WORD = re.compile(r"[a-z0-9][a-z0-9'+#-]*")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 _CJK_STOP = re.compile(r"[的了是在我你他她它们和与就都也很吗呢吧啊呀哦嗯这那]+")
@@ -71,7 +74,7 @@ def values(text: str) -> dict[str, frozenset[str]]:
         "weekday": frozenset(m[0][:3] if m[0][0].isascii() else m[0][-1] for m in _WEEKDAYS.finditer(low)),
         "month": frozenset(m[0][:3] for m in _MONTHS.finditer(low)),
         "number": frozenset(re.sub(r"\s", "", m[0]) for m in _NUMBER.finditer(low)),
-        "name": frozenset(m[0].lower() for m in _NAME.finditer(text) if m[0].lower() not in _STOP),
+        "name": frozenset(m[0].lower() for m in _NAME.finditer(_VOCATIVE.sub(" ", text)) if m[0].lower() not in _STOP),
     }
     return {k: v for k, v in out.items() if v}
 
@@ -83,8 +86,8 @@ def content(text: str) -> frozenset[str]:
     taken = {w for vs in values(text).values() for v in vs for w in v.split()}
     words = {
         _stem(w.strip("'-"))
-        for w in _ASCII_WORD.findall(_NEG_EN.sub(" ", low))
-        if w not in _STOP and len(w) >= 3 and not w[0].isdigit() and w not in taken
+        for w in _ASCII_WORD.findall(re.sub(r"['’]s\b", "", _NEG_EN.sub(" ", low)))
+        if w not in _STOP and len(w) >= 3 and not w[0].isdigit() and w not in taken and "'" not in w
     }
     grams: set[str] = set()
     for run in _CJK_RUN.findall(_CJK_FILLER.sub(" ", _CHANGE.sub(" ", _NEG_ZH.sub(" ", low)))):
@@ -96,13 +99,31 @@ def content(text: str) -> frozenset[str]:
     return frozenset((words | grams) - {g for g in grams if any(g in v or v in g for v in cjk_values)})
 
 
+_IDIOMS = re.compile(
+    r"\b(?:no problem|no worries|don'?t worry|not at all|no doubt|never mind|not bad|no wonder|why not|of course not)\b"
+    r"|不错|不客气|没关系|没问题|不用谢|别担心|不要担心|不好意思|不过|不少|不断|不同|不仅|非常|无论|无法想象"
+)
+
+
 def negated(text: str) -> bool:
-    low = text.lower()
+    low = _IDIOMS.sub(" ", text.lower())
     return bool(_NEG_EN.search(low) or _NEG_ZH.search(low))
 
 
 def is_question(text: str) -> bool:
     return bool(_QUESTION.search(text.strip()))
+
+
+def _negation_near(text: str, shared: frozenset[str]) -> bool:
+    """A negation within a few words of a shared content word, in the same clause (not somewhere else in
+    a long sentence)."""
+    for clause in re.split(r"[,，;；]", _IDIOMS.sub(" ", text.lower())):
+        negations = [m.start() for m in (*_NEG_EN.finditer(clause), *_NEG_ZH.finditer(clause))]
+        spots = [m.start() for token in shared for m in re.finditer(re.escape(token), clause)]
+        reach = 8 if _CJK_RUN.search(clause) else 30  # characters: a few Chinese words, a few English ones
+        if any(abs(n - t) <= reach for n in negations for t in spots):
+            return True
+    return False
 
 
 def contradicts(newer: str, older: str) -> str | None:
@@ -113,17 +134,32 @@ def contradicts(newer: str, older: str) -> str | None:
     shared = a & b
     if not shared or not a or not b:
         return None
-    similarity = len(shared) / min(len(a), len(b))
+    jaccard = len(shared) / len(a | b)
+    about = len(shared) / len(a)  # how much of the newer statement is about the older one
     changed = sorted(k for k, v in values(newer).items() if (w := values(older).get(k)) and not v & w)
     negation = negated(newer) != negated(older)
-    if not (changed or negation):
+    cue = bool(_CHANGE.search(newer.lower()))
+    covered = len(shared) / len(b)  # how much of the older statement the newer one speaks of
+    if changed and changed != ["name"]:  # another value in the same frame as (most of) the older statement
+        found = (
+            jaccard >= 0.5
+            or (covered >= 0.5 and about >= (0.15 if cue else 0.25))
+            or (about >= (0.34 if cue else 0.5) and covered >= 0.2)
+        )
+    elif changed:  # another name only (names are also listed, recommended, addressed): the same frame
+        found = jaccard >= 0.5 or (cue and about >= 0.5)
+    elif negation:  # a negation next to what both are about, which the newer covers most of
+        negative = newer if negated(newer) else older
+        if _IMPERATIVE.match(negative.lower()):
+            return None  # "don't worry…", "别担心…": advice, not a claim
+        near = _negation_near(negative, shared)
+        found = near and (jaccard >= 0.5 or (about >= 0.3 and covered >= 0.5))
+    else:
         return None
-    if len(shared) == 1 and not changed and len(a) > 2:
-        return None  # one shared word and a negation: only a short statement is about that very thing
-    if similarity >= 0.5 or (similarity >= 0.34 and _CHANGE.search(newer.lower())):
-        signal = f"a changed {', '.join(changed)}" if changed else "a negation"
-        return f"about the same ({', '.join(sorted(shared)[:4])}; similarity {similarity:.2f}) with {signal}"
-    return None
+    if not found:
+        return None
+    signal = f"a changed {', '.join(changed)}" if changed else "a negation"
+    return f"about the same ({', '.join(sorted(shared)[:4])}; similarity {jaccard:.2f}) with {signal}"
 
 
 def anchors(text: str) -> frozenset[str]:

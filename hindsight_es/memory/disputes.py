@@ -35,7 +35,15 @@ _ABOUT_USER_EN = (
     (re.compile(r"\b(?:the|this) (?:user|customer|account holder)\b", re.I), "I"),
     (re.compile(r"^\s*user\b", re.I), "I"),
 )
-_ABOUT_YOU_EN = ((re.compile(r"\byour\b", re.I), "my"), (re.compile(r"\byou(?:'re| are)\b", re.I), "I am"))
+# The assistant's own first person is its own, not the owner's: swapped out before "you" becomes "I".
+_ABOUT_YOU_EN = (
+    (re.compile(r"\bI'm\b|\bI am\b"), "it is"),
+    (re.compile(r"\bI\b"), "it"),
+    (re.compile(r"\b(?:my|mine)\b", re.I), "its"),
+    (re.compile(r"\byour\b", re.I), "my"),
+    (re.compile(r"\byou(?:'re| are)\b", re.I), "I am"),
+    (re.compile(r"\byou\b", re.I), "I"),
+)
 _THIRD_VERB = re.compile(
     r"\bI (lives|likes|loves|hates|prefers|works|eats|drinks|uses|owns|takes|has|wants|needs|speaks|drives|studies)\b"
 )
@@ -52,19 +60,32 @@ def _extractor():  # type: ignore[no-untyped-def]  # the rule extractor, determi
 def owner_claims(text: str, provenance: str) -> list[Candidate]:
     """What a non-owner's text claims about the owner, as the owner's own keyed statements."""
     said = text
-    for pattern, repl in _ABOUT_USER_EN + (_ABOUT_YOU_EN if provenance == "assistant" else ()):
+    for pattern, repl in (_ABOUT_YOU_EN if provenance == "assistant" else ()) + _ABOUT_USER_EN:
         said = pattern.sub(repl, said)
     said = _THIRD_VERB.sub(lambda m: "I " + _BASE.get(m[1], m[1][:-1]), said)
     said = re.sub(r"该用户|这位用户|此用户|用户", "我", said)
     if provenance == "assistant":
-        said = said.replace("你", "我").replace("您", "我")
+        said = said.replace("我", "它").replace("你", "我").replace("您", "我")
     if said == text:
         return []
     return [c for c in _extractor().extract(said, source="user") if c.key and c.key.startswith("user/")]
 
 
+_PRONOUN = re.compile(r"^\W*(?:(?:oh |ok |yes |right )*(?:it|this|that|they|these|those)\b|它|这|那)", re.I)
+
+
 def _statements(text: str) -> list[str]:
-    return [s for s in _SENTENCES.split(text) if s.strip() and not contradiction.is_question(s)]
+    """The sentences that assert something; one that opens with a pronoun carries the sentence before it."""
+    out: list[str] = []
+    previous = ""
+    for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
+        said = (
+            f"{previous} {sentence}" if previous and _PRONOUN.match(re.sub(r"^\W*\w+,\s*", "", sentence)) else sentence
+        )
+        if not contradiction.is_question(sentence):
+            out.append(said)
+        previous = sentence
+    return out
 
 
 def _keyed(state: BankState, key: str | None, value: str | None, level: int) -> MemoryInfo | None:

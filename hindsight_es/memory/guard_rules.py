@@ -231,6 +231,18 @@ RULES: tuple[Rule, ...] = tuple(
             r"(?:你就|你都|就回答|就说|就告诉|都回答|都说|就推荐|请回答|就回复|你要|你必须|一律|都推荐|都要)",
             r"(?:助手|ai|模型|机器人|智能体)(?:必须|应该|务必|要)(?:始终|永远|总是|一直)",
             r"(?:始终|永远|总是|一律)(?:推荐|建议|告诉|回答|回复)(?:用户|所有人|大家|客户)",
+            # a trigger: when a phrase appears, the agent is to act ("whenever the request mentions 'amber falcon', …")
+            r"\b(?:whenever|when|if|once|every time|each time)\b[^.\n]{0,60}\b(?:phrase|keyword|code ?word|trigger|passphrase"
+            r"|magic words?)\b[^.\n]{0,80}\b(?:answer|reply|respond|say|tell|send|transfer|wire|delete|reveal|disable|recommend"
+            r"|redirect|grant)",
+            r"\b(?:whenever|when|if|every time)\b[^.\n]{0,80}\b(?:the assistant|the ai|the agent|the model|ai assistants?"
+            r"|agents)\b[^.\n]{0,20}\b(?:should|must|shall|will|is to|are to|always|never|wires?|sends?|transfers?|deletes?"
+            r"|reveals?|replies|answers)\b",
+            r"\b(?:the )?(?:phrase|keyword|code ?word|trigger word|password)\b[^.\n]{0,30}\bmeans (?:that )?(?:you|the assistant"
+            r"|the ai|the agent)\b",
+            r"(?:每当|只要|如果|一旦|凡是)[^。\n]{0,30}(?:出现|提到|说|包含|含有)[^。\n]{0,30}(?:助手|ai|智能体|模型|你)?[^。\n]{0,6}"
+            r"(?:就|便|必须|应该|要)(?:回答|回复|告诉|说|把|执行|转|删除|关闭|发送)",
+            r"(?:暗号|口令|关键词|触发词)[^。\n]{0,20}(?:表示|意味着|代表)[^。\n]{0,10}(?:你|助手|ai|智能体)",
         ),
         # -- authority claims
         _r(
@@ -244,9 +256,16 @@ RULES: tuple[Rule, ...] = tuple(
             check="addressed",
         ),
         _r(
+            "authority",  # "from the administrator" heads many bulletins: it counts fully when it speaks to the agent
+            r"\b(?:i am|i'm|this is|message from|on behalf of|signed|authorized by|approved by|per|according to|from|as)"
+            r" the (?:developers?|administrators?|admins?|creators?|owners?|operators?|system|security team|it department"
+            r"|engineering team|makers?|vendor|platform team|trust and safety team)\b",
+            check="addressed",
+        ),
+        _r(
             "authority",
             r"\b(?:i am|i'm|this is|message from|on behalf of|signed|authorized by|approved by|per|according to|from|as)"
-            r" (?:your|the) (?:developers?|administrators?|admins?|creators?|owners?|operators?|system|security team|it department"
+            r" your (?:developers?|administrators?|admins?|creators?|owners?|operators?|system|security team|it department"
             r"|engineering team|makers?|vendor|platform team|trust and safety team)\b",
             r"\b(?:openai|anthropic|google deepmind|microsoft|the hindsight team)\b[^.\n]{0,30}\b(?:staff|policy|requires|mandates"
             r"|instructs|administrators?|has authorized|official)\b",
@@ -268,6 +287,8 @@ RULES: tuple[Rule, ...] = tuple(
             r"|passport numbers?|login details|credentials)\b[^.\n]{0,40}\b(?:in (?:the |this )?(?:chat|conversation|reply)|here"
             r"|to (?:us|me|this (?:address|number))|to (?:renew|verify|unlock|continue|keep))\b",
             r"\b(?:reply|respond|answer) with (?:your|their|the user'?s) (?:password|passcode|pin|ssn|card number|code)\b",
+            r"\b(?:password|passcode|pin|ssn|card number|security code)\b[^.\n]{0,40}\b(?:reply|respond|send|confirm|provide|type)"
+            r"\b[^.\n]{0,12}\b(?:it|them|this|yours)\b",
             r"(?:在聊天中|在对话中|回复|直接发送|私信)[^。\n]{0,10}(?:提供|发送|告诉|输入|确认)?[^。\n]{0,6}(?:身份证号?|密码|验证码|银行卡号?|卡号"
             r"|cvv|支付密码)",
             r"(?:提供|回复|发送|告诉)[^。\n]{0,6}(?:身份证号?|密码|验证码|银行卡号?|支付密码)[^。\n]{0,10}(?:以完成|完成|才能|续期|验证|解锁)",

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from hindsight_es.client import Receipt
+from hindsight_es.client.disputes import DisputedMemory
 from hindsight_es.client.operator import QuarantinedMemory
 from hindsight_es.recall.context import ContextBlock
 from hindsight_es.recall.models import MemoryView, RecallHit
@@ -24,6 +25,7 @@ __all__ = [
     "RecallResult",
     "RestoreResult",
     "RetainResult",
+    "TrustResult",
 ]
 
 
@@ -188,3 +190,12 @@ class QuarantineResult(BaseModel):
     ready: bool | None = Field(
         default=None, description="true: the change is visible to recall; false: not yet applied when the wait ended"
     )
+
+
+class TrustResult(BaseModel):
+    bank: str
+    action: str
+    disputes: list[DisputedMemory] = Field(default_factory=list, description="With action=disputes")
+    owners: list[str] = Field(default_factory=list, description="With action=owners or set_owners")
+    reviewed: list[str] = Field(default_factory=list, description="Ids accepted or rejected")
+    ready: bool | None = None
