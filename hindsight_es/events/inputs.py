@@ -9,7 +9,7 @@ from uuid import UUID
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from hindsight_es.events.base import Event
-from hindsight_es.events.candidates import Candidate
+from hindsight_es.events.candidates import Candidate, GuardJudgement
 from hindsight_es.types import AgentId, Role, Scope, SessionId, Source, Trust, TurnId
 
 # ---------------------------------------------------------------- turns
@@ -118,6 +118,7 @@ class TurnExtraction(BaseModel):
 
     turn: TurnRecorded
     candidates: tuple[Candidate, ...] = ()
+    guard: GuardJudgement | None = None  # the LLM guard judge's verdict, when it judged the turn
 
 
 class ExtractionCompleted(Event):

@@ -34,7 +34,7 @@ from hindsight_es.events import (
     TurnRecorded,
 )
 from hindsight_es.extraction.schema import Candidate
-from hindsight_es.memory import commands, disputes, episodes, guard, ids, trust
+from hindsight_es.memory import commands, disputes, episodes, guard, ids, judge, trust
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
@@ -113,9 +113,11 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
         policy=policy,
         speaker=prov,
     )
+    verdict = judge.escalate(verdict, prepared.judged, prov)
     dispute = (
         None if verdict.quarantine else disputes.find(state, turn.text, prepared.candidates, prov, trust.RANK[prov])
     )
+    dispute = dispute or (None if verdict.quarantine else judge.dispute(state, prepared.judged, prov))
     heads = dict(state.heads)  # candidates of one turn see each other
     challengers: list[UUID] = []
     for i, (cand, vector) in enumerate(zip(candidates, prepared.vectors, strict=True)):

@@ -312,6 +312,9 @@ async def test_a_document_contradicting_the_user_is_disputed_and_the_owner_resol
     assert {d["memory_id"] for d in hits[0]["disputes"]} == {m["memory_id"] for m in doc["memories"]}
     block = (await call(mcp, "get_context", bank=b, session="s", message="where is our office?"))["text"]
     assert block.index("12 Oak Avenue") < block.index("unverified") < block.index("5 Elm St.")
+    trusted_id = hits[0]["memory_id"]
+    history = await call(mcp, "history", bank=b, memory_id=trusted_id)
+    assert "MemoryDisputed" in [e["type"] for e in history["events"]]  # the dispute shows in the trusted one's history
     listed = await call(mcp, "trust", bank=b, action="disputes")
     assert {m["memory_id"] for m in listed["disputes"]} == {m["memory_id"] for m in doc["memories"]}
     ids = [m["memory_id"] for m in doc["memories"]]
