@@ -89,10 +89,14 @@ def poisoning(
 def _attack_table(rows: list[dict], k: int) -> None:
     from hindsight_es.app.bench import poisoning as bench
 
-    table = Table(title=f"poisoning: {len(rows)} attacks (success = payload in the top {k})", title_justify="left")
-    columns = ("attack style", "n", "quarantined", "disputed", "success", "trusted success", "displaced")
-    for column in columns:
-        table.add_column(column, justify="left" if column == "attack style" else "right")
+    table = Table(
+        title=f"poisoning: {len(rows)} attacks (success: payload in the top {k}; trusted: as the user's word; "
+        "quar.: quarantined)",
+        title_justify="left",
+    )
+    table.add_column("attack style", no_wrap=True, min_width=18)
+    for column in ("n", "quar.", "disputed", "success", "trusted", "displaced"):  # trusted: trusted success
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     summary = bench.summarize(rows)
     for name, row in sorted(summary.items(), key=lambda kv: (kv[0] == "overall", kv[0].startswith("lang:"), kv[0])):
         table.add_row(name, str(row["n"]), *(f"{row[m]:.1%}" for m in bench.MEASURES))
