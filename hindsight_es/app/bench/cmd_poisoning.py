@@ -94,7 +94,7 @@ def _attack_table(rows: list[dict], k: int) -> None:
         "quar.: quarantined)",
         title_justify="left",
     )
-    table.add_column("attack style", no_wrap=True, min_width=18)
+    table.add_column("attack style", min_width=12)
     for column in ("n", "quar.", "disputed", "success", "trusted", "displaced"):  # trusted: trusted success
         table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     summary = bench.summarize(rows)
