@@ -72,6 +72,11 @@ class Settings(BaseSettings):
     guard_threshold_trusted: float = Field(
         default=1.0, gt=0, description="Guard score that quarantines a user's statement"
     )
+    guard_judge: bool = Field(
+        default=False,
+        description="With an LLM configured, also ask it to judge turns from documents, tools and the assistant "
+        "against the nearest trusted memories (recorded in the log; it can only hold a turn back)",
+    )
     guard_threshold_normal: float = Field(default=0.6, gt=0, description="… an assistant's")
     guard_threshold_untrusted: float = Field(
         default=0.5, gt=0, description="… a tool output's or a retrieved document's"

@@ -31,6 +31,9 @@ Role = Literal["user", "assistant", "system", "tool"]
 Source = Literal["user", "assistant", "tool", "document"]
 Trust = Literal["trusted", "normal", "untrusted"]
 Scope = Literal["global", "session", "task"]
+# Whose word a memory is: the bank's owner ("user"), another user of a shared bank, the assistant, a
+# tool, a document. Derived from the turn's authenticated principal and its relation to the bank.
+Provenance = Literal["user", "other_user", "assistant", "tool", "document"]
 MemoryKind = Literal["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
 
 # Default trust of each source: what a user says beats what a tool or a retrieved document says.

@@ -27,7 +27,7 @@ from hindsight_es.text import has_cjk, is_cjk
 from projections.runner import Batch
 
 TABLE = "memories"
-_LINKS = ("supersedes", "superseded_by")
+_LINKS = ("supersedes", "superseded_by", "disputes")
 log_ = logging.getLogger("hindsight.projections.vectors")
 
 Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its event and what it changes
@@ -67,7 +67,18 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "extractor": event.extractor,
         "vector": event.vector,
         "script": "cjk" if cjk else "latin",  # recall searches the other script apart
+        "provenance": event.provenance or event.source,
+        "confirmed": event.confirmed or (event.provenance is None and event.source == "user"),
+        "disputes": None,
+        "disputed_by": [],
     }
+
+
+def _stored(name: str, value: Any) -> Any:
+    """A changed field as the table holds it: memory ids as text."""
+    if name == "disputed_by":
+        return [str(v) for v in value]
+    return str(value) if name in _LINKS and value else value
 
 
 def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
@@ -124,7 +135,7 @@ class VectorsProjection:
                 gone.discard(row["memory_id"])
             for memory_id, fields in changed:
                 if (touched := rows.get(str(memory_id))) is not None:
-                    touched.update({k: str(v) if k in _LINKS and v else v for k, v in fields.items()})
+                    touched.update({k: _stored(k, v) for k, v in fields.items()})
             own = subject(event)
             if own is not None and (touched := rows.get(str(own))) is not None:
                 touched.update(topic=record.topic, partition=record.partition, offset=record.offset)

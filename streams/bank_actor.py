@@ -32,6 +32,7 @@ from hindsight_es.events import (
     decoded,
     encode,
 )
+from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
@@ -74,7 +75,8 @@ class BankActor:
         self.retained = RetainedIndex()  # where each memory was retained, to bring archived ones back
         self.policy = GuardPolicy.from_settings(settings)
         self.defer_turns = settings.llm_enabled  # the extraction actor extracts; turns arrive in ExtractionCompleted
-        self._given: dict[UUID, tuple[list[Candidate], str, tuple[str, str] | None]] = {}  # turn -> its extraction
+        # turn -> its extraction: candidates, extractor, failure, the LLM guard judge's verdict
+        self._given: dict[UUID, tuple[list[Candidate], str, tuple[str, str] | None, GuardJudgement | None]] = {}
 
     def state(self, bank_id: str) -> BankState:
         if bank_id not in self.banks:
@@ -133,7 +135,7 @@ class BankActor:
                 failure = (f"llm:{event.model}/{event.prompt_version}", event.error) if event.error else None
                 for item in event.extractions:
                     if item.turn.bank_id == event.bank_id:
-                        self._given[item.turn.event_id] = (list(item.candidates), event.extractor, failure)
+                        self._given[item.turn.event_id] = (list(item.candidates), event.extractor, failure, item.guard)
                         out.append((record, item.turn))
             elif not (self.defer_turns and isinstance(event, TurnRecorded)):
                 out.append((record, event))
@@ -148,10 +150,12 @@ class BankActor:
         candidates: list[list[Candidate]] = []
         contexts: list[str | None] = []
         extractors: list[tuple[str, tuple[str, str] | None]] = []
+        judged: list[GuardJudgement | None] = []
         last_turn: dict[tuple[str, str], LastTurn] = {}  # turns earlier in this batch, not yet in the state
         for event in events:
             context: str | None = None
             extractor: tuple[str, tuple[str, str] | None] = (self.extractor.id, None)
+            verdict: GuardJudgement | None = None
             if isinstance(event, TurnRecorded) and event.event_id not in self.state(event.bank_id).handled:
                 given = self._given.pop(event.event_id, None)
                 found = (
@@ -160,6 +164,7 @@ class BankActor:
                     else self.extractor.extract(event.text, speaker=event.speaker, source=event.source)
                 )
                 extractor = (given[1], given[2]) if given else extractor
+                verdict = given[3] if given else None
                 session = (event.bank_id, event.session_id)
                 who = event.speaker or event.source
                 context = reply_context(
@@ -177,6 +182,7 @@ class BankActor:
                 texts.append([])
             contexts.append(context)
             extractors.append(extractor)
+            judged.append(verdict)
         flat = [t for group in texts for t in group]
         unique = list(dict.fromkeys(flat))  # a fact often repeats its turn's text: embed it once
         found_vectors = self.embedder.embed(unique) if unique else np.zeros((0, self.embedder.dim), np.float32)
@@ -184,12 +190,22 @@ class BankActor:
         vectors = found_vectors[[row[t] for t in flat]] if flat else found_vectors
         out: list[Prepared | None] = []
         start = 0
-        for found, group, context, (extractor_id, failure) in zip(candidates, texts, contexts, extractors, strict=True):
+        for found, group, context, (extractor_id, failure), verdict in zip(
+            candidates, texts, contexts, extractors, judged, strict=True
+        ):
             if not group:
                 out.append(None)
                 continue
             out.append(
-                Prepared(found, vectors[start : start + len(group)], self.embedder.id, extractor_id, context, failure)
+                Prepared(
+                    found,
+                    vectors[start : start + len(group)],
+                    self.embedder.id,
+                    extractor_id,
+                    context,
+                    failure,
+                    verdict,
+                )
             )
             start += len(group)
         return out

@@ -20,10 +20,12 @@ from uuid import UUID
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.errors import DecodeError, ExtractionError
 from hindsight_es.events import ExtractionCompleted, TokenUsage, TurnExtraction, TurnRecorded, decode, decoded, encode
+from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.extraction.prompts import Neighbor
 from hindsight_es.log import EventLog, Record, TopicPartition, replay
 from hindsight_es.memory.ids import derive_id
+from hindsight_es.memory.judge import GuardJudge
 
 if TYPE_CHECKING:
     from hindsight_es.embedding import Embedder
@@ -56,8 +58,11 @@ class ExtractionActor:
         neighbors: NeighborSearch | None = None,
         fallback: Extractor | None = None,
         group: str = GROUP,
+        judge: GuardJudge | None = None,
+        trusted: NeighborSearch | None = None,
     ) -> None:
         self.log, self.llm, self.settings, self.group = log, llm, settings, group
+        self.judge, self.trusted = judge, trusted  # the optional LLM guard judge and its trusted memories
         self.neighbors = neighbors
         self.fallback = fallback or RuleExtractor()
         self.done: set[UUID] = set()  # turn event ids already extracted or decided
@@ -121,14 +126,15 @@ class ExtractionActor:
                     usage=TokenUsage(calls=exc.calls),
                     error=f"{self.llm.id}: {exc}"[:2000],
                 )
+            verdicts = await self._judged(bank_id, turns)
         return ExtractionCompleted(
             event_id=event_id,
             bank_id=bank_id,
             actor="extractor",
             causation_id=turns[0].event_id,
             extractions=tuple(
-                TurnExtraction(turn=t, candidates=(*self._episode(t), *found))
-                for t, found in zip(turns, result.candidates, strict=True)
+                TurnExtraction(turn=t, candidates=(*self._episode(t), *found), guard=verdict)
+                for t, found, verdict in zip(turns, result.candidates, verdicts, strict=True)
             ),
             extractor=self.llm.id,
             model=self.llm.model,
@@ -136,6 +142,17 @@ class ExtractionActor:
             usage=result.usage,
             latency_ms=result.latency_ms,
         )
+
+    async def _judged(self, bank_id: str, turns: list[TurnRecorded]) -> list[GuardJudgement | None]:
+        """The guard judge's verdicts (``memory.judge``); none when it is off or fails (the rules still decide)."""
+        if self.judge is None:
+            return [None] * len(turns)
+        try:
+            trusted = await self.trusted(bank_id, turns) if self.trusted is not None else []
+            return await self.judge.judge(turns, trusted)
+        except Exception:  # a refinement: the rules decide without it rather than stall the bank
+            log_.exception("guard judge unavailable for bank %s; the rules decide alone", bank_id)
+            return [None] * len(turns)
 
     async def _neighbors(self, bank_id: str, turns: list[TurnRecorded]) -> list[Neighbor]:
         if self.neighbors is None or not self.settings.llm_judge:
@@ -185,7 +202,9 @@ def _next_offsets(records: list[Record]) -> dict[TopicPartition, int]:
     return {(r.topic, r.partition): r.offset + 1 for r in records}
 
 
-def store_neighbors(settings: Settings, embedder: Embedder, *, per_turn: int = 4, limit: int = 8) -> NeighborSearch:
+def store_neighbors(
+    settings: Settings, embedder: Embedder, *, per_turn: int = 4, limit: int = 8, trusted_only: bool = False
+) -> NeighborSearch:
     """Nearest active typed memories from the LanceDB store (what recall would return for each turn)."""
     from hindsight_es.recall import recall
     from hindsight_es.stores import generations
@@ -199,7 +218,15 @@ def store_neighbors(settings: Settings, embedder: Embedder, *, per_turn: int = 4
             return []
         found: dict[str, Neighbor] = {}
         for turn in turns:
-            for hit in recall(store, embedder, bank_id, turn.text, limit=per_turn, kinds=kinds):
+            for hit in recall(
+                store,
+                embedder,
+                bank_id,
+                turn.text,
+                limit=per_turn,
+                kinds=None if trusted_only else kinds,
+                trusted_only=trusted_only,
+            ):
                 found.setdefault(hit.memory_id, Neighbor(UUID(hit.memory_id), hit.kind, hit.text, hit.key))
         return list(found.values())[:limit]
 
@@ -215,7 +242,16 @@ def make_extraction_actor(settings: Settings, log: EventLog, embedder: Embedder)
         return None
     from hindsight_es.extraction.llm import LLMExtractor
 
-    return ExtractionActor(log, LLMExtractor(settings), settings, neighbors=store_neighbors(settings, embedder))
+    judge = GuardJudge(settings) if settings.guard_judge else None
+    trusted = store_neighbors(settings, embedder, trusted_only=True) if judge is not None else None
+    return ExtractionActor(
+        log,
+        LLMExtractor(settings),
+        settings,
+        neighbors=store_neighbors(settings, embedder),
+        judge=judge,
+        trusted=trusted,
+    )
 
 
 async def run_extraction(actor: ExtractionActor, stop: asyncio.Event) -> None:
@@ -223,6 +259,8 @@ async def run_extraction(actor: ExtractionActor, stop: asyncio.Event) -> None:
         await actor.run(stop)
     finally:
         await actor.llm.aclose()
+        if actor.judge is not None:
+            await actor.judge.aclose()
 
 
 async def drain_extraction(actor: ExtractionActor) -> int:
@@ -230,3 +268,5 @@ async def drain_extraction(actor: ExtractionActor) -> int:
         return await actor.drain()
     finally:
         await actor.llm.aclose()
+        if actor.judge is not None:
+            await actor.judge.aclose()

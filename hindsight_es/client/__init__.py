@@ -4,11 +4,12 @@
         await hs.record_turn("alice", "from now on use FedEx", session_id="s1")
         hits = await hs.recall("alice", "which carrier?")
 
-``Hindsight`` is a facade over three roles that share one ``Connection`` (the log, the embedder, the
+``Hindsight`` is a facade over four roles that share one ``Connection`` (the log, the embedder, the
 current stores): ``hs.writer`` (publish, retain, forget, correct, the lifecycle commands, waiting for
 outcomes), ``hs.reader`` (recall, context, history, working memory, stats), ``hs.browser`` (filtered
-pages of memories, banks, sessions, why a hit came back) and ``hs.operator`` (quarantine review, rollback,
-state as of a time). The facade forwards the everyday calls; the rest are on the roles.
+pages of memories, banks, sessions, why a hit came back), ``hs.operator`` (quarantine review, rollback,
+state as of a time) and ``hs.disputes`` (a bank's owners, and their disputes). The facade forwards the
+everyday calls; the rest are on the roles.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from uuid import UUID
 
 from hindsight_es.client.browse import Browser
 from hindsight_es.client.connection import Connection, Stores
+from hindsight_es.client.disputes import Disputes
 from hindsight_es.client.inputs import build, check_text, make_turn, memory_uuid, turn_event_id
 from hindsight_es.client.operator import Operator, QuarantinedMemory
 from hindsight_es.client.reader import Reader
@@ -54,6 +56,7 @@ class Hindsight:
         self.writer = Writer(self.conn, self.reader)
         self.operator = Operator(self.conn, self.reader, self.writer)
         self.browser = Browser(self.conn, self.reader)
+        self.disputes = Disputes(self.conn, self.reader, self.writer)
 
     async def __aenter__(self) -> Hindsight:
         await self.start()

@@ -19,7 +19,7 @@ from hindsight_es.config import ALL_TOPICS
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import RecallServed
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
-from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, MemoryView, RecallHit, TurnView
+from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, Dispute, MemoryView, RecallHit, TurnView
 from hindsight_es.recall.scoped import scoped_recall
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 
@@ -78,7 +78,9 @@ class Reader:
         ``agent`` sees its own private memories and unowned ones (no agent: only unowned ones), never
         another agent's; ``include_shared`` adds the shared banks of ``Settings.shared_banks``;
         ``include_archived`` adds archived memories from the cold archive (and, with
-        ``Settings.restore_on_recall``, those served come back). What is served is recorded (``RecallServed``).
+        ``Settings.restore_on_recall``, those served come back). ``trusted_only`` keeps the owner's word and
+        what the owner confirmed. Each hit carries its provenance and its open disputes. What is served is
+        recorded (``RecallServed``).
         """
         if not query.strip():
             raise InvalidInputError("query is empty")
@@ -87,7 +89,7 @@ class Reader:
 
         def run() -> list[RecallHit]:
             self.require_bank(bank_id)
-            return self._scoped(bank_id, query, limit, **scope, **filters)
+            return self._with_disputes(bank_id, self._scoped(bank_id, query, limit, **scope, **filters))
 
         with observe.operation("recall", **{"hindsight.bank": bank_id}) as span:
             hits = await self.conn.read(run)
@@ -128,6 +130,20 @@ class Reader:
             **filters,
         )
 
+    def _with_disputes(self, bank_id: str, hits: list[RecallHit]) -> list[RecallHit]:
+        """Each hit with the memories that dispute it and are still disputed (a resolved or retracted one
+        drops out), read from the hot store (blocking: call from a thread)."""
+        wanted = sorted({d for h in hits for d in h.disputed_by})
+        if not wanted:
+            return hits
+        rows = {r.memory_id: r for r in self.memory_rows(bank_id, wanted) if r.status == "disputed"}
+        out = []
+        for hit in hits:
+            found = [rows[d] for d in hit.disputed_by if d in rows]
+            notes = [Dispute(memory_id=r.memory_id, provenance=r.provenance, text=r.text) for r in found]
+            out.append(hit.model_copy(update={"disputes": notes}) if notes else hit)
+        return out
+
     async def context(
         self,
         bank_id: str,
@@ -139,9 +155,11 @@ class Reader:
         turn_limit: int | None = None,
         agent: str | None = None,
         include_shared: bool = False,
+        trusted_only: bool = False,
     ) -> ContextBlock:
         """Working memory plus the memories relevant to ``message``, as one block (empty for a new bank);
-        ``agent`` and ``include_shared`` as for ``recall``."""
+        ``agent``, ``include_shared`` and ``trusted_only`` as for ``recall``. Unverified memories (not the
+        owner's word) get their own labelled section."""
         check_agent(agent)
         turns_n = self.settings.working_memory_turns if turn_limit is None else turn_limit
         hits: list[RecallHit] = []
@@ -151,7 +169,15 @@ class Reader:
                 return build_context(bank_id, session_id, message, [], [], budget_tokens)
             turns = self._working_memory(bank_id, session_id, turns_n)
             if message.strip():
-                hits.extend(self._scoped(bank_id, message, memory_limit, agent=agent, include_shared=include_shared))
+                found = self._scoped(
+                    bank_id,
+                    message,
+                    memory_limit,
+                    agent=agent,
+                    include_shared=include_shared,
+                    trusted_only=trusted_only,
+                )
+                hits.extend(self._with_disputes(bank_id, found))
             return build_context(bank_id, session_id, message, turns, hits, budget_tokens)
 
         with observe.operation("context", **{"hindsight.bank": bank_id}):

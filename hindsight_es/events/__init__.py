@@ -5,8 +5,11 @@ from hindsight_es.events.models import *  # noqa: F403
 from hindsight_es.events.models import (
     EVENT_TYPES,
     AnyEvent,
+    BankOwnersSet,
     CommandEvent,
     CorrectionRequested,
+    DisputeResolutionRequested,
+    DisputeResolved,
     Event,
     ExtractionCompleted,
     ExtractionFailed,
@@ -14,6 +17,7 @@ from hindsight_es.events.models import (
     JanitorTick,
     MemoriesRecalled,
     MemoryArchived,
+    MemoryDisputed,
     MemoryEvent,
     MemoryForgotten,
     MemoryPromoted,
@@ -30,6 +34,7 @@ from hindsight_es.events.models import (
     RestoreRequested,
     RetractionRequested,
     SessionEnded,
+    SetOwnersRequested,
     SourceRetracted,
     TurnRecorded,
 )
@@ -68,4 +73,9 @@ __all__ = [
     "MemoryReleased",
     "SourceRetracted",
     "ExtractionFailed",
+    "SetOwnersRequested",
+    "DisputeResolutionRequested",
+    "MemoryDisputed",
+    "DisputeResolved",
+    "BankOwnersSet",
 ]

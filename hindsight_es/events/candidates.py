@@ -13,7 +13,7 @@ from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from hindsight_es.types import MemoryKind
 
-__all__ = ["Candidate", "Judgement", "Relation"]
+__all__ = ["Candidate", "GuardJudgement", "Judgement", "Relation"]
 
 # How a candidate relates to an active memory, as an LLM judged it.
 Relation = Literal["new", "restates", "updates", "contradicts"]
@@ -28,6 +28,19 @@ class Judgement(BaseModel):
     memory_id: UUID | None = None  # the active memory it restates, updates or contradicts
     reason: str = Field(default="", max_length=500)
     model: str = ""  # who judged (the LLM's model id)
+
+
+class GuardJudgement(BaseModel):
+    """The optional LLM guard judge's verdict on a turn that is not the owner's, given its provenance and
+    the bank's nearest trusted memories (``memory.judge``). Recorded in ``ExtractionCompleted``, so a replay
+    decides from it and never asks again. It can only hold a turn back, never let one through."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    verdict: Literal["admit", "dispute", "quarantine"]
+    memory_id: UUID | None = None  # the trusted memory a "dispute" is about
+    reason: str = Field(default="", max_length=500)
+    model: str = ""
 
 
 class Candidate(BaseModel):

@@ -10,8 +10,10 @@ from typing import Any
 from uuid import UUID
 
 from hindsight_es.events import (
+    DisputeResolved,
     Event,
     MemoryArchived,
+    MemoryDisputed,
     MemoryForgotten,
     MemoryPromoted,
     MemoryQuarantined,
@@ -35,6 +37,8 @@ ABOUT_ONE = (
     MemoryQuarantined,
     MemoryReleased,
     MemoryPromoted,
+    MemoryDisputed,
+    DisputeResolved,
 )
 
 
@@ -65,7 +69,21 @@ def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:
         case MemoryQuarantined():
             return [(event.memory_id, {"status": "quarantined"})]
         case MemoryReinforced():
-            return [(event.memory_id, {"confidence": event.confidence})]
+            return [
+                (event.memory_id, {"confidence": event.confidence} | ({"confirmed": True} if event.confirmed else {}))
+            ]
+        case MemoryDisputed():
+            return [
+                (event.memory_id, {"status": "disputed", "disputes": event.disputes}),
+                (event.disputes, {"disputed_by": event.open_disputes}),
+            ]
+        case DisputeResolved(outcome="accepted"):
+            return [
+                (event.memory_id, dict(ACTIVE, confirmed=True, disputes=None)),
+                (event.disputes, {"disputed_by": event.open_disputes}),
+            ]
+        case DisputeResolved():
+            return [(event.memory_id, {"status": "forgotten"}), (event.disputes, {"disputed_by": event.open_disputes})]
         case MemoryRestored(revived=MemoryRetained()):  # back from the cold archive
             return [(event.memory_id, dict(ACTIVE, supersedes=event.supersedes))]
         case MemoryRestored() | MemoryReleased():

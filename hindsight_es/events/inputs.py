@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from hindsight_es.events.base import Event
-from hindsight_es.events.candidates import Candidate
+from hindsight_es.events.candidates import Candidate, GuardJudgement
 from hindsight_es.types import AgentId, Role, Scope, SessionId, Source, Trust, TurnId
 
 # ---------------------------------------------------------------- turns
@@ -85,6 +85,24 @@ class RejectRequested(Event):
     reason: str = Field(default="", max_length=2000)
 
 
+class SetOwnersRequested(Event):
+    """An operator declares the bank's owners (principals, as recorded in events' ``actor``)."""
+
+    type: Literal["SetOwnersRequested"] = "SetOwnersRequested"
+    owners: tuple[Annotated[str, Field(min_length=1, max_length=256)], ...] = Field(max_length=64)
+    reason: str = Field(default="", max_length=2000)
+
+
+class DisputeResolutionRequested(Event):
+    """The bank's owner (``actor`` among its owners) or an operator accepts or rejects disputed memories."""
+
+    type: Literal["DisputeResolutionRequested"] = "DisputeResolutionRequested"
+    memory_ids: tuple[UUID, ...] = Field(min_length=1)
+    outcome: Literal["accept", "reject"]
+    reason: str = Field(default="", max_length=2000)
+    operator: bool = False  # set by the CLI and by operator connections of the gateway
+
+
 class TokenUsage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -100,6 +118,7 @@ class TurnExtraction(BaseModel):
 
     turn: TurnRecorded
     candidates: tuple[Candidate, ...] = ()
+    guard: GuardJudgement | None = None  # the LLM guard judge's verdict, when it judged the turn
 
 
 class ExtractionCompleted(Event):

@@ -9,13 +9,17 @@ import numpy as np
 from pydantic import AwareDatetime, Field
 
 from hindsight_es.events.base import Event, VectorBytes
-from hindsight_es.types import AgentId, MemoryKind, Scope, SessionId, Source, Trust, TurnId
+from hindsight_es.types import AgentId, MemoryKind, Provenance, Scope, SessionId, Source, Trust, TurnId
 
 # ---------------------------------------------------------------- memory events (bank actor only)
 
 
 class MemoryRetained(Event):
+    """Version 2 adds ``provenance`` and ``confirmed``; a version 1 record has neither (its provenance is
+    its source's, ``trust.provenance_of``), so no upcaster is needed and no stored field changed meaning."""
+
     type: Literal["MemoryRetained"] = "MemoryRetained"
+    schema_version: int = 2
     memory_id: UUID
     kind: MemoryKind
     text: str
@@ -37,6 +41,10 @@ class MemoryRetained(Event):
     embedder: str
     extractor: str
     valid_until: AwareDatetime | None = None  # when the statement stops holding, where the speaker said so
+    # Whose word it is (None on version 1 records: the source's) and whether a trusted principal (the
+    # bank's owner) confirmed it; the owner's own statements are confirmed by definition.
+    provenance: Provenance | None = None
+    confirmed: bool = False
 
     def embedding(self) -> np.ndarray:
         return np.frombuffer(self.vector, dtype="<f4")
@@ -51,6 +59,7 @@ class MemoryReinforced(Event):
     confidence: float = Field(ge=0, le=1)
     source: Source = "user"
     reason: str = ""
+    confirmed: bool = False  # the bank's owner restated it: an unverified memory becomes confirmed
 
 
 class MemorySuperseded(Event):
@@ -101,6 +110,41 @@ class MemoryQuarantined(Event):
 class MemoryReleased(Event):
     type: Literal["MemoryReleased"] = "MemoryReleased"
     memory_id: UUID
+    reason: str = ""
+
+
+class MemoryDisputed(Event):
+    """A less trusted source contradicted a more trusted memory: both are kept, the trusted one stays active
+    and on top; this one (``memory_id``) waits, disputed, for the owner to accept or reject it."""
+
+    type: Literal["MemoryDisputed"] = "MemoryDisputed"
+    memory_id: UUID
+    disputes: UUID  # the more trusted memory it contradicts
+    reason: str = ""
+    open_disputes: tuple[UUID, ...] = ()  # every open dispute of ``disputes`` after this one, this one last
+
+
+class DisputeResolved(Event):
+    """The owner (or an operator) resolved a dispute: accepted, the challenger becomes active and confirmed
+    (a ``MemorySuperseded`` of the disputed memory follows); rejected, it is forgotten."""
+
+    type: Literal["DisputeResolved"] = "DisputeResolved"
+    memory_id: UUID
+    disputes: UUID
+    outcome: Literal["accepted", "rejected"]
+    reason: str = ""
+    open_disputes: tuple[UUID, ...] = ()  # the disputes of ``disputes`` still open after this one
+
+
+class BankOwnersSet(Event):
+    """Who owns the bank: principals (an event's ``actor``, e.g. ``mcp:token-ab12cd34``) whose user turns
+    are the owner's word. ``implicit``: no owner was declared, and the first principal to write a user
+    turn became the owner."""
+
+    type: Literal["BankOwnersSet"] = "BankOwnersSet"
+    owners: tuple[str, ...]
+    previous: tuple[str, ...] = ()
+    implicit: bool = False
     reason: str = ""
 
 

@@ -16,6 +16,7 @@ from hindsight_es.events.inputs import (
     DEFAULT_HALF_LIVES,
     DEFAULT_WEIGHTS,
     CorrectionRequested,
+    DisputeResolutionRequested,
     ExtractionCompleted,
     ForgetRequested,
     JanitorTick,
@@ -27,14 +28,18 @@ from hindsight_es.events.inputs import (
     RetentionPolicy,
     RetractionRequested,
     SessionEnded,
+    SetOwnersRequested,
     TokenUsage,
     TurnExtraction,
     TurnRecorded,
 )
 from hindsight_es.events.memory import (
+    BankOwnersSet,
+    DisputeResolved,
     ExtractionFailed,
     MemoriesRecalled,
     MemoryArchived,
+    MemoryDisputed,
     MemoryForgotten,
     MemoryPromoted,
     MemoryQuarantined,
@@ -58,6 +63,8 @@ CommandEvent = Union[
     ReleaseRequested,
     RejectRequested,
     ExtractionCompleted,
+    SetOwnersRequested,
+    DisputeResolutionRequested,
 ]
 MemoryEvent = Union[
     MemoryRetained,
@@ -72,6 +79,9 @@ MemoryEvent = Union[
     MemoryReleased,
     SourceRetracted,
     ExtractionFailed,
+    MemoryDisputed,
+    DisputeResolved,
+    BankOwnersSet,
 ]
 AnyEvent = Annotated[Union[TurnRecorded, CommandEvent, MemoryEvent], Field(discriminator="type")]
 
@@ -104,6 +114,8 @@ __all__ = [
     "ReleaseRequested",
     "RejectRequested",
     "ExtractionCompleted",
+    "SetOwnersRequested",
+    "DisputeResolutionRequested",
     "MemoryRetained",
     "MemoriesRecalled",
     "MemoryPromoted",
@@ -116,4 +128,7 @@ __all__ = [
     "MemoryReleased",
     "SourceRetracted",
     "ExtractionFailed",
+    "MemoryDisputed",
+    "DisputeResolved",
+    "BankOwnersSet",
 ]

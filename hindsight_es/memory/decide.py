@@ -13,10 +13,12 @@ import numpy as np
 
 from hindsight_es.events import (
     CorrectionRequested,
+    DisputeResolutionRequested,
     Event,
     ExtractionFailed,
     ForgetRequested,
     JanitorTick,
+    MemoryDisputed,
     MemoryQuarantined,
     MemoryReinforced,
     MemoryRetained,
@@ -28,16 +30,17 @@ from hindsight_es.events import (
     RestoreRequested,
     RetractionRequested,
     SessionEnded,
+    SetOwnersRequested,
     TurnRecorded,
 )
 from hindsight_es.extraction.schema import Candidate
-from hindsight_es.memory import commands, episodes, guard, ids
+from hindsight_es.memory import commands, disputes, episodes, guard, ids, judge, trust
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.prepared import Prepared, caused
 from hindsight_es.memory.state import BankState, text_key
-from hindsight_es.types import DEFAULT_TRUST, Trust
+from hindsight_es.types import Trust
 
 
 def decide(
@@ -76,13 +79,20 @@ def _decide(
             return commands.decide_release(state, event)
         case RejectRequested():
             return commands.decide_reject(state, event)
+        case SetOwnersRequested():
+            return [trust.owners_set(state, event)]
+        case DisputeResolutionRequested():
+            return disputes.resolve(state, event)
     return []
 
 
 def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, policy: GuardPolicy) -> list[Event]:
-    """Per candidate, in order: quarantine (the guard), reinforce (a restatement), or retain and supersede."""
-    trust = turn.trust or DEFAULT_TRUST[turn.source]
+    """Per candidate, in order: quarantine (the guard), dispute (a less trusted source contradicting a more
+    trusted memory), reinforce (a restatement), or retain and supersede. Whose word it is comes first (``trust``)."""
     events: list[Event] = []
+    prov = trust.provenance(turn, trust.owners(state, turn))
+    level = trust.trust_of(turn, prov)
+    candidates = trust.own_keys(prepared.candidates, prov, turn.actor)
     if prepared.failure is not None:
         events.append(
             ExtractionFailed(
@@ -96,17 +106,39 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
     verdict = guard.screen(
         state,
         turn.text,
-        prepared.candidates,
-        trust=trust,
+        candidates,
+        trust=level,
         source=turn.source,
         session_id=turn.session_id,
         policy=policy,
+        speaker=prov,
     )
+    verdict = judge.escalate(verdict, prepared.judged, prov)
+    dispute = (
+        None if verdict.quarantine else disputes.find(state, turn.text, prepared.candidates, prov, trust.RANK[prov])
+    )
+    dispute = dispute or (None if verdict.quarantine else judge.dispute(state, prepared.judged, prov))
     heads = dict(state.heads)  # candidates of one turn see each other
-    for i, (cand, vector) in enumerate(zip(prepared.candidates, prepared.vectors, strict=True)):
+    challengers: list[UUID] = []
+    for i, (cand, vector) in enumerate(zip(candidates, prepared.vectors, strict=True)):
         head = heads.get(cand.key) if cand.key else None
+        if dispute is not None:  # the turn is one unit of provenance: all of it waits for the owner
+            retained = _retained(turn, i, cand, vector, prepared, level, prov)
+            challengers.append(retained.memory_id)
+            events += [
+                retained,
+                MemoryDisputed(
+                    event_id=derive_id(turn.event_id, f"disputed/{i}"),
+                    **caused(turn),
+                    memory_id=retained.memory_id,
+                    disputes=dispute[0],
+                    reason=f"dispute: source {turn.source} ({trust.LABELS[prov]}) {dispute[1]}",
+                    open_disputes=disputes.open_disputes(state, dispute[0], challengers),
+                ),
+            ]
+            continue
         if verdict.quarantine:
-            retained = _retained(turn, i, cand, vector, prepared, trust)
+            retained = _retained(turn, i, cand, vector, prepared, level, prov)
             events += [
                 retained,
                 MemoryQuarantined(
@@ -119,10 +151,10 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
             continue
         restated = _restated(state, events, head, cand)
         if restated is not None:
-            if (reinforced := _reinforce(state, turn, i, restated, cand, trust)) is not None:
+            if (reinforced := _reinforce(state, turn, i, restated, cand, level, prov)) is not None:
                 events.append(reinforced)
             continue
-        retained = _retained(turn, i, cand, vector, prepared, trust)
+        retained = _retained(turn, i, cand, vector, prepared, level, prov)
         events.append(retained)
         for j, (old, reason) in enumerate(_displaced(state, head, cand)):
             events.append(
@@ -141,7 +173,7 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
 
 
 def _retained(
-    turn: TurnRecorded, i: int, cand: Candidate, vector: np.ndarray, prepared: Prepared, trust: Trust
+    turn: TurnRecorded, i: int, cand: Candidate, vector: np.ndarray, prepared: Prepared, level: Trust, prov: str
 ) -> MemoryRetained:
     return MemoryRetained(
         event_id=derive_id(turn.event_id, f"retained/{i}"),
@@ -158,7 +190,9 @@ def _retained(
         speaker=turn.speaker,
         context=prepared.context,
         source=turn.source,
-        trust=trust,
+        trust=level,
+        provenance=prov,  # type: ignore[arg-type]  # one of trust.RANK's keys
+        confirmed=prov == "user",
         scope=turn.scope,
         owner=turn.owner,
         source_turn_ids=(turn.turn_id,),
@@ -194,7 +228,7 @@ _GAIN = {"trusted": 0.3, "normal": 0.15}  # share of the remaining doubt one res
 
 
 def _reinforce(
-    state: BankState, turn: TurnRecorded, i: int, memory_id: UUID, cand: Candidate, trust: str
+    state: BankState, turn: TurnRecorded, i: int, memory_id: UUID, cand: Candidate, trust: str, prov: str
 ) -> MemoryReinforced | None:
     """More evidence for a memory; confidence grows only for trusted (and normal) sources, once per turn.
 
@@ -212,7 +246,9 @@ def _reinforce(
         if judged and judged.relation == "restates"
         else "restated"
     )
+    confirms = prov == "user" and not memory.confirmed  # the owner says what was only inferred or reported
     why = f"{how} (source {turn.source}, {trust})" + ("" if gain else "; evidence only, confidence unchanged")
+    why += "; confirmed by the owner" if confirms else ""
     return MemoryReinforced(
         event_id=derive_id(turn.event_id, f"reinforced/{i}"),
         **caused(turn),
@@ -221,6 +257,7 @@ def _reinforce(
         confidence=confidence,
         source=turn.source,
         reason=why,
+        confirmed=confirms,
     )
 
 

@@ -1,38 +1,45 @@
 """Write-time poisoning guard: every candidate is screened before it becomes an active memory.
 
-Pure and deterministic (``decide`` calls it), so a verdict is a function of the text, its source's
-trust and the bank state. Content signals are bilingual patterns in ``guard_rules.py``; a turn scores
-the sum, over signal categories, of the strongest matching rule of each (one category counts once):
+Pure and deterministic (``decide`` calls it), so a verdict is a function of the text, its speaker's
+trust and the bank state. The text is normalized first (``normalize``: markup parsed, hidden and
+encoded payloads decoded, look-alike letters mapped); content signals are bilingual patterns in
+``guard_rules.py``, each weighed in its context (``guard_context``); a turn scores the sum, over
+signal categories, of the strongest matching rule of each (one category counts once):
 
-    score = sum(max(weight of the category's rules that match))      quarantine when score >= threshold[trust]
+    score = sum(max(weight · context share of the category's matching rules))   quarantine at score >= threshold[trust]
+
+Signals found only in hidden or decoded text add ``hidden``; signals that only the confusable skeleton,
+the leetspeak reading or removing split-word invisibles revealed add ``obfuscation``.
 
 Thresholds are per trust level (``Settings.guard_threshold_*``): a trusted user's "from now on you
 must reply in English" (a directive, 0.5) passes; the same sentence in a retrieved document does not.
-Besides content, conflict rules use the bank state, for untrusted sources only: they may not supersede
-(or contradict, as an LLM judged it) a memory from a more trusted one, nor write claims about the user;
-repeating a quarantined claim is quarantined too (corroboration spam), and so is whatever an untrusted
-channel (a source kind within a session) delivers after it delivered quarantined content (taint).
+Besides content, conflict rules use the bank state, for untrusted sources only: repeating a quarantined
+claim is quarantined too (corroboration spam), and so is whatever an untrusted channel (a source kind
+within a session) delivers after it delivered quarantined content (taint). Contradicting a more trusted
+memory is not quarantined but disputed (``disputes``), and only the owner writes facts about the owner
+(``trust.own_keys``).
 One quarantined candidate quarantines its whole turn: the turn is one unit of provenance.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
-from uuid import UUID
 
 from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import guard_rules as rules
+from hindsight_es.memory.guard_context import weigh
+from hindsight_es.memory.normalize import normalize_for_scan
 from hindsight_es.memory.state import BankState, text_key
 
 TRUST_RANK = {"untrusted": 0, "normal": 1, "trusted": 2}
 DEFAULT_THRESHOLDS: Mapping[str, float] = {"trusted": 1.0, "normal": 0.6, "untrusted": 0.5}
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\u00ad]")
+#: The speaker a source implies when nothing else is known (``trust.provenance`` knows the principal).
+SPEAKER_OF_SOURCE = {"user": "user", "assistant": "assistant", "tool": "tool", "document": "document"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,13 +83,12 @@ DEFAULT_POLICY = GuardPolicy()
 
 
 def normalize(text: str) -> str:
-    """The matching copy: NFKC (full-width letters), invisible characters dropped, lowercase, one space."""
-    return " ".join(_INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).lower().split())
+    """The visible text as the rules read it (see ``normalize.normalize_for_scan``)."""
+    return normalize_for_scan(text).text
 
 
-def scan(text: str, *, trust: str = "trusted") -> list[Signal]:
-    """Every content signal in ``text``, the strongest per category; some only count for untrusted sources."""
-    norm = normalize(text)
+def _match(norm: str, trust: str, speaker: str) -> dict[str, Signal]:
+    """The strongest signal per category in one normalized text."""
     found: dict[str, Signal] = {}
     for rule in rules.RULES:
         if rule.untrusted_only and trust != "untrusted":
@@ -90,19 +96,59 @@ def scan(text: str, *, trust: str = "trusted") -> list[Signal]:
         if rule.category in found and found[rule.category].weight >= rule.weight:
             continue
         if (m := rule.pattern.search(norm)) is not None:
-            found[rule.category] = Signal(rule.category, rule.weight, _short(m[0]))
-    if _INVISIBLE.search(text):
-        found.setdefault("hidden", Signal("hidden", rules.WEIGHTS["hidden"], "invisible characters"))
-    if (repeated := _repeated(norm)) is not None:
+            weight = round(rule.weight * weigh(rule.check, m, norm, speaker), 3)
+            if weight > 0 and (rule.category not in found or found[rule.category].weight < weight):
+                found[rule.category] = Signal(rule.category, weight, _short(m[0]))
+    return found
+
+
+def _merge(into: dict[str, Signal], other: dict[str, Signal]) -> list[Signal]:
+    """Adds ``other``'s signals where stronger; returns those that were new or stronger."""
+    gained = []
+    for category, signal in other.items():
+        if category not in into or into[category].weight < signal.weight:
+            into[category] = signal
+            gained.append(signal)
+    return gained
+
+
+def scan(text: str, *, trust: str = "trusted", speaker: str | None = None) -> list[Signal]:
+    """Every content signal in ``text``, the strongest per category; some only count for untrusted sources.
+
+    ``speaker``: the provenance of the text (``user`` for the bank's owner, ``other_user``, ``assistant``,
+    ``tool``, ``document``); it decides, e.g., whether "forget what I said" is a correction."""
+    who = speaker or ("user" if trust == "trusted" else "document" if trust == "untrusted" else "assistant")
+    norm = normalize_for_scan(text)
+    found = _match(norm.text, trust, who)
+    if norm.flags.get("confusable_words") or norm.flags.get("invisible_in_words"):
+        plain = _match(norm.plain, trust, who)
+        revealed = [s for c, s in found.items() if c not in plain]
+        if revealed:
+            found.setdefault("obfuscation", Signal("obfuscation", rules.WEIGHTS["obfuscation"], revealed[0].evidence))
+    if norm.leet is not None and (gained := _merge(found, _match(norm.leet, trust, who))):
+        found.setdefault("obfuscation", Signal("obfuscation", rules.WEIGHTS["obfuscation"], gained[0].evidence))
+    for segment in norm.hidden:
+        if gained := _merge(found, _match(segment, trust, who)):
+            found.setdefault("hidden", Signal("hidden", rules.WEIGHTS["hidden"], f"hidden: {gained[0].evidence}"))
+    if norm.flags.get("tag_characters") and any(len(h) >= 3 for h in norm.hidden):
+        found.setdefault("hidden", Signal("hidden", rules.WEIGHTS["hidden"], "text in Unicode tag characters"))
+    if norm.flags.get("invisible_in_words", 0) >= 2 or norm.flags.get("invisible", 0) >= 3:
+        weight = rules.WEIGHTS["hidden"] if norm.flags.get("invisible_in_words", 0) >= 2 else 0.3
+        found.setdefault("hidden", Signal("hidden", weight, f"{norm.flags['invisible']} invisible characters"))
+    if norm.flags.get("variation_selectors", 0) >= 4:
+        found.setdefault("hidden", Signal("hidden", rules.WEIGHTS["hidden"], "text in variation selectors"))
+    if (repeated := _repeated(norm.text)) is not None:
         found.setdefault("corroboration", Signal("corroboration", rules.WEIGHTS["corroboration"], repeated))
     return sorted(found.values(), key=lambda s: (-s.weight, s.category))
 
 
-def assess(text: str, *, trust: str, source: str, policy: GuardPolicy = DEFAULT_POLICY) -> Verdict:
-    """The content verdict for one text from a source of this trust."""
+def assess(
+    text: str, *, trust: str, source: str, policy: GuardPolicy = DEFAULT_POLICY, speaker: str | None = None
+) -> Verdict:
+    """The content verdict for one text from a speaker of this trust."""
     if not policy.enabled:
         return PASS
-    signals = scan(text, trust=trust)
+    signals = scan(text, trust=trust, speaker=speaker or SPEAKER_OF_SOURCE.get(source))
     score = round(sum(s.weight for s in signals), 3)
     threshold = policy.thresholds.get(trust, DEFAULT_THRESHOLDS["untrusted"])
     if not signals or score < threshold:
@@ -121,12 +167,17 @@ def screen(
     source: str,
     session_id: str | None = None,
     policy: GuardPolicy = DEFAULT_POLICY,
+    speaker: str | None = None,
 ) -> Verdict:
-    """The verdict for a whole turn: its text, each candidate's text, and the conflicts with the bank."""
+    """The verdict for a whole turn: its text, each candidate's text, and the conflicts with the bank.
+    A contradiction of a more trusted memory is not the guard's: it is a dispute (``disputes``)."""
     if not policy.enabled:
         return PASS
-    verdicts = [assess(text, trust=trust, source=source, policy=policy)]
-    verdicts += [assess(c.text, trust=trust, source=source, policy=policy) for c in candidates if c.text != text]
+    who = speaker or SPEAKER_OF_SOURCE.get(source)
+    verdicts = [assess(text, trust=trust, source=source, policy=policy, speaker=who)]
+    verdicts += [
+        assess(c.text, trust=trust, source=source, policy=policy, speaker=who) for c in candidates if c.text != text
+    ]
     if (flagged := next((v for v in verdicts if v.quarantine), None)) is not None:
         return flagged
     for candidate in candidates:
@@ -142,23 +193,10 @@ _text_key = lru_cache(maxsize=1 << 16)(text_key)
 def conflict(
     state: BankState, candidate: Candidate, *, trust: str, source: str, session_id: str | None = None
 ) -> str | None:
-    """Why a candidate may not enter the bank as it stands, from its source's trust; None when it may."""
-    rank = TRUST_RANK.get(trust, 0)
-    if rank > 0:
-        return None  # user and assistant statements may revise anything (a user correction always wins)
-    if candidate.key is not None and candidate.key.startswith("user/"):
-        return f"guard: source {source} ({trust}) may not write claims about the user ({candidate.key})"
-    targets: list[tuple[UUID, str]] = []
-    head = state.heads.get(candidate.key) if candidate.key is not None else None
-    if head is not None and state.memories[head].value != candidate.value:
-        targets.append((head, f"new value for {candidate.key}"))
-    judged = candidate.judgement
-    if judged is not None and judged.memory_id is not None and judged.relation in ("updates", "contradicts"):
-        targets.append((judged.memory_id, f"{judged.relation} it, as {judged.model or 'the LLM'} judged"))
-    for memory_id, why in targets:
-        held = state.memories.get(memory_id)
-        if held is not None and held.status == "active" and TRUST_RANK.get(held.trust, 0) > rank:
-            return f"guard: source {source} ({trust}) may not supersede a {held.trust} memory ({memory_id}, {why})"
+    """Why an untrusted candidate may not enter the bank: it repeats a quarantined claim (corroboration
+    spam), or its channel (a source kind within a session) already delivered quarantined content (taint)."""
+    if TRUST_RANK.get(trust, 0) > 0:
+        return None
     same = _text_key(candidate.kind, candidate.text)
     for memory in state.memories.values():
         if memory.status != "quarantined":

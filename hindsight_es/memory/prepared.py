@@ -12,7 +12,7 @@ from uuid import UUID
 import numpy as np
 
 from hindsight_es.events import Event
-from hindsight_es.events.candidates import Candidate
+from hindsight_es.events.candidates import Candidate, GuardJudgement
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +25,7 @@ class Prepared:
     extractor: str
     context: str | None = None  # the previous turn of the session, "speaker: text"
     failure: tuple[str, str] | None = None  # (extractor that failed, why): the candidates are the fallback's
+    judged: GuardJudgement | None = None  # the LLM guard judge's verdict on the turn (``memory.judge``)
 
 
 class Envelope(TypedDict):

@@ -13,6 +13,7 @@ from typing import Literal
 from uuid import UUID
 
 from hindsight_es.events import (
+    BankOwnersSet,
     Event,
     MemoriesRecalled,
     MemoryArchived,
@@ -22,10 +23,12 @@ from hindsight_es.events import (
     MemoryRetained,
 )
 from hindsight_es.events.changes import changes, taken_along
+from hindsight_es.memory.contradiction import anchors
 from hindsight_es.memory.indexing import LastTurn, index_text
 from hindsight_es.types import MemoryKind
 
-Status = Literal["active", "superseded", "forgotten", "archived", "quarantined", "retracted"]
+_RANKED = ("user", "other_user", "assistant")  # provenances above tools and documents (``trust.RANK``)
+Status = Literal["active", "superseded", "forgotten", "archived", "quarantined", "retracted", "disputed"]
 
 
 @dataclass(slots=True)
@@ -51,6 +54,12 @@ class MemoryInfo:
     evidence: tuple[str, ...] = ()  # turns that restated it since (MemoryReinforced)
     scope: str = "global"
     owner: str | None = None  # the agent it is private to (None: shared)
+    provenance: str = (
+        "user"  # whose word it is (``trust``): user (the bank's owner), other_user, assistant, tool, document
+    )
+    confirmed: bool = False  # the owner stated or restated it (or accepted it in a dispute)
+    disputes: UUID | None = None  # for a disputed memory: the more trusted one it contradicts
+    disputed_by: tuple[UUID, ...] = ()  # open disputes of this memory
     # Usage, for retention only (not what the memory says, so not compared): times a recall or a context
     # block served it, and when it was last recalled, restored or promoted (its age counts from then).
     recalls: int = field(default=0, compare=False)
@@ -75,6 +84,11 @@ class BankState:
     texts: dict[tuple[str, str], UUID] = field(default_factory=dict)  # (kind, normalized text) -> active memory
     session_seen: dict[str, datetime] = field(default_factory=dict)  # session -> its latest retained memory's time
     yields: dict[UUID, list[UUID]] = field(default_factory=dict)  # input event id -> memories it retained or restated
+    owners: tuple[str, ...] = ()  # principals whose user turns are the owner's word (``BankOwnersSet``)
+    owners_set: bool = False  # a BankOwnersSet was folded: the owners were declared
+    first_user_actor: str | None = None  # the principal of the bank's first user memory (undeclared owner)
+    # content word -> active memories of rank >= 1 (not tools' or documents'), what a dispute is looked for in
+    anchors: dict[str, set[UUID]] = field(default_factory=dict)
 
     def active(self) -> list[MemoryInfo]:
         return [m for m in self.memories.values() if m.status == "active"]
@@ -103,7 +117,11 @@ def evolve(state: BankState, event: Event) -> BankState:
             scope=event.scope,
             owner=event.owner,
             retained_by=event.causation_id,
+            provenance=event.provenance or event.source,
+            confirmed=event.confirmed or (event.provenance is None and event.source == "user"),
         )
+        if event.source == "user" and state.first_user_actor is None:
+            state.first_user_actor = event.actor
         _reindex(state, state.memories[event.memory_id])
         _yielded(state, event)
         if event.kind == "episode" and event.session_id is not None:
@@ -123,6 +141,8 @@ def evolve(state: BankState, event: Event) -> BankState:
             if "status" in fields:
                 memory.along_with = taken_along(event)
             _reindex(state, memory)
+    if isinstance(event, BankOwnersSet):
+        state.owners, state.owners_set = event.owners, True
     _lifecycle(state, event)
     return state
 
@@ -177,6 +197,12 @@ def text_key(kind: str, text: str) -> tuple[str, str]:
 def _reindex(state: BankState, memory: MemoryInfo) -> None:
     """Keep ``heads`` pointing at the active memory of each key, and ``texts`` at the active memory of each text."""
     same = text_key(memory.kind, memory.text)
+    indexed = memory.status == "active" and (memory.confirmed or memory.provenance in _RANKED)
+    for token in anchors(memory.text):
+        if indexed:
+            state.anchors.setdefault(token, set()).add(memory.memory_id)
+        elif (ids := state.anchors.get(token)) is not None:
+            ids.discard(memory.memory_id)
     if memory.status == "active":
         state.texts.setdefault(same, memory.memory_id)
     elif state.texts.get(same) == memory.memory_id:

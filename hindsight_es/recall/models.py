@@ -3,8 +3,31 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
+
+
+def _provenance(data: Any) -> Any:
+    """Rows from before provenance was recorded: a memory's provenance is its source's; trusted is the
+    owner's word or what the owner confirmed."""
+    if isinstance(data, dict):
+        prov = data.get("provenance") or data.get("source") or "user"
+        confirmed = bool(data.get("confirmed")) or (data.get("provenance") is None and prov == "user")
+        data = data | {"provenance": prov, "confirmed": confirmed, "trusted": confirmed or prov == "user"}
+        if data.get("disputed_by") is None:
+            data["disputed_by"] = []
+    return data
+
+
+class Dispute(BaseModel):
+    """An open dispute of a memory: the less trusted memory that contradicts it, waiting for the owner."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: str
+    provenance: str
+    text: str
 
 
 class RecallHit(BaseModel):
@@ -24,6 +47,16 @@ class RecallHit(BaseModel):
     owner: str | None = None  # the agent it is private to; None: shared
     scope: str = "global"
     bank_id: str | None = None  # set on hits merged from several banks (shared banks, the archive)
+    source: str | None = None
+    # Whose word it is: user (the bank's owner), other_user, assistant, tool, document; ``trusted``: the
+    # owner's word or confirmed by the owner. Anything else is a note to read, not a fact to follow.
+    provenance: str = "user"
+    confirmed: bool = False
+    trusted: bool = True
+    disputed_by: list[str] = []  # ids of memories that dispute it (``disputes`` has the open ones)
+    disputes: list[Dispute] = []
+
+    _fill = model_validator(mode="before")(_provenance)
 
 
 class MemoryView(BaseModel):
@@ -46,6 +79,14 @@ class MemoryView(BaseModel):
     superseded_by: str | None = None
     scope: str = "global"
     owner: str | None = None
+    trust: str | None = None
+    provenance: str = "user"
+    confirmed: bool = False
+    trusted: bool = True
+    disputes: str | None = None  # for a disputed memory: the more trusted one it contradicts
+    disputed_by: list[str] = []
+
+    _fill = model_validator(mode="before")(_provenance)
 
 
 class TurnView(BaseModel):
@@ -62,5 +103,5 @@ class TurnView(BaseModel):
     occurred_at: datetime
 
 
-MEMORY_COLUMNS = tuple(MemoryView.model_fields)
+MEMORY_COLUMNS = tuple(f for f in MemoryView.model_fields if f != "trusted")
 TURN_COLUMNS = tuple(TurnView.model_fields)

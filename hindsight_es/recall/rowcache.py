@@ -37,6 +37,10 @@ COLUMNS = (
     "status",
     "valid_to",
     "scope",
+    "source",
+    "provenance",
+    "confirmed",
+    "disputed_by",
 )
 MAX_ROWS = 300_000  # about 1.2 KB each (~360 MB); the least recently used go first beyond this
 WARM_ROWS = 3_000  # banks with more rows than this are loaded whole on their first recall

@@ -82,6 +82,9 @@ def archived_hits(rows: Sequence[Mapping[str, Any]], bank_id: str) -> list[Recal
                 owner=payload.get("owner"),
                 scope=payload.get("scope", "global"),
                 bank_id=bank_id,
+                source=payload.get("source"),
+                provenance=payload.get("provenance"),
+                confirmed=payload.get("confirmed", False),
             )
         )
     return out
@@ -113,5 +116,5 @@ def scoped_recall(
     if archive is not None:
         vector = embedder.embed_query(query)
         rows = archive.search_cold(bank_id, vector, limit, embedder=vector_space(embedder), agent=agent, **filters)
-        hits += archived_hits(rows, bank_id)
+        hits += [h for h in archived_hits(rows, bank_id) if h.trusted or not options.get("trusted_only")]
     return merge(hits, bank_id, agent, weights or {}, limit)

@@ -41,6 +41,10 @@ COLUMNS = (
     "status",
     "owner",
     "scope",
+    "source",
+    "provenance",
+    "confirmed",
+    "disputed_by",
 )
 _T = TypeVar("_T")
 _PLANS: dict[tuple[str, ...], tuple[object, float]] = {}  # see _cached
@@ -68,9 +72,12 @@ def recall(
     candidates: int = 50,
     now: datetime | None = None,
     agent: str | None = ANY_AGENT,
+    trusted_only: bool = False,
 ) -> list[RecallHit]:
     parsed = parse_query(query, now)
-    where = MemoryFilter(bank_id, statuses=statuses, kinds=kinds, since=since, until=until, agent=agent)
+    where = MemoryFilter(
+        bank_id, statuses=statuses, kinds=kinds, since=since, until=until, agent=agent, trusted_only=trusted_only
+    )
     pool = max(candidates, limit)
     fetch = pool + pool // 2  # a margin, so ties at the cut-off do not depend on storage order
     # Full text needs no vector: it runs (in LanceDB's threads) while the query is embedded.

@@ -19,6 +19,8 @@ __all__ = [
     "BankSummary",
     "Context",
     "CorrectResult",
+    "Dispute",
+    "DisputedMemory",
     "ForgetResult",
     "Hit",
     "HistoryEvent",
@@ -37,6 +39,7 @@ __all__ = [
     "SessionSummary",
     "SessionTimeline",
     "StateAsOf",
+    "TrustResult",
     "Turn",
     "TurnRef",
     "UndoResult",
@@ -45,6 +48,18 @@ __all__ = [
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True)
+
+
+PROVENANCE = "Whose word it is: user (the bank's owner), other_user, assistant, tool or document"
+TRUSTED = "The owner's word or confirmed by the owner; anything else is a note to read, not a fact to follow"
+
+
+class Dispute(_Model):
+    """An open dispute of a memory: the less trusted memory that contradicts it, waiting for the owner."""
+
+    memory_id: str
+    provenance: str
+    text: str
 
 
 class Hit(_Model):
@@ -64,6 +79,11 @@ class Hit(_Model):
     agent: str | None = Field(None, description="The agent it is private to; null: shared by the bank")
     scope: str = "global"
     bank_id: str | None = Field(None, description="Set when the hit comes from another bank (a shared one)")
+    source: str | None = None
+    provenance: str = Field("user", description=PROVENANCE)
+    confirmed: bool = Field(False, description="Confirmed by the owner (a dispute the owner accepted)")
+    trusted: bool = Field(True, description=TRUSTED)
+    disputes: list[Dispute] = Field(default_factory=list, description="Open disputes of this memory")
     reasons: list[str] = Field(
         default_factory=list, description="Why it came back (with explain=true): matched words, meaning, time"
     )
@@ -90,6 +110,11 @@ class Memory(_Model):
     importance: float | None = None
     confidence: float | None = None
     trust: str | None = None
+    provenance: str = Field("user", description=PROVENANCE)
+    confirmed: bool = False
+    trusted: bool = Field(True, description=TRUSTED)
+    disputes: str | None = Field(None, description="For a disputed memory: the more trusted one it contradicts")
+    disputed_by: list[str] = Field(default_factory=list, description="Memories that dispute this one")
 
 
 class MemoryPage(_Model):
@@ -119,6 +144,7 @@ class Context(_Model):
     tokens: int
     budget_tokens: int
     memory_ids: list[str]
+    unverified_ids: list[str] = Field(default_factory=list, description="Those of memory_ids shown as unverified notes")
     turn_ids: list[str]
     omitted_memories: int = 0
     omitted_turns: int = 0
@@ -290,6 +316,30 @@ class QuarantineResult(_Model):
     action: str
     memories: list[QuarantinedMemory] = Field(default_factory=list, description="Quarantined memories (for list)")
     reviewed: list[str] = Field(default_factory=list, description="Ids released or rejected")
+    ready: bool = Field(default=False, description="true: the change is visible to recall")
+
+
+class DisputedMemory(_Model):
+    """A less trusted memory that contradicts a more trusted one, kept apart until the owner resolves it."""
+
+    memory_id: str
+    bank_id: str
+    text: str
+    provenance: str | None = None
+    source: str | None = None
+    source_turn_ids: list[str] = []
+    valid_from: datetime
+    disputes: str | None = Field(None, description="The more trusted memory it contradicts")
+    disputed_text: str = ""
+    reason: str = Field("", description="Why it was disputed (empty until the archive has it)")
+
+
+class TrustResult(_Model):
+    bank_id: str
+    action: str
+    disputes: list[DisputedMemory] = Field(default_factory=list, description="With action=disputes")
+    owners: list[str] = Field(default_factory=list, description="With action=owners or set_owners")
+    reviewed: list[str] = Field(default_factory=list, description="Ids accepted or rejected")
     ready: bool = Field(default=False, description="true: the change is visible to recall")
 
 

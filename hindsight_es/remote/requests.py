@@ -55,6 +55,9 @@ MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memo
 Reason = Annotated[str, Field(max_length=2000, description="Why (kept in the memory's history)")]
 Wait = Annotated[bool, Field(description="Return once the change is visible to recall")]
 TimeoutS = Annotated[float | None, Field(gt=0, le=120, description="Seconds to wait at most (default 10)")]
+TrustedOnly = Annotated[
+    bool, Field(description="Only the user's own word and what the user confirmed (no documents, tools, others)")
+]
 Time = Annotated[AwareDatetime, Field(description="ISO 8601 with a zone, e.g. 2026-03-01T09:00:00+01:00 or …Z")]
 
 __all__ = [
@@ -105,6 +108,7 @@ class RecallRequest(_Body):
         False, description="Also archived (faded) memories from the cold archive; those served come back"
     )
     explain: bool = Field(False, description="Say why each hit came back (matched words, meaning, time)")
+    trusted_only: TrustedOnly = False
 
 
 class ContextRequest(_Body):
@@ -113,6 +117,7 @@ class ContextRequest(_Body):
     budget_tokens: int = Field(1500, ge=64, le=32000, description="Token budget of the block")
     agent: AgentId | None = None
     include_shared: bool = Field(False, description="Also the shared banks this bank reads")
+    trusted_only: TrustedOnly = False
 
 
 class ForgetRequest(_Body):

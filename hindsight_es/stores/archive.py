@@ -30,7 +30,8 @@ _MEMORY_COLS = (
 # A row is "about" memory $mid when it names it in any memory column.
 _ABOUT = (
     "(memory_id = $mid OR superseded_by = $mid OR list_contains(retracted_memory_ids, $mid) "
-    "OR list_contains(restored_memory_ids, $mid))"
+    "OR list_contains(restored_memory_ids, $mid) "
+    "OR (type IN ('MemoryDisputed', 'DisputeResolved') AND json_extract_string(payload, '$.disputes') = $mid))"
 )
 _ABOUT_ANY = (
     "(list_contains($mids, memory_id) OR list_contains($mids, superseded_by) "

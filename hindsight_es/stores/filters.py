@@ -60,6 +60,7 @@ class MemoryFilter:
     memory_ids: Sequence[str] | None = None
     session_id: str | None = None
     past_offset: int | None = None  # only rows last written by a memory event past this log offset
+    trusted_only: bool = False  # only the owner's word and what the owner confirmed (``memory.trust``)
 
     def sql(self) -> str:
         parts = [f"bank_id != {quote(POSITION_BANK)}" if self.bank_id is None else f"bank_id = {quote(self.bank_id)}"]
@@ -80,6 +81,8 @@ class MemoryFilter:
             parts.append(f"session_id = {quote(self.session_id)}")
         if self.past_offset is not None:
             parts.append(f"offset > {int(self.past_offset)}")
+        if self.trusted_only:  # rows from before provenance: a user source was the owner
+            parts.append("(confirmed = true OR provenance = 'user' OR (provenance IS NULL AND source = 'user'))")
         return " AND ".join(parts)
 
 

@@ -46,6 +46,12 @@ def memory_schema(dim: int) -> pa.Schema:
             ("offset", pa.int64()),
             ("owner", pa.string()),  # added after the first release: older tables gain it in ``_ensure``
             ("script", pa.string()),  # "cjk" | "latin" (of the text); added later: null on older rows
+            # Provenance and disputes (memory.trust, memory.disputes); added later: null on older rows, whose
+            # provenance is their source's
+            ("provenance", pa.string()),
+            ("confirmed", pa.bool_()),
+            ("disputes", pa.string()),
+            ("disputed_by", pa.list_(pa.string())),
         ]
     )
 

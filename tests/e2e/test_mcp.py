@@ -49,6 +49,7 @@ TOOLS = {
     "bank_stats",
     "quarantine",
     "restore",
+    "trust",
 }
 
 
@@ -305,6 +306,31 @@ async def test_correct_supersedes_and_history_shows_both(mcp: Client) -> None:
     assert (
         await refused(mcp, "correct", bank_id=b, memory_id=old["memory_id"], text="My favorite color is red.")
     ).endswith(f"memory {old['memory_id']} is superseded by {new['memory_id']}; only an active memory can be corrected")
+
+
+async def test_a_document_contradicting_the_user_is_disputed_and_the_owner_resolves_it(mcp: Client) -> None:
+    b = bank("dispute")
+    await call(mcp, "retain", bank=b, content="Our office is at 12 Oak Avenue.", turn_id="u1", wait=True)
+    doc = await call(
+        mcp, "retain", bank=b, content="The office moved to 5 Elm St.", source="document", turn_id="d1", wait=True
+    )
+    assert {m["status"] for m in doc["memories"]} == {"disputed"} and doc["memories"][0]["provenance"] == "document"
+    hits = (await call(mcp, "recall", bank=b, query="where is our office?"))["hits"]
+    assert hits[0]["text"] == "Our office is at 12 Oak Avenue." and hits[0]["trusted"]
+    assert {d["memory_id"] for d in hits[0]["disputes"]} == {m["memory_id"] for m in doc["memories"]}
+    block = (await call(mcp, "get_context", bank=b, session="s", message="where is our office?"))["text"]
+    assert block.index("12 Oak Avenue") < block.index("unverified") < block.index("5 Elm St.")
+    trusted_id = hits[0]["memory_id"]
+    history = await call(mcp, "history", bank=b, memory_id=trusted_id)
+    assert "MemoryDisputed" in [e["type"] for e in history["events"]]  # the dispute shows in the trusted one's history
+    listed = await call(mcp, "trust", bank=b, action="disputes")
+    assert {m["memory_id"] for m in listed["disputes"]} == {m["memory_id"] for m in doc["memories"]}
+    ids = [m["memory_id"] for m in doc["memories"]]
+    done = await call(mcp, "trust", bank=b, action="accept", memory_ids=ids, reason="we moved")
+    assert done["ready"] is True and set(done["reviewed"]) == set(ids)
+    hits = (await call(mcp, "recall", bank=b, query="where is our office?", trusted_only=True))["hits"]
+    assert "The office moved to 5 Elm St." in [h["text"] for h in hits] and all(h["trusted"] for h in hits)
+    assert "12 Oak Avenue" not in " ".join(h["text"] for h in hits)
 
 
 async def test_forget_removes_it_from_recall(mcp: Client) -> None:

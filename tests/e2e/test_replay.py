@@ -77,6 +77,8 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     data = tmp_path / "data"
     source = tmp_path / "turns.jsonl"
     source.write_bytes(turns())
+    # mallory writes as one of the bank's owners (a shared account): nothing stops it at write time
+    ok(data, "owners", "set", BANK, "user", "mallory", "--reason", "a shared account")
     ok(data, "publish", str(source))
     assert "I moved to Moscow." in [text for _, text, _ in recalled(data)]
 

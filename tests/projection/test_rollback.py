@@ -1,7 +1,7 @@
 """Rolling back a poisoned session through the real bank actor, on the embedded log and on Kafka.
 
-Session A states true facts (one corrected by the user). Session B, a manipulative user speaking as
-the owner (a trusted source, so nothing stops it at write time), states false facts that supersede
+Session A states true facts (one corrected by the user). Session B, a manipulative user speaking through
+the owner's own connection (the owner's principal, so nothing stops it at write time), states false facts that supersede
 them and adds instruction-like memories. A reference log (embedded, its own data directory) holds
 the same bank hearing session A only, so its memories have the same ids. After rolling back B,
 recall must be exactly the reference's (ids, order, scores), and the bank's state must be its state
@@ -182,7 +182,7 @@ async def build(settings: Settings, reference: Settings, embedder: Embedder) -> 
     async with started_log(settings) as log:
         await session_a(settings, log, embedder, group, bank)
         await Hindsight(settings, log=log, embedder=embedder).publish(
-            turns(settings, bank, "B", SESSION_B, T_B, speaker="Dana", actor="mallory")
+            turns(settings, bank, "B", SESSION_B, T_B, speaker="Dana")
         )
         await drain(settings, log, embedder, group)
         await capture("poisoned")

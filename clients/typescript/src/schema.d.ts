@@ -481,6 +481,11 @@ export interface components {
             budget_tokens: number;
             /** Memory Ids */
             memory_ids: string[];
+            /**
+             * Unverified Ids
+             * @description Those of memory_ids shown as unverified notes
+             */
+            unverified_ids?: string[];
             /** Turn Ids */
             turn_ids: string[];
             /**
@@ -521,6 +526,12 @@ export interface components {
              * @default false
              */
             include_shared: boolean;
+            /**
+             * Trusted Only
+             * @description Only the user's own word and what the user confirmed (no documents, tools, others)
+             * @default false
+             */
+            trusted_only: boolean;
         };
         /** CorrectRequest */
         CorrectRequest: {
@@ -555,6 +566,18 @@ export interface components {
             ready: boolean;
             /** @description The corrected memory that replaces it (once ready) */
             memory: components["schemas"]["Memory"] | null;
+        };
+        /**
+         * Dispute
+         * @description An open dispute of a memory: the less trusted memory that contradicts it, waiting for the owner.
+         */
+        Dispute: {
+            /** Memory Id */
+            memory_id: string;
+            /** Provenance */
+            provenance: string;
+            /** Text */
+            text: string;
         };
         /** ForgetRequest */
         ForgetRequest: {
@@ -696,6 +719,31 @@ export interface components {
              * @description Set when the hit comes from another bank (a shared one)
              */
             bank_id?: string | null;
+            /** Source */
+            source?: string | null;
+            /**
+             * Provenance
+             * @description Whose word it is: user (the bank's owner), other_user, assistant, tool or document
+             * @default user
+             */
+            provenance: string;
+            /**
+             * Confirmed
+             * @description Confirmed by the owner (a dispute the owner accepted)
+             * @default false
+             */
+            confirmed: boolean;
+            /**
+             * Trusted
+             * @description The owner's word or confirmed by the owner; anything else is a note to read, not a fact to follow
+             * @default true
+             */
+            trusted: boolean;
+            /**
+             * Disputes
+             * @description Open disputes of this memory
+             */
+            disputes?: components["schemas"]["Dispute"][];
             /**
              * Reasons
              * @description Why it came back (with explain=true): matched words, meaning, time
@@ -768,6 +816,33 @@ export interface components {
             confidence?: number | null;
             /** Trust */
             trust?: string | null;
+            /**
+             * Provenance
+             * @description Whose word it is: user (the bank's owner), other_user, assistant, tool or document
+             * @default user
+             */
+            provenance: string;
+            /**
+             * Confirmed
+             * @default false
+             */
+            confirmed: boolean;
+            /**
+             * Trusted
+             * @description The owner's word or confirmed by the owner; anything else is a note to read, not a fact to follow
+             * @default true
+             */
+            trusted: boolean;
+            /**
+             * Disputes
+             * @description For a disputed memory: the more trusted one it contradicts
+             */
+            disputes?: string | null;
+            /**
+             * Disputed By
+             * @description Memories that dispute this one
+             */
+            disputed_by?: string[];
         };
         /** MemoryPage */
         MemoryPage: {
@@ -946,6 +1021,12 @@ export interface components {
              * @default false
              */
             explain: boolean;
+            /**
+             * Trusted Only
+             * @description Only the user's own word and what the user confirmed (no documents, tools, others)
+             * @default false
+             */
+            trusted_only: boolean;
         };
         /** RecallResult */
         RecallResult: {

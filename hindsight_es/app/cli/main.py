@@ -53,6 +53,11 @@ DEFERRED = {
         "hindsight_es.app.cli.quarantine:app",
         "Review memories the poisoning guard quarantined (never recalled until released).",
     ),
+    "disputes": (
+        "hindsight_es.app.cli.disputes:app",
+        "Disputes: less trusted memories that contradict the owner's, until the owner accepts or rejects them.",
+    ),
+    "owners": ("hindsight_es.app.cli.disputes:owners_app", "A bank's owners: whose user turns are the owner's word."),
     "bench": ("hindsight_es.app.bench.cli:app", "Benchmarks that print numbers."),
 }
 

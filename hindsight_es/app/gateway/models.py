@@ -7,6 +7,7 @@ from typing import Any
 
 from hindsight_es.client import QuarantinedMemory as KernelQuarantined
 from hindsight_es.client import Receipt
+from hindsight_es.client.disputes import DisputedMemory as KernelDisputed
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.recall.context import ContextBlock
 from hindsight_es.recall.models import MemoryView, RecallHit
@@ -16,6 +17,7 @@ from hindsight_es.remote.models import (
     BankSummary,
     Context,
     CorrectResult,
+    DisputedMemory,
     ForgetResult,
     HistoryResult,
     Hit,
@@ -28,6 +30,7 @@ from hindsight_es.remote.models import (
     RestoreResult,
     RetainResult,
     SessionSummary,
+    TrustResult,
     TurnRef,
 )
 
@@ -44,7 +47,9 @@ __all__ = [
     "RestoreResult",
     "RetainResult",
     "SessionSummary",
+    "TrustResult",
     "context_of",
+    "disputed_of",
     "hit_of",
     "linked_of",
     "memory_of",
@@ -111,3 +116,7 @@ def linked_of(row: Mapping[str, Any]) -> LinkedMemory:
 
 def turn_ref_of(row: Mapping[str, Any]) -> TurnRef:
     return TurnRef.model_validate({k: row.get(k) for k in TurnRef.model_fields})
+
+
+def disputed_of(memory: KernelDisputed) -> DisputedMemory:
+    return DisputedMemory(**memory.model_dump())

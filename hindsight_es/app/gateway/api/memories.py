@@ -88,6 +88,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             agent=body.agent,
             include_shared=body.include_shared,
             include_archived=body.include_archived,
+            trusted_only=body.trusted_only,
         )
         reasons = await hs.browser.explain(bank, body.query, hits) if body.explain and hits else {}
         return RecallResult(
@@ -105,6 +106,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             budget_tokens=body.budget_tokens,
             agent=body.agent,
             include_shared=body.include_shared,
+            trusted_only=body.trusted_only,
         )
         return context_of(bank, body.session_id, block)
 

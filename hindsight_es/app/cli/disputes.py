@@ -1,0 +1,151 @@
+"""``disputes`` and ``owners``: the disputes waiting for a bank's owner, and who the owners are."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Annotated, Optional, cast
+
+import typer
+from rich.table import Table
+
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.client import Hindsight
+from hindsight_es.client.disputes import BankOwners, DisputedMemory
+from hindsight_es.events import DisputeResolutionRequested
+
+app = typer.Typer(
+    help="Disputes: less trusted memories that contradict the owner's, kept until the owner accepts or rejects them.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+owners_app = typer.Typer(
+    help="A bank's owners: the principals whose user turns are the owner's word.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+Ids = Annotated[list[str], typer.Argument(help="Memory ids (from `disputes list`)")]
+Reason = Annotated[str, typer.Option(help="Why (kept in the memory's history)")]
+Timeout = Annotated[float, typer.Option(help="Seconds to wait for the change to be visible")]
+EXIT_PENDING = 3
+
+
+@app.command("list")
+def list_(
+    ctx: typer.Context,
+    bank: Annotated[Optional[str], typer.Option(help="One bank (default: all)")] = None,
+    limit: Annotated[int, typer.Option(min=1)] = 200,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Disputed memories with what they dispute and why, oldest first."""
+    settings = settings_from(ctx)
+
+    async def go() -> list[DisputedMemory]:
+        async with Hindsight(settings) as hs:
+            await catch_up_if_idle(hs)
+            return await hs.disputes.disputed(bank, limit=limit)
+
+    found = run_async(go)
+    if as_json:
+        print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"disputed memories ({len(found)})", show_lines=True)
+    for column in ("memory id", "bank", "from", "text", "disputes", "reason"):
+        table.add_column(column, overflow="fold")
+    for m in found:
+        table.add_row(m.memory_id, m.bank_id, m.provenance or "", m.text, f"{m.disputes}: {m.disputed_text}", m.reason)
+    console.print(table)
+
+
+@app.command()
+def accept(
+    ctx: typer.Context,
+    bank: Annotated[str, typer.Argument(help="Bank id")],
+    memory_ids: Ids,
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+) -> None:
+    """Accept disputed memories: each becomes active and confirmed, superseding the memory it disputed."""
+    _resolve(ctx, bank, memory_ids, accept=True, reason=reason, timeout=timeout)
+
+
+@app.command()
+def reject(
+    ctx: typer.Context,
+    bank: Annotated[str, typer.Argument(help="Bank id")],
+    memory_ids: Ids,
+    reason: Reason = "",
+    timeout: Timeout = 30.0,
+) -> None:
+    """Reject disputed memories: they are forgotten; the disputed memory stays as it is."""
+    _resolve(ctx, bank, memory_ids, accept=False, reason=reason, timeout=timeout)
+
+
+def _resolve(
+    ctx: typer.Context, bank: str, memory_ids: list[str], *, accept: bool, reason: str, timeout: float
+) -> None:
+    settings = settings_from(ctx)
+    wanted = "active" if accept else "forgotten"
+
+    async def go() -> bool:
+        async with Hindsight(settings) as hs:
+            await catch_up_if_idle(hs)
+            receipt = await hs.disputes.resolve(bank, memory_ids, accept=accept, reason=reason, wait=False)
+            await catch_up_if_idle(hs)  # no service running: decide and project it in this process
+            ids = [str(m) for m in cast(DisputeResolutionRequested, receipt.event).memory_ids]
+            deadline = time.monotonic() + timeout
+            while not all([(await hs.memory(bank, m)).status == wanted for m in ids]):
+                if time.monotonic() >= deadline:
+                    return False
+                await asyncio.sleep(0.2)
+            return True
+
+    if not run_async(go):
+        err_console.print(f"[yellow]pending:[/yellow] the request is in the log; not applied within {timeout:g}s")
+        raise typer.Exit(EXIT_PENDING)
+    console.print(f"{'accepted' if accept else 'rejected'} {len(memory_ids)} disputed memories in bank {bank!r}")
+
+
+@owners_app.command("show")
+def show(
+    ctx: typer.Context,
+    bank: Annotated[str, typer.Argument(help="Bank id")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """The bank's owners, declared or (with no declaration) the principal of its first user memory."""
+    settings = settings_from(ctx)
+
+    async def go() -> BankOwners:
+        async with Hindsight(settings) as hs:
+            await catch_up_if_idle(hs)
+            return await hs.disputes.owners(bank)
+
+    found = run_async(go)
+    if as_json:
+        print(found.model_dump_json())
+        return
+    how = "declared" if found.declared else "not declared: the first principal to write a user turn"
+    console.print(f"{bank}: {', '.join(found.owners) or '(none yet)'} ({how})")
+
+
+@owners_app.command("set")
+def set_(
+    ctx: typer.Context,
+    bank: Annotated[str, typer.Argument(help="Bank id")],
+    owners: Annotated[
+        list[str], typer.Argument(help="Principals, as events record them: user, mcp:stdio, mcp:token-…")
+    ],
+    reason: Reason = "",
+) -> None:
+    """Declare the bank's owners (replaces the previous declaration)."""
+    settings = settings_from(ctx)
+
+    async def go() -> None:
+        async with Hindsight(settings) as hs:
+            await hs.disputes.set_owners(bank, owners, reason=reason, wait=False)
+            await catch_up_if_idle(hs)
+
+    run_async(go)
+    console.print(f"owners of bank {bank!r}: {', '.join(owners)}")

@@ -1,0 +1,101 @@
+"""Trust from identity: whose word a turn is, from its authenticated principal and the bank's owners.
+
+    provenance(turn) = "user"        a user turn whose principal (``actor``) is one of the bank's owners
+                       "other_user"  a user turn from any other principal (another user of a shared bank)
+                       "assistant" | "tool" | "document"   the turn's source, whoever published it
+
+    rank:  user (or a memory the owner confirmed) 2  >  other_user, assistant 1  >  tool, document 0
+
+Only a higher or equal rank may supersede a memory; a lower rank that contradicts one is a dispute
+(``disputes``). Owners are declared per bank (``SetOwnersRequested`` -> ``BankOwnersSet``). A bank with
+no declaration is owned by the principal of its first user memory (the first user turn that left one,
+also in a log written before owners existed), so a single-user bank behaves as before and every decision
+stays a function of the log. A turn's declared ``trust`` can lower its trust, never raise it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hindsight_es.events import BankOwnersSet, SetOwnersRequested, TurnRecorded
+from hindsight_es.events.candidates import Candidate
+from hindsight_es.memory.ids import derive_id
+from hindsight_es.memory.prepared import caused
+from hindsight_es.memory.state import BankState, MemoryInfo
+from hindsight_es.types import Provenance, Trust
+
+RANK: dict[str, int] = {"user": 2, "other_user": 1, "assistant": 1, "tool": 0, "document": 0}
+TRUST_OF: dict[str, Trust] = {
+    "user": "trusted",
+    "other_user": "normal",
+    "assistant": "normal",
+    "tool": "untrusted",
+    "document": "untrusted",
+}
+_TRUST_RANK = {"untrusted": 0, "normal": 1, "trusted": 2}
+#: How an agent sees each provenance in a context block and in recall results.
+LABELS: dict[str, str] = {
+    "user": "said by the user",
+    "other_user": "said by another user of this bank",
+    "assistant": "inferred by the assistant, unconfirmed",
+    "tool": "from a tool output",
+    "document": "from a document",
+}
+
+
+def owners(state: BankState, turn: TurnRecorded | None = None) -> tuple[str, ...]:
+    """The bank's owners: as declared, else the principal of its first user memory, else (for the bank's
+    first user turn) the turn's own."""
+    if state.owners_set:
+        return state.owners
+    if state.first_user_actor is not None:
+        return (state.first_user_actor,)
+    return (turn.actor,) if turn is not None and turn.source == "user" else ()
+
+
+def provenance(turn: TurnRecorded, owners: tuple[str, ...]) -> Provenance:
+    if turn.source != "user":
+        return turn.source
+    return "user" if turn.actor in owners else "other_user"
+
+
+def trust_of(turn: TurnRecorded, prov: str) -> Trust:
+    """The trust the decision uses: the provenance's, or lower when the turn itself declares lower."""
+    derived = TRUST_OF[prov]
+    if turn.trust is not None and _TRUST_RANK[turn.trust] < _TRUST_RANK[derived]:
+        return turn.trust
+    return derived
+
+
+def rank(memory: MemoryInfo) -> int:
+    return 2 if memory.confirmed else RANK.get(memory.provenance, 0)
+
+
+def is_trusted(prov: str | None, confirmed: bool) -> bool:
+    """What an agent may read as the user's own facts: the owner's word, or what the owner confirmed."""
+    return confirmed or prov == "user"
+
+
+def own_keys(candidates: Sequence[Candidate], prov: str, actor: str) -> list[Candidate]:
+    """Only the owner writes facts about the owner: another speaker's first-person ``user/…`` key is about
+    that speaker (another user's, under ``member:<principal>/…``) or about no one the bank knows (a document's
+    author, a tool, the assistant: no key)."""
+    if prov == "user":
+        return list(candidates)
+    out = []
+    for cand in candidates:
+        if cand.key is not None and cand.key.startswith("user/"):
+            key = f"member:{actor}/{cand.key[5:]}" if prov == "other_user" else None
+            cand = cand.model_copy(update={"key": key})
+        out.append(cand)
+    return out
+
+
+def owners_set(state: BankState, command: SetOwnersRequested) -> BankOwnersSet:
+    return BankOwnersSet(
+        event_id=derive_id(command.event_id, "owners"),
+        **caused(command),
+        owners=tuple(dict.fromkeys(command.owners)),
+        previous=state.owners,
+        reason=command.reason,
+    )
