@@ -22,7 +22,7 @@ from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
 from hindsight_es.recall.query import parse_query
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 
-EXTRA_COLUMNS = ("importance", "confidence", "trust")
+EXTRA_COLUMNS = tuple(c for c in ("importance", "confidence", "trust") if c not in MEMORY_COLUMNS)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 STOP = frozenset("a an and are as at be by do did does for from has have i in is it me my of on or our the to we what"

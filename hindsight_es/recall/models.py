@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, model_validator
 
 
-def _provenance(data: Any) -> Any:
+def fill_provenance(data: Any) -> Any:
     """Rows from before provenance was recorded: a memory's provenance is its source's; trusted is the
     owner's word or what the owner confirmed."""
     if isinstance(data, dict):
@@ -56,7 +56,7 @@ class RecallHit(BaseModel):
     disputed_by: list[str] = []  # ids of memories that dispute it (``disputes`` has the open ones)
     disputes: list[Dispute] = []
 
-    _fill = model_validator(mode="before")(_provenance)
+    _fill = model_validator(mode="before")(fill_provenance)
 
 
 class MemoryView(BaseModel):
@@ -86,7 +86,7 @@ class MemoryView(BaseModel):
     disputes: str | None = None  # for a disputed memory: the more trusted one it contradicts
     disputed_by: list[str] = []
 
-    _fill = model_validator(mode="before")(_provenance)
+    _fill = model_validator(mode="before")(fill_provenance)
 
 
 class TurnView(BaseModel):

@@ -10,7 +10,7 @@ from hindsight_es.client import Receipt
 from hindsight_es.client.disputes import DisputedMemory as KernelDisputed
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.recall.context import ContextBlock
-from hindsight_es.recall.models import MemoryView, RecallHit
+from hindsight_es.recall.models import MemoryView, RecallHit, fill_provenance
 from hindsight_es.remote.models import (
     BankList,
     BankStats,
@@ -61,7 +61,8 @@ __all__ = [
 
 
 def memory_of(view: MemoryView | Mapping[str, Any]) -> Memory:
-    fields = view.model_dump() if isinstance(view, MemoryView) else dict(view)
+    # a row read from a store: provenance and trust filled as the kernel's views fill them
+    fields = view.model_dump() if isinstance(view, MemoryView) else fill_provenance(dict(view))
     fields["agent"] = fields.pop("owner", None)
     return Memory(**{k: v for k, v in fields.items() if k in Memory.model_fields})
 
