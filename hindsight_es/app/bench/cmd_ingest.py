@@ -24,14 +24,15 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hindsight_es.app.bench.synthetic import synthetic_turns
-from hindsight_es.app.cli.common import console, run_async, settings_from
+from hindsight_es.app.cli.common import console, consoles, run_async, settings_from
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
 from hindsight_es.events import TurnRecorded
-from hindsight_es.stores import generations
+from hindsight_es.stores import location
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.shards import open_hot
 
 WATCH_S = 0.015  # poll interval of the memories-table watcher
 WARM_UP_TURNS = 5
@@ -93,7 +94,8 @@ class Watcher:
     """
 
     def __init__(self, settings: Settings, bank: str) -> None:
-        self.store = LanceStore(generations.current(settings.data_dir)["lance"])
+        self.settings = settings
+        self.store: LanceStore | None = None  # the bank's shard, when the store has one per partition
         self.bank = bank
         self.seen: dict[str, float] = {}  # turn id -> perf_counter when first seen
         self._after, self._version = -1, -1
@@ -101,6 +103,9 @@ class Watcher:
 
     def poll(self) -> None:
         """Read the new rows, if the table has a new version (checking that is ~0.1 ms, a scan a few ms)."""
+        if self.store is None or self.store.table("memories") is None:  # the projections create its layout
+            hot = open_hot(location.current(self.settings)["lance"], location.s3_options(self.settings))
+            self.store = hot.for_bank(self.bank)
         table = self.store.table("memories")
         if table is None or table.version == self._version:
             return
@@ -215,7 +220,7 @@ async def _timed(
         TimeElapsedColumn(),
     )
     async with watcher.watching():
-        with Progress(*columns, console=console, transient=True) as progress:
+        with Progress(*columns, console=consoles.out, transient=True) as progress:
             published = progress.add_task("published", total=n)
             recallable = progress.add_task("recallable", total=n)
             start = time.perf_counter()

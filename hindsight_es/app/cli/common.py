@@ -82,6 +82,13 @@ class _Proxy:
     def __getattr__(self, name: str) -> Any:
         return getattr(consoles.out if self._stream == "out" else consoles.err, name)
 
+    # rich's Live (progress bars) enters its console: special methods bypass __getattr__
+    def __enter__(self) -> Any:
+        return (consoles.out if self._stream == "out" else consoles.err).__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        (consoles.out if self._stream == "out" else consoles.err).__exit__(*exc)
+
 
 console: Any = _Proxy("out")
 err_console: Any = _Proxy("err")
@@ -180,9 +187,13 @@ async def service_lock(settings: Settings, wait_s: float) -> ServiceLock:
 
 
 async def catch_up_if_idle(hs: Hindsight) -> None:
-    """Without a running service, drain the log through the actor and projections in this process."""
+    """Without a running service on the embedded log, drain the log through the actor and projections in
+    this process. With a broker configured, nothing: the workers own the consumer groups, and a read
+    command that joined one would force a rebalance on them."""
     from streams.service import ServiceLock, catch_up_all
 
+    if hs.settings.broker:
+        return
     lock = ServiceLock(hs.settings)
     if lock.acquire():
         try:

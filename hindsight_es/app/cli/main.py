@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 from typer.core import TyperGroup
 
-from hindsight_es.app.cli import lifecycle
+from hindsight_es.app.cli import lifecycle, roles
 from hindsight_es.app.cli.common import Options, catch_up_if_idle, console, err_console, run_async, settings_from
 
 if TYPE_CHECKING:
@@ -276,6 +276,7 @@ def demo(ctx: typer.Context) -> None:
 
 
 lifecycle.register(app)  # forget, restore, end-session, promote, janitor
+roles.register(app)  # worker, serve
 
 if __name__ == "__main__":
     cli()

@@ -31,6 +31,7 @@ from hindsight_es.errors import ConfigError
 log_ = logging.getLogger("hindsight.gateway")
 PATH = "/mcp"
 METRICS_PATH = "/metrics"
+HEALTH_PATH = "/healthz"
 SHUTDOWN_GRACE_S = 2  # whole seconds: uvicorn types timeout_graceful_shutdown as an int
 
 
@@ -86,6 +87,10 @@ def metrics_endpoint(tokens: BankTokens | None) -> Callable[[Request], Awaitable
     return metrics
 
 
+async def _healthy(request: Request) -> Response:
+    return Response("ok\n", media_type="text/plain")
+
+
 def url(settings: Settings) -> str:
     host = f"[{settings.mcp_host}]" if ":" in settings.mcp_host else settings.mcp_host
     return f"http://{host}:{settings.mcp_port}{PATH}"
@@ -107,6 +112,7 @@ def http_task(settings: Settings, hs: Hindsight) -> Callable[[asyncio.Event], Co
         hs, fallback, token_verifier=tokens, issuer_url=url(settings).removesuffix(PATH)
     ).streamable_http_app(streamable_http_path=PATH, host=settings.mcp_host)
     app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"])
+    app.add_route(HEALTH_PATH, _healthy, methods=["GET"])  # for container health checks: no token, no data
     sock = listen(settings)
     config = uvicorn.Config(
         app,
