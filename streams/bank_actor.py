@@ -63,6 +63,7 @@ def check_embedder(found: Counter[tuple[str, int]], settings: Settings, embedder
 
 
 SNAPSHOT_EVERY_S = 300.0  # a partition that changed is snapshotted at least this often
+RELEASE_SNAPSHOT_MIN = 2000  # events folded since the last snapshot that make a released partition's worth writing
 
 
 class BankActor:
@@ -128,10 +129,12 @@ class BankActor:
         return folded
 
     async def release(self, partitions: Iterable[int], *, snapshot: bool = True) -> None:
-        """Drop the state of these partitions, after a snapshot of the changed ones."""
+        """Drop the state of these partitions, after a snapshot of those with a tail worth saving the next
+        owner (``RELEASE_SNAPSHOT_MIN`` events; a shorter tail folds faster than a snapshot is written,
+        and a revocation should not keep the group waiting)."""
         for partition in sorted(set(partitions) & set(self.owned)):
             owned = self.owned.pop(partition)
-            if snapshot and self.snapshots is not None:
+            if snapshot and self.snapshots is not None and owned.unsaved >= RELEASE_SNAPSHOT_MIN:
                 await asyncio.to_thread(_save, owned, self.snapshots)
 
     async def load(self) -> int:

@@ -15,13 +15,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
-from uuid import UUID
 
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.events import MemoryRetained, decoded
 from hindsight_es.log import EventLog
 from hindsight_es.memory import BankState, evolve
-from hindsight_es.memory.snapshot import layout, state_from_json, state_to_json
+from hindsight_es.memory.snapshot import Ids, layout, state_from_json, state_to_json
 from hindsight_es.stores.snapshots import Snapshots
 from streams.revival import RetainedIndex
 
@@ -85,8 +84,10 @@ def from_body(body: dict[str, Any], partition: int) -> Owned:
         raise ValueError("written by another release (format or memory fields differ)")
     owned = Owned(partition, covered=int(body["covered"]), last_id=body["last_id"])
     owned.embedders = Counter({(e, int(d)): int(n) for e, d, n in body["embedders"]})
-    owned.retained.offsets = {b: {UUID(m): int(o) for m, o in rows} for b, rows in body["retained"].items()}
-    for state in map(state_from_json, body["banks"]):
+    ids = Ids()
+    owned.retained.offsets = {b: {ids[m]: int(o) for m, o in rows} for b, rows in body["retained"].items()}
+    for bank in body["banks"]:
+        state = state_from_json(bank, ids)
         owned.banks[state.bank_id] = state
     return owned
 

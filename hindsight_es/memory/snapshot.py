@@ -11,51 +11,61 @@ from __future__ import annotations
 import dataclasses
 from datetime import datetime
 from typing import Any
-from uuid import UUID
+from uuid import UUID, SafeUUID
 
 from hindsight_es.memory.indexing import LastTurn
 from hindsight_es.memory.state import BankState, MemoryInfo
 
-FORMAT = 1
+FORMAT = 2
 _FIELDS = tuple(f.name for f in dataclasses.fields(MemoryInfo))
 _UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by"}
 _TIMES = {"valid_from", "valid_to", "last_used_at"}
 _TUPLES = {"source_turn_ids", "entities", "evidence"}
+_NEW, _SET, _UNKNOWN = object.__new__, object.__setattr__, SafeUUID.unknown
 
 
-def _cell(name: str, value: Any) -> Any:
-    if value is None:
-        return None
+class Ids(dict[str, UUID]):
+    """UUIDs by their text, each built once: a partition's snapshot names the same ids many times, and
+    ``UUID(text)`` (which validates) was most of the time of loading one."""
+
+    def __missing__(self, text: str) -> UUID:
+        value = _NEW(UUID)
+        _SET(value, "int", int(text.replace("-", ""), 16))
+        _SET(value, "is_safe", _UNKNOWN)
+        self[text] = value
+        return value
+
+
+def _column(name: str, values: list[Any]) -> list[Any]:
     if name in _UUIDS:
-        return str(value)
+        return [None if v is None else str(v) for v in values]
     if name in _TIMES:
-        return value.isoformat()
+        return [None if v is None else v.isoformat() for v in values]
     if name == "restated_by":
-        return [str(v) for v in value]
+        return [[str(u) for u in v] for v in values]
     if name in _TUPLES:
-        return list(value)
-    return value
+        return [list(v) for v in values]
+    return values
 
 
-def _value(name: str, cell: Any) -> Any:
-    if cell is None:
-        return None
+def _values(name: str, cells: list[Any], ids: Ids) -> list[Any]:
     if name in _UUIDS:
-        return UUID(cell)
+        return [None if c is None else ids[c] for c in cells]
     if name in _TIMES:
-        return datetime.fromisoformat(cell)
+        return [None if c is None else datetime.fromisoformat(c) for c in cells]
     if name == "restated_by":
-        return tuple(UUID(v) for v in cell)
+        return [tuple(ids[u] for u in c) for c in cells]
     if name in _TUPLES:
-        return tuple(cell)
-    return cell
+        return [tuple(c) for c in cells]
+    return cells
 
 
 def state_to_json(state: BankState) -> dict[str, Any]:
-    """The state as JSON values (``json.dumps`` takes it as is)."""
+    """The state as JSON values (``json.dumps`` takes it as is); memories by column."""
+    memories = list(state.memories.values())
     return {
         "bank_id": state.bank_id,
-        "memories": [[_cell(n, getattr(m, n)) for n in _FIELDS] for m in state.memories.values()],
+        "memories": {n: _column(n, [getattr(m, n) for m in memories]) for n in _FIELDS},
         "heads": {k: str(v) for k, v in state.heads.items()},
         "handled": sorted(str(h) for h in state.handled),
         "last_turn": {s: list(t) for s, t in state.last_turn.items()},
@@ -65,20 +75,22 @@ def state_to_json(state: BankState) -> dict[str, Any]:
     }
 
 
-def state_from_json(body: dict[str, Any]) -> BankState:
+def state_from_json(body: dict[str, Any], ids: Ids | None = None) -> BankState:
     """The state ``state_to_json`` wrote; ``ValueError`` (or ``KeyError``/``TypeError``) for anything else."""
+    ids = Ids() if ids is None else ids
     state = BankState(body["bank_id"])
-    for row in body["memories"]:
-        if len(row) != len(_FIELDS):
-            raise ValueError("a memory row does not have MemoryInfo's fields")
-        memory = MemoryInfo(**{n: _value(n, c) for n, c in zip(_FIELDS, row, strict=True)})
+    columns = body["memories"]
+    if list(columns) != list(_FIELDS):
+        raise ValueError("the memories do not have MemoryInfo's fields")
+    for row in zip(*(_values(n, columns[n], ids) for n in _FIELDS), strict=True):
+        memory = MemoryInfo(*row)
         state.memories[memory.memory_id] = memory
-    state.heads = {k: UUID(v) for k, v in body["heads"].items()}
-    state.handled = {UUID(h) for h in body["handled"]}
+    state.heads = {k: ids[v] for k, v in body["heads"].items()}
+    state.handled = {ids[h] for h in body["handled"]}
     state.last_turn = {s: LastTurn(*t) for s, t in body["last_turn"].items()}
-    state.texts = {(k, t): UUID(m) for k, t, m in body["texts"]}
+    state.texts = {(k, t): ids[m] for k, t, m in body["texts"]}
     state.session_seen = {s: datetime.fromisoformat(t) for s, t in body["session_seen"].items()}
-    state.yields = {UUID(k): [UUID(m) for m in v] for k, v in body["yields"].items()}
+    state.yields = {ids[k]: [ids[m] for m in v] for k, v in body["yields"].items()}
     return state
 
 

@@ -50,16 +50,28 @@ def ingest(
     timeout: Annotated[
         float, typer.Option(min=1, help="Freshness mode: seconds after the last publish to wait for the stragglers")
     ] = 30.0,
+    workers: Annotated[
+        Optional[str],
+        typer.Option(help="Worker processes instead of this process, e.g. 1,2: each count in turn (needs --broker)"),
+    ] = None,
+    pin: Annotated[bool, typer.Option(help="With --workers: pin each worker to its own core")] = False,
 ) -> None:
     """Ingest speed through log -> bank actor (extract + embed) -> projections, on the configured log.
 
     Without --rate: sustained turns/s (publish --turns, then drain them). With --rate R: freshness, the
     time from publishing a turn until a memory from it is in the LanceDB memories table (p50/p95/p99/max),
     while R turns/s arrive for --seconds. Embedded log by default; on Kafka with the global option:
-    hindsight-es --broker HOST:PORT bench ingest --rate 50
+    hindsight-es --broker HOST:PORT bench ingest --rate 50. With --workers 1,2 [--pin]: through that many
+    `hindsight-es worker` processes, both figures per count (the rate defaults to 50 turns/s).
     """
     settings = settings_from(ctx)
     bank = f"bench-ingest-{int(time.time())}"
+    if workers is not None:
+        from hindsight_es.app.bench.cmd_scale import ingest_workers
+
+        counts = [int(n) for n in workers.split(",")]
+        ingest_workers(settings, counts, pin, turns, rate or 50.0, seconds)
+        return
     if rate is None:
         run_async(lambda: _throughput(settings, bank, turns))
     else:
