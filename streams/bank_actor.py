@@ -24,7 +24,7 @@ import numpy as np
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
-from hindsight_es.errors import ConfigError, DecodeError
+from hindsight_es.errors import ConfigError, DecodeError, LogError
 from hindsight_es.events import CorrectionRequested, Event, ExtractionCompleted, TurnRecorded, decode, encode
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
@@ -158,6 +158,7 @@ class BankActor:
         """Decide on a batch of input records (their partitions are acquired first if not held yet);
         returns memory events appended."""
         await self.acquire({r.partition for r in records})
+        await self._catch_up({r.partition for r in records})
         inputs: list[tuple[Record, Event]] = []
         for record in records:
             try:
@@ -178,6 +179,7 @@ class BankActor:
             for produced in decide(state, event, prep, self.policy, revived=revived):
                 evolve(state, produced)
                 out[event.bank_id].append(produced)
+        await self._still_alone({partition_for(b, await self.partition_count()) for b in out})
         stale: set[int] = set()
         for bank_id, events in out.items():
             owned = self.owned[partition_for(bank_id, await self.partition_count())]
@@ -199,6 +201,28 @@ class BankActor:
             await self.release([partition], snapshot=False)
             await self.acquire([partition])
         return sum(len(v) for v in out.values())
+
+    async def _catch_up(self, partitions: set[int]) -> None:
+        """Fold what a previous owner appended after this one loaded the partition (it was still
+        finishing its last batch), so every decision here sees it."""
+        ends = await self.log.end_offsets(TOPIC_MEMORIES)
+        for partition in sorted(partitions):
+            owned = self.owned[partition]
+            if ends.get(partition, 0) > owned.covered:
+                await owned.fold(self.log, ends[partition])
+
+    async def _still_alone(self, partitions: set[int]) -> None:
+        """Refuse to append when another owner appended to a memory partition since this one last read
+        it: the partition is dropped (reloaded on its next record) and the batch fails, so it is
+        delivered again and decided on the state that includes the other owner's events."""
+        ends = await self.log.end_offsets(TOPIC_MEMORIES)
+        moved = sorted(p for p in partitions if ends.get(p, 0) != self.owned[p].covered)
+        if moved:
+            await self.release(moved, snapshot=False)
+            raise LogError(
+                f"another owner appended to {TOPIC_MEMORIES} partitions {moved} while this batch was decided "
+                "(a rebalance gave them away): the batch will be delivered again"
+            )
 
     async def _rekeyed(self, record: Record, event: Event) -> bool:
         """A valid input keyed wrongly or not at all, or from a producer that left out its id or time,

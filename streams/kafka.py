@@ -35,6 +35,7 @@ from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.log.kafka_consumer import record_of
 
 log_ = logging.getLogger("hindsight.kafka")
+REBALANCE_TIMEOUT_MS = 60_000
 BATCH_BYTES = 768 << 10  # at most this much per record batch (the broker takes 1 MiB per request)
 
 
@@ -189,6 +190,10 @@ def subscribe(
         auto_offset_reset="earliest",
         session_timeout_ms=settings.kafka_session_timeout_ms,
         heartbeat_interval_ms=settings.kafka_heartbeat_interval_ms,
+        # how long a rebalance waits for members to rejoin: a member finishing its batch (and its
+        # snapshot) in the revocation callback must not be dropped from the group, or it becomes a
+        # zombie owner while its partitions move on
+        rebalance_timeout_ms=max(REBALANCE_TIMEOUT_MS, settings.kafka_session_timeout_ms),
         partition_assignment_strategy=(RangePartitionAssignor,),
         decoder=_raw_decoder,
         description=description,
