@@ -89,7 +89,7 @@ async def memory_events(log: EventLog) -> dict[str, list[Decided]]:
     out: dict[str, list[Decided]] = defaultdict(list)
     async for records in replay(log, TOPIC_MEMORIES):
         for _, event in decoded(records):
-            if event.bank_id in BANKS:
+            if event.bank_id in BANKS or event.bank_id.startswith("scale-"):
                 fields = event.__dict__
                 out[event.bank_id].append(
                     (
@@ -300,3 +300,22 @@ async def until_listening(port: int, workers: Workers, timeout_s: float = 60) ->
         except OSError:
             assert time.monotonic() < deadline, workers.logs()
             await asyncio.sleep(0.3)
+
+
+async def test_read_commands_join_no_consumer_group_on_kafka(broker, tmp_path):
+    settings = Settings(broker=broker, partitions=PARTITIONS, data_dir=tmp_path / "cli")
+    log = KafkaLog(settings)
+    await log.start()
+    try:
+        bank = "scale-reader"
+        await publish(log, [make_turn(settings, bank, "I live in Oslo.", session_id="s1", turn_id="t1")])
+        workers = Workers(broker, tmp_path, {})
+        for argv in (["stats", "--json"], ["recall", bank, "where do I live?", "--json"]):
+            done = workers.run(*argv)
+            assert "Traceback" not in done.stderr, done.stderr
+        # Without a broker these commands would have decided the turn in their own process (as a member
+        # of the bank actor's group); with one, the turn waits for the workers.
+        assert bank not in await memory_events(log)
+        assert all(bank not in r.key for rs in [x async for x in replay(log, TOPIC_MEMORIES)] for r in rs if r.key)
+    finally:
+        await log.close()

@@ -55,12 +55,20 @@ def _shared(settings: Settings) -> Settings:
 # ------------------------------------------------------------------ ingest with workers
 
 
-async def _watch_until(watchers: list[Watcher], ids: set[str], deadline: float, every_s: float) -> dict[str, float]:
-    seen: dict[str, float] = {}
+Key = tuple[str, str]  # (bank, turn id): turn ids repeat across banks
+
+
+def _keys(turns: Sequence[TurnRecorded]) -> set[Key]:
+    return {(t.bank_id, t.turn_id) for t in turns}
+
+
+async def _watch_until(watchers: list[Watcher], ids: set[Key], deadline: float, every_s: float) -> dict[Key, float]:
+    """Poll every bank's watcher until every (bank, turn) is recallable or ``deadline`` (perf_counter)."""
+    seen: dict[Key, float] = {}
     while time.perf_counter() < deadline:
         for watcher in watchers:
             await asyncio.to_thread(watcher.poll)
-            seen.update(watcher.seen)
+            seen.update({(watcher.bank, t): at for t, at in watcher.seen.items()})
         if ids <= set(seen):
             break
         await asyncio.sleep(every_s)
@@ -80,7 +88,7 @@ async def _one_count(
         batch = [_now(t) for b in warm for t in synthetic_turns(settings, b, 3, seed=1)]
         t0 = time.perf_counter()
         await _publish(log, batch)
-        seen = await _watch_until([Watcher(settings, b) for b in warm], {t.turn_id for t in batch}, t0 + 180, 0.2)
+        seen = await _watch_until([Watcher(settings, b) for b in warm], _keys(batch), t0 + 180, 0.2)
         console.print(
             f"{n} worker(s){' pinned' if pin else ''}: warm ({len(seen)}/{len(batch)}) "
             f"in {time.perf_counter() - t0:.1f}s"
@@ -91,7 +99,7 @@ async def _one_count(
         turns = len(batch)
         t0 = time.perf_counter()
         await _publish(log, batch)
-        seen = await _watch_until([Watcher(settings, b) for b in banks], {t.turn_id for t in batch}, t0 + 600, 0.1)
+        seen = await _watch_until([Watcher(settings, b) for b in banks], _keys(batch), t0 + 600, 0.1)
         took = max(seen.values(), default=t0) - t0
         console.print(
             f"  throughput: {len(seen)}/{turns} turns recallable in {took:.1f}s: "
@@ -106,12 +114,12 @@ async def _one_count(
         fresh.sort(key=lambda t: (t.turn_id, t.bank_id))  # the banks interleaved
         count = len(fresh)
         watchers = [Watcher(settings, b) for b in banks]
-        sent: dict[str, float] = {}
+        sent: dict[Key, float] = {}
         start = time.perf_counter()
-        watching = asyncio.create_task(_watch_until(watchers, {t.turn_id for t in fresh}, start + seconds + 60, 0.015))
+        watching = asyncio.create_task(_watch_until(watchers, _keys(fresh), start + seconds + 60, 0.015))
         for i, t in enumerate(fresh):
             await asyncio.sleep(max(0.0, start + i / rate - time.perf_counter()))
-            sent[t.turn_id] = time.perf_counter()
+            sent[(t.bank_id, t.turn_id)] = time.perf_counter()
             await log.append(TOPIC_TURNS, t.bank_id, [encode(_now(t))])
         seen = await watching
         lags = sorted((seen[k] - v) * 1000 for k, v in sent.items() if k in seen)
