@@ -120,12 +120,16 @@ class BankActor:
         """Load the state of the partitions not held yet (snapshot + memory tail); returns events folded
         from the log. Refuses an embedder the partition's memories do not compare with (``check_embedder``)."""
         await self.partition_count()
-        folded = 0
+        folded, loaded = 0, {}
         for partition in sorted(set(partitions) - set(self.owned)):
-            owned, n = await load(self.log, partition, self.snapshots)
-            check_embedder(owned.embedders, self.settings, self.embedder)
-            self.owned[partition] = owned
+            loaded[partition], n = await load(self.log, partition, self.snapshots)
             folded += n
+        if loaded:  # checked over every partition held: one partition may hold only a few banks' memories
+            seen: Counter[tuple[str, int]] = Counter()
+            for owned in [*self.owned.values(), *loaded.values()]:
+                seen.update(owned.embedders)
+            check_embedder(seen, self.settings, self.embedder)
+            self.owned.update(loaded)
         return folded
 
     async def release(self, partitions: Iterable[int], *, snapshot: bool = True) -> None:

@@ -122,7 +122,7 @@ class Connection:
             raise
         except TimeoutError as exc:
             raise StoreError(
-                f"the stores in {self.settings.data_dir} did not answer within {timeout:g}s "
+                f"the stores in {location.root(self.settings)} did not answer within {timeout:g}s "
                 "(HINDSIGHT_REQUEST_TIMEOUT_S)"
             ) from exc
         except Exception as exc:  # lancedb, duckdb, pyarrow, OS errors: the store failed this read
