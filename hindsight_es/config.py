@@ -37,6 +37,24 @@ class Settings(BaseSettings):
     kafka_session_timeout_ms: int = Field(default=10_000, ge=100)
     kafka_heartbeat_interval_ms: int = Field(default=3_000, ge=50)
     request_timeout_s: float = Field(default=10.0, gt=0, description="Time-out for log and store calls made by clients")
+    # Shared stores (hindsight_es/stores/location.py): a local path (default: the data directory) or s3://.
+    stores_uri: str | None = Field(
+        default=None,
+        description="Where the LanceDB tables, the archive and the snapshots live: a path or s3://bucket/prefix",
+    )
+    store_shards: Literal["auto", "single", "partition"] = Field(
+        default="auto",
+        description="LanceDB layout of a new store: one set of tables, or one per partition (auto: per partition "
+        "on Kafka or object storage)",
+    )
+    s3_endpoint: str | None = Field(default=None, description="S3 endpoint URL, e.g. http://minio:9000 (AWS: unset)")
+    s3_region: str | None = Field(default=None, description="S3 region")
+    s3_access_key_id: str | None = Field(default=None, repr=False, description="S3 access key id")
+    s3_secret_access_key: str | None = Field(default=None, repr=False, description="S3 secret access key")
+    s3_allow_http: bool = Field(default=False, description="Allow a plain-HTTP S3 endpoint")
+    snapshot_every: int = Field(
+        default=10_000, ge=1, description="Memory events folded into a partition's state between its snapshots"
+    )
     log_level: str = Field(default="INFO", description="DEBUG | INFO | WARNING | ERROR | CRITICAL")
     # MCP gateway (hindsight_es/app/gateway/): streamable HTTP in `up`, stdio in `mcp`.
     mcp_http: bool = Field(default=True, description="`up` also serves MCP over streamable HTTP")

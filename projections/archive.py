@@ -37,19 +37,26 @@ class ArchiveProjection:
     name = "archive"
     linger_s = 1.0  # history, audits and archived recall read it, not live recall: batch its files (runner.run)
 
-    def __init__(self, store: ArchiveStore, topics: tuple[str, ...] = ALL_TOPICS) -> None:
+    def __init__(
+        self, store: ArchiveStore, topics: tuple[str, ...] = ALL_TOPICS, partitions: frozenset[int] | None = None
+    ) -> None:
         self.store = store
         self.topics = topics
+        self.partitions = partitions
 
     async def positions(self) -> dict[TopicPartition, int]:
-        return {tp: n for tp, n in (await asyncio.to_thread(self.store.positions)).items() if tp[0] in self.topics}
+        return {
+            tp: n
+            for tp, n in (await asyncio.to_thread(self.store.positions)).items()
+            if tp[0] in self.topics and (self.partitions is None or tp[1] in self.partitions)
+        }
 
     async def apply(self, batch: Batch) -> None:
         await asyncio.to_thread(self._apply, batch)
 
     async def maintain(self) -> None:
         """Merge small files once enough pile up; queries return the same rows before and after."""
-        await asyncio.to_thread(self.store.compact_all, min_files=16, topics=self.topics)
+        await asyncio.to_thread(self.store.compact_all, min_files=16, topics=self.topics, partitions=self.partitions)
 
     def _apply(self, batch: Batch) -> None:
         for (topic, partition), items in _groups(batch).items():

@@ -20,12 +20,14 @@ from typing import Any
 from hindsight_es.config import Settings
 from hindsight_es.log import TopicPartition, started_log
 from hindsight_es.stores.archive import ArchiveStore
+from hindsight_es.stores.location import s3_options
+from hindsight_es.stores.objects import is_remote
 from projections.archive import ArchiveProjection
 from projections.runner import replay_into
 
 
 def job(
-    settings: Settings, root: Path, topics: tuple[str, ...], until: dict[TopicPartition, int], batch_size: int
+    settings: Settings, root: Path | str, topics: tuple[str, ...], until: dict[TopicPartition, int], batch_size: int
 ) -> bytes:
     """The stdin of a child replaying ``topics`` (up to ``until``) into the archive at ``root``."""
     return json.dumps(
@@ -43,7 +45,10 @@ async def replay(spec: dict[str, Any]) -> int:
     settings = Settings.model_validate(spec["settings"])
     until = {(topic, partition): end for topic, partition, end in spec["until"]}
     async with started_log(settings) as log:
-        archive = ArchiveProjection(ArchiveStore(Path(spec["root"])), tuple(spec["topics"]))
+        root = spec["root"]
+        archive = ArchiveProjection(
+            ArchiveStore(root if is_remote(root) else Path(root), s3_options(settings)), tuple(spec["topics"])
+        )
         read = await replay_into(log, [archive], until=until, batch_size=spec["batch_size"])
         await archive.maintain()
         return read

@@ -16,10 +16,10 @@ import json
 import shutil
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -27,9 +27,11 @@ import pyarrow.compute as pc
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.errors import InvalidInputError, StoreError
 from hindsight_es.log import EventLog, Record, TopicPartition
-from hindsight_es.stores import generations
+from hindsight_es.stores import generations, location
 from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.location import s3_options
+from hindsight_es.stores.objects import S3Options, join
+from hindsight_es.stores.shards import ShardedLance, create_layout, layout_of, open_hot
 from projections import archive_child
 from projections.archive import ArchiveProjection
 from projections.digest import NO_BANK, Rows, bank_hashes, digest_rows, first_difference
@@ -53,14 +55,34 @@ class Progress(Protocol):
     def advance(self, n: int) -> None: ...
 
 
-def open_projections(stores: Mapping[str, Path], max_text_chars: int) -> list[Projection]:
-    """The projections writing the given stores (``lance``: vectors and working memory; ``archive``)."""
+def open_projections(
+    stores: Mapping[str, Any],
+    max_text_chars: int,
+    *,
+    options: S3Options | None = None,
+    partitions: Iterable[int] | None = None,
+    shard: int | None = None,
+) -> list[Projection]:
+    """The projections writing the given stores (``lance``: vectors and working memory; ``archive``),
+    for ``partitions`` (None: all). ``shard``: a new hot store gets one store per partition, this many
+    (``stores.shards``); an existing one keeps its layout."""
     out: list[Projection] = []
+    only = None if partitions is None else frozenset(partitions)
     if "lance" in stores:
-        lance = LanceStore(stores["lance"])
-        out += [VectorsProjection(lance), WorkingMemoryProjection(lance, max_text_chars)]
+        if shard is not None:
+            create_layout(stores["lance"], shard, options)
+        hot = open_hot(stores["lance"], options)
+        if isinstance(hot, ShardedLance):
+            for p in sorted(only if only is not None else range(hot.partitions)):
+                one = hot.for_partition(p)
+                out += [
+                    VectorsProjection(one, frozenset([p])),
+                    WorkingMemoryProjection(one, max_text_chars, frozenset([p])),
+                ]
+        else:
+            out += [VectorsProjection(hot, only), WorkingMemoryProjection(hot, max_text_chars, only)]
     if "archive" in stores:
-        out.append(ArchiveProjection(ArchiveStore(stores["archive"])))
+        out.append(ArchiveProjection(ArchiveStore(stores["archive"], options), partitions=only))
     return out
 
 
@@ -70,7 +92,7 @@ def open_projections(stores: Mapping[str, Path], max_text_chars: int) -> list[Pr
 @dataclass(frozen=True, slots=True)
 class Built:
     generation: str
-    stores: dict[str, Path]
+    stores: dict[str, Any]  # store -> its path or s3:// URI
     events: int  # records read from the log (each once, whatever number of projections used it)
     replay_seconds: float
     index_seconds: float
@@ -97,14 +119,18 @@ async def rebuild(
     """
     if bank is not None and "archive" in stores:
         raise InvalidInputError("a one-bank rebuild covers the LanceDB tables only (--projection vectors)")
-    gen_id, root = generations.new_generation(settings.data_dir)
-    paths = {store: root / store for store in stores}
+    options, base = s3_options(settings), location.root(settings)
+    live_hot = generations.current(base, options)["lance"]
+    layout = layout_of(live_hot, options) or location.shard(settings)
+    gen_id, root = generations.new_generation(base)
+    paths = {store: join(root, store) for store in stores}
     try:
         select = None
         if bank is not None:
-            current = generations.current(settings.data_dir)["lance"]
-            select = _copy_other_banks(LanceStore(current), LanceStore(paths["lance"]), bank)
-        projections = open_projections(paths, settings.max_text_chars)
+            if layout is not None:
+                create_layout(paths["lance"], layout, options)
+            select = _copy_other_banks(open_hot(live_hot, options), open_hot(paths["lance"], options), bank)
+        projections = open_projections(paths, settings.max_text_chars, options=options, shard=layout)
         until = await log_ends(log, projections)
         if progress:
             progress.start(sum(until.values()))
@@ -115,7 +141,9 @@ async def rebuild(
             # the archive of the memories topic (most of the log, and of the archive's work) in a child
             # process; the rest of the archive here, with the LanceDB projections
             here = [p for p in projections if not isinstance(p, ArchiveProjection)]
-            here.append(ArchiveProjection(ArchiveStore(paths["archive"]), tuple(t for t in ALL_TOPICS if t != APART)))
+            here.append(
+                ArchiveProjection(ArchiveStore(paths["archive"], options), tuple(t for t in ALL_TOPICS if t != APART))
+            )
             child = asyncio.create_task(
                 _archive_apart(
                     settings, paths["archive"], {tp: end for tp, end in until.items() if tp[0] == APART}, batch_size
@@ -151,7 +179,9 @@ async def rebuild(
     return Built(gen_id, paths, events, replayed - started, time.perf_counter() - replayed)
 
 
-async def _archive_apart(settings: Settings, root: Path, until: dict[TopicPartition, int], batch_size: int) -> int:
+async def _archive_apart(
+    settings: Settings, root: Path | str, until: dict[TopicPartition, int], batch_size: int
+) -> int:
     """Replay ``APART`` into the archive at ``root`` in a child process (``projections.archive_child``),
     with its own connection to the log; returns the records it read.
 
@@ -180,15 +210,17 @@ async def _archive_apart(settings: Settings, root: Path, until: dict[TopicPartit
     return int(json.loads(out)["records"])
 
 
-def _copy_other_banks(source: LanceStore, target: LanceStore, bank: str) -> Select:
-    """Copy every other bank's rows; the records to replay are the bank's, and any past the snapshot."""
+def _copy_other_banks(source: Any, target: Any, bank: str) -> Select:
+    """Copy every other bank's rows (shard by shard); the records to replay are the bank's, and any past
+    the snapshot."""
     stood: dict[TopicPartition, int] = {}
-    for name in ("memories", "turns"):
-        if source.table(name) is None:
-            continue
-        rows, positions = source.snapshot(name)
-        stood.update(positions)
-        target.upsert(name, rows.schema, rows.filter(pc.not_equal(rows["bank_id"], bank)))
+    for mine, theirs in zip(source.shards(), target.shards(), strict=True):
+        for name in ("memories", "turns"):
+            if mine.table(name) is None:
+                continue
+            rows, positions = mine.snapshot(name)
+            stood.update(positions)
+            theirs.upsert(name, rows.schema, rows.filter(pc.not_equal(rows["bank_id"], bank)))
 
     def select(record: Record) -> bool:
         return record.key == bank or record.offset >= stood.get((record.topic, record.partition), 0)
@@ -201,12 +233,13 @@ async def switch(
 ) -> int:
     """Catch ``stores`` up to the log end, then make them current in one atomic replace; returns the
     records applied on the way. The caller holds the ``ServiceLock``."""
-    projections = open_projections(stores, settings.max_text_chars)
+    options = s3_options(settings)
+    projections = open_projections(stores, settings.max_text_chars, options=options)
     applied = await replay_into(log, projections, batch_size=batch_size)
     if applied:
         for projection in projections:
             await projection.maintain()
-    generations.switch(settings.data_dir, stores)
+    generations.switch(location.root(settings), stores, options)
     return applied
 
 
@@ -250,7 +283,7 @@ async def verify(
     content hashes of every table; names the first difference. Live positions must lie within the log."""
     scratch = generations.scratch_dir(settings.data_dir)
     try:
-        live = _snapshot(generations.current(settings.data_dir), bank)
+        live = _snapshot(location.current(settings), bank, s3_options(settings))
         ends = {(t, p): e for t in ALL_TOPICS for p, e in (await log.end_offsets(t)).items()}
         lance_until = _within({**live["memories"].positions, **live["turns"].positions}, ends)
         archive_until = _within(live["archive"].positions, ends)
@@ -276,9 +309,9 @@ def _within(until: dict[TopicPartition, int], ends: dict[TopicPartition, int]) -
     return {tp: min(position, ends.get(tp, 0)) for tp, position in until.items()}
 
 
-def _snapshot(stores: Mapping[str, Path], bank: str | None) -> dict[str, _Snapshot]:
+def _snapshot(stores: Mapping[str, Any], bank: str | None, options: S3Options | None = None) -> dict[str, _Snapshot]:
     out: dict[str, _Snapshot] = {}
-    lance = LanceStore(stores["lance"])
+    lance = open_hot(stores["lance"], options)
     for name in ("memories", "turns"):
         if lance.table(name) is None:
             out[name] = _Snapshot(digest_rows(pa.table({}), ()), {})
@@ -287,7 +320,7 @@ def _snapshot(stores: Mapping[str, Path], bank: str | None) -> dict[str, _Snapsh
         if bank is not None:
             rows = rows.filter(pc.equal(rows["bank_id"], bank))
         out[name] = _Snapshot(digest_rows(rows, _KEYS[name]), positions)
-    archive = ArchiveStore(stores["archive"])
+    archive = ArchiveStore(stores["archive"], options)
     positions = archive.positions()
     data = archive.table(bank)
     # Rows past the positions read a moment ago are the live projection moving on: not compared.

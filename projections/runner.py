@@ -28,11 +28,13 @@ Batch = list[tuple[Record, Event | None]]
 
 class Projection(Protocol):
     """A read model built from some topics. ``linger_s``: how long, under a steady stream, the live
-    runner lets small batches grow before reading again (0 for a store that recall reads: apply at once)."""
+    runner lets small batches grow before reading again (0 for a store that recall reads: apply at once).
+    ``partitions``: the partitions it projects (None: all), so a worker projects only those it owns."""
 
     name: str
     topics: tuple[str, ...]
     linger_s: float
+    partitions: frozenset[int] | None
 
     async def positions(self) -> dict[TopicPartition, int]: ...
 
@@ -110,7 +112,7 @@ async def advance(
     the next batch is read and decoded while the current one is applied."""
     total = 0
     for (topic, partition), end in sorted(until.items()):
-        readers = [p for p in projections if topic in p.topics]
+        readers = [p for p in projections if topic in p.topics and covers(p, partition)]
         if not readers:
             continue
         start = min(positions[id(p)].get((topic, partition), 0) for p in readers)
@@ -132,6 +134,11 @@ async def advance(
             if progress:
                 progress(len(batch))
     return total
+
+
+def covers(projection: Projection, partition: int) -> bool:
+    only = getattr(projection, "partitions", None)  # a projection that does not say projects every partition
+    return only is None or partition in only
 
 
 @contextlib.contextmanager

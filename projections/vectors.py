@@ -99,8 +99,9 @@ class VectorsProjection:
     topics: tuple[str, ...] = (TOPIC_MEMORIES,)
     linger_s = 0.0  # recall reads this table: apply every batch at once
 
-    def __init__(self, store: LanceStore) -> None:
+    def __init__(self, store: LanceStore, partitions: frozenset[int] | None = None) -> None:
         self.store = store
+        self.partitions = partitions
         self._done: dict[TopicPartition, int] | None = None  # positions as last written (see _apply)
         self._table_dim: int | None = None
 

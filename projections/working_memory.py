@@ -31,8 +31,11 @@ class WorkingMemoryProjection:
     topics: tuple[str, ...] = (TOPIC_TURNS,)
     linger_s = 0.25  # a session's recent turns, not recall's memories: batch the commits a little (runner.run)
 
-    def __init__(self, store: LanceStore, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS) -> None:
+    def __init__(
+        self, store: LanceStore, max_text_chars: int = DEFAULT_MAX_TEXT_CHARS, partitions: frozenset[int] | None = None
+    ) -> None:
         self.store = store
+        self.partitions = partitions
         self.max_text_chars = max_text_chars
         self._done: dict[TopicPartition, int] | None = None  # positions as last written (see _apply)
 

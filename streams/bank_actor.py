@@ -1,18 +1,22 @@
 """Bank actor: consumes ``hindsight.turns`` and ``hindsight.commands``, produces ``hindsight.memories``.
 
 Key: ``bank_id`` (one partition per bank, so one actor sees a bank's inputs in log order). It is the
-only writer of memory events. Per poll: extract and embed every input once (batched), then, in log
-order, ``decide`` against the bank state and ``evolve`` it at once, so the decision at offset n+1
-sees the memory retained at offset n. Offsets are committed after the memory events are appended.
-With an LLM configured, turns are not extracted here: the extraction actor's ``ExtractionCompleted``
-(on ``hindsight.commands``) carries them with their candidates, and each is decided from it.
+only writer of memory events, and it holds the state of the partitions it owns only (``partitions``):
+exactly one owner decides a bank at a time, on the fold of everything already decided for it. Per
+poll: extract and embed every input once (batched), then, in log order, ``decide`` against the bank
+state and ``evolve`` it at once, so the decision at offset n+1 sees the memory retained at offset n.
+Offsets are committed after the memory events are appended. With an LLM configured, turns are not
+extracted here: the extraction actor's ``ExtractionCompleted`` (on ``hindsight.commands``) carries
+them with their candidates, and each is decided from it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from uuid import UUID
 
 import numpy as np
@@ -21,29 +25,31 @@ from hindsight_es import observe as tracing
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
-from hindsight_es.errors import ConfigError, DecodeError
+from hindsight_es.errors import ConfigError, DecodeError, LogError
 from hindsight_es.events import (
     CorrectionRequested,
     Event,
     ExtractionCompleted,
-    MemoryRetained,
     TurnRecorded,
     decode,
-    decoded,
     encode,
 )
 from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
-from hindsight_es.log import EventLog, Record, TopicPartition, replay
+from hindsight_es.log import EventLog, Record, TopicPartition, partition_for
 from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.guard import GuardPolicy
 from hindsight_es.memory.indexing import LastTurn, index_text, reply_context
+from hindsight_es.stores.snapshots import Snapshots
 from streams.deadletter import dead_letter
 from streams.metrics import observe
-from streams.revival import RetainedIndex
+from streams.partitions import Owned, load, save
 
 GROUP = "hindsight.bank-actor"
+SNAPSHOTS = "bank-actor"  # the actor's name under the stores' snapshots/
+# (topic, key, values) -> their offsets: the log's append, or a FastStream publisher's (streams.kafka)
+Publish = Callable[[str, str, Sequence[bytes]], Awaitable[list[int]]]
 log_ = logging.getLogger("hindsight.bank_actor")
 
 
@@ -65,66 +71,196 @@ def check_embedder(found: Counter[tuple[str, int]], settings: Settings, embedder
     )
 
 
+SNAPSHOT_EVERY_S = 300.0  # a partition that changed is snapshotted at least this often
+RELEASE_SNAPSHOT_MIN = 2000  # events folded since the last snapshot that make a released partition's worth writing
+
+
 class BankActor:
+    """The bank actor's handlers over the partitions it owns (``streams.partitions``).
+
+    ``acquire`` loads a partition's state, ``release`` snapshots and drops it, ``handle`` decides a
+    batch. The wiring calls them: ``run`` here (the embedded log: one member, every partition), or the
+    FastStream subscriber's rebalance listener and handler on Kafka (``streams.kafka``). ``lock`` is held
+    while a batch is decided and committed, so a revocation waits for the batch in hand.
+    """
+
     def __init__(
-        self, log: EventLog, extractor: Extractor, embedder: Embedder, settings: Settings, *, group: str = GROUP
+        self,
+        log: EventLog,
+        extractor: Extractor,
+        embedder: Embedder,
+        settings: Settings,
+        *,
+        group: str = GROUP,
+        snapshots: Snapshots | None = None,
+        publish: Publish | None = None,
     ) -> None:
         self.log, self.extractor, self.embedder, self.settings = log, extractor, embedder, settings
         self.group = group
-        self.banks: dict[str, BankState] = {}
-        self.retained = RetainedIndex()  # where each memory was retained, to bring archived ones back
+        self.owned: dict[int, Owned] = {}
+        self.snapshots = snapshots
+        self.publish: Publish = publish or log.append
+        self.lock = asyncio.Lock()
         self.policy = GuardPolicy.from_settings(settings)
         self.defer_turns = settings.llm_enabled  # the extraction actor extracts; turns arrive in ExtractionCompleted
         # turn -> its extraction: candidates, extractor, failure, the LLM guard judge's verdict
         self._given: dict[UUID, tuple[list[Candidate], str, tuple[str, str] | None, GuardJudgement | None]] = {}
+        self._partitions: int | None = None
+
+    @property
+    def banks(self) -> dict[str, BankState]:
+        """Every bank state held now (of the owned partitions)."""
+        return {b: s for owned in self.owned.values() for b, s in owned.banks.items()}
+
+    async def partition_count(self) -> int:
+        if self._partitions is None:
+            self._partitions = await self.log.partitions(TOPIC_MEMORIES)
+        return self._partitions
+
+    def owns(self, bank_id: str) -> bool:
+        """Whether this actor holds the bank's partition now."""
+        return self._partitions is not None and partition_for(bank_id, self._partitions) in self.owned
 
     def state(self, bank_id: str) -> BankState:
-        if bank_id not in self.banks:
-            self.banks[bank_id] = BankState(bank_id)
-        return self.banks[bank_id]
+        """The state of a bank of an owned partition (``acquire`` it first)."""
+        assert self._partitions is not None, "no partition acquired yet"
+        return self.owned[partition_for(bank_id, self._partitions)].state(bank_id)
+
+    async def acquire(self, partitions: Iterable[int]) -> int:
+        """Load the state of the partitions not held yet (snapshot + memory tail); returns events folded
+        from the log. Refuses an embedder the partition's memories do not compare with (``check_embedder``)."""
+        await self.partition_count()
+        folded, loaded = 0, {}
+        for partition in sorted(set(partitions) - set(self.owned)):
+            loaded[partition], n = await load(self.log, partition, self.snapshots)
+            folded += n
+        if loaded:  # checked over every partition held: one partition may hold only a few banks' memories
+            seen: Counter[tuple[str, int]] = Counter()
+            for owned in [*self.owned.values(), *loaded.values()]:
+                seen.update(owned.embedders)
+            check_embedder(seen, self.settings, self.embedder)
+            self.owned.update(loaded)
+        return folded
+
+    async def release(self, partitions: Iterable[int], *, snapshot: bool = True) -> None:
+        """Drop the state of these partitions, after a snapshot of those with a tail worth saving the next
+        owner (``RELEASE_SNAPSHOT_MIN`` events; a shorter tail folds faster than a snapshot is written,
+        and a revocation should not keep the group waiting)."""
+        for partition in sorted(set(partitions) & set(self.owned)):
+            owned = self.owned.pop(partition)
+            if snapshot and self.snapshots is not None and owned.unsaved >= RELEASE_SNAPSHOT_MIN:
+                await asyncio.to_thread(_save, owned, self.snapshots)
 
     async def load(self) -> int:
-        """Rebuild every bank's state from the memory log; returns events folded. Refuses to run an
-        embedder the logged memories do not compare with (``check_embedder``)."""
-        count = 0
-        embedders: Counter[tuple[str, int]] = Counter()
-        async for records in replay(self.log, TOPIC_MEMORIES):
-            for record, event in decoded(records):
-                evolve(self.state(event.bank_id), event)
-                self.retained.note(event, record.offset)
-                if isinstance(event, MemoryRetained):
-                    embedders[(event.embedder, len(event.vector) // 4)] += 1
-                count += 1
-        check_embedder(embedders, self.settings, self.embedder)
-        return count
+        """Acquire every partition (the embedded log's single member); returns events folded."""
+        return await self.acquire(range(await self.partition_count()))
+
+    async def save_snapshots(self, *, every: int | None = None, force: bool = False) -> int:
+        """Snapshot the owned partitions with ``every`` (default ``settings.snapshot_every``) events
+        folded since their last one, or changed and not snapshotted for ``SNAPSHOT_EVERY_S``; returns how many."""
+        if self.snapshots is None:
+            return 0
+        every = self.settings.snapshot_every if every is None else every
+        now, written = time.monotonic(), 0
+        for owned in list(self.owned.values()):
+            due = owned.unsaved >= every or (owned.unsaved and now - owned.saved_at >= SNAPSHOT_EVERY_S)
+            if owned.unsaved and (due or force):
+                written += await asyncio.to_thread(_save, owned, self.snapshots)
+        return written
 
     async def handle(self, records: list[Record]) -> int:
-        """Decide on a batch of input records; returns memory events appended."""
+        """Decide on a batch of input records (their partitions are acquired first if not held yet);
+        returns memory events appended."""
         started = tracing.now_ns()
+        await self.acquire({r.partition for r in records})
+        await self._catch_up({r.partition for r in records})
         inputs: list[tuple[Record, Event]] = []
         for record in records:
             try:
                 event = self._validate(decode(record.value), record)
             except DecodeError as exc:
-                await dead_letter(self.log, record, str(exc))
+                await dead_letter(self.log, record, str(exc), publish=self.publish)
+                continue
+            if await self._rekeyed(record, event):
                 continue
             inputs.append((record, event))
         inputs = self._expand(inputs)
         prepared = await asyncio.to_thread(self._prepare, [e for _, e in inputs])
         out: dict[str, list[Event]] = defaultdict(list)
         for (_, event), prep in zip(inputs, prepared, strict=True):
-            state = self.state(event.bank_id)
-            revived = await self.retained.fetch(self.log, state, event, out[event.bank_id])
+            owned = self.owned[partition_for(event.bank_id, await self.partition_count())]
+            state = owned.state(event.bank_id)
+            revived = await owned.retained.fetch(self.log, state, event, out[event.bank_id])
             for produced in decide(state, event, prep, self.policy, revived=revived):
                 evolve(state, produced)
                 out[event.bank_id].append(produced)
+        await self._still_alone({partition_for(b, await self.partition_count()) for b in out})
+        stale: set[int] = set()
         for bank_id, events in out.items():
-            offsets = await self.log.append(TOPIC_MEMORIES, bank_id, [encode(e) for e in events])
-            self.retained.note_appended(events, offsets)
+            owned = self.owned[partition_for(bank_id, await self.partition_count())]
+            offsets = await self.publish(TOPIC_MEMORIES, bank_id, [encode(e) for e in events])
+            owned.retained.note_appended(events, offsets)
+            if offsets and offsets[0] != owned.covered:
+                stale.add(owned.partition)  # someone else appended to this memory partition meanwhile
+            elif offsets:
+                owned.covered, owned.last_id = offsets[-1] + 1, str(events[-1].event_id)
+                owned.unsaved += len(events)
             observe(bank_id, events)
+        for partition in sorted(stale):
+            log_.warning(
+                "another writer appended to %s[%d] (an owner whose session expired, or an import): "
+                "reloading the partition",
+                TOPIC_MEMORIES,
+                partition,
+            )
+            await self.release([partition], snapshot=False)
+            await self.acquire([partition])
         tracing.spans_for("bank-actor.decide", [e for _, e in inputs], started)  # one trace per input
         tracing.consumed(self.group, records)
         return sum(len(v) for v in out.values())
+
+    async def _catch_up(self, partitions: set[int]) -> None:
+        """Fold what a previous owner appended after this one loaded the partition (it was still
+        finishing its last batch), so every decision here sees it."""
+        ends = await self.log.end_offsets(TOPIC_MEMORIES)
+        for partition in sorted(partitions):
+            owned = self.owned[partition]
+            if ends.get(partition, 0) > owned.covered:
+                await owned.fold(self.log, ends[partition])
+
+    async def _still_alone(self, partitions: set[int]) -> None:
+        """Refuse to append when another owner appended to a memory partition since this one last read
+        it: the partition is dropped (reloaded on its next record) and the batch fails, so it is
+        delivered again and decided on the state that includes the other owner's events."""
+        ends = await self.log.end_offsets(TOPIC_MEMORIES)
+        moved = sorted(p for p in partitions if ends.get(p, 0) != self.owned[p].covered)
+        if moved:
+            await self.release(moved, snapshot=False)
+            raise LogError(
+                f"another owner appended to {TOPIC_MEMORIES} partitions {moved} while this batch was decided "
+                "(a rebalance gave them away): the batch will be delivered again"
+            )
+
+    async def _rekeyed(self, record: Record, event: Event) -> bool:
+        """A valid input keyed wrongly or not at all, or from a producer that left out its id or time,
+        is published again under its bank's key, as the event it decodes to (its id stable, its time
+        fixed), and not decided here: the copy is, on the bank's partition."""
+        n = await self.partition_count()
+        foreign = b'"event_id"' not in record.value or (
+            isinstance(event, TurnRecorded) and b'"occurred_at"' not in record.value
+        )
+        if record.key == event.bank_id and record.partition == partition_for(event.bank_id, n) and not foreign:
+            return False
+        log_.warning(
+            "%s/%d@%d (key %r) is bank %r's: republished under its key",
+            record.topic,
+            record.partition,
+            record.offset,
+            record.key,
+            event.bank_id,
+        )
+        await self.publish(record.topic, event.bank_id, [encode(event)])
+        return True
 
     def _expand(self, inputs: list[tuple[Record, Event]]) -> list[tuple[Record, Event]]:
         """An ExtractionCompleted becomes its turns, decided with the candidates it carries; with an LLM
@@ -142,7 +278,8 @@ class BankActor:
         return out
 
     def _validate(self, event: Event, record: Record) -> Event:
-        return check_input(event, topic=record.topic, key=record.key, max_text_chars=self.settings.max_text_chars)
+        """The topic and size checks (``check_input``); a wrong key is mended by ``_rekeyed`` instead."""
+        return check_input(event, topic=record.topic, key=None, max_text_chars=self.settings.max_text_chars)
 
     def _prepare(self, events: list[Event]) -> list[Prepared | None]:
         """Extraction and one batched embedding call for every text the batch may retain."""
@@ -156,7 +293,7 @@ class BankActor:
             context: str | None = None
             extractor: tuple[str, tuple[str, str] | None] = (self.extractor.id, None)
             verdict: GuardJudgement | None = None
-            if isinstance(event, TurnRecorded) and event.event_id not in self.state(event.bank_id).handled:
+            if isinstance(event, TurnRecorded) and event.event_id not in self._state(event.bank_id).handled:
                 given = self._given.pop(event.event_id, None)
                 found = (
                     given[0]
@@ -168,13 +305,13 @@ class BankActor:
                 session = (event.bank_id, event.session_id)
                 who = event.speaker or event.source
                 context = reply_context(
-                    last_turn.get(session, self.state(event.bank_id).last_turn.get(event.session_id)), who
+                    last_turn.get(session, self._state(event.bank_id).last_turn.get(event.session_id)), who
                 )
                 if found:
                     last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
                 candidates.append(found)
                 texts.append([index_text(c.text, event.speaker, context) for c in found])
-            elif isinstance(event, CorrectionRequested) and event.event_id not in self.state(event.bank_id).handled:
+            elif isinstance(event, CorrectionRequested) and event.event_id not in self._state(event.bank_id).handled:
                 candidates.append([])
                 texts.append([event.text])
             else:
@@ -210,19 +347,33 @@ class BankActor:
             start += len(group)
         return out
 
+    def _state(self, bank_id: str) -> BankState:
+        return self.state(bank_id)
+
     async def run(self, stop: asyncio.Event) -> None:
-        """Consume until ``stop`` is set; commits after each appended batch."""
+        """The embedded runner: consume until ``stop`` is set, owning every partition (the embedded log
+        has one active member per group); commits after each appended batch, snapshots as they fall due
+        and when it stops."""
         await self.load()
         consumer = await self.log.consumer(self.group, [TOPIC_TURNS, TOPIC_COMMANDS])
         try:
             while not stop.is_set():
                 records = await consumer.poll(self.settings.poll_max_records, self.settings.poll_timeout_ms)
-                if not records:
-                    continue
-                await self.handle(records)
-                offsets: dict[TopicPartition, int] = {}
-                for record in records:
-                    offsets[(record.topic, record.partition)] = record.offset + 1
-                await consumer.commit(offsets)
+                if records:
+                    await self.handle(records)
+                    await consumer.commit(next_offsets(records))
+                await self.save_snapshots()
         finally:
             await consumer.close()
+            await self.release(list(self.owned))
+
+
+def next_offsets(records: Sequence[Record]) -> dict[TopicPartition, int]:
+    offsets: dict[TopicPartition, int] = {}
+    for record in records:
+        offsets[(record.topic, record.partition)] = record.offset + 1
+    return offsets
+
+
+def _save(owned: Owned, snapshots: Snapshots) -> int:
+    return int(save(owned, snapshots))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 
 from hindsight_es.config import TOPIC_DEAD_LETTER
 from hindsight_es.log import EventLog, Record
@@ -12,7 +13,13 @@ from hindsight_es.log import EventLog, Record
 log_ = logging.getLogger("hindsight.deadletter")
 
 
-async def dead_letter(log: EventLog, record: Record, reason: str) -> None:
+async def dead_letter(
+    log: EventLog,
+    record: Record,
+    reason: str,
+    *,
+    publish: Callable[[str, str, Sequence[bytes]], Awaitable[list[int]]] | None = None,
+) -> None:
     log_.warning("dead letter %s/%d@%d: %s", record.topic, record.partition, record.offset, reason)
     body = {
         "topic": record.topic,
@@ -22,4 +29,4 @@ async def dead_letter(log: EventLog, record: Record, reason: str) -> None:
         "reason": reason,
         "value_b64": base64.b64encode(record.value).decode("ascii"),
     }
-    await log.append(TOPIC_DEAD_LETTER, record.key or "unknown", [json.dumps(body).encode("utf-8")])
+    await (publish or log.append)(TOPIC_DEAD_LETTER, record.key or "unknown", [json.dumps(body).encode("utf-8")])

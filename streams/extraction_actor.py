@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
@@ -23,7 +23,7 @@ from hindsight_es.events import ExtractionCompleted, TokenUsage, TurnExtraction,
 from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.extraction.prompts import Neighbor
-from hindsight_es.log import EventLog, Record, TopicPartition, replay
+from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.judge import GuardJudge
 
@@ -65,30 +65,51 @@ class ExtractionActor:
         self.judge, self.trusted = judge, trusted  # the optional LLM guard judge and its trusted memories
         self.neighbors = neighbors
         self.fallback = fallback or RuleExtractor()
-        self.done: set[UUID] = set()  # turn event ids already extracted or decided
+        # per owned partition: turn event ids already extracted or decided
+        self.done: dict[int, set[UUID]] = {}
+        self.lock = asyncio.Lock()  # held while a poll is extracted and committed (see BankActor.lock)
         self._slots = asyncio.Semaphore(settings.llm_concurrency)
 
+    async def acquire(self, partitions: Iterable[int]) -> int:
+        """Note, for each partition not held yet, every turn already decided (its memory events) or
+        extracted (its ExtractionCompleted): the topics share partitions and keys. Returns turns noted."""
+        count = 0
+        for partition in sorted(set(partitions) - set(self.done)):
+            done: set[UUID] = set()
+            for topic in (TOPIC_MEMORIES, TOPIC_COMMANDS):
+                end = (await self.log.end_offsets(topic)).get(partition, 0)
+                position = 0
+                while position < end and (records := await self.log.read(topic, partition, position, end, 2000)):
+                    for _, event in decoded(records):
+                        if isinstance(event, ExtractionCompleted):
+                            done.update(x.turn.event_id for x in event.extractions)
+                        elif topic == TOPIC_MEMORIES and event.causation_id is not None:
+                            done.add(event.causation_id)
+                    position = records[-1].offset + 1
+            self.done[partition] = done
+            count += len(done)
+        return count
+
+    async def release(self, partitions: Iterable[int]) -> None:
+        for partition in partitions:
+            self.done.pop(partition, None)
+
     async def load(self) -> int:
-        """Note every turn already decided (memory events) or extracted (ExtractionCompleted)."""
-        for topic in (TOPIC_MEMORIES, TOPIC_COMMANDS):
-            async for records in replay(self.log, topic):
-                for _, event in decoded(records):
-                    if isinstance(event, ExtractionCompleted):
-                        self.done.update(x.turn.event_id for x in event.extractions)
-                    elif topic == TOPIC_MEMORIES and event.causation_id is not None:
-                        self.done.add(event.causation_id)
-        return len(self.done)
+        """Acquire every partition (the embedded log's single member)."""
+        return await self.acquire(range(await self.log.partitions(TOPIC_TURNS)))
 
     async def handle(self, records: list[Record]) -> int:
-        """Extract a poll's new turns; returns the batches published."""
+        """Extract a poll's new turns (their partitions acquired first); returns the batches published."""
+        await self.acquire({r.partition for r in records})
         banks: dict[str, list[TurnRecorded]] = {}
         for record in records:
             try:
                 event = decode(record.value)
             except DecodeError:
                 continue  # the bank actor dead-letters it
-            if isinstance(event, TurnRecorded) and event.event_id not in self.done and record.key == event.bank_id:
-                self.done.add(event.event_id)
+            done = self.done[record.partition]
+            if isinstance(event, TurnRecorded) and event.event_id not in done and record.key == event.bank_id:
+                done.add(event.event_id)
                 banks.setdefault(event.bank_id, []).append(event)
         counts = await asyncio.gather(*(self._bank(bank, turns) for bank, turns in banks.items()))
         return sum(counts)
@@ -207,13 +228,13 @@ def store_neighbors(
 ) -> NeighborSearch:
     """Nearest active typed memories from the LanceDB store (what recall would return for each turn)."""
     from hindsight_es.recall import recall
-    from hindsight_es.stores import generations
-    from hindsight_es.stores.lance import LanceStore
+    from hindsight_es.stores import location
+    from hindsight_es.stores.shards import open_hot
 
     kinds = ["fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
 
     def search(bank_id: str, turns: Sequence[TurnRecorded]) -> list[Neighbor]:
-        store = LanceStore(generations.current(settings.data_dir)["lance"])
+        store = open_hot(location.current(settings)["lance"], location.s3_options(settings)).for_bank(bank_id)
         if store.table("memories") is None:
             return []
         found: dict[str, Neighbor] = {}

@@ -4,7 +4,9 @@ A scheduler, not a writer of memory events: every ``janitor_interval_s`` it asks
 archive what has faded, and every ``janitor_check_s`` it counts each bank's active memories in the
 hot store and asks at once for a bank over its capacity. The tick carries the retention policy and its
 ``occurred_at`` is the decision's "now", so the actor's decision is a pure function of the log.
-Several janitors (one per worker) only send redundant ticks: a second tick finds nothing to archive.
+Each worker's janitor ticks only the banks of the partitions its bank actor owns (``owns``), so a tick
+is published by the process that will decide it; during a rebalance a bank may be ticked twice, and a
+second tick finds nothing to archive.
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ from collections.abc import Callable
 from hindsight_es.config import TOPIC_COMMANDS, Settings
 from hindsight_es.events import DEFAULT_HALF_LIVES, DEFAULT_WEIGHTS, JanitorTick, RetentionPolicy, encode
 from hindsight_es.log import EventLog
-from hindsight_es.stores import generations
+from hindsight_es.stores import location
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.shards import open_hot
 from streams.metrics import JANITOR_TICKS
 
 log_ = logging.getLogger("hindsight.janitor")
@@ -40,19 +43,27 @@ def policy_for(settings: Settings, bank_id: str) -> RetentionPolicy:
 
 
 class Janitor:
-    def __init__(self, log: EventLog, settings: Settings, *, store: Callable[[], LanceStore] | None = None) -> None:
+    def __init__(
+        self,
+        log: EventLog,
+        settings: Settings,
+        *,
+        store: Callable[[], LanceStore] | None = None,
+        owns: Callable[[str], bool] | None = None,
+    ) -> None:
         self.log, self.settings = log, settings
+        self.owns = owns or (lambda _bank: True)  # whether this process's bank actor owns the bank
         # the current generation, each time
-        self._store = store or (lambda: LanceStore(generations.current(settings.data_dir)["lance"]))
+        self._store = store or (lambda: open_hot(location.current(settings)["lance"], location.s3_options(settings)))
         self.asked: dict[str, float] = {}  # bank -> when it was last ticked for its capacity (monotonic)
 
     def banks(self, store: LanceStore) -> dict[str, int]:
-        """Active memories per bank in the hot store."""
+        """Active memories per bank in the hot store, of the banks this process owns."""
         table = store.scan("memories", MemoryFilter(), ["bank_id"])
         counts: dict[str, int] = {}
         for bank in table.column("bank_id").to_pylist() if table.num_rows else []:
             counts[bank] = counts.get(bank, 0) + 1
-        return counts
+        return {bank: n for bank, n in counts.items() if self.owns(bank)}
 
     async def tick(self, banks: list[str], reason: str) -> int:
         """Publish one tick per bank; returns how many."""

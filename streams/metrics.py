@@ -93,13 +93,15 @@ def exposition() -> bytes:
 
 
 async def serve_http(port: int, stop: asyncio.Event, host: str = "127.0.0.1") -> None:
-    """A bare ``/metrics`` endpoint on ``host:port`` (for a service without the MCP HTTP server)."""
+    """A bare ``/metrics`` endpoint on ``host:port`` (for a service without the MCP HTTP server), and
+    ``/healthz`` (200 while the process serves), for a container's health check."""
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             request = await asyncio.wait_for(reader.readline(), 5.0)
-            ok = request.split(b" ")[1:2] == [b"/metrics"]
-            body = exposition() if ok else b"not found\n"
+            path = request.split(b" ")[1:2]
+            ok = path in ([b"/metrics"], [b"/healthz"])
+            body = (exposition() if path == [b"/metrics"] else b"ok\n") if ok else b"not found\n"
             head = b"HTTP/1.1 200 OK" if ok else b"HTTP/1.1 404 Not Found"
             writer.write(
                 head

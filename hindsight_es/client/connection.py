@@ -12,16 +12,16 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from hindsight_es.config import Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.errors import HindsightError, LogError, LogUnavailableError, StoreError
 from hindsight_es.log import EventLog, open_log
-from hindsight_es.stores import generations
+from hindsight_es.stores import location
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.shards import open_hot
 
 T = TypeVar("T")
 POINTER_TTL_S = 1.0  # how stale a reader's view of the current generation may be after a rebuild switch
@@ -44,8 +44,8 @@ class Connection:
         self._own_log = log is None
         self._log_started = log is not None  # a log passed in is started by its owner
         self._embedder = embedder
-        self._opened: dict[str, tuple[Path, LanceStore | ArchiveStore]] = {}  # store -> (its path, the store)
-        self._paths: dict[str, Path] = {}
+        self._opened: dict[str, tuple[Any, Any]] = {}  # store -> (its path, the store)
+        self._paths: dict[str, Any] = {}  # store -> its path or s3:// URI
         self._checked_at = -float("inf")
         self._lock = threading.Lock()
 
@@ -72,9 +72,9 @@ class Connection:
 
     def lance(self) -> LanceStore:
         """The current generation's hot store (an older release's table gains the columns recall
-        filters on when it is opened)."""
-        store = self._open("lance")
-        assert isinstance(store, LanceStore)
+        filters on when it is opened): a ``LanceStore``, or a ``ShardedLance`` (one store per
+        partition) that reads the same way; ``for_bank`` gives the one holding a bank."""
+        store: LanceStore = self._open("lance")
         return store
 
     def archive(self) -> ArchiveStore:
@@ -86,22 +86,22 @@ class Connection:
     def stores(self) -> Stores:
         return Stores(self.lance(), self.archive())
 
-    def _open(self, name: str) -> LanceStore | ArchiveStore:
+    def _open(self, name: str) -> Any:
         """A store of the current generation. The generation pointer is read at most every
         ``POINTER_TTL_S``; the store is opened again when the pointer names another directory."""
         with self._lock:
             now = time.monotonic()
             if not self._paths or now - self._checked_at >= POINTER_TTL_S:
-                self._paths, self._checked_at = generations.current(self.settings.data_dir), now
+                self._paths, self._checked_at = location.current(self.settings), now
             path = self._paths[name]
             opened = self._opened.get(name)
             if opened is None or opened[0] != path:
-                store: LanceStore | ArchiveStore
+                store: Any
                 if name == "lance":
-                    store = LanceStore(path)
+                    store = open_hot(path, location.s3_options(self.settings))
                     store.upgrade()
                 else:
-                    store = ArchiveStore(path)
+                    store = ArchiveStore(path, location.s3_options(self.settings))
                 opened = self._opened[name] = (path, store)
             return opened[1]
 
@@ -122,7 +122,7 @@ class Connection:
             raise
         except TimeoutError as exc:
             raise StoreError(
-                f"the stores in {self.settings.data_dir} did not answer within {timeout:g}s "
+                f"the stores in {location.root(self.settings)} did not answer within {timeout:g}s "
                 "(HINDSIGHT_REQUEST_TIMEOUT_S)"
             ) from exc
         except Exception as exc:  # lancedb, duckdb, pyarrow, OS errors: the store failed this read

@@ -5,22 +5,18 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from typing import Any, TypeVar
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from uuid import UUID, uuid4
 
 from pydantic import ValidationError
 
 from hindsight_es.config import Settings
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import Event, TurnRecorded
+from hindsight_es.events.identity import turn_event_id
 
+__all__ = ["build", "check_agent", "check_text", "make_turn", "memory_uuid", "turn_event_id"]
 E = TypeVar("E", bound=Event)
-_TURN_NS = uuid5(NAMESPACE_URL, "https://hindsight.local/turns")
 AGENT_ID = re.compile(r"^[\w.:@\-]{1,128}$")
-
-
-def turn_event_id(bank_id: str, session_id: str, turn_id: str) -> UUID:
-    """Stable id of a turn, so publishing the same turn twice is decided once."""
-    return uuid5(_TURN_NS, f"{bank_id}/{session_id}/{turn_id}")
 
 
 def check_text(settings: Settings, text: Any, what: str = "text") -> str:

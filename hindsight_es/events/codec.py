@@ -9,6 +9,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from hindsight_es.errors import DecodeError
+from hindsight_es.events.identity import stable_id
 from hindsight_es.events.models import AnyEvent, Event
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -37,8 +38,9 @@ def upcast(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def decode(data: bytes) -> Event:
-    """Decode one record; raises ``DecodeError`` naming what is wrong."""
-    if not UPCASTERS:  # nothing to upcast: one pass in pydantic-core (replays decode every record)
+    """Decode one record; raises ``DecodeError`` naming what is wrong. A record without an ``event_id``
+    (a foreign producer's) gets a stable one (``identity.stable_id``), the same at every decode."""
+    if not UPCASTERS and b'"event_id"' in data:  # one pass in pydantic-core (replays decode every record)
         try:
             return _ADAPTER.validate_json(data)
         except ValidationError:
@@ -51,8 +53,11 @@ def decode(data: bytes) -> Event:
         raise DecodeError(f"not JSON: {exc}") from exc
     if not isinstance(record, dict):
         raise DecodeError("not a JSON object")
+    record = upcast(record)
+    if "event_id" not in record and (derived := stable_id(record)) is not None:
+        record["event_id"] = str(derived)
     try:
-        return _ADAPTER.validate_python(upcast(record))
+        return _ADAPTER.validate_python(record)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

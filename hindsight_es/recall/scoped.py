@@ -111,7 +111,7 @@ def scoped_recall(
     filters: _Filters = {"kinds": kinds, "since": since, "until": until}
     hits: list[RecallHit] = []
     for bank in dict.fromkeys([bank_id, *shared]):
-        found = recall(store, embedder, bank, query, limit=limit, agent=agent, **filters, **options)
+        found = recall(store.for_bank(bank), embedder, bank, query, limit=limit, agent=agent, **filters, **options)
         hits += [h.model_copy(update={"bank_id": bank}) for h in found]
     if archive is not None:
         vector = embedder.embed_query(query)

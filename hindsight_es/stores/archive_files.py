@@ -1,16 +1,18 @@
 """The archive's files: every record of every topic in immutable Parquet files, and their positions.
 
-IO only. Files are ``events/topic=<t>/partition=<p>/<first>-<last>.parquet``; their names are the
-positions (renamed into place with the rows, so the two never part). A file whose range lies inside
-another's is a compaction leftover and is never read; readers also dedupe by (topic, partition, offset).
+IO only. Files are ``events/topic=<t>/partition=<p>/<first>-<last>.parquet`` under a local directory
+or an S3 prefix (``objects``); their names are the positions, and each is written whole under its
+final name (locally renamed into place, on S3 one PUT), so rows and position never part. A file whose
+range lies inside another's is a compaction leftover and is never read; readers also dedupe by
+(topic, partition, offset). Writers of different partitions never touch the same file. DuckDB reads
+local files directly, and S3 objects through a pyarrow dataset (no DuckDB extension to download).
 ``archive.ArchiveStore`` adds the queries.
 """
 
 from __future__ import annotations
 
-import os
+import io
 import re
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +26,7 @@ import pyarrow.parquet as pq
 
 from hindsight_es.errors import StoreError
 from hindsight_es.log import TopicPartition
+from hindsight_es.stores.objects import LocalObjects, ObjectStore, S3Objects, S3Options, objects
 
 _TS = pa.timestamp("us", tz="UTC")
 _IDS = pa.list_(pa.string())
@@ -59,42 +62,43 @@ UNDECODABLE = "undecodable"  # the counts() key of records stored with type NULL
 _NAME = re.compile(r"^(\d{20})-(\d{20})\.parquet$")
 
 
+_KEY = re.compile(r"^events/topic=([^/]+)/partition=(\d+)/")
+
+
 @dataclass(frozen=True, slots=True)
 class Part:
     first: int
     last: int
-    path: Path
+    key: str
+    size: int
 
 
 class ArchiveFiles:
-    """Parquet files under ``root/events``; DuckDB (one in-memory connection per call) to read them."""
+    """Parquet files under ``root/events`` (a directory or ``s3://bucket/prefix``); DuckDB (one in-memory
+    connection per call) to read them."""
 
-    """Parquet files under ``root/events``; DuckDB (one in-memory connection per call) to read them."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = Path(root)
+    def __init__(self, root: Path | str, options: S3Options | None = None) -> None:
+        self.root = root if isinstance(root, str) and root.startswith("s3://") else Path(root)
+        self.objects: ObjectStore = objects(self.root, options)
+        self._options = options
         self._next: dict[TopicPartition, int] = {}
 
     # ------------------------------------------------------------ layout and positions
 
-    def _dir(self, topic: str, partition: int) -> Path:
-        return self.root / "events" / f"topic={topic}" / f"partition={partition}"
+    def _dir(self, topic: str, partition: int) -> str:
+        return f"events/topic={topic}/partition={partition}/"
 
     def _parts(self, topic: str, partition: int) -> list[Part]:
         """Every data file of a topic-partition, by (first, -last); compaction leftovers included."""
-        folder, parts = self._dir(topic, partition), []
-        if folder.is_dir():
-            for entry in os.scandir(folder):
-                if m := _NAME.match(entry.name):
-                    parts.append(Part(int(m[1]), int(m[2]), Path(entry.path)))
+        parts = []
+        for key, size in self.objects.list(self._dir(topic, partition)):
+            if m := _NAME.match(key.rsplit("/", 1)[-1]):
+                parts.append(Part(int(m[1]), int(m[2]), key, size))
         return sorted(parts, key=lambda p: (p.first, -p.last))
 
     def _partitions(self) -> list[TopicPartition]:
-        out = []
-        for topic_dir in (self.root / "events").glob("topic=*"):
-            for part_dir in topic_dir.glob("partition=*"):
-                out.append((topic_dir.name.removeprefix("topic="), int(part_dir.name.removeprefix("partition="))))
-        return sorted(out)
+        found = {(m[1], int(m[2])) for key, _ in self.objects.list("events/") if (m := _KEY.match(key))}
+        return sorted(found)
 
     def position(self, topic: str, partition: int) -> int:
         """Next offset to archive for one topic-partition (cached after the first look)."""
@@ -123,35 +127,52 @@ class ArchiveFiles:
             table = table.filter(pc.greater_equal(table["offset"], start))
         if start > last_offset or table.num_rows == 0:
             return None
-        path = self._dir(topic, partition) / f"{start:020d}-{last_offset:020d}.parquet"
-        _write_atomic(_dedupe(table), path)
+        key = f"{self._dir(topic, partition)}{start:020d}-{last_offset:020d}.parquet"
+        self.objects.put(key, _parquet(_dedupe(table)))
         self._next[(topic, partition)] = last_offset + 1
-        return path
+        return Path(key)
 
     def compact(self, topic: str, partition: int, *, target_bytes: int = 64 << 20, min_files: int = 2) -> int:
         """Merge runs of small consecutive files into one; returns how many files were removed.
 
-        The merged file is renamed into place before its parts are deleted; until then both are on
-        disk, and readers skip the parts because the merged file's range covers theirs.
+        The merged file is written whole before its parts are deleted; until then both are there, and
+        readers skip the parts because the merged file's range covers theirs.
         """
         live, covered = _split_covered(self._parts(topic, partition))
-        removed = _unlink(covered)
+        removed = self._unlink(covered)
         for run in _small_runs(live, target_bytes):
             if len(run) < min_files:
                 continue
-            merged = run[0].path.with_name(f"{run[0].first:020d}-{run[-1].last:020d}.parquet")
-            _write_atomic(_dedupe(pa.concat_tables(pq.ParquetFile(p.path).read() for p in run)), merged)
-            removed += _unlink([p for p in run if p.path != merged])
+            merged = f"{self._dir(topic, partition)}{run[0].first:020d}-{run[-1].last:020d}.parquet"
+            self.objects.put(merged, _parquet(_dedupe(pa.concat_tables(self._read(p.key) for p in run))))
+            removed += self._unlink([p for p in run if p.key != merged])
         return removed
 
+    def _read(self, key: str) -> pa.Table:
+        data = self.objects.get(key)
+        if data is None:
+            raise StoreError(f"archive file {key} vanished")
+        return pq.read_table(pa.BufferReader(data))
+
+    def _unlink(self, parts: list[Part]) -> int:
+        for part in parts:
+            self.objects.delete(part.key)
+        return len(parts)
+
     def compact_all(
-        self, *, target_bytes: int = 64 << 20, min_files: int = 2, topics: Sequence[str] | None = None
+        self,
+        *,
+        target_bytes: int = 64 << 20,
+        min_files: int = 2,
+        topics: Sequence[str] | None = None,
+        partitions: frozenset[int] | None = None,
     ) -> int:
-        """``compact`` every topic-partition (of ``topics``, when given)."""
+        """``compact`` every topic-partition (of ``topics`` and ``partitions``, when given: a worker
+        compacts only the partitions it writes)."""
         return sum(
             self.compact(t, p, target_bytes=target_bytes, min_files=min_files)
             for t, p in self._partitions()
-            if topics is None or t in topics
+            if (topics is None or t in topics) and (partitions is None or p in partitions)
         )
 
     # ------------------------------------------------------------ queries
@@ -196,32 +217,61 @@ class ArchiveFiles:
             files = self._visible_files(topics)
             if not files:
                 return SCHEMA.empty_table() if arrow else []
+            remote = not isinstance(self.objects, LocalObjects)
+            source = "archive_files" if remote else "read_parquet($files, hive_partitioning = false)"
             scan = (
-                "SELECT * FROM read_parquet($files, hive_partitioning = false) "
+                f"SELECT * FROM {source} "
                 f"WHERE {' AND '.join(where) or 'TRUE'} "
                 'QUALIFY row_number() OVER (PARTITION BY topic, "partition", "offset") = 1'
             )
             try:
                 with duckdb.connect() as con:
                     con.execute("SET TimeZone = 'UTC'")
+                    if remote:
+                        con.register("archive_files", self._dataset(files))
                     more = f", {prelude}" if prelude else ""  # further named subqueries over ev
-                    query, values = f"WITH ev AS ({scan}){more} {select}", {**(params or {}), "files": files}
+                    values = {**(params or {})} | ({} if remote else {"files": files})
+                    query = f"WITH ev AS ({scan}){more} {select}"
                     if arrow:
                         return con.sql(query, params=values).to_arrow_table()
                     cursor = con.execute(query, values)
                     names = [d[0] for d in cursor.description]
                     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
-            except duckdb.IOException as exc:  # a file vanished under a compaction: list again
+            except (duckdb.IOException, duckdb.InvalidInputException, OSError, pa.ArrowException) as exc:
+                # a file vanished under a compaction (locally an IO error, through a dataset an invalid
+                # input): list the files again
                 if attempt == 4:
                     raise StoreError(f"archive read failed: {exc}") from exc
         return []
 
     def _visible_files(self, topics: Sequence[str] | None) -> list[str]:
+        """The files to read: local paths, or ``bucket/key`` paths of the S3 objects."""
         files = []
         for topic, partition in self._partitions():
             if topics is None or topic in topics:
-                files += [str(p.path) for p in _split_covered(self._parts(topic, partition))[0]]
+                files += [self._file(p.key) for p in _split_covered(self._parts(topic, partition))[0]]
         return files
+
+    def _file(self, key: str) -> str:
+        if isinstance(self.objects, LocalObjects):
+            return self.objects.local_path(key)
+        assert isinstance(self.objects, S3Objects)
+        return "/".join(x for x in (self.objects.bucket, self.objects.prefix, key) if x)
+
+    def _dataset(self, files: list[str]) -> Any:
+        import pyarrow.dataset as ds
+        from pyarrow.fs import S3FileSystem
+
+        o = self._options or S3Options()
+        endpoint = (o.endpoint or "").removeprefix("http://").removeprefix("https://") or None
+        fs = S3FileSystem(
+            access_key=o.access_key_id,
+            secret_key=o.secret_access_key,
+            region=o.region or "us-east-1",
+            endpoint_override=endpoint,
+            scheme="http" if (o.endpoint or "").startswith("http://") else "https",
+        )
+        return ds.dataset(files, schema=SCHEMA, format="parquet", filesystem=fs)
 
 
 def _check_range(table: pa.Table, first: int, last: int) -> None:
@@ -231,23 +281,11 @@ def _check_range(table: pa.Table, first: int, last: int) -> None:
         raise ValueError(f"rows outside the offset range {first}..{last}")
 
 
-def _write_atomic(table: pa.Table, path: Path) -> None:
-    """Write to a hidden temp file in the same folder, fsync, rename over ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            pq.write_table(table, f, compression="zstd", use_dictionary=_DICTIONARY)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def _parquet(table: pa.Table) -> bytes:
+    """The table as one Parquet file's bytes (written whole, under its final name, by ``objects``)."""
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd", use_dictionary=_DICTIONARY)
+    return buffer.getvalue()
 
 
 def _split_covered(parts: list[Part]) -> tuple[list[Part], list[Part]]:
@@ -266,7 +304,7 @@ def _small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
     runs: list[list[Part]] = [[]]
     size = 0
     for part in parts:
-        n = part.path.stat().st_size
+        n = part.size
         if n >= target_bytes or size + n > target_bytes:
             runs.append([])
             size = 0
@@ -274,12 +312,6 @@ def _small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
             runs[-1].append(part)
             size += n
     return [run for run in runs if run]
-
-
-def _unlink(parts: list[Part]) -> int:
-    for part in parts:
-        part.path.unlink(missing_ok=True)
-    return len(parts)
 
 
 def _dedupe(table: pa.Table) -> pa.Table:

@@ -1,10 +1,11 @@
 """Generations of the projection stores: which LanceDB directory and which archive readers open.
 
-``data_dir/current.json`` names, per store (``lance``, ``archive``), the directory that is current,
-relative to the data directory. It is replaced in one ``os.replace``, so a process opening the stores
-sees the old pointer or the new one, never a torn file. Without it the stores are at their first
-location (``lance/``, ``archive/``). Rebuilds write new stores into ``generations/<id>/<store>``;
-old ones stay on disk (to switch back to) until ``unused`` lists them for deletion (``replay gc``).
+``<root>/current.json`` names, per store (``lance``, ``archive``), the directory that is current,
+relative to the stores' root (the data directory, or ``HINDSIGHT_STORES_URI``). It is replaced whole
+(locally one ``os.replace``; on S3 one PUT, atomic per object), so a process opening the stores sees
+the old pointer or the new one, never a torn file. Without it the stores are at their first location
+(``lance/``, ``archive/``). Rebuilds write new stores into ``generations/<id>/<store>``; old ones stay
+(to switch back to) until ``unused`` lists them for deletion (``replay gc``).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ import json
 import os
 import secrets
 import shutil
-import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from hindsight_es.errors import StoreError
+from hindsight_es.stores.objects import S3Options, is_remote, join, objects
 
 STORES = ("lance", "archive")
 POINTER = "current.json"
@@ -26,62 +28,63 @@ GENERATIONS = "generations"
 SCRATCH = "scratch"
 
 
-def current(data_dir: Path) -> dict[str, Path]:
-    """Store name -> the directory readers open now."""
-    pointer = data_dir / POINTER
+Root = Path | str  # a directory, or s3://bucket/prefix
+
+
+def current(data_dir: Root, options: S3Options | None = None) -> dict[str, Any]:
+    """Store name -> the directory (``Path``, or an ``s3://`` URI) readers open now."""
     try:
-        names = json.loads(pointer.read_text(encoding="utf-8"))["stores"]
-    except FileNotFoundError:
-        names = {}
+        data = objects(data_dir, options).get(POINTER)
+        names = json.loads(data)["stores"] if data is not None else {}
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise StoreError(f"cannot read the store pointer {pointer}: {exc}") from exc
-    return {store: data_dir / names.get(store, store) for store in STORES}
+        raise StoreError(f"cannot read the store pointer {join(data_dir, POINTER)}: {exc}") from exc
+    return {store: join(data_dir, names.get(store, store)) for store in STORES}
 
 
 def store_path(data_dir: Path, store: str) -> Path:
-    return current(data_dir)[store]
-
-
-def new_generation(data_dir: Path) -> tuple[str, Path]:
-    """A fresh, empty generation directory: (id, path). Ids sort by creation time."""
-    gen_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
-    root = data_dir / GENERATIONS / gen_id
-    root.mkdir(parents=True)
-    return gen_id, root
-
-
-def generation_stores(data_dir: Path, gen_id: str) -> dict[str, Path]:
-    """The stores a generation holds (store -> path); raises ``StoreError`` for an unknown id."""
-    root = data_dir / GENERATIONS / gen_id
-    found = {store: root / store for store in STORES if (root / store).is_dir()}
-    if not found or "/" in gen_id or gen_id.startswith("."):
-        raise StoreError(f"no generation {gen_id!r} in {data_dir / GENERATIONS}")
+    found: Path = current(data_dir)[store]
     return found
 
 
-def switch(data_dir: Path, stores: Mapping[str, Path]) -> dict[str, Path]:
-    """Point readers at ``stores`` (the others stay); one atomic replace of ``current.json``. Returns the old paths."""
-    before = current(data_dir)
+def new_generation(data_dir: Root) -> tuple[str, Any]:
+    """A fresh, empty generation directory: (id, path or URI). Ids sort by creation time."""
+    gen_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    root = join(data_dir, GENERATIONS, gen_id)
+    if isinstance(root, Path):
+        root.mkdir(parents=True)
+    return gen_id, root
+
+
+def generation_stores(data_dir: Root, gen_id: str, options: S3Options | None = None) -> dict[str, Any]:
+    """The stores a generation holds (store -> path); raises ``StoreError`` for an unknown id."""
+    root = join(data_dir, GENERATIONS, gen_id)
+    if isinstance(root, Path):
+        held = {store for store in STORES if (root / store).is_dir()}
+    else:
+        prefix = f"{GENERATIONS}/{gen_id}/"
+        held = {key[len(prefix) :].split("/", 1)[0] for key, _ in objects(data_dir, options).list(prefix)}
+    found = {store: join(root, store) for store in STORES if store in held}
+    if not found or "/" in gen_id or gen_id.startswith("."):
+        raise StoreError(f"no generation {gen_id!r} in {join(data_dir, GENERATIONS)}")
+    return found
+
+
+def _relative(path: Any, data_dir: Root) -> str:
+    if is_remote(data_dir):
+        return str(path).removeprefix(str(data_dir).rstrip("/") + "/")
+    return os.path.relpath(path, data_dir)
+
+
+def switch(data_dir: Root, stores: Mapping[str, Any], options: S3Options | None = None) -> dict[str, Any]:
+    """Point readers at ``stores`` (the others stay); one whole replace of ``current.json``. Returns the old paths."""
+    before = current(data_dir, options)
     after = {**before, **stores}
     body = {
-        "stores": {s: os.path.relpath(p, data_dir) for s, p in after.items()},
+        "stores": {s: _relative(p, data_dir) for s, p in after.items()},
         "switched_at": datetime.now(UTC).isoformat(),
-        "previous": {s: os.path.relpath(p, data_dir) for s, p in before.items()},
+        "previous": {s: _relative(p, data_dir) for s, p in before.items()},
     }
-    tmp = data_dir / f".{POINTER}.{uuid.uuid4().hex}.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(body, f, indent=2)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, data_dir / POINTER)
-    finally:
-        tmp.unlink(missing_ok=True)
-    fd = os.open(data_dir, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    objects(data_dir, options).put(POINTER, json.dumps(body, indent=2).encode("utf-8"))
     return before
 
 

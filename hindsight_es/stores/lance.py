@@ -22,6 +22,7 @@ from hindsight_es.stores.filters import MemoryFilter, TurnFilter, one_of, quote
 from hindsight_es.stores.lance_indexes import VectorIndexInfo, ivf_nprobes
 from hindsight_es.stores.lance_schema import KEYS, TURN_SCHEMA, memory_schema, tracking_table
 from hindsight_es.stores.lance_search import Searches
+from hindsight_es.stores.objects import S3Options, is_remote, objects
 from hindsight_es.stores.tracking import POSITION_BANK, Positions
 
 Filter = MemoryFilter | TurnFilter
@@ -30,12 +31,26 @@ APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys befor
 
 
 class LanceStore:
-    """Both hot tables in one LanceDB directory; opened lazily, safe for one writer and many readers."""
+    """Both hot tables in one LanceDB directory (a local path or ``s3://bucket/prefix``); opened lazily,
+    safe for one writer and many readers. ``stores.shards`` puts one per partition side by side."""
 
-    def __init__(self, path: Path, *, read_consistency: timedelta | None = timedelta(0)) -> None:
-        self.path = Path(path)
-        self.path.mkdir(parents=True, exist_ok=True)
-        self._db = lancedb.connect(str(self.path), read_consistency_interval=read_consistency)
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        read_consistency: timedelta | None = timedelta(0),
+        options: S3Options | None = None,
+    ) -> None:
+        remote = is_remote(path)
+        self.path: Path | str = str(path).rstrip("/") if remote else Path(path)
+        if isinstance(self.path, Path):
+            self.path.mkdir(parents=True, exist_ok=True)
+        self.files = objects(self.path, options)  # side files beside the tables (the vector index's record)
+        self._db = lancedb.connect(
+            str(self.path),
+            read_consistency_interval=read_consistency,
+            storage_options=(options or S3Options()).lance() if remote else None,
+        )
         self._tables: dict[str, Any] = {}
         self._checked: set[str] = set()  # tables whose columns were checked against the schema
         self.search = Searches(lambda: self.table("memories"), lambda: self.is_open("memories"))
@@ -151,14 +166,21 @@ class LanceStore:
 
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
-        lance_indexes.ensure_indexes(self.table, self.path, tables)
+        lance_indexes.ensure_indexes(self.table, self.files, tables)
 
     def vector_index_info(self) -> VectorIndexInfo | None:
         """The IVF index as trained (rows, partition size), or None."""
-        return lance_indexes.vector_index_info(self.path)
+        return lance_indexes.vector_index_info(self.files)
 
     def is_open(self, name: str) -> bool:
         return name in self._tables
+
+    def for_bank(self, bank_id: str) -> LanceStore:
+        """The store holding ``bank_id``'s rows: this one (``ShardedLance`` picks a partition's)."""
+        return self
+
+    def shards(self) -> list[LanceStore]:
+        return [self]
 
     def vector_dim(self, name: str = "memories") -> int | None:
         """The size of ``name``'s vectors (a schema read: ~0.3 ms), or None when there is no such table."""

@@ -9,10 +9,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, NotRequired, TypedDict
 
 from lancedb.index import FTS, Bitmap, BTree, IvfSq
+
+from hindsight_es.stores.objects import ObjectStore
 
 VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
 VECTOR_INDEX_FILE = "memories.vector_index.json"  # rows and partitions the IVF index was trained with
@@ -32,7 +33,7 @@ class VectorIndexInfo(TypedDict):
     partition_rows: int
 
 
-def ensure_indexes(table_of: Callable[[str], Any | None], path: Path, tables: Sequence[str]) -> None:
+def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tables: Sequence[str]) -> None:
     """Build missing indexes and fold new rows into existing ones (``optimize``).
 
     Each projection passes only its own table: two concurrent index commits on one table conflict.
@@ -77,7 +78,7 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: Path, tables: Se
         turns.optimize()
 
 
-def _ensure_vector_index(path: Path, table: Any, names: set[str]) -> None:
+def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None:
     """An IVF index once the table is large enough for flat search to hurt.
 
     IVF_SQ: vectors quantised to int8 in the index (a quarter of IVF_FLAT's memory: 170 MB instead of
@@ -97,20 +98,18 @@ def _ensure_vector_index(path: Path, table: Any, names: set[str]) -> None:
     table.create_index(
         "vector", config=IvfSq(distance_type="cosine", target_partition_size=PARTITION_ROWS), replace=True
     )
-    (path / VECTOR_INDEX_FILE).write_text(
-        json.dumps({"index": VECTOR_INDEX_TYPE, "rows": rows, "partition_rows": PARTITION_ROWS})
-    )
+    body = {"index": VECTOR_INDEX_TYPE, "rows": rows, "partition_rows": PARTITION_ROWS}
+    path.put(VECTOR_INDEX_FILE, json.dumps(body).encode("utf-8"))
 
 
-def vector_index_info(path: Path) -> VectorIndexInfo | None:
-    """``{"rows": .., "partition_rows": ..}`` of the IVF index as trained, or None (no index, or one
-    trained by a release that did not record it)."""
-    path = path / VECTOR_INDEX_FILE
-    try:
-        info: VectorIndexInfo = json.loads(path.read_text())
-        return info
-    except FileNotFoundError:
+def vector_index_info(path: ObjectStore) -> VectorIndexInfo | None:
+    """``{"rows": .., "partition_rows": ..}`` of the IVF index as trained (a file beside the tables), or
+    None (no index, or one trained by a release that did not record it)."""
+    data = path.get(VECTOR_INDEX_FILE)
+    if data is None:
         return None
+    info: VectorIndexInfo = json.loads(data)
+    return info
 
 
 def ivf_nprobes(bank_rows: int, table_rows: int, index: VectorIndexInfo | None) -> int | None:

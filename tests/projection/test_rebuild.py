@@ -205,8 +205,8 @@ async def build(live: Settings, rebuilt: Settings, embedder: Embedder) -> Histor
 
             await publish_batch(3, [])
             await hs.send(RestoreRequested(bank_id=A, memory_ids=(ids["a-green/preference"],)))
-            # A turn of bank B keyed as bank A: the actor refuses it (dead letter).
-            stray = make_turn(live, B, "I live in Madrid.", session_id=MAIN, turn_id="stray")
+            # A turn of bank B keyed as bank A: the actor republishes it under B's key, never decides it on A's.
+            stray = make_turn(live, B, "好的", session_id=MAIN, turn_id="stray")
             await log.append(TOPIC_TURNS, A, [encode(stray)])
             await drive(log, live, embedder, projections, maintain=True)
 
@@ -341,11 +341,13 @@ def test_rebuild_equals_live_archive(history: History) -> None:
     assert live.positions() == rebuilt.positions()
     topics = {r["topic"] for r in live_rows}
     assert topics == set(ALL_TOPICS)
-    # The undecodable turn and the mis-keyed one reached the dead-letter topic, with their reasons.
+    # The undecodable turn reached the dead-letter topic with its reason; the mis-keyed one was re-keyed.
     dead = [json.loads(r["payload"]) for r in live_rows if r["topic"] == TOPIC_DEAD_LETTER]
-    assert [(d["topic"], d["key"]) for d in dead] == [(TOPIC_TURNS, A), (TOPIC_TURNS, A)]
-    assert "not UTF-8" in dead[0]["reason"] and "is not the event's bank 'bob'" in dead[1]["reason"]
-    assert live.counts()[UNDECODABLE] == 3  # the raw turn, and the two dead letters (JSON, not events)
+    assert [(d["topic"], d["key"]) for d in dead] == [(TOPIC_TURNS, A)]
+    assert "not UTF-8" in dead[0]["reason"]
+    strays = [r for r in live_rows if r["topic"] == TOPIC_TURNS and r["turn_id"] == "stray"]
+    assert [(r["key"], r["bank_id"]) for r in strays] == [(A, B), (B, B)]
+    assert live.counts()[UNDECODABLE] == 2  # the raw turn, and the dead letter (JSON, not an event)
     # Live wrote many small files (batches of 23, compacted now and then); the rebuild one per topic-partition.
     assert len(list(rebuilt.root.rglob("*.parquet"))) == len(rebuilt.positions())
     assert len(list(live.root.rglob("*.parquet"))) > 2 * len(live.positions())

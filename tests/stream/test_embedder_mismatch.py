@@ -19,6 +19,7 @@ from hindsight_es.stores.lance import LanceStore
 from projections.runner import catch_up
 from projections.vectors import VectorsProjection
 from streams.bank_actor import BankActor
+from streams.partitions import load
 from streams.service import catch_up_all
 
 BANK = "ann"
@@ -63,6 +64,8 @@ async def test_memories_of_another_dimension_in_the_log_are_left_out_live_and_in
             await hs.publish([make_turn(settings, BANK, text, session_id="s", turn_id=f"t{i}")])
             # the actor's handle() without its start-up check: what a release before the check wrote
             actor = BankActor(hs.log, RuleExtractor(), make_embedder(embedder), settings)
+            await actor.partition_count()
+            actor.owned[0], _ = await load(hs.log, 0, None)  # acquired without the check
             await actor.handle(await hs.log.read(TOPIC_TURNS, 0, i, i + 1, 1))
         assert {len(e.embedding()) for e in await _retained(hs.log)} == {384, 512}
 

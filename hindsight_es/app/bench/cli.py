@@ -22,6 +22,8 @@ from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
 from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
 from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
 from hindsight_es.app.bench.cmd_replay import replay as bench_replay
+from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_load
+from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
 from hindsight_es.app.bench.cmd_startup import startup as bench_startup
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.client import Hindsight
@@ -36,6 +38,8 @@ app.command("poisoning")(bench_poisoning)
 app.command("ingest")(bench_ingest)
 app.command("mcp")(bench_mcp)
 app.command("startup")(bench_startup)
+app.command("rebalance")(bench_rebalance)
+app.command("partition-load")(bench_partition_load)
 
 
 def _pct(values: list[float], q: float) -> float:

@@ -14,26 +14,19 @@ Two modes, both on the configured log (the embedded default, or Kafka with the g
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from datetime import UTC, datetime
 from typing import Annotated, Optional
 
 import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from hindsight_es.app.bench.synthetic import synthetic_turns
+from hindsight_es.app.bench.watcher import WATCH_S, Watcher, now, percentile
 from hindsight_es.app.cli.common import console, run_async, settings_from
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
-from hindsight_es.events import TurnRecorded
-from hindsight_es.stores import generations
-from hindsight_es.stores.filters import MemoryFilter
-from hindsight_es.stores.lance import LanceStore
 
-WATCH_S = 0.015  # poll interval of the memories-table watcher
 WARM_UP_TURNS = 5
 WARM_UP_TIMEOUT_S = 120.0  # a Kafka consumer group may take a while to join
 
@@ -49,16 +42,28 @@ def ingest(
     timeout: Annotated[
         float, typer.Option(min=1, help="Freshness mode: seconds after the last publish to wait for the stragglers")
     ] = 30.0,
+    workers: Annotated[
+        Optional[str],
+        typer.Option(help="Worker processes instead of this process, e.g. 1,2: each count in turn (needs --broker)"),
+    ] = None,
+    pin: Annotated[bool, typer.Option(help="With --workers: pin each worker to its own core")] = False,
 ) -> None:
     """Ingest speed through log -> bank actor (extract + embed) -> projections, on the configured log.
 
     Without --rate: sustained turns/s (publish --turns, then drain them). With --rate R: freshness, the
     time from publishing a turn until a memory from it is in the LanceDB memories table (p50/p95/p99/max),
     while R turns/s arrive for --seconds. Embedded log by default; on Kafka with the global option:
-    hindsight-es --broker HOST:PORT bench ingest --rate 50
+    hindsight-es --broker HOST:PORT bench ingest --rate 50. With --workers 1,2 [--pin]: through that many
+    `hindsight-es worker` processes, both figures per count (the rate defaults to 50 turns/s).
     """
     settings = settings_from(ctx)
     bank = f"bench-ingest-{int(time.time())}"
+    if workers is not None:
+        from hindsight_es.app.bench.cmd_scale import ingest_workers
+
+        counts = [int(n) for n in workers.split(",")]
+        ingest_workers(settings, counts, pin, turns, rate or 50.0, seconds)
+        return
     if rate is None:
         run_async(lambda: _throughput(settings, bank, turns))
     else:
@@ -82,79 +87,6 @@ async def _throughput(settings: Settings, bank: str, n: int) -> None:
         f"pipeline (actor + 3 projections, {records:,} records) in {t3 - t2:.2f}s: "
         f"[bold]{n / (t3 - t2):,.0f} turns/s[/bold] end to end"
     )
-
-
-class Watcher:
-    """Polls the memories table of one bank; notes when each turn id first shows in ``source_turn_ids``.
-
-    Rows are read past the highest ``offset`` seen so far: every commit of the vectors projection holds
-    a prefix of the bank's (single) memories partition, so a new row always has a higher offset. The
-    table is scanned only when its version changed since the last scan.
-    """
-
-    def __init__(self, settings: Settings, bank: str) -> None:
-        self.store = LanceStore(generations.current(settings.data_dir)["lance"])
-        self.bank = bank
-        self.seen: dict[str, float] = {}  # turn id -> perf_counter when first seen
-        self._after, self._version = -1, -1
-        self.scans, self.scan_s = 0, 0.0  # its own cost, reported beside the figures
-
-    def poll(self) -> None:
-        """Read the new rows, if the table has a new version (checking that is ~0.1 ms, a scan a few ms)."""
-        table = self.store.table("memories")
-        if table is None or table.version == self._version:
-            return
-        self._version = table.version
-        where = MemoryFilter(self.bank, statuses=None, past_offset=self._after)
-        t0 = time.perf_counter()
-        rows = self.store.scan("memories", where, ["source_turn_ids", "offset"])
-        now = time.perf_counter()
-        self.scans, self.scan_s = self.scans + 1, self.scan_s + now - t0
-        if not rows.num_rows:
-            return
-        for ids in rows.column("source_turn_ids").to_pylist():
-            for turn_id in ids or ():
-                self.seen.setdefault(turn_id, now)
-        self._after = max(self._after, max(rows.column("offset").to_pylist()))
-
-    @contextlib.asynccontextmanager
-    async def watching(self) -> AsyncIterator[Watcher]:
-        """Poll every ``WATCH_S`` (in a thread) while the block runs."""
-        stop = asyncio.Event()
-
-        async def loop() -> None:
-            while not stop.is_set():
-                await asyncio.to_thread(self.poll)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), WATCH_S)
-
-        task = asyncio.create_task(loop(), name=f"watch-{self.bank}")
-        try:
-            yield self
-        finally:
-            stop.set()
-            await task
-
-    async def until(
-        self,
-        turn_ids: Sequence[str],
-        deadline: float,
-        service: asyncio.Task[None],
-        tick: Callable[[int], None] = lambda _: None,
-    ) -> int:
-        """Wait until every id is seen, ``deadline`` (perf_counter) passes or the service ends; returns
-        how many were seen."""
-        while True:
-            done = sum(t in self.seen for t in turn_ids)
-            tick(done)
-            if done == len(turn_ids) or time.perf_counter() >= deadline or service.done():
-                return done
-            await asyncio.sleep(WATCH_S)
-
-
-def _now(turn: TurnRecorded) -> TurnRecorded:
-    """The turn as it happens now (the synthetic ones are dated 2025: the janitor would find them old)."""
-    return turn.model_copy(update={"occurred_at": datetime.now(UTC)})
 
 
 async def _freshness(settings: Settings, bank: str, rate: float, seconds: float, timeout: float) -> None:
@@ -191,7 +123,7 @@ async def _freshness(settings: Settings, bank: str, rate: float, seconds: float,
 
 async def _warm_up(hs: Hindsight, watcher: Watcher, service: asyncio.Task[None]) -> None:
     """A few turns in a bank of their own: consumer groups joined, tables and indexes created."""
-    turns = [_now(t) for t in synthetic_turns(hs.settings, watcher.bank, WARM_UP_TURNS, seed=1)]
+    turns = [now(t) for t in synthetic_turns(hs.settings, watcher.bank, WARM_UP_TURNS, seed=1)]
     t0 = time.perf_counter()
     await hs.publish(turns)
     async with watcher.watching():
@@ -224,7 +156,7 @@ async def _timed(
                     return
                 await asyncio.sleep(max(0.0, start + i / rate - time.perf_counter()))  # wall-clock schedule
                 sent[turn.turn_id] = time.perf_counter()
-                await hs.publish([_now(turn)])
+                await hs.publish([now(turn)])
                 progress.update(published, completed=i + 1)
                 progress.update(recallable, completed=len(watcher.seen))
             end = time.perf_counter()
@@ -245,12 +177,7 @@ def _report(sent: dict[str, float], seen: dict[str, float], elapsed: float, rate
     console.print(f"published {n} turns in {elapsed:.2f}s: {achieved:.1f} turns/s (target {rate:g})")
     if lags:
         console.print(
-            f"freshness (publish -> recallable) over {len(lags)} turns: p50 {_at(lags, 50):.1f} ms, "
-            f"p95 {_at(lags, 95):.1f} ms, p99 {_at(lags, 99):.1f} ms, max {lags[-1]:.1f} ms"
+            f"freshness (publish -> recallable) over {len(lags)} turns: p50 {percentile(lags, 50):.1f} ms, "
+            f"p95 {percentile(lags, 95):.1f} ms, p99 {percentile(lags, 99):.1f} ms, max {lags[-1]:.1f} ms"
         )
     console.print(f"recallable: {len(lags)}/{n} turns; {n - len(lags)} not within {timeout:g}s after the last publish")
-
-
-def _at(ordered: list[float], q: float) -> float:
-    """Nearest-rank percentile of sorted values."""
-    return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]

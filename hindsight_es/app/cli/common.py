@@ -229,9 +229,13 @@ async def service_lock(settings: Settings, wait_s: float) -> ServiceLock:
 
 
 async def catch_up_if_idle(hs: Hindsight) -> None:
-    """Without a running service, drain the log through the actor and projections in this process."""
+    """Without a running service on the embedded log, drain the log through the actor and projections in
+    this process. With a broker configured, nothing: the workers own the consumer groups, and a read
+    command that joined one would force a rebalance on them."""
     from streams.service import ServiceLock, catch_up_all
 
+    if hs.settings.broker:
+        return
     lock = ServiceLock(hs.settings)
     if lock.acquire():
         try:

@@ -6,8 +6,7 @@ Thin: the work is in ``projections.replay`` (rebuild, switch, verify) and ``hind
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Optional, TypeVar
 
 import typer
 
@@ -29,7 +28,8 @@ from hindsight_es.app.cli.replay_views import (
 )
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
-from hindsight_es.stores import generations
+from hindsight_es.stores import generations, location
+from hindsight_es.stores.objects import join
 
 if TYPE_CHECKING:
     from projections.replay import Verdict
@@ -81,7 +81,7 @@ def rebuild(
 
 
 async def _switch(
-    settings: Settings, hs: Hindsight, name: str, stores: dict[str, Path], *, force: bool, wait_s: float
+    settings: Settings, hs: Hindsight, name: str, stores: dict[str, Any], *, force: bool, wait_s: float
 ) -> bool:
     from projections.replay import switch as switch_stores
 
@@ -119,10 +119,11 @@ def switch(
 ) -> None:
     """Point readers at an existing generation (catching it up on the log first): finish a rebuild, or go back."""
     settings = settings_from(ctx)
+    root, options = location.root(settings), location.s3_options(settings)
     if generation == "initial":
-        stores = {store: settings.data_dir / store for store in generations.STORES}
+        stores = {store: join(root, store) for store in generations.STORES}
     else:
-        stores = generations.generation_stores(settings.data_dir, generation)
+        stores = generations.generation_stores(root, generation, options)
     if not with_client(settings, lambda hs: _switch(settings, hs, generation, stores, force=force, wait_s=wait)):
         raise typer.Exit(EXIT_PENDING)
 
@@ -133,7 +134,7 @@ def gc(
 ) -> None:
     """Remove store generations no reader is pointed at, and scratch left by an interrupted verify."""
     settings = settings_from(ctx)
-    current = generations.current(settings.data_dir)
+    current = location.current(settings)
     for store, path in current.items():
         console.print(f"current {store}: {path}")
     unused = generations.unused(settings.data_dir)

@@ -36,7 +36,7 @@ from hindsight_es.app.cli.replay_views import (
 )
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import SourceRetracted
-from hindsight_es.stores import generations
+from hindsight_es.stores import location
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -62,7 +62,7 @@ def audit(
         from hindsight_es.stores.archive import ArchiveStore
 
         await catch_up_if_idle(hs)
-        archive = ArchiveStore(generations.current(settings.data_dir)["archive"])
+        archive = ArchiveStore(location.current(settings)["archive"], location.s3_options(settings))
         if memory_id is not None:
             lineage = await asyncio.to_thread(archive.lineage, bank, _uuid(memory_id))
             if lineage["retained"] is None:

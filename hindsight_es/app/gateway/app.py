@@ -11,6 +11,8 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
 
 from hindsight_es.app.gateway.api import banks, memories, operator, problems
 from hindsight_es.app.gateway.api.access import Gate
@@ -23,6 +25,11 @@ from hindsight_es.config import Settings
 
 MCP_PATH = "/mcp"
 METRICS_PATH = "/metrics"
+HEALTH_PATH = "/healthz"
+
+
+async def _healthy(request: Request) -> Response:
+    return PlainTextResponse("ok\n")
 
 
 def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = None) -> FastAPI:
@@ -59,6 +66,8 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
         app.include_router(module.router(hs, caller))
     ui.install(app, hs, Gate(tokens, transport="ui"), settings)
     app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"], include_in_schema=False)
+    # for container health checks: no token, no data
+    app.add_route(HEALTH_PATH, _healthy, methods=["GET"], include_in_schema=False)
 
     app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection
     app.add_middleware(Timed)

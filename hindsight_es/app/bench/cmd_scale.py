@@ -1,0 +1,332 @@
+"""Scale-out benchmarks: ingest through N worker processes, decisions through kills, partition loading.
+
+- ``ingest_workers`` (``bench ingest --workers 1,2 [--pin]``): for each count, start that many
+  ``hindsight-es worker`` processes (each pinned to its own core with ``--pin``), then publish
+  ``--turns`` turns at once over 16 banks and time them until recallable (turns/s), then publish
+  ``--rate`` turns/s for ``--seconds`` and measure freshness (publish -> recallable, p50/p95).
+- ``rebalance``: ``--turns`` turns with supersession chains over 60 banks through ``--workers``
+  processes, one killed (-9) and restarted ``--kills`` times while the turns flow; the memory events
+  are compared with one in-process actor's over the same inputs on the embedded log.
+- ``partition_load``: a partition of ``--events`` memory events, folded whole and loaded from a snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from hindsight_es.app.bench.synthetic import synthetic_turns
+from hindsight_es.app.bench.watcher import Watcher, now, percentile
+from hindsight_es.app.bench.workers import Workers
+from hindsight_es.app.cli.common import console, run_async, settings_from
+from hindsight_es.client import make_turn
+from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.errors import ConfigError
+from hindsight_es.events import Event, TurnRecorded, decoded, encode
+from hindsight_es.log import EventLog, replay, started_log
+
+TEMPLATES = [
+    ("From now on we use {} for shipping.", ["FedEx", "UPS", "DHL", "USPS"]),
+    ("I live in {}.", ["Paris", "Berlin", "Madrid", "Rome"]),
+    ("My favorite color is {}.", ["blue", "green", "red", "black"]),
+    ("我们用的是 {}", ["MySQL", "PostgreSQL", "SQLite"]),
+    ("{}", ["thanks", "ok", "好的"]),
+]
+
+
+def _shared(settings: Settings) -> Settings:
+    """The settings the workers run with: shared stores (a temporary directory unless configured)."""
+    if not settings.broker:
+        raise ConfigError("the scale-out benchmarks need a broker: hindsight-es --broker HOST:PORT bench …")
+    if settings.stores_uri is None:
+        settings = settings.model_copy(update={"stores_uri": tempfile.mkdtemp(prefix="hindsight-bench-stores-")})
+    return settings
+
+
+# ------------------------------------------------------------------ ingest with workers
+
+
+Key = tuple[str, str]  # (bank, turn id): turn ids repeat across banks
+
+
+def _keys(turns: Sequence[TurnRecorded]) -> set[Key]:
+    return {(t.bank_id, t.turn_id) for t in turns}
+
+
+async def _watch_until(watchers: list[Watcher], ids: set[Key], deadline: float, every_s: float) -> dict[Key, float]:
+    """Poll every bank's watcher until every (bank, turn) is recallable or ``deadline`` (perf_counter)."""
+    seen: dict[Key, float] = {}
+    while time.perf_counter() < deadline:
+        for watcher in watchers:
+            await asyncio.to_thread(watcher.poll)
+            seen.update({(watcher.bank, t): at for t, at in watcher.seen.items()})
+        if ids <= set(seen):
+            break
+        await asyncio.sleep(every_s)
+    return seen
+
+
+async def _one_count(
+    settings: Settings, log: EventLog, n: int, pin: bool, turns: int, rate: float, seconds: float
+) -> None:
+    root = Path(tempfile.mkdtemp(prefix=f"hindsight-bench-workers{n}-"))
+    workers = Workers(settings, root, pin=pin)
+    stamp = int(time.time())
+    try:
+        for i in range(n):
+            workers.start(i)
+        warm = [f"bench-w{n}-{stamp}-warm-{b}" for b in range(8)]
+        batch = [now(t) for b in warm for t in synthetic_turns(settings, b, 3, seed=1)]
+        t0 = time.perf_counter()
+        await _publish(log, batch)
+        seen = await _watch_until([Watcher(settings, b) for b in warm], _keys(batch), t0 + 180, 0.2)
+        console.print(
+            f"{n} worker(s){' pinned' if pin else ''}: warm ({len(seen)}/{len(batch)}) "
+            f"in {time.perf_counter() - t0:.1f}s"
+        )
+
+        banks = [f"bench-w{n}-{stamp}-{b}" for b in range(16)]
+        batch = [now(t) for b, bank in enumerate(banks) for t in synthetic_turns(settings, bank, turns // 16, seed=b)]
+        turns = len(batch)
+        t0 = time.perf_counter()
+        await _publish(log, batch)
+        seen = await _watch_until([Watcher(settings, b) for b in banks], _keys(batch), t0 + 600, 0.1)
+        took = max(seen.values(), default=t0) - t0
+        console.print(
+            f"  throughput: {len(seen)}/{turns} turns recallable in {took:.1f}s: "
+            f"[bold]{len(seen) / max(took, 1e-9):,.1f} turns/s[/bold]"
+        )
+
+        banks = [f"bench-w{n}-{stamp}-fresh-{b}" for b in range(8)]
+        count = max(1, round(rate * seconds))
+        fresh = [
+            t for b, bank in enumerate(banks) for t in synthetic_turns(settings, bank, max(1, count // 8), seed=10 + b)
+        ]
+        fresh.sort(key=lambda t: (t.turn_id, t.bank_id))  # the banks interleaved
+        count = len(fresh)
+        watchers = [Watcher(settings, b) for b in banks]
+        sent: dict[Key, float] = {}
+        start = time.perf_counter()
+        watching = asyncio.create_task(_watch_until(watchers, _keys(fresh), start + seconds + 60, 0.015))
+        for i, t in enumerate(fresh):
+            await asyncio.sleep(max(0.0, start + i / rate - time.perf_counter()))
+            sent[(t.bank_id, t.turn_id)] = time.perf_counter()
+            await log.append(TOPIC_TURNS, t.bank_id, [encode(now(t))])
+        seen = await watching
+        lags = sorted((seen[k] - v) * 1000 for k, v in sent.items() if k in seen)
+        if lags:
+            console.print(
+                f"  freshness at {rate:g} turns/s over {len(lags)}/{count} turns: p50 {percentile(lags, 50):.0f} ms, "
+                f"p95 {percentile(lags, 95):.0f} ms, max {lags[-1]:.0f} ms"
+            )
+        console.print("  RSS per worker: " + ", ".join(f"{mb:.0f} MB" for mb in workers.rss_mb().values()))
+    finally:
+        workers.stop()
+
+
+async def _publish(log: EventLog, events: Sequence[Event]) -> None:
+    by_bank: dict[tuple[str, str], list[bytes]] = defaultdict(list)
+    for event in events:
+        by_bank[(TOPIC_TURNS if isinstance(event, TurnRecorded) else TOPIC_COMMANDS, event.bank_id)].append(
+            encode(event)
+        )
+    for (topic, bank), values in by_bank.items():
+        await log.append(topic, bank, values)
+
+
+def ingest_workers(settings: Settings, counts: list[int], pin: bool, turns: int, rate: float, seconds: float) -> None:
+    settings = _shared(settings)
+    console.print(f"stores: {settings.stores_uri}; broker {settings.broker}; embedder {settings.embedder}")
+
+    async def go() -> None:
+        async with started_log(settings) as log:
+            for n in counts:
+                await _one_count(settings, log, n, pin, turns, rate, seconds)
+
+    run_async(go)
+
+
+# ------------------------------------------------------------------ rebalance
+
+
+def _inputs(settings: Settings, turns: int, banks: int, stamp: int) -> list[TurnRecorded]:
+    rng = random.Random(7)
+    names = [f"rebalance-{stamp}-{b:02d}" for b in range(banks)]
+    t0 = datetime(2026, 3, 1, tzinfo=UTC)
+    out = []
+    for i in range(turns):
+        bank = names[i % banks]
+        template, values = TEMPLATES[rng.randrange(len(TEMPLATES))]
+        text = template.format(rng.choice(values))
+        out.append(
+            make_turn(
+                settings,
+                bank,
+                text,
+                session_id=f"s{i // (banks * 10)}",
+                turn_id=f"t{i}",
+                occurred_at=t0 + timedelta(seconds=i),
+            )
+        )
+    return out
+
+
+async def _decided(log: EventLog, banks: set[str]) -> dict[str, list[tuple[str, str]]]:
+    out: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    async for records in replay(log, TOPIC_MEMORIES):
+        for _, event in decoded(records):
+            if event.bank_id in banks:
+                out[event.bank_id].append((event.type, str(event.event_id)))
+    return out
+
+
+async def _reference(settings: Settings, inputs: list[TurnRecorded]) -> dict[str, list[tuple[str, str]]]:
+    from hindsight_es.embedding import make_embedder
+    from hindsight_es.extraction import RuleExtractor
+    from hindsight_es.log.embedded import EmbeddedLog
+    from streams.bank_actor import BankActor
+
+    root = Path(tempfile.mkdtemp(prefix="hindsight-bench-reference-"))
+    local = settings.model_copy(update={"broker": None, "data_dir": root, "stores_uri": None})
+    log = EmbeddedLog(local.log_path, settings.partitions)
+    await log.start()
+    try:
+        await _publish(log, list(inputs))
+        actor = BankActor(log, RuleExtractor(), make_embedder(settings.embedder), local)
+        consumer = await log.consumer("reference", [TOPIC_TURNS, TOPIC_COMMANDS])
+        while records := await consumer.poll(500, 50):
+            await actor.handle(records)
+            await consumer.commit({(r.topic, r.partition): r.offset + 1 for r in records})
+        await consumer.close()
+        return await _decided(log, {t.bank_id for t in inputs})
+    finally:
+        await log.close()
+
+
+def rebalance(
+    ctx: typer.Context,
+    turns: Annotated[int, typer.Option(min=100, help="Turns published")] = 10_000,
+    kills: Annotated[int, typer.Option(min=0, help="Workers killed (-9) and restarted while the turns flow")] = 3,
+    workers: Annotated[int, typer.Option(min=1, help="Worker processes")] = 3,
+    banks: Annotated[int, typer.Option(min=4, help="Banks (spread over every partition)")] = 60,
+) -> None:
+    """Decisions through kills: 0 lost, 0 duplicated, identical to one worker (needs --broker)."""
+    settings = _shared(settings_from(ctx))
+    stamp = int(time.time())
+    inputs = _inputs(settings, turns, banks, stamp)
+
+    async def go() -> None:
+        t0 = time.perf_counter()
+        expected = await _reference(settings, inputs)
+        console.print(
+            f"reference (one actor, embedded log): {sum(map(len, expected.values())):,} memory events "
+            f"in {time.perf_counter() - t0:.1f}s"
+        )
+        root = Path(tempfile.mkdtemp(prefix="hindsight-bench-rebalance-"))
+        pool = Workers(settings, root)
+        rng = random.Random(stamp)
+        async with started_log(settings) as log:
+            try:
+                for i in range(workers):
+                    pool.start(i)
+                chunks = [inputs[k :: kills + 1] for k in range(kills + 1)]
+                chunks = [sorted(c, key=lambda t: int(t.turn_id[1:])) for c in chunks]
+                for k, chunk in enumerate(chunks):
+                    await _publish(log, list(chunk))
+                    if k < kills:
+                        await asyncio.sleep(4)
+                        victim = rng.choice(pool.alive())
+                        pool.kill(victim)
+                        console.print(f"killed worker {victim} (-9) at {time.perf_counter() - t0:.0f}s")
+                        await asyncio.sleep(3)
+                        pool.start(victim)
+                deadline = time.monotonic() + max(300, turns / 5)
+                while True:
+                    found = await _decided(log, set(expected))
+                    if all(len(found.get(b, [])) >= len(v) for b, v in expected.items()) or time.monotonic() > deadline:
+                        break
+                    await asyncio.sleep(5)
+                await asyncio.sleep(5)
+                found = await _decided(log, set(expected))
+            finally:
+                pool.stop()
+        _report_rebalance(inputs, expected, found)
+
+    run_async(go)
+
+
+def _report_rebalance(
+    inputs: list[TurnRecorded], expected: dict[str, list[tuple[str, str]]], found: dict[str, list[tuple[str, str]]]
+) -> None:
+    want = {e for v in expected.values() for e in v}
+    got = Counter(e for v in found.values() for e in v)
+    lost = len(want - set(got))
+    duplicated = sum(n - 1 for n in got.values() if n > 1)
+    extra = len(set(got) - want)
+    differing = sum(1 for b in expected if expected[b] != found.get(b, []))
+    console.print(
+        f"turns {len(inputs):,}; memory events expected {len(want):,}, found {sum(got.values()):,}: "
+        f"[bold]lost {lost}, duplicated {duplicated}, not in the reference {extra}, "
+        f"banks whose decisions differ {differing}[/bold]"
+    )
+
+
+# ------------------------------------------------------------------ partition load
+
+
+def partition_load(
+    ctx: typer.Context,
+    events: Annotated[int, typer.Option(min=1000, help="Memory events in the partition")] = 100_000,
+    banks: Annotated[int, typer.Option(min=1, help="Banks on the partition")] = 20,
+) -> None:
+    """Load time of one partition's bank states: a full fold of its memory events vs a snapshot + tail."""
+    from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
+    from hindsight_es.embedding import make_embedder
+    from hindsight_es.stores.objects import LocalObjects
+    from hindsight_es.stores.snapshots import Snapshots
+    from streams.partitions import load, save
+
+    base = settings_from(ctx)
+    root = Path(tempfile.mkdtemp(prefix="hindsight-bench-partition-"))
+    settings = base.model_copy(update={"data_dir": root, "broker": None, "partitions": 1, "stores_uri": None})
+    dim = make_embedder(settings.embedder).dim
+
+    async def go() -> None:
+        async with started_log(settings) as log:
+            per_bank = events // banks
+            for b in range(banks):
+                entries = (
+                    e
+                    for e in synthetic_history(f"bank-{b}", int(per_bank * 1.6), dim=dim, seed=b)
+                    if e.topic == TOPIC_MEMORIES
+                )
+                await write_history(log, entries)
+            total = (await log.end_offsets(TOPIC_MEMORIES))[0]
+            t0 = time.perf_counter()
+            full, folded = await load(log, 0, None)
+            fold_s = time.perf_counter() - t0
+            snapshots = Snapshots(LocalObjects(root / "stores"), "bank-actor")
+            t0 = time.perf_counter()
+            save(full, snapshots)
+            save_s = time.perf_counter() - t0
+            size = sum(n for _, n in snapshots.objects.list("snapshots/"))
+            t0 = time.perf_counter()
+            again, tail = await load(log, 0, snapshots)
+            load_s = time.perf_counter() - t0
+            assert again.banks == full.banks and tail == 0
+        console.print(f"partition of {total:,} memory events ({len(full.banks)} banks, {dim}-d vectors):")
+        console.print(f"  full fold of the log: {fold_s:.2f}s ({folded / fold_s:,.0f} events/s)")
+        console.print(
+            f"  snapshot: written in {save_s:.2f}s, {size / 1e6:.1f} MB; [bold]load from it: {load_s:.2f}s[/bold]"
+        )
+
+    run_async(go)

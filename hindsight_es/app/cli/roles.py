@@ -1,0 +1,88 @@
+"""``worker`` and ``serve``: the two roles of a scaled-out deployment (``up`` is both, on one machine).
+
+``worker`` runs the actors and projections for the partitions its consumer groups assign it, and no
+MCP server. ``serve`` is a stateless reader: MCP over HTTP (what ``up`` mounts) over the shared stores,
+publishing turns and commands to the log, never joining an actor or projection group; run any number.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+
+from hindsight_es.app.cli.common import err_console, run_async, settings_from
+
+
+def register(app: typer.Typer) -> None:
+    app.command("worker")(worker)
+    app.command("serve")(serve_readers)
+
+
+async def _until_signalled(body: Any) -> None:
+    import asyncio
+    import signal
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await body(stop)
+
+
+def worker(ctx: typer.Context) -> None:
+    """Run the bank actor, the janitor and the projections for the partitions this process is assigned
+    (Kafka consumer groups); no MCP. Start as many as there are partitions. Ctrl-C stops it cleanly."""
+    from hindsight_es.embedding import make_embedder
+    from hindsight_es.errors import HindsightError
+    from hindsight_es.log import open_log
+    from streams.service import serve
+
+    settings = settings_from(ctx)
+    if not settings.broker:
+        err_console.print(
+            "[red]error:[/red] `worker` joins Kafka consumer groups: set HINDSIGHT_BROKER (or --broker); "
+            "on the embedded log run `hindsight-es up`"
+        )
+        raise typer.Exit(2)
+
+    async def body(stop: Any) -> None:
+        log, embedder = open_log(settings), make_embedder(settings.embedder)
+        await log.start()
+        err_console.print(f"hindsight worker: {settings.broker}, stores in {settings.stores_uri or settings.data_dir}")
+        try:
+            await serve(settings, log, stop, embedder=embedder)
+        except Exception as exc:
+            raise HindsightError(f"the worker stopped after a failure: {exc!r}") from exc
+        finally:
+            await log.close()
+        err_console.print("hindsight worker stopped cleanly")
+
+    run_async(lambda: _until_signalled(body))
+
+
+def serve_readers(ctx: typer.Context) -> None:
+    """Serve MCP over HTTP (and whatever `up` mounts) from the shared stores, publishing turns and
+    commands to the log; joins no consumer group, so run as many replicas as needed."""
+    from hindsight_es.app.gateway.http import http_task, url
+    from hindsight_es.client import Hindsight
+    from hindsight_es.embedding import make_embedder
+    from hindsight_es.log import open_log
+
+    settings = settings_from(ctx)
+
+    async def body(stop: Any) -> None:
+        log, embedder = open_log(settings), make_embedder(settings.embedder)
+        hs = Hindsight(settings, log=log, embedder=embedder)
+        task = http_task(settings, hs)
+        await log.start()
+        err_console.print(
+            f"hindsight serve: MCP at {url(settings)}, reading {settings.stores_uri or settings.data_dir}"
+        )
+        try:
+            await task(stop)
+        finally:
+            await hs.close()
+            await log.close()
+
+    run_async(lambda: _until_signalled(body))

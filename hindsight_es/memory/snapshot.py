@@ -1,0 +1,99 @@
+"""A bank's decision state as plain JSON values and back: the body of a partition snapshot.
+
+A snapshot is a cache of ``fold(memory events)``: data only (strings, numbers, lists), never code, so
+a snapshot read from shared storage cannot execute anything. Memories are written as rows under the
+field names of ``MemoryInfo``; ``state_from_json`` refuses (``ValueError``) a body written with other
+fields or another ``FORMAT``, and the caller then folds the memory log instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime
+from typing import Any
+from uuid import UUID, SafeUUID
+
+from hindsight_es.memory.indexing import LastTurn
+from hindsight_es.memory.state import BankState, MemoryInfo
+
+FORMAT = 2
+_FIELDS = tuple(f.name for f in dataclasses.fields(MemoryInfo))
+_UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by"}
+_TIMES = {"valid_from", "valid_to", "last_used_at"}
+_TUPLES = {"source_turn_ids", "entities", "evidence"}
+_NEW, _SET, _UNKNOWN = object.__new__, object.__setattr__, SafeUUID.unknown
+
+
+class Ids(dict[str, UUID]):
+    """UUIDs by their text, each built once: a partition's snapshot names the same ids many times, and
+    ``UUID(text)`` (which validates) was most of the time of loading one."""
+
+    def __missing__(self, text: str) -> UUID:
+        value = _NEW(UUID)
+        _SET(value, "int", int(text.replace("-", ""), 16))
+        _SET(value, "is_safe", _UNKNOWN)
+        self[text] = value
+        return value
+
+
+def _column(name: str, values: list[Any]) -> list[Any]:
+    if name in _UUIDS:
+        return [None if v is None else str(v) for v in values]
+    if name in _TIMES:
+        return [None if v is None else v.isoformat() for v in values]
+    if name == "restated_by":
+        return [[str(u) for u in v] for v in values]
+    if name in _TUPLES:
+        return [list(v) for v in values]
+    return values
+
+
+def _values(name: str, cells: list[Any], ids: Ids) -> list[Any]:
+    if name in _UUIDS:
+        return [None if c is None else ids[c] for c in cells]
+    if name in _TIMES:
+        return [None if c is None else datetime.fromisoformat(c) for c in cells]
+    if name == "restated_by":
+        return [tuple(ids[u] for u in c) for c in cells]
+    if name in _TUPLES:
+        return [tuple(c) for c in cells]
+    return cells
+
+
+def state_to_json(state: BankState) -> dict[str, Any]:
+    """The state as JSON values (``json.dumps`` takes it as is); memories by column."""
+    memories = list(state.memories.values())
+    return {
+        "bank_id": state.bank_id,
+        "memories": {n: _column(n, [getattr(m, n) for m in memories]) for n in _FIELDS},
+        "heads": {k: str(v) for k, v in state.heads.items()},
+        "handled": sorted(str(h) for h in state.handled),
+        "last_turn": {s: list(t) for s, t in state.last_turn.items()},
+        "texts": [[k, t, str(m)] for (k, t), m in state.texts.items()],
+        "session_seen": {s: t.isoformat() for s, t in state.session_seen.items()},
+        "yields": {str(k): [str(m) for m in v] for k, v in state.yields.items()},
+    }
+
+
+def state_from_json(body: dict[str, Any], ids: Ids | None = None) -> BankState:
+    """The state ``state_to_json`` wrote; ``ValueError`` (or ``KeyError``/``TypeError``) for anything else."""
+    ids = Ids() if ids is None else ids
+    state = BankState(body["bank_id"])
+    columns = body["memories"]
+    if list(columns) != list(_FIELDS):
+        raise ValueError("the memories do not have MemoryInfo's fields")
+    for row in zip(*(_values(n, columns[n], ids) for n in _FIELDS), strict=True):
+        memory = MemoryInfo(*row)
+        state.memories[memory.memory_id] = memory
+    state.heads = {k: ids[v] for k, v in body["heads"].items()}
+    state.handled = {ids[h] for h in body["handled"]}
+    state.last_turn = {s: LastTurn(*t) for s, t in body["last_turn"].items()}
+    state.texts = {(k, t): ids[m] for k, t, m in body["texts"]}
+    state.session_seen = {s: datetime.fromisoformat(t) for s, t in body["session_seen"].items()}
+    state.yields = {ids[k]: [ids[m] for m in v] for k, v in body["yields"].items()}
+    return state
+
+
+def layout() -> dict[str, Any]:
+    """What a body must have been written with to be read back: checked before any state is built."""
+    return {"format": FORMAT, "memory_fields": list(_FIELDS)}

@@ -1,0 +1,247 @@
+"""The actors on Kafka: FastStream subscribers in consumer groups, one router per actor, over the same
+handlers the embedded runner calls (``BankActor.acquire / release / handle``).
+
+Each subscriber consumes in batches with manual commits and a rebalance listener: an assigned
+partition is acquired (its state loaded: snapshot + memory tail) before anything of it is decided, a
+revoked one is released (snapshotted, dropped) after the batch in hand is decided and committed (the
+actor's ``lock``). Consumer-group rebalancing in aiokafka is eager, so revoked partitions stop before
+the new assignment. The range assignor gives every member the same partition numbers of each topic
+it consumes, so a bank's turns and commands always go to the same member.
+
+A member whose session expired while it still runs (a "zombie") is not fenced: Kafka fences only
+transactional producers, which the brokers used here (Tansu) do not support. It can decide a bank
+its successor also decides. Decisions are functions of the input and the state, and their ids derive
+from the input, so both write the same events; the actor notices the foreign append on its partition
+and reloads it. Memory events are published through FastStream, one record batch per group of whole
+inputs, so a crash never leaves half of an input's events in the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Protocol
+
+from aiokafka import ConsumerRebalanceListener
+from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.structs import TopicPartition as KafkaTopicPartition
+from faststream import AckPolicy
+from faststream.kafka import KafkaBroker, KafkaRouter
+
+from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
+from hindsight_es.log import EventLog, Record, partition_for
+from hindsight_es.log.kafka_consumer import record_of
+
+log_ = logging.getLogger("hindsight.kafka")
+REBALANCE_TIMEOUT_MS = 60_000
+BATCH_BYTES = 768 << 10  # at most this much per record batch (the broker takes 1 MiB per request)
+
+
+class Owner(Protocol):
+    """What a partition-owning handler offers its wiring (``BankActor``, ``ExtractionActor``, the projections)."""
+
+    lock: Any  # asyncio.Lock
+
+    async def acquire(self, partitions: Iterable[int]) -> int: ...
+
+    async def release(self, partitions: Iterable[int]) -> None: ...
+
+
+class Rebalance(ConsumerRebalanceListener):
+    """Acquire assigned partitions, release revoked ones; both under the owner's lock."""
+
+    def __init__(self, owner: Owner, topics: Sequence[str]) -> None:
+        self.owner, self.topics = owner, set(topics)
+
+    def _partitions(self, tps: Iterable[KafkaTopicPartition]) -> set[int]:
+        return {tp.partition for tp in tps if tp.topic in self.topics}
+
+    async def on_partitions_revoked(self, revoked: set[KafkaTopicPartition]) -> None:
+        async with self.owner.lock:
+            await self.owner.release(self._partitions(revoked))
+
+    async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
+        async with self.owner.lock:
+            await self.owner.acquire(self._partitions(assigned))
+
+
+def make_broker(settings: Settings) -> KafkaBroker:
+    """A FastStream broker on ``settings.broker``: acks from every replica, no idempotence (Tansu has none)."""
+    return KafkaBroker(
+        settings.broker or "",
+        acks="all",
+        enable_idempotence=False,
+        linger_ms=5,
+        max_batch_size=1 << 20,
+        request_timeout_ms=max(1000, int(settings.request_timeout_s * 1000)),
+        allow_auto_create_topics=False,  # KafkaLog.start creates them with settings.partitions
+        apply_types=False,  # handlers take the raw records; the annotations only document the payloads
+        logger=log_,
+        description="hindsight: turns and commands in, memory events out, all keyed by bank_id",
+    )
+
+
+class Polled:
+    """A polled batch as it came, with the consumer that polled it: what the decoder hands the handler
+    (FastStream's default decoder would parse every record's JSON)."""
+
+    __slots__ = ("consumer", "records")
+
+    def __init__(self, message: Any) -> None:
+        self.consumer = message.consumer
+        self.records = message.raw_message
+
+
+class Publisher:
+    """``Publish`` over FastStream publishers: values under one key go to the key's partition in record
+    batches of whole groups (``groups``: how many values each input contributed), returning their offsets."""
+
+    def __init__(self, router: KafkaRouter, log: EventLog, topics: dict[str, tuple[Any, str]]) -> None:
+        self.log = log
+        self.publishers = {
+            t: router.publisher(t, batch=True, schema=schema, description=what) for t, (schema, what) in topics.items()
+        }
+
+    async def __call__(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
+        if not values:
+            return []
+        partition = partition_for(key, await self.log.partitions(topic))
+        offsets: list[int] = []
+        for chunk in _chunks(list(values)):
+            meta = await self.publishers[topic].publish(*chunk, key=key.encode("utf-8"), partition=partition)
+            offsets += range(meta.offset, meta.offset + len(chunk))
+        return offsets
+
+
+def _chunks(values: list[bytes]) -> list[list[bytes]]:
+    out: list[list[bytes]] = [[]]
+    size = 0
+    for value in values:
+        if out[-1] and size + len(value) > BATCH_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(value)
+        size += len(value) + 64
+    return out
+
+
+Handle = Callable[[list[Record]], Awaitable[Any]]
+
+
+def subscribe(
+    router: KafkaRouter,
+    settings: Settings,
+    owner: Owner,
+    topics: Sequence[str],
+    group: str,
+    handle: Handle,
+    *,
+    after: Callable[[], Awaitable[Any]] | None = None,
+    description: str,
+    payload: Any,
+    batch_timeout_ms: int | None = None,
+) -> None:
+    """A batch subscriber of ``group`` on ``topics``: each batch is handled for the partitions this member
+    owns now, under ``owner.lock``, then committed; a failed batch is delivered again (seek back). A
+    handler that returns positions (topic-partition -> next offset) is committed at those, and rewound
+    to them where they fall short of the batch."""
+    listener = Rebalance(owner, topics)
+
+    async def consume(batch: Polled) -> None:
+        consumer = batch.consumer
+        async with owner.lock:
+            mine = {tp.partition for tp in consumer.assignment() if tp.topic in listener.topics}
+            records = [record_of(r) for r in batch.records if r.partition in mine]
+            if not records:
+                return
+            try:
+                done = await handle(records)
+                offsets: dict[KafkaTopicPartition, int] = {}
+                for r in records:
+                    offsets[KafkaTopicPartition(r.topic, r.partition)] = r.offset + 1
+                if isinstance(done, dict):  # the handler's own positions: rewind where it stopped short
+                    for (topic, partition), position in done.items():
+                        tp = KafkaTopicPartition(topic, partition)
+                        if position < offsets.get(tp, position):
+                            consumer.seek(tp, position)
+                        offsets[tp] = position
+                await consumer.commit(offsets)
+            except BaseException:
+                for r in reversed(records):  # the earliest offset of each partition last
+                    with contextlib.suppress(Exception):
+                        consumer.seek(KafkaTopicPartition(r.topic, r.partition), r.offset)
+                raise
+            if after is not None:
+                await after()
+
+    consume.__doc__ = description
+    consume.__name__ = consume.__qualname__ = group.removeprefix("hindsight.").replace("-", "_").replace(".", "_")
+    consume.__annotations__["batch"] = payload  # what the AsyncAPI document shows as the payload
+    router.subscriber(
+        *topics,
+        group_id=group,
+        batch=True,
+        max_records=settings.poll_max_records,
+        batch_timeout_ms=batch_timeout_ms or settings.poll_timeout_ms,
+        listener=listener,
+        ack_policy=AckPolicy.MANUAL,
+        auto_offset_reset="earliest",
+        session_timeout_ms=settings.kafka_session_timeout_ms,
+        heartbeat_interval_ms=settings.kafka_heartbeat_interval_ms,
+        # how long a rebalance waits for members to rejoin: a member finishing its batch (and its
+        # snapshot) in the revocation callback must not be dropped from the group, or it becomes a
+        # zombie owner while its partitions move on
+        rebalance_timeout_ms=max(REBALANCE_TIMEOUT_MS, settings.kafka_session_timeout_ms),
+        partition_assignment_strategy=(RangePartitionAssignor,),
+        decoder=_raw_decoder,
+        description=description,
+    )(consume)
+
+
+async def _raw_decoder(message: Any) -> Polled:
+    return Polled(message)
+
+
+def actor_router(actor: Any, log: EventLog, settings: Settings) -> KafkaRouter:
+    """The bank actor: turns and commands in (group ``hindsight.bank-actor``), memory events and dead letters out."""
+    router = KafkaRouter()
+    actor.publish = Publisher(
+        router,
+        log,
+        {
+            TOPIC_MEMORIES: (MemoryEvent, "memory events, written only by the bank actor that owns the bank"),
+            TOPIC_DEAD_LETTER: (dict, "records that could not be decided on, with the reason"),
+            TOPIC_TURNS: (TurnRecorded, "turns re-keyed under their bank (a foreign producer's)"),
+            TOPIC_COMMANDS: (CommandEvent, "commands re-keyed under their bank"),
+        },
+    )
+    subscribe(
+        router,
+        settings,
+        actor,
+        (TOPIC_TURNS, TOPIC_COMMANDS),
+        actor.group,
+        actor.handle,
+        after=actor.save_snapshots,
+        description="The bank actor decides each bank's turns and commands in log order.",
+        payload=list[TurnRecorded | CommandEvent],
+    )
+    return router
+
+
+def extraction_router(actor: Any, settings: Settings) -> KafkaRouter:
+    """The extraction actor (LLM): turns in (group ``hindsight.extraction-actor``)."""
+    router = KafkaRouter()
+    subscribe(
+        router,
+        settings,
+        actor,
+        (TOPIC_TURNS,),
+        actor.group,
+        actor.handle,
+        description="The extraction actor extracts each bank's turns with the LLM (ExtractionCompleted out).",
+        payload=list[TurnRecorded],
+    )
+    return router

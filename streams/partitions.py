@@ -1,0 +1,139 @@
+"""The bank actor's state of one partition: loaded when the partition is assigned, dropped when revoked.
+
+Consumes ``hindsight.memories`` (one partition of it), produces nothing but snapshots. The topics share
+their partition count and keys, so partition p of the inputs is decided against the fold of partition
+p of the memory log. Loading = the newest usable snapshot (``stores.snapshots``) plus the memory
+partition's tail past it, read to its end; without a usable snapshot, the whole partition is folded.
+A snapshot is used only if the record just below the offset it covers is the event it names, so a
+snapshot of another log (topics re-created, a data directory reused) is never taken for this one.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from hindsight_es.config import TOPIC_MEMORIES
+from hindsight_es.events import MemoryRetained, decoded
+from hindsight_es.log import EventLog
+from hindsight_es.memory import BankState, evolve
+from hindsight_es.memory.snapshot import Ids, layout, state_from_json, state_to_json
+from hindsight_es.stores.snapshots import Snapshots
+from streams.revival import RetainedIndex
+
+log_ = logging.getLogger("hindsight.partitions")
+FOLD_BATCH = 2000
+
+
+@dataclass(slots=True)
+class Owned:
+    """What the actor holds for one partition it owns."""
+
+    partition: int
+    banks: dict[str, BankState] = field(default_factory=dict)
+    retained: RetainedIndex = field(default_factory=RetainedIndex)
+    covered: int = 0  # next offset of the memory partition; everything below it is folded into ``banks``
+    last_id: str | None = None  # event id of the record at ``covered - 1``
+    embedders: Counter[tuple[str, int]] = field(default_factory=Counter)  # (embedder, dim) -> memories
+    unsaved: int = 0  # events folded since the last snapshot
+    saved_at: float = field(default_factory=time.monotonic)
+
+    def state(self, bank_id: str) -> BankState:
+        if bank_id not in self.banks:
+            self.banks[bank_id] = BankState(bank_id)
+        return self.banks[bank_id]
+
+    async def fold(self, log: EventLog, end: int) -> int:
+        """Fold the memory partition from ``covered`` to ``end``; returns events folded."""
+        count = 0
+        while self.covered < end:
+            records = await log.read(TOPIC_MEMORIES, self.partition, self.covered, end, FOLD_BATCH)
+            if not records:
+                break
+            for record, event in decoded(records):
+                evolve(self.state(event.bank_id), event)
+                self.retained.note(event, record.offset)
+                if isinstance(event, MemoryRetained):
+                    self.embedders[(event.embedder, len(event.vector) // 4)] += 1
+                self.last_id = str(event.event_id)
+                count += 1
+            self.covered = records[-1].offset + 1
+        self.unsaved += count
+        return count
+
+
+def to_body(owned: Owned) -> dict[str, Any]:
+    return {
+        **layout(),
+        "partition": owned.partition,
+        "covered": owned.covered,
+        "last_id": owned.last_id,
+        "embedders": [[e, d, n] for (e, d), n in owned.embedders.items()],
+        "retained": {b: [[str(m), o] for m, o in offsets.items()] for b, offsets in owned.retained.offsets.items()},
+        "banks": [state_to_json(s) for s in owned.banks.values()],
+    }
+
+
+def from_body(body: dict[str, Any], partition: int) -> Owned:
+    """The partition state a snapshot body holds; ``ValueError`` (or ``KeyError``/``TypeError``) if it is
+    not one this release writes."""
+    if {k: body.get(k) for k in layout()} != layout() or body["partition"] != partition:
+        raise ValueError("written by another release (format or memory fields differ)")
+    owned = Owned(partition, covered=int(body["covered"]), last_id=body["last_id"])
+    owned.embedders = Counter({(e, int(d)): int(n) for e, d, n in body["embedders"]})
+    ids = Ids()
+    owned.retained.offsets = {b: {ids[m]: int(o) for m, o in rows} for b, rows in body["retained"].items()}
+    for bank in body["banks"]:
+        state = state_from_json(bank, ids)
+        owned.banks[state.bank_id] = state
+    return owned
+
+
+async def _matches(log: EventLog, partition: int, covered: int, last_id: str | None) -> bool:
+    """Whether the record at ``covered - 1`` of the memory partition is the event the snapshot names."""
+    if covered == 0:
+        return last_id is None
+    for _, event in decoded(await log.read(TOPIC_MEMORIES, partition, covered - 1, covered, 1)):
+        return str(event.event_id) == last_id
+    return False
+
+
+async def load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tuple[Owned, int]:
+    """The partition's state folded to the memory log's end now: (state, events folded from the log)."""
+    end = (await log.end_offsets(TOPIC_MEMORIES)).get(partition, 0)
+    owned = Owned(partition)
+    for covered, body in snapshots.newest(partition, end) if snapshots is not None else ():
+        try:
+            candidate = from_body(body, partition)
+        except (ValueError, KeyError, TypeError) as exc:
+            log_.warning("snapshot of partition %d at %d is not usable (%s): skipped", partition, covered, exc)
+            continue
+        if candidate.covered == covered and await _matches(log, partition, covered, candidate.last_id):
+            owned = candidate
+            break
+        log_.warning("snapshot of partition %d at %d is not of this log: skipped", partition, covered)
+    from_snapshot = owned.covered
+    folded = await owned.fold(log, end)
+    owned.unsaved = folded
+    log_.info(
+        "partition %d loaded: %d banks, snapshot at %d, %d events folded from the log",
+        partition,
+        len(owned.banks),
+        from_snapshot,
+        folded,
+    )
+    return owned, folded
+
+
+def save(owned: Owned, snapshots: Snapshots) -> bool:
+    """Write a snapshot of the partition as it stands (blocking: call from a thread while nothing
+    changes it); returns whether one was written."""
+    if owned.unsaved == 0:
+        return False
+    written = snapshots.write(owned.partition, owned.covered, to_body(owned))
+    snapshots.prune(owned.partition)
+    owned.unsaved, owned.saved_at = 0, time.monotonic()
+    return written
