@@ -16,9 +16,10 @@ from uuid import UUID, SafeUUID
 from hindsight_es.memory.indexing import LastTurn
 from hindsight_es.memory.state import BankState, MemoryInfo
 
-FORMAT = 2
+FORMAT = 3
 _FIELDS = tuple(f.name for f in dataclasses.fields(MemoryInfo))
-_UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by"}
+_UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by", "disputes"}
+_UUID_TUPLES = {"restated_by", "disputed_by"}
 _TIMES = {"valid_from", "valid_to", "last_used_at"}
 _TUPLES = {"source_turn_ids", "entities", "evidence"}
 _NEW, _SET, _UNKNOWN = object.__new__, object.__setattr__, SafeUUID.unknown
@@ -41,7 +42,7 @@ def _column(name: str, values: list[Any]) -> list[Any]:
         return [None if v is None else str(v) for v in values]
     if name in _TIMES:
         return [None if v is None else v.isoformat() for v in values]
-    if name == "restated_by":
+    if name in _UUID_TUPLES:
         return [[str(u) for u in v] for v in values]
     if name in _TUPLES:
         return [list(v) for v in values]
@@ -53,7 +54,7 @@ def _values(name: str, cells: list[Any], ids: Ids) -> list[Any]:
         return [None if c is None else ids[c] for c in cells]
     if name in _TIMES:
         return [None if c is None else datetime.fromisoformat(c) for c in cells]
-    if name == "restated_by":
+    if name in _UUID_TUPLES:
         return [tuple(ids[u] for u in c) for c in cells]
     if name in _TUPLES:
         return [tuple(c) for c in cells]
@@ -72,6 +73,10 @@ def state_to_json(state: BankState) -> dict[str, Any]:
         "texts": [[k, t, str(m)] for (k, t), m in state.texts.items()],
         "session_seen": {s: t.isoformat() for s, t in state.session_seen.items()},
         "yields": {str(k): [str(m) for m in v] for k, v in state.yields.items()},
+        "owners": list(state.owners),
+        "owners_set": state.owners_set,
+        "first_user_actor": state.first_user_actor,
+        "anchors": {w: sorted(str(m) for m in v) for w, v in state.anchors.items()},
     }
 
 
@@ -91,6 +96,10 @@ def state_from_json(body: dict[str, Any], ids: Ids | None = None) -> BankState:
     state.texts = {(k, t): ids[m] for k, t, m in body["texts"]}
     state.session_seen = {s: datetime.fromisoformat(t) for s, t in body["session_seen"].items()}
     state.yields = {ids[k]: [ids[m] for m in v] for k, v in body["yields"].items()}
+    state.owners = tuple(body["owners"])
+    state.owners_set = bool(body["owners_set"])
+    state.first_user_actor = body["first_user_actor"]
+    state.anchors = {w: {ids[m] for m in v} for w, v in body["anchors"].items()}
     return state
 
 
