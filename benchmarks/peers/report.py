@@ -123,6 +123,8 @@ def _targets(rows: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    if not rows:
+        return ""
     widths = [max(len(header[i]), *(len(r[i]) for r in rows)) for i in range(len(header))] if rows else []
     line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths, strict=True)))
     body = [

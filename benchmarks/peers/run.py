@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--work-dir", type=Path, help="where the systems keep their data (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the data directories")
     ap.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    ap.add_argument("--out", type=Path, help="also write the JSON summary (with every latency) to this file")
     args = ap.parse_args(argv)
     args.clients = [int(c) for c in args.clients.split(",") if c.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
@@ -180,6 +181,8 @@ def main(argv: list[str] | None = None) -> None:
         if not args.keep and not args.work_dir:
             shutil.rmtree(work, ignore_errors=True)
     doc["wall_s"] = time.time() - started
+    if args.out:
+        args.out.write_text(json.dumps({**report.summary(doc), "raw": doc["sizes"]}))
     if args.json:
         print(json.dumps(report.summary(doc), indent=2))
     else:

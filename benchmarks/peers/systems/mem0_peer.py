@@ -90,6 +90,7 @@ class Mem0System(System):
         self.memory = await asyncio.to_thread(Memory.from_config, config)
         await asyncio.to_thread(shared().one, "warm-up")
         self.pool = ThreadPoolExecutor(max_workers=INGEST_THREADS, thread_name_prefix="mem0-add")
+        self.created = False
 
     def _guarded(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         if self.lock is None:
@@ -108,6 +109,9 @@ class Mem0System(System):
             )
 
         loop = asyncio.get_running_loop()
+        if items and not self.created:  # mem0 creates its collection on the first add: not two at once
+            await loop.run_in_executor(self.pool, add, items[0])
+            self.created, items = True, items[1:]
         await asyncio.gather(*(loop.run_in_executor(self.pool, add, i) for i in items))
 
     async def query(self, bank: str, question: str, k: int) -> list[str]:
