@@ -1,7 +1,7 @@
 """The load generator: ``clients`` processes, each a closed loop of recalls over HTTP for ``seconds``.
 
 Every client is its own process (spawned, so it shares nothing with the driver), opens one keep-alive
-connection, waits for a common start time and then sends one request after another, cycling through
+connection, waits at a barrier for the others and then sends one request after another, cycling through
 its share of the queries. It reports each latency (request sent to response read) and its own CPU
 time, so the cost of generating the load is visible beside the server's.
 """
@@ -29,15 +29,15 @@ class LoadResult:
         return len(self.latencies_ms) / self.seconds if self.seconds else 0.0
 
 
-def _client(requests: list[Request], start_at: float, seconds: float, out: Any) -> None:
+def _client(requests: list[Request], barrier: Any, seconds: float, out: Any) -> None:
     import os
 
     import httpx
 
     latencies, errors = [], 0
     with httpx.Client(timeout=120.0) as http:
-        while time.time() < start_at:
-            time.sleep(min(0.01, max(0.0, start_at - time.time())))
+        barrier.wait()  # every client has imported httpx and is ready: all start together
+        began = time.time()
         end = time.perf_counter() + seconds
         i = 0
         while time.perf_counter() < end:
@@ -55,32 +55,38 @@ def _client(requests: list[Request], start_at: float, seconds: float, out: Any) 
                 latencies.append((t1 - t0) * 1000)
             else:
                 errors += 1
+        ended = time.time()
     cpu = os.times()
-    out.put((latencies, errors, cpu.user + cpu.system))
+    out.put((latencies, errors, cpu.user + cpu.system, began, ended))
 
 
 def run_load(requests: list[Request], clients: int, seconds: float) -> LoadResult:
-    """Run ``clients`` client processes for ``seconds``; client i starts at query i * n / clients."""
+    """Run ``clients`` client processes for ``seconds``; client i starts at query i * n / clients.
+
+    The rate is the requests completed over the span from the first client's start to the last one's
+    end (the clients start together at a barrier, so the span is ``seconds`` plus the last reply)."""
     ctx = mp.get_context("spawn")
     out = ctx.Queue()
-    start_at = time.time() + 1.5 + 0.05 * clients  # every client has imported httpx and connected by then
+    barrier = ctx.Barrier(clients)
     procs = []
     for c in range(clients):
         offset = c * len(requests) // clients
         share = requests[offset:] + requests[:offset]
-        p = ctx.Process(target=_client, args=(share, start_at, seconds, out), daemon=True)
+        p = ctx.Process(target=_client, args=(share, barrier, seconds, out), daemon=True)
         p.start()
         procs.append(p)
     latencies: list[float] = []
-    errors, cpu = 0, 0.0
+    errors, cpu, starts, ends = 0, 0.0, [], []
     for _ in procs:
-        lat, err, c = out.get(timeout=seconds + 300)
+        lat, err, c, began, ended = out.get(timeout=seconds + 600)
         latencies += lat
         errors += err
         cpu += c
+        starts.append(began)
+        ends.append(ended)
     for p in procs:
         p.join(timeout=30)
-    return LoadResult(clients, seconds, latencies, errors, cpu)
+    return LoadResult(clients, max(ends) - min(starts), latencies, errors, cpu)
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 from typing import Any
@@ -233,6 +234,7 @@ def tables(doc: dict[str, Any]) -> str:
             )
         parts.append("\n## configuration, as each system reports it")
         parts += [f"- {k}: " + "; ".join(r["notes"]) for k, r in rows.items()]
+        parts += [f"- {k} stored: {json.dumps(r['details'])}" for k, r in rows.items() if r.get("details")]
     if "locomo" in s:
         parts.append(
             _table(

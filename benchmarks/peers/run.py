@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,7 @@ def measure_size(size: int, systems: list[str], args: argparse.Namespace, work: 
                 idle_rss_before_ingest=base_rss.rss,
                 disk_bytes=stats["disk_bytes"],
                 notes=stats["notes"],
+                details=stats.get("details", {}),
             )
             log(f"{name}: {size / seconds:,.0f} memories/s; quality on {len(corpus.queries)} questions")
             results[name]["quality"] = quality(server, corpus)
@@ -156,6 +158,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
     ap.add_argument("--out", type=Path, help="also write the JSON summary (with every latency) to this file")
     args = ap.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the servers are stopped on the way out
     args.clients = [int(c) for c in args.clients.split(",") if c.strip()]
     systems = [s.strip() for s in args.systems.split(",") if s.strip()]
     unknown = sorted(set(systems) - set(SYSTEMS))

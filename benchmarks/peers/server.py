@@ -76,6 +76,7 @@ def build_app(system: System) -> Starlette:
                 "disk_bytes": disk,
                 "notes": system.config_notes(),
                 "endpoint": endpoint() if endpoint else None,
+                "details": await system.details(),
             }
         )
 

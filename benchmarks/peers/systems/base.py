@@ -63,6 +63,10 @@ class System:
         """How this system is configured, in words (printed with the results)."""
         return []
 
+    async def details(self) -> dict[str, Any]:
+        """What the system made of the items (e.g. memory rows by kind), for the report."""
+        return {}
+
     async def close(self) -> None:
         pass
 
