@@ -1,0 +1,1 @@
+"""Benchmarks that live outside the package (not installed, not run by CI)."""
