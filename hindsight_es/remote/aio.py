@@ -107,6 +107,19 @@ class AsyncHindsightClient:
     async def session(self, bank_id: str, session_id: str) -> m.SessionTimeline:
         return await self.send(calls.session(bank_id, session_id))
 
+    async def disputes(self, bank_id: str) -> m.TrustResult:
+        """Open disputes of the bank (less trusted memories contradicting the owner's own)."""
+        return await self.send(calls.disputes(bank_id))
+
+    async def resolve(
+        self, bank_id: str, memory_ids: Sequence[str | UUID], *, accept: bool, **options: Any
+    ) -> m.TrustResult:
+        """Accept (the challengers supersede) or reject (they are forgotten): the bank's owner or an operator."""
+        return await self.send(calls.resolve(bank_id, memory_ids, accept=accept, **options))
+
+    async def owners(self, bank_id: str) -> m.TrustResult:
+        return await self.send(calls.owners(bank_id))
+
     async def state(self, bank_id: str, as_of: datetime | None = None, *, every: bool = False) -> m.StateAsOf:
         return await self.send(calls.state(bank_id, as_of, every))
 
@@ -125,6 +138,9 @@ class Operator:
 
     async def reject(self, bank_id: str, memory_ids: Sequence[str | UUID], **options: Any) -> m.QuarantineResult:
         return await self._client.send(calls.review(bank_id, memory_ids, release=False, **options))
+
+    async def set_owners(self, bank_id: str, owners: Sequence[str], **options: Any) -> m.TrustResult:
+        return await self._client.send(calls.set_owners(bank_id, owners, **options))
 
     async def rollback_plan(self, bank_id: str, **selection: Any) -> m.RollbackPlan:
         return await self._client.send(calls.rollback_plan(bank_id, **selection))

@@ -137,6 +137,25 @@ def review(
     return Call("POST", f"{_bank(bank_id)}/quarantine/{action}", m.QuarantineResult, body)
 
 
+def disputes(bank_id: str) -> Call[m.TrustResult]:
+    return Call("GET", f"{_bank(bank_id)}/disputes", m.TrustResult)
+
+
+def resolve(bank_id: str, memory_ids: Sequence[str | UUID], *, accept: bool, **options: Any) -> Call[m.TrustResult]:
+    body = _body(r.ReviewRequest, memory_ids=[str(i) for i in memory_ids], **options)
+    return Call("POST", f"{_bank(bank_id)}/disputes/{'accept' if accept else 'reject'}", m.TrustResult, body)
+
+
+def owners(bank_id: str) -> Call[m.TrustResult]:
+    return Call("GET", f"{_bank(bank_id)}/owners", m.TrustResult)
+
+
+def set_owners(bank_id: str, owners: Sequence[str], **options: Any) -> Call[m.TrustResult]:
+    return Call(
+        "PUT", f"{_bank(bank_id)}/owners", m.TrustResult, _body(r.OwnersRequest, owners=list(owners), **options)
+    )
+
+
 def rollback_plan(bank_id: str, **selection: Any) -> Call[m.RollbackPlan]:
     return Call("POST", f"{_bank(bank_id)}/rollback/plan", m.RollbackPlan, _body(r.RollbackSelection, **selection))
 

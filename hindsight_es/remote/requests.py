@@ -64,6 +64,7 @@ __all__ = [
     "ContextRequest",
     "CorrectRequest",
     "ForgetRequest",
+    "OwnersRequest",
     "RecallRequest",
     "RestoreRequest",
     "RetainRequest",
@@ -137,7 +138,17 @@ class CorrectRequest(_Body):
 
 
 class ReviewRequest(_Body):
-    memory_ids: list[UUID] = Field(min_length=1, max_length=100, description="Quarantined memories of the bank")
+    memory_ids: list[UUID] = Field(
+        min_length=1, max_length=100, description="Quarantined (or, for disputes, disputing) memories of the bank"
+    )
+    reason: Reason = ""
+    wait: Wait = True
+
+
+class OwnersRequest(_Body):
+    owners: list[Annotated[str, Field(min_length=1, max_length=256, pattern=PRINTABLE)]] = Field(
+        min_length=1, max_length=64, description="Principals that own the bank, e.g. mcp:token-ab12cd34"
+    )
     reason: Reason = ""
     wait: Wait = True
 

@@ -216,5 +216,30 @@ def test_quarantine_review_and_rollback_with_its_dry_run_and_undo(up: Up) -> Non
         assert problem(http.post(f"/v1/banks/{b}/rollback/plan", json={}), 400)  # no criterion
 
 
+def test_a_document_contradicting_the_owner_is_disputed_and_resolved_over_http(up: Up) -> None:
+    b = bank("dispute")
+    with client(up) as http, client(up, ALICE) as alice:
+        ok(http.post(f"/v1/banks/{b}/memories", json={"text": "Our office is at 12 Oak Avenue.", "wait": True}), 201)
+        doc = {"text": "The office moved to 5 Elm St.", "source": "document", "turn_id": "d1", "wait": True}
+        challenger = ok(http.post(f"/v1/banks/{b}/memories", json=doc), 201)["memories"]
+        assert {m["status"] for m in challenger} == {"disputed"} and challenger[0]["provenance"] == "document"
+        hits = ok(http.post(f"/v1/banks/{b}/recall", json={"query": "where is our office?"}))["hits"]
+        assert hits[0]["text"] == "Our office is at 12 Oak Avenue." and hits[0]["trusted"] is True
+        assert {d["memory_id"] for d in hits[0]["disputes"]} == {m["memory_id"] for m in challenger}
+        listed = ok(http.get(f"/v1/banks/{b}/disputes"))["disputes"]
+        assert {d["memory_id"] for d in listed} == {m["memory_id"] for m in challenger}
+        assert listed[0]["disputed_text"] == "Our office is at 12 Oak Avenue."
+        problem(alice.get(f"/v1/banks/{b}/disputes"), 403)  # another bank's token sees nothing of it
+        problem(alice.put("/v1/banks/alice/owners", json={"owners": ["mcp:someone"]}), 403)  # operators only
+        ids = [m["memory_id"] for m in challenger]
+        done = ok(http.post(f"/v1/banks/{b}/disputes/accept", json={"memory_ids": ids, "reason": "we moved"}))
+        assert done["ready"] is True and set(done["reviewed"]) == set(ids)
+        trusted = ok(http.post(f"/v1/banks/{b}/recall", json={"query": "where is our office?", "trusted_only": True}))
+        texts = [h["text"] for h in trusted["hits"]]
+        assert "The office moved to 5 Elm St." in texts and "Our office is at 12 Oak Avenue." not in texts
+        assert ok(http.get(f"/v1/banks/{b}/disputes"))["disputes"] == []
+        assert ok(http.get(f"/v1/banks/{b}/owners"))["owners"]
+
+
 def test_up_banner_names_the_api(up: Up) -> None:
     assert f"API at {up.base}/v1" in Path(up.errors).read_text()

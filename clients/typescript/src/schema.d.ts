@@ -403,6 +403,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/banks/{bank_id}/disputes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open disputes
+         * @description Less trusted memories (documents, tools, other users, the assistant) that contradict the owner's
+         *     own, each with the memory it disputes and why; the trusted memory stays active until resolved.
+         */
+        get: operations["disputes_v1_banks__bank_id__disputes_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank_id}/disputes/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept disputes
+         * @description The challengers become active and confirmed, superseding the memories they dispute. Only when the
+         *     owner says so: never because a document, a tool output or another user asks.
+         */
+        post: operations["accept_v1_banks__bank_id__disputes_accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank_id}/disputes/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject disputes
+         * @description The challengers are forgotten (their history kept); the disputed memories stay as they were.
+         */
+        post: operations["reject_v1_banks__bank_id__disputes_reject_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/banks/{bank_id}/owners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bank's owners
+         * @description The principals whose user turns are the owner's word (declared, or the first user's).
+         */
+        get: operations["owners_v1_banks__bank_id__owners_get"];
+        /**
+         * Declare the bank's owners
+         * @description Operators only: declare the principals (e.g. `mcp:token-ab12cd34`) that own the bank.
+         */
+        put: operations["set_owners_v1_banks__bank_id__owners_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -578,6 +664,48 @@ export interface components {
             provenance: string;
             /** Text */
             text: string;
+        };
+        /**
+         * DisputedMemory
+         * @description A less trusted memory that contradicts a more trusted one, kept apart until the owner resolves it.
+         */
+        DisputedMemory: {
+            /** Memory Id */
+            memory_id: string;
+            /** Bank Id */
+            bank_id: string;
+            /** Text */
+            text: string;
+            /** Provenance */
+            provenance?: string | null;
+            /** Source */
+            source?: string | null;
+            /**
+             * Source Turn Ids
+             * @default []
+             */
+            source_turn_ids: string[];
+            /**
+             * Valid From
+             * Format: date-time
+             */
+            valid_from: string;
+            /**
+             * Disputes
+             * @description The more trusted memory it contradicts
+             */
+            disputes?: string | null;
+            /**
+             * Disputed Text
+             * @default
+             */
+            disputed_text: string;
+            /**
+             * Reason
+             * @description Why it was disputed (empty until the archive has it)
+             * @default
+             */
+            reason: string;
         };
         /** ForgetRequest */
         ForgetRequest: {
@@ -859,6 +987,26 @@ export interface components {
             offset: number;
             /** Limit */
             limit: number;
+        };
+        /** OwnersRequest */
+        OwnersRequest: {
+            /**
+             * Owners
+             * @description Principals that own the bank, e.g. mcp:token-ab12cd34
+             */
+            owners: string[];
+            /**
+             * Reason
+             * @description Why (kept in the memory's history)
+             * @default
+             */
+            reason: string;
+            /**
+             * Wait
+             * @description Return once the change is visible to recall
+             * @default true
+             */
+            wait: boolean;
         };
         /** PlannedMemory */
         PlannedMemory: {
@@ -1161,7 +1309,7 @@ export interface components {
         ReviewRequest: {
             /**
              * Memory Ids
-             * @description Quarantined memories of the bank
+             * @description Quarantined (or, for disputes, disputing) memories of the bank
              */
             memory_ids: string[];
             /**
@@ -1352,6 +1500,34 @@ export interface components {
             as_of: string | null;
             /** Memories */
             memories: components["schemas"]["PlannedMemory"][];
+        };
+        /** TrustResult */
+        TrustResult: {
+            /** Bank Id */
+            bank_id: string;
+            /** Action */
+            action: string;
+            /**
+             * Disputes
+             * @description With action=disputes
+             */
+            disputes?: components["schemas"]["DisputedMemory"][];
+            /**
+             * Owners
+             * @description With action=owners or set_owners
+             */
+            owners?: string[];
+            /**
+             * Reviewed
+             * @description Ids accepted or rejected
+             */
+            reviewed?: string[];
+            /**
+             * Ready
+             * @description true: the change is visible to recall
+             * @default false
+             */
+            ready: boolean;
         };
         /** TurnRef */
         TurnRef: {
@@ -3366,6 +3542,483 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StateAsOf"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disputes_v1_banks__bank_id__disputes_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustResult"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    accept_v1_banks__bank_id__disputes_accept_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustResult"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    reject_v1_banks__bank_id__disputes_reject_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustResult"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    owners_v1_banks__bank_id__owners_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustResult"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_owners_v1_banks__bank_id__owners_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OwnersRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustResult"];
                 };
             };
             /** @description Refused input (the detail says why) */

@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
-from hindsight_es.app.gateway.api import banks, memories, operator, problems
+from hindsight_es.app.gateway.api import banks, memories, operator, problems, trust
 from hindsight_es.app.gateway.api.access import Gate
 from hindsight_es.app.gateway.auth import Access, BankTokens
 from hindsight_es.app.gateway.metrics_route import metrics_endpoint
@@ -62,7 +62,7 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
     problems.install(app, html=ui.error_page)
     gate = Gate(tokens)
     caller = gate.dependency()
-    for module in (memories, banks, operator):
+    for module in (memories, banks, operator, trust):
         app.include_router(module.router(hs, caller))
     ui.install(app, hs, Gate(tokens, transport="ui"), settings)
     app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"], include_in_schema=False)
