@@ -152,6 +152,32 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     page.close()
 
 
+def test_a_dispute_is_reviewed_and_accepted_with_a_reason(up: Up, browser: object) -> None:
+    from playwright.sync_api import expect
+
+    with httpx.Client(base_url=up.base, headers={"Authorization": f"Bearer {OPS}"}, timeout=60) as api:
+        said = {"text": "Our office is at 12 Oak Avenue.", "session_id": "o1", "wait": True}
+        assert api.post("/v1/banks/office/memories", json=said).status_code == 201
+        doc = {"text": "The office moved to 5 Elm St.", "session_id": "o1", "source": "document", "wait": True}
+        assert api.post("/v1/banks/office/memories", json=doc).json()["memories"][0]["status"] == "disputed"
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.context.clear_cookies()
+    page.goto(f"{up.base}/ui/login")
+    page.fill("input[name=token]", OPS)
+    page.click("button[type=submit]")
+    page.goto(f"{up.base}/ui/banks/office")
+    page.click("nav.sub >> text=Disputes")
+    row = page.locator("#disputes tbody tr", has_text="5 Elm St.")
+    expect(row).to_contain_text("document")
+    expect(row).to_contain_text("12 Oak Avenue")  # the owner's memory it contradicts
+    shot(page, "disputes")
+    row.locator("input[name=reason]").fill("we moved in May")
+    row.locator("button", has_text="Accept").click()
+    expect(page.get_by_role("status")).to_contain_text("now active")
+    expect(page.locator("#disputes")).not_to_contain_text("5 Elm St.")
+    page.close()
+
+
 def test_a_bank_token_sees_only_its_bank_and_no_operator_pages(up: Up, browser: object) -> None:
     from playwright.sync_api import expect
 

@@ -20,7 +20,7 @@ from fastapi.templating import Jinja2Templates
 from hindsight_es.app.gateway.api.access import COOKIE, Gate
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import hit_of, memory_of
-from hindsight_es.app.gateway.ui import actions
+from hindsight_es.app.gateway.ui import actions, disputes
 from hindsight_es.app.gateway.ui.forms import parse_time, when
 from hindsight_es.client import Hindsight
 from hindsight_es.client.browse import Browse
@@ -166,6 +166,7 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         return page(request, "state.html", access, bank_id=bank_id, as_of=as_of, moment=moment, memories=memories)
 
     actions.register(ui, hs, viewer, page)
+    disputes.register(ui, hs, viewer, page)
     return ui
 
 

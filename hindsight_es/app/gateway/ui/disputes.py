@@ -1,0 +1,59 @@
+"""The dashboard's dispute review: a bank's disputes (less trusted memories that contradict the owner's own,
+kept apart until resolved), accepted or rejected with a reason by the bank's owner or an operator. The
+client refuses anyone else (and so does the bank actor); each POST checks that it comes from this origin."""
+
+# No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
+
+from collections.abc import Awaitable, Callable
+from typing import Annotated
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Form, Request
+from fastapi.responses import HTMLResponse
+
+from hindsight_es.app.gateway.auth import Access
+from hindsight_es.app.gateway.models import memory_of
+from hindsight_es.app.gateway.ui.actions import Page, same_origin
+from hindsight_es.client import Hindsight
+from hindsight_es.errors import AccessDeniedError
+
+
+def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable[Access]], page: Page) -> None:
+    async def reviewer(request: Request, access: Annotated[Access, Depends(viewer)]) -> Access:
+        if request.method == "POST":
+            same_origin(request)
+        return access
+
+    Reviewer = Annotated[Access, Depends(reviewer)]
+
+    async def listing(request: Request, bank_id: str, access: Access, **context: object) -> HTMLResponse:
+        found = await hs.disputes.disputed(access.bank(bank_id))
+        return page(request, "disputes.html", access, bank_id=bank_id, disputes=found, **context)
+
+    @ui.get("/banks/{bank_id}/disputes")
+    async def disputes(request: Request, bank_id: str, access: Reviewer) -> HTMLResponse:
+        return await listing(request, bank_id, access)
+
+    @ui.post("/banks/{bank_id}/disputes/{action}")
+    async def resolve(
+        request: Request,
+        bank_id: str,
+        action: str,
+        access: Reviewer,
+        memory_id: Annotated[UUID, Form()],
+        reason: Annotated[str, Form(max_length=2000)] = "",
+    ) -> HTMLResponse:
+        if action not in ("accept", "reject"):
+            raise AccessDeniedError(f"unknown dispute action {action!r}")
+        bank = access.bank(bank_id)
+        receipt = await hs.disputes.resolve(
+            bank,
+            [memory_id],
+            accept=action == "accept",
+            reason=reason,
+            actor=access.actor,
+            operator=access.banks is None,
+        )
+        current = memory_of(await hs.memory(bank, memory_id))
+        done = f"{'accepted' if action == 'accept' else 'rejected'} {memory_id}: now {current.status}"
+        return await listing(request, bank_id, access, done=done, ready=receipt.ready)
