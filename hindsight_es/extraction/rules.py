@@ -19,6 +19,7 @@ from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction.builders import Builder, KeyValue
+from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
@@ -179,16 +180,6 @@ def _entities(text: str, speaker: str | None) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
-# ---- chit-chat --------------------------------------------------------------------------------
-# Atomic tokens: "哈哈哈…" must not be re-split into every partition (exponential backtracking).
-_CHITCHAT = re.compile(rf"(?:\s*(?>\b(?:{'|'.join(lx.CHITCHAT_EN)})\b|{'|'.join(lx.CHITCHAT_ZH)}))*+\s*", re.I)
-
-
-def _is_chitchat(text: str) -> bool:
-    bare = re.sub(r"[\W_]+", " ", text.replace("'", "").replace("’", "")).strip()
-    return _CHITCHAT.fullmatch(bare) is not None
-
-
 # ---- the extractor ----------------------------------------------------------------------------
 def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
     """Non-overlapping rule matches in the order they were said; an earlier rule claims its span first."""
@@ -215,9 +206,9 @@ class RuleExtractor:
         body = text.strip()
         if not body:
             return []
+        if is_filler(body):  # a pleasantry or an acknowledgement: it stays in the log, not in memory
+            return []
         out = [Candidate(kind="episode", text=body, entities=_entities(body, speaker), importance=0.3, confidence=1.0)]
-        if _is_chitchat(body):
-            return out
         seen: set[tuple[str, str | None, str | None]] = set()
         for sentence in _SENTENCE_SPLIT.split(body):
             for cand in self._typed(sentence.strip(), speaker, agreed_only=source == "assistant"):

@@ -30,6 +30,7 @@ from hindsight_es.events import (
     SessionEnded,
     TurnRecorded,
 )
+from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import commands, episodes, guard, ids
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
@@ -80,7 +81,10 @@ def _decide(
 
 
 def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, policy: GuardPolicy) -> list[Event]:
-    """Per candidate, in order: quarantine (the guard), reinforce (a restatement), or retain and supersede."""
+    """Per candidate, in order: quarantine (the guard), reinforce (a restatement), or retain and supersede.
+    A filler turn (a pleasantry or an acknowledgement) retains nothing, whatever an extractor proposed."""
+    if is_filler(turn.text):
+        return []
     trust = turn.trust or DEFAULT_TRUST[turn.source]
     events: list[Event] = []
     if prepared.failure is not None:

@@ -77,7 +77,11 @@ async def drain(settings: Settings, embedder) -> None:
         await log.close()
 
 
-DB_TURNS = ["We use MySQL for the orders service.", "ok thanks", "Actually, we switched to PostgreSQL."]
+DB_TURNS = [
+    "We use MySQL for the orders service.",
+    "The orders service runs in Frankfurt.",
+    "Actually, we switched to PostgreSQL.",
+]
 DB_ANSWER = memories(
     {
         "turn": 1,

@@ -165,7 +165,7 @@ def test_an_episode_that_restated_a_memory_follows_it() -> None:
 
 def test_an_episode_only_turn_is_never_touched() -> None:
     bank = Bank()
-    chat = bank.say("thanks")
+    chat = bank.say("I went hiking yesterday")
     bank.say(MYSQL, fact("team/database", "mysql", MYSQL), minutes=1)
     bank.say(POSTGRES, fact("team/database", "postgresql", POSTGRES, True), minutes=2)
     assert bank.status(chat["episode"]) == "active"
