@@ -82,6 +82,13 @@ class _Proxy:
     def __getattr__(self, name: str) -> Any:
         return getattr(consoles.out if self._stream == "out" else consoles.err, name)
 
+    # Special methods are looked up on the type, not through __getattr__: rich's Live enters its console.
+    def __enter__(self) -> Any:
+        return self.__getattr__("__enter__")()
+
+    def __exit__(self, *exc: object) -> Any:
+        return self.__getattr__("__exit__")(*exc)
+
 
 console: Any = _Proxy("out")
 err_console: Any = _Proxy("err")
