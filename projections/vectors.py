@@ -34,7 +34,7 @@ Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its 
 
 
 def retained_row(event: MemoryRetained) -> dict[str, Any]:
-    indexed = full_text(event.text, event.speaker, event.context)
+    indexed = full_text(event.text, event.speaker, event.context, event.quote)
     cjk = is_cjk(event.text)
     return {
         "memory_id": str(event.memory_id),
@@ -67,6 +67,7 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "extractor": event.extractor,
         "vector": event.vector,
         "script": "cjk" if cjk else "latin",  # recall searches the other script apart
+        "quote": event.quote,
     }
 
 

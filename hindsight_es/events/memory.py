@@ -37,6 +37,7 @@ class MemoryRetained(Event):
     embedder: str
     extractor: str
     valid_until: AwareDatetime | None = None  # when the statement stops holding, where the speaker said so
+    quote: str | None = None  # the words of its turn a typed memory's statement was drawn from; None: the text
 
     def embedding(self) -> np.ndarray:
         return np.frombuffer(self.vector, dtype="<f4")

@@ -1,6 +1,6 @@
 """The write filter: a turn made only of pleasantries, acknowledgements and greetings (寒暄、确认) is no memory.
 
-A turn is filler when every clause of it is: a run of filler phrases (``lexicon.FILLER_EN`` /
+A turn is filler when every clause of it is: a run of filler phrases (``phrases.FILLER_EN`` /
 ``FILLER_ZH``), optionally addressed to someone by name ("Thanks, Caroline!", "你好，Lin"), or a
 phatic question ("How are you?", "How can I help with the shop?", "有什么可以帮你的？"). One clause
 with anything else in it ("thanks — and book the 9:00 train") keeps the whole turn. Filler stays in
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import phrases
 
 # Clauses: split at sentence and clause punctuation, dashes and ellipses.
 _CLAUSES = re.compile(r"[,.!?;:，。！？；：、…~～\n]+|\s+[-–—]+\s*|[-–—]{2,}")
@@ -25,9 +26,9 @@ def _longest_first(phrases: tuple[str, ...]) -> str:
     return "|".join(sorted(phrases, key=lambda p: -len(re.sub(r"[\\()?+*:|\[\]]", "", p))))
 
 
-_EN = re.compile(rf"(?:\s*(?>\b(?:{_longest_first(lx.FILLER_EN)})\b))+\s*", re.I)
-_ZH = re.compile(rf"(?:\s*(?>{_longest_first(lx.FILLER_ZH)}))+\s*")
-_PHATIC = re.compile("|".join(lx.PHATIC_QUESTIONS), re.I)
+_EN = re.compile(rf"(?:\s*(?>\b(?:{_longest_first(phrases.FILLER_EN)})\b))+\s*", re.I)
+_ZH = re.compile(rf"(?:\s*(?>{_longest_first(phrases.FILLER_ZH)}))+\s*")
+_PHATIC = re.compile("|".join(phrases.PHATIC_QUESTIONS), re.I)
 _NAME = re.compile(r"[A-Z][a-z']+(?:\s+[A-Z][a-z']+)?")  # Latin names only: a CJK word could be anything
 
 

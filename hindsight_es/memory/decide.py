@@ -153,6 +153,7 @@ def _retained(
         memory_id=ids.memory_id(turn.event_id, i),
         kind=cand.kind,
         text=cand.text,
+        quote=cand.quote if cand.quote != cand.text else None,
         key=cand.key,
         value=cand.value,
         entities=cand.entities,

@@ -51,6 +51,7 @@ class MemoryInfo:
     evidence: tuple[str, ...] = ()  # turns that restated it since (MemoryReinforced)
     scope: str = "global"
     owner: str | None = None  # the agent it is private to (None: shared)
+    quote: str | None = None  # the words of its turn a typed memory was drawn from (None: its text)
     # Usage, for retention only (not what the memory says, so not compared): times a recall or a context
     # block served it, and when it was last recalled, restored or promoted (its age counts from then).
     recalls: int = field(default=0, compare=False)
@@ -89,6 +90,7 @@ def evolve(state: BankState, event: Event) -> BankState:
             memory_id=event.memory_id,
             kind=event.kind,
             text=event.text,
+            quote=event.quote,
             key=event.key,
             value=event.value,
             session_id=event.session_id,

@@ -46,6 +46,7 @@ def memory_schema(dim: int) -> pa.Schema:
             ("offset", pa.int64()),
             ("owner", pa.string()),  # added after the first release: older tables gain it in ``_ensure``
             ("script", pa.string()),  # "cjk" | "latin" (of the text); added later: null on older rows
+            ("quote", pa.string()),  # the words a typed memory's statement was drawn from; added later
         ]
     )
 
