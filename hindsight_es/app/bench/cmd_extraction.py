@@ -11,7 +11,7 @@ from rich.table import Table
 
 from hindsight_es.app.cli.common import console
 
-_EXTRACTION_SETS = ("extraction_labelled.jsonl",)
+_EXTRACTION_SETS = ("extraction_labelled.jsonl", "extraction_labelled_after.jsonl")
 
 
 def extraction(
@@ -31,7 +31,7 @@ def extraction(
         results = bench.run(extractor, bench.load(path))
         if show_errors:
             for wrong in bench.errors(results):
-                console.print(json.dumps(wrong, ensure_ascii=False))
+                typer.echo(json.dumps(wrong, ensure_ascii=False))
         scores = bench.by_language(results)
         table = Table(title=f"extraction {path.name} ({extractor.id})", title_justify="left")
         metrics = [
