@@ -34,7 +34,7 @@ Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its 
 
 
 def retained_row(event: MemoryRetained) -> dict[str, Any]:
-    indexed = full_text(event.text, event.speaker, event.context)
+    indexed = full_text(event.text, event.speaker, event.context, event.quote)
     cjk = is_cjk(event.text)
     return {
         "memory_id": str(event.memory_id),
@@ -71,6 +71,7 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "confirmed": event.confirmed or (event.provenance is None and event.source == "user"),
         "disputes": None,
         "disputed_by": [],
+        "quote": event.quote,
     }
 
 

@@ -310,7 +310,7 @@ class BankActor:
                 if found:
                     last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
                 candidates.append(found)
-                texts.append([index_text(c.text, event.speaker, context) for c in found])
+                texts.append([index_text(c.text, event.speaker, context, c.quote) for c in found])
             elif isinstance(event, CorrectionRequested) and event.event_id not in self._state(event.bank_id).handled:
                 candidates.append([])
                 texts.append([event.text])

@@ -35,6 +35,7 @@ from hindsight_es.events import (
     TurnRecorded,
     encode,
 )
+from hindsight_es.extraction.filler import is_filler
 from hindsight_es.memory import ids as memory_ids
 from hindsight_es.recall.models import MemoryView
 
@@ -94,6 +95,9 @@ class Writer:
         if not wait:
             await self.publish([turn])
             return Receipt(turn, None)
+        if is_filler(text):  # the bank actor retains nothing of it (``memory.decide``): nothing to wait for
+            await self.publish([turn])
+            return Receipt(turn, True)
         probed = [str(memory_ids.memory_id(turn.event_id, i)) for i in range(MAX_CANDIDATES)]
         if known := await self.conn.read(self.reader.memory_rows, bank_id, probed):
             return Receipt(turn, True, known)  # the same turn (bank, session, turn id) was decided before

@@ -49,8 +49,10 @@ class Candidate(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     kind: MemoryKind
-    # A self-contained statement: the speaker's sentence for typed kinds, the whole turn for episodes.
+    # A self-contained statement: a short conclusion for typed kinds, the whole turn for episodes.
     text: str
+    # The words of the turn a typed candidate was drawn from (its sentence); None: the text itself.
+    quote: str | None = None
     # "subject/attribute", e.g. "user/location"; equal keys with different values supersede. None for episodes.
     key: str | None = None
     # The attribute's normalized (lowercase) value, e.g. "postgresql", "顺丰", "not:coffee".

@@ -45,6 +45,7 @@ class MemoryRetained(Event):
     # bank's owner) confirmed it; the owner's own statements are confirmed by definition.
     provenance: Provenance | None = None
     confirmed: bool = False
+    quote: str | None = None  # the words of its turn a typed memory's statement was drawn from; None: the text
 
     def embedding(self) -> np.ndarray:
         return np.frombuffer(self.vector, dtype="<f4")

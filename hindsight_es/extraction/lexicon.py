@@ -78,7 +78,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "digitalocean": ("DigitalOcean", ("digitalocean",)),
     },
     "os": {
-        "macos": ("macOS", ("macos", "mac os", "os x")),
+        "macos": ("macOS", ("macos", "mac os", "os x", "mac")),
         "windows": ("Windows", ("windows",)),
         "linux": ("Linux", ("linux",)),
         "ubuntu": ("Ubuntu", ("ubuntu",)),
@@ -131,6 +131,8 @@ ATTRIBUTES: dict[str, str] = {
     "云服务商": "cloud_provider", "云厂商": "cloud_provider",
     "os": "os", "operating system": "os", "操作系统": "os",
     "budget": "budget", "预算": "budget",
+    "number": "phone", "mobile": "phone", "mobile number": "phone", "cell number": "phone", "号码": "phone",
+    "school": "school", "学校": "school",
 }
 
 # "my favorite X" / "我最喜欢的X": X -> canonical facet of the key "user/favorite:<facet>".
@@ -151,6 +153,96 @@ FAVORITES: dict[str, str] = {
     "game": "game", "游戏": "game",
     "restaurant": "restaurant", "餐厅": "restaurant",
     "place": "place", "地方": "place",
+    "tea": "tea", "茶": "tea", "coffee": "coffee", "咖啡": "coffee", "dessert": "dessert", "甜点": "dessert",
+    "flower": "flower", "花": "flower", "author": "author", "writer": "author", "作家": "author",
+    "show": "show", "tv show": "show", "series": "show", "电视剧": "show", "剧": "show", "节目": "show",
+    "music": "music", "音乐": "music", "artist": "singer", "snack": "snack", "零食": "snack",
+    "holiday": "holiday", "节日": "holiday", "app": "app", "brand": "brand", "品牌": "brand",
+}
+
+# Nouns that name a favorite's facet when the speaker leaves it out ("ramen is my favourite now",
+# "我现在最喜欢的是烤鸭"): value -> facet. Drinks come from CATEGORIES["drink"].
+FACET_OF: dict[str, str] = {
+    **{w: "food" for w in (
+        "sushi", "ramen", "pizza", "pasta", "burger", "burgers", "tacos", "curry", "dumplings", "noodles",
+        "steak", "salad", "sandwiches", "pho", "hot pot", "bbq", "barbecue", "fried chicken", "lasagna", "paella",
+        "寿司", "拉面", "披萨", "汉堡", "火锅", "烤鸭", "饺子", "面条", "米饭", "烧烤", "麻辣烫", "小龙虾", "炸鸡",
+        "牛排", "包子", "馄饨", "串串", "烤肉", "麻婆豆腐", "红烧肉", "北京烤鸭", "螺蛳粉", "煎饼")},
+    **{w: "color" for w in (
+        "red", "blue", "green", "yellow", "purple", "pink", "orange", "black", "white", "grey", "gray", "brown",
+        "红色", "蓝色", "绿色", "黄色", "紫色", "粉色", "橙色", "黑色", "白色", "灰色", "棕色")},
+    **{w: "fruit" for w in (
+        "apple", "apples", "banana", "bananas", "mango", "mangoes", "strawberry", "strawberries", "grapes",
+        "watermelon", "peach", "peaches", "cherries", "blueberries", "pineapple", "苹果", "香蕉", "芒果",
+        "草莓", "葡萄", "西瓜", "桃子", "樱桃", "蓝莓", "菠萝", "榴莲", "荔枝", "橘子")},
+    **{w: "sport" for w in (
+        "basketball", "football", "soccer", "tennis", "swimming", "running", "badminton", "volleyball",
+        "baseball", "golf", "cycling", "hiking", "skiing", "yoga", "boxing", "table tennis", "篮球", "足球",
+        "网球", "游泳", "跑步", "羽毛球", "排球", "棒球", "高尔夫", "骑行", "徒步", "滑雪", "瑜伽", "拳击", "乒乓球")},
+    **{w: "tea" for w in (
+        "龙井", "普洱", "铁观音", "碧螺春", "大红袍", "乌龙", "乌龙茶", "茉莉花茶", "白茶", "oolong", "matcha",
+        "抹茶")},
+    **{w: "season" for w in ("spring", "summer", "autumn", "fall", "winter", "春天", "夏天", "秋天", "冬天")},
+    **{w: "animal" for w in ("cats", "dogs", "pandas", "panda", "rabbits", "horses", "猫", "狗", "熊猫", "兔子", "马")},
+}
+
+# A favorite's facet as a statement names it: facet -> (English, Chinese).
+FACET_NAMES: dict[str, tuple[str, str]] = {
+    "color": ("colour", "颜色"), "food": ("food", "食物"), "movie": ("movie", "电影"), "book": ("book", "书"),
+    "sport": ("sport", "运动"), "song": ("song", "歌"), "singer": ("singer", "歌手"), "band": ("band", "乐队"),
+    "fruit": ("fruit", "水果"), "drink": ("drink", "饮料"), "city": ("city", "城市"), "animal": ("animal", "动物"),
+    "season": ("season", "季节"), "game": ("game", "游戏"), "restaurant": ("restaurant", "餐厅"),
+    "place": ("place", "地方"), "tea": ("tea", "茶"), "coffee": ("coffee", "咖啡"), "dessert": ("dessert", "甜点"),
+    "flower": ("flower", "花"), "author": ("author", "作家"), "show": ("show", "节目"), "music": ("music", "音乐"),
+    "snack": ("snack", "零食"), "holiday": ("holiday", "节日"), "app": ("app", "应用"), "brand": ("brand", "品牌"),
+}
+
+# People a speaker talks about ("my sister lives in Chengdu", "我妹妹在腾讯工作"): word -> subject of the key.
+RELATIONS: dict[str, str] = {
+    "sister": "sister", "brother": "brother", "mom": "mother", "mother": "mother", "mum": "mother",
+    "dad": "father", "father": "father", "wife": "wife", "husband": "husband", "partner": "partner",
+    "boyfriend": "boyfriend", "girlfriend": "girlfriend", "son": "son", "daughter": "daughter",
+    "friend": "friend", "best friend": "friend", "boss": "boss", "manager": "boss", "colleague": "colleague",
+    "coworker": "colleague", "roommate": "roommate", "grandma": "grandmother", "grandmother": "grandmother",
+    "grandpa": "grandfather", "grandfather": "grandfather", "kid": "child", "child": "child",
+    "妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
+    "爸爸": "father", "父亲": "father", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband",
+    "儿子": "son", "女儿": "daughter", "男朋友": "boyfriend", "女朋友": "girlfriend", "朋友": "friend",
+    "老板": "boss", "领导": "boss", "同事": "colleague", "室友": "roommate", "奶奶": "grandmother",
+    "外婆": "grandmother", "爷爷": "grandfather", "外公": "grandfather", "孩子": "child",
+}
+RELATION_NAMES: dict[str, tuple[str, str]] = {
+    "sister": ("sister", "姐妹"), "brother": ("brother", "兄弟"), "mother": ("mother", "妈妈"),
+    "father": ("father", "爸爸"), "wife": ("wife", "妻子"), "husband": ("husband", "丈夫"),
+    "partner": ("partner", "伴侣"), "boyfriend": ("boyfriend", "男朋友"), "girlfriend": ("girlfriend", "女朋友"),
+    "son": ("son", "儿子"), "daughter": ("daughter", "女儿"), "friend": ("friend", "朋友"), "boss": ("boss", "老板"),
+    "colleague": ("colleague", "同事"), "roommate": ("roommate", "室友"), "grandmother": ("grandmother", "奶奶"),
+    "grandfather": ("grandfather", "爷爷"), "child": ("child", "孩子"),
+}
+
+# Pets ("we adopted a cat named Miso", "我的狗叫旺财"): word -> animal of the key "user/pet:<animal>".
+PETS: dict[str, str] = {
+    "cat": "cat", "kitten": "cat", "kitty": "cat", "dog": "dog", "puppy": "dog", "pup": "dog", "rabbit": "rabbit",
+    "bunny": "rabbit", "hamster": "hamster", "parrot": "parrot", "bird": "bird", "turtle": "turtle",
+    "fish": "fish", "猫": "cat", "小猫": "cat", "猫咪": "cat", "狗": "dog", "小狗": "dog", "狗狗": "dog",
+    "兔子": "rabbit", "仓鼠": "hamster", "鹦鹉": "parrot", "鸟": "bird", "乌龟": "turtle", "金鱼": "fish",
+}
+PET_NAMES: dict[str, tuple[str, str]] = {
+    "cat": ("cat", "猫"), "dog": ("dog", "狗"), "rabbit": ("rabbit", "兔子"), "hamster": ("hamster", "仓鼠"),
+    "parrot": ("parrot", "鹦鹉"), "bird": ("bird", "鸟"), "turtle": ("turtle", "乌龟"), "fish": ("fish", "鱼"),
+}
+
+# How a statement names a category or an attribute: name -> (English, Chinese).
+ATTRIBUTE_NAMES: dict[str, tuple[str, str]] = {
+    "shipping_carrier": ("shipping carrier", "快递"), "database": ("database", "数据库"),
+    "programming_language": ("programming language", "编程语言"), "editor": ("editor", "编辑器"),
+    "cloud_provider": ("cloud provider", "云服务"), "os": ("operating system", "操作系统"), "drink": ("drink", "饮品"),
+    "email": ("email", "邮箱"), "phone": ("phone", "电话"), "birthday": ("birthday", "生日"),
+    "address": ("address", "地址"), "timezone": ("time zone", "时区"), "budget": ("budget", "预算"),
+    "name": ("name", "名字"), "school": ("school", "学校"),
+}
+REGION_NAMES: dict[str, tuple[str, str]] = {
+    "international": ("international orders", "国际"), "domestic": ("domestic orders", "国内"),
 }
 
 # Reply languages for "reply in X" / "用X回答".
@@ -162,6 +254,10 @@ REPLY_LANGUAGES: dict[str, str] = {
     "german": "german", "德语": "german",
     "japanese": "japanese", "日语": "japanese", "日文": "japanese",
     "korean": "korean", "韩语": "korean",
+    "cantonese": "cantonese", "粤语": "cantonese", "russian": "russian", "俄语": "russian",
+    "italian": "italian", "意大利语": "italian", "portuguese": "portuguese", "葡萄牙语": "portuguese",
+    "arabic": "arabic", "阿拉伯语": "arabic", "hindi": "hindi", "dutch": "dutch", "vietnamese": "vietnamese",
+    "thai": "thai", "turkish": "turkish", "polish": "polish", "swedish": "swedish",
 }
 
 # Categories chosen per region: "use FedEx for international orders" and "国内快递用顺丰" are two
@@ -171,29 +267,6 @@ REGIONS: dict[str, tuple[str, ...]] = {
     "international": ("international", "overseas", "abroad", "cross-border", "国际", "海外", "跨境", "境外"),
     "domestic": ("domestic", "nationwide", "国内", "境内"),
 }
-
-# Whole-turn chit-chat: a turn made only of these phrases yields just the episode.
-CHITCHAT_EN: tuple[str, ...] = (
-    "ok", "okay", "okie", "k", "kk", "thanks", "thank you", "thank u", "thx", "ty", "tysm", "cheers",
-    "cool", "great", "nice", "awesome", "perfect", "sure", "yes", "yeah", "yep", "yup", "yea", "no",
-    "nope", "nah", "lol", "lmao", "rofl", "ha+", "(?:ha)+", "(?:he)+", "hi", "hello", "hey", "heya", "yo",
-    "good (?:morning|afternoon|evening|night|day)", "morning", "bye", "goodbye", "bye bye", "see you",
-    "see ya", "later", "got it", "gotcha", "sounds (?:good|great)", "alright", "all right", "np",
-    "no problem", "no worries", "youre welcome", "welcome", "will do", "right", "i see", "wow",
-    "h+m+", "u+m+", "u+h+", "oh", "ah+", "oops", "roger", "understood", "noted", "fine", "agreed",
-    "exactly", "indeed", "of course", "absolutely", "definitely", "true", "same", "me too",
-    "so much", "very much", "a lot", "again", "there", "everyone", "all", "guys", "appreciate it",
-    "much appreciated", "you too", "have a (?:good|nice|great) (?:day|one|night|weekend)",
-    "take care", "not bad", "good", "pretty good", "im (?:good|fine|ok|okay|great)", "please",
-)
-CHITCHAT_ZH: tuple[str, ...] = (
-    "好的", "好哒", "好滴", "好吧", "好呀", "好啊", "好嘞", "好嘛", "好", "嗯+", "恩+", "哦+", "噢+", "喔+",
-    "啊+", "哈+", "呵+", "嘿+", "嘻+", "谢谢你?", "谢谢您", "谢啦", "谢了", "多谢", "感谢", "非常感谢",
-    "太感谢了", "辛苦了", "你好", "您好", "早上好", "下午好", "晚上好", "早安", "午安", "晚安", "早",
-    "再见", "拜拜", "回见", "没问题", "可以", "行", "收到", "明白了?", "知道了", "了解", "懂了", "对",
-    "对的", "是的", "是啊", "没错", "不客气", "客气了", "妥", "赞", "棒", "太棒了", "厉害", "不错",
-    "那好", "我也是", "也是", "呢", "啦", "呀", "哇", "嗯呢",
-)
 
 # Capitalized words that are not names on their own (sentence starters, greetings, time words).
 EN_STOPWORDS = frozenset(

@@ -22,11 +22,28 @@ ADV = (
     r"|mostly|mainly|currently|now|personally|do|kind of|kinda|sort of|quite|especially|certainly|honestly"
     r"|only|already|even|all|both|finally|recently|officially)\s+)*"
 )
-ZADV = (
-    r"(?:也|还|都|就|真的|真|很|非常|特别|挺|比较|最|一直|现在|目前|已经|其实|实在|最近|本来|一点也|一点都|越来越"
-    r"|超|蛮|好|向来|平时|一般|通常|主要|经常|总是|确实|去年|今年|前年|上个月|刚刚|刚|早就|早已)*+"
-)
+_ZADV_WORDS = (
+    "也 还 都 就 真的 真 很 非常 特别 挺 比较 最 一直 现在 目前 已经 其实 实在 最近 本来 一点也 一点都 越来越 超"
+    " 蛮 好 向来 平时 一般 通常 主要 经常 总是 确实 去年 今年 前年 上个月 刚刚 刚 早就 早已 每天早上 每天晚上"
+    " 每天 早上 晚上 居然 竟然 开始 又 基本上"
+).split()
+# Possessive, so the longest adverb must come first ("最近" before "最"): a taken "最" is never given back.
+ZADV = "(?:" + "|".join(sorted(_ZADV_WORDS, key=len, reverse=True)) + ")*+"
+_ZPRE = r"(?:现在|目前|一直|还是|也|最近)*"  # before 最喜欢: ZADV would take the 最
 ZI = r"(?:我们|咱们|我)"
+ZCL = r"(?:^|(?<=[，,；;：:]))"  # the start of a clause: a statement after a comma needs no 我 again
+_GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0,8}?"  # words between 我 and the verb, no negation
+_REL_EN = (
+    r"sister|brother|mom|mother|mum|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter"
+    r"|best friend|friend|boss|manager|colleague|coworker|roommate|grandma|grandmother|grandpa|grandfather|kid|child"
+)
+_REL_ZH = (
+    r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|男朋友|女朋友|朋友|老板|领导|同事|室友"
+    r"|奶奶|外婆|爷爷|外公|孩子"
+)
+_PET_EN = r"cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|turtle|fish"
+_PET_ZH = r"小猫|猫咪|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|鸟"
+_EMAIL = r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
 _TIME_EN = (
     r"(?:tomorrow|tonight|next\s+(?:week|month|year|weekend|time|summer|winter|spring|fall|monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday)|this\s+(?:weekend|week|month|year|summer|winter|evening"
@@ -37,16 +54,23 @@ _TIME_ZH = (
     r"(?:明天|后天|大后天|下周末|下周[一二三四五六日天]?|下个?星期[一二三四五六日天]?|下个?礼拜[一二三四五六日天]?|下个月"
     r"|明年|今晚|今天晚上|今天下午|这周末|这个周末|周末|过几天|月底|年底|下半年)"
 )
-_LANG_EN = r"english|chinese|mandarin|spanish|french|german|japanese|korean"
-_LANG_ZH = r"中文|汉语|普通话|英文|英语|日语|日文|韩语|法语|德语|西班牙语"
+_LANG_EN = (
+    r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|russian|italian|portuguese|arabic"
+    r"|hindi|dutch|vietnamese|thai|turkish|polish|swedish"
+)
+_LANG_ZH = r"中文|汉语|普通话|粤语|英文|英语|日语|日文|韩语|法语|德语|西班牙语|俄语|意大利语|葡萄牙语|阿拉伯语"
 _JOBS_EN = (
     r"engineer|developer|programmer|teacher|doctor|nurse|designer|student|lawyer|manager|writer|scientist"
     r"|researcher|artist|chef|accountant|consultant|analyst|architect|professor|musician|photographer"
-    r"|founder|freelancer|counselor|therapist|journalist|pharmacist|dentist|entrepreneur"
+    r"|founder|freelancer|counselor|therapist|journalist|pharmacist|dentist|entrepreneur|dancer|singer|actor"
+    r"|actress|pilot|police officer|firefighter|banker|farmer|baker|mechanic|electrician|plumber|carpenter|cashier"
+    r"|waiter|waitress|barista|driver|coach|trainer|librarian|secretary|intern|cook|veterinarian|vet|surgeon"
+    r"|psychologist|social worker|painter|poet|editor|producer|director|officer|instructor|tutor"
 )
 _JOBS_ZH = (
     r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
-    r"|画家|教授|博士生|研究生|大学生|销售|公务员|自由职业者|创业者"
+    r"|画家|教授|博士生|研究生|大学生|销售|公务员|自由职业者|创业者|消防员|飞行员|翻译|编辑|摄影师|工人|农民|店长"
+    r"|模特|主播|保安|快递员|外卖员|导游|空姐|分析师|咨询师|法官|军人|运动员|教练|科学家|舞蹈演员|厨子|保姆"
 )
 
 REPLY_LANGUAGE = (
@@ -57,47 +81,59 @@ REPLY_LANGUAGE = (
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
-    rf"我{ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?P<n>不)?过敏",
+    rf"我{ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
 DIET = (
     rf"\bi\s+am\s+{ADV}(?:an?\s+)?"
     r"(?P<v>vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher)\b",
 )
 DIET_ZH = (rf"我{ZADV}(?:吃素|是素食主义者|是素食者|是素食)",)
+DIET_OK = (rf"我{ZADV}(?:能吃|可以吃|敢吃|又能吃|又吃){VZ}",)
 DIET_AVOID = (
     rf"\bi\s+{ADV}(?:do not|cannot|never|no longer|can not)\s+(?:eat|drink)\s+{V}",
     rf"我{ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
 )
 BUDGET = (
-    r"\bbudget\s+(?:is\s+|was\s+|of\s+|will be\s+|stays?\s+)?(?:(?:under|below|less than"
+    r"\bbudget\s+(?:is\s+|was\s+|of\s+|will be\s+|stays?\s+)?(?:now\s+|still\s+)?(?:(?:under|below|less than"
     r"|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just|within)\s+)*"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
-    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有)?(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
+    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到)?"
+    r"(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
     r"\s*(?P<v>\d[\d,.]*\s*(?:万|千|百|k)?\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
 )
 DONT_GIVE_ME = (rf"(?:请|你)?(?:以后)?(?:别再|不要再|别|不要)给我{VZ}",)
+STOP = (rf"^(?:please\s+)?(?:stop|quit)\s+(?P<v>[a-z]+ing\b{_BODY_EN}*?){_STOP_EN}",)
 NEVER = (
-    rf"(?:^|\bplease\s+|\byou\s+(?:should|must)\s+)(?:never|do not ever)\s+(?!had|been|was|were|did|thought|knew"
-    rf"|heard|seen|got|mind|fails?|stops?\b){V}",
+    rf"(?:^|\bplease\s+|\byou\s+(?:should|must)\s+|,\s*so\s+)(?:never|do not ever)\s+(?!had|been|was|were|did"
+    rf"|thought|knew|heard|seen|got|mind|fails?|stops?\b){V}",
+    rf"^do not\s+(?!worry|mind|forget|hesitate|be\b|think|know|get me wrong|you\b|have\b|care\b|like\b|want\b){V}",
     rf"\bplease\s+do not\s+(?!worry|mind|forget|hesitate|be\b){V}",
     rf"\b(?:must\s+not|must\s+never|should\s+never|may\s+not|(?:is|are)\s+not\s+allowed\s+to|can\s+never)\s+{V}",
     rf"(?:永远不要|永远别|绝对不要|绝对不能|千万不要|千万别|一定不要|务必不要|绝不要|绝不能|禁止|不许|不准){VZ}",
     rf"(?:^|(?<=[，,])|请你?|你以后)(?:以后)?(?:不能|不可以|不得|别再|不要再|不要|别){VZ}",
 )
 FAVORITE = (
-    rf"\b(?:my|our)\s+(?:all-time\s+|all time\s+|absolute\s+)?favou?rite\s+(?P<a>[a-z][a-z -]{{0,25}}?)\s+"
-    rf"(?:is|are|has to be|would be)\s+{V}",
-    rf"{ZI}最(?:喜欢|爱)的(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:就是|是){VZ}",
+    rf"\b(?:my|our)\s+(?:new\s+)?(?:all-time\s+|all time\s+|absolute\s+)?favou?rite\s+(?P<a>[a-z][a-z -]{{0,25}}?)"
+    rf"\s+(?:is|are|has to be|would be)\s+(?:now\s+)?{V}",
+    rf"\b(?:my|our)\s+(?:new\s+)?favou?rite\s+(?:is|are)\s+(?:now\s+)?{V}",
+    r"(?:^|(?<=,\s)|(?<=;\s))(?:(?:so|but|and|then)\s+)?(?P<v>[^,;.!?]{1,40}?)\s+(?:is|are)\s+(?:now\s+)?(?:my|our)\s+"
+    r"(?:new\s+)?(?:all-time\s+)?favou?rites?(?:\s+(?!now\b|these days|nowadays|again\b)(?P<a>[a-z][a-z -]{0,25}?))?"
+    r"(?=\s*(?:now|these days|nowadays|again)?\s*(?:[,.;!?]|$))",
+    rf"{ZI}{_ZPRE}最(?:喜欢|爱)的(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:就是|是|换成了|换成|变成了|变成|改成了|改成){VZ}",
+    rf"{ZI}{_ZPRE}最(?:喜欢|爱)的(?:就)?是{VZ}",
 )
 PREFER = (
     rf"\bi(?:\s+would)?\s+{ADV}(?:prefer|rather\s+(?:have|use|drink))\s+(?:to\s+)?{V}",
-    rf"{ZI}{ZADV}(?:更喜欢|更倾向于|更倾向|倾向于|偏好|偏爱|更愿意|宁愿|首选)(?:用|使用|喝|吃)?{VZ}",
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:更喜欢|更倾向于|更倾向|倾向于|偏好|偏爱|更愿意|宁愿|首选)(?:用|使用|喝|吃)?{VZ}",
 )
 FROM_NOW_ON_USE = (
     rf"\bfrom now on[\s,]*(?:please\s+)?(?:(?:i|we)\s+will\s+|let us\s+)?(?:always\s+)?(?:use|ship with|ship via"
     rf"|send (?:it |them |everything |packages |orders )?(?:with|via)|go with|switch to|stick with)\s+{V}",
     rf"(?:{ZI}{ZADV})?(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后)[，,\s]*{ZI}?{ZADV}"
-    rf"(?:用|使用|改用|换成|换用|选|选用|走){VZ}",
+    rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为){VZ}",
+)
+FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between may be anything, so the value must be a choice
+    rf"(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后){_GAP}(?:用|使用|改用|换成|换用|选|选用|走|改成|改为){VZ}",
 )
 FROM_NOW_ON = (
     rf"\bfrom now on[\s,]*{V}",
@@ -122,43 +158,90 @@ NAME = (
     r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
     r"叫我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
 )
+EMPLOYMENT = (
+    rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+(?P<e>{_BODY_EN}+?)\s+as\s+"
+    rf"(?:an?\s+)?{V}",
+)
 EMPLOYER = (
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
-    rf"{ZI}{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
+    rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
 )
 OCCUPATION = (
     rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?{V}",
-    rf"\bi\s+am\s+(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"我{ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
+    rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
+    rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
+    rf"(?:我|{ZCL}){ZADV}(?:是|当了|成为了|成了)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 AGE = (
-    r"\bi\s+am\s+(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$)",
+    r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+now\b)",
+    r"\bi\s+(?:just\s+|recently\s+|have\s+just\s+)?turned\s+(?P<v>\d{1,3})\b",
     rf"我{ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
 )
 ATTRIBUTE = (
-    rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+(?:is|are)\s+{V}",
-    rf"{ZI}的(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:是|叫|为){VZ}",
+    rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+(?:is|are)\s+(?:now\s+)?{V}",
+    rf"(?:{ZI}的|{ZCL})(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:是|叫|为){VZ}",
+)
+EMAIL = (
+    rf"\b(?:use|reach me at|contact me at|email me at|write to me at|send (?:it|them|everything|mail) to)\s+{_EMAIL}",
+    rf"(?:邮箱|邮件|email)[^，。！？；]{{0,8}}?(?:用|是|发到|发给|改成|换成)\s*{_EMAIL}",
+)
+RELATIVE = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:lives|is living|is based|lived|has moved|moved)\s+(?:in|to)\s+{V}",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:works|is working|worked|has worked)\s+(?:at|for)\s+{V}",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:goes to|attends|is at|studies at)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:住在|生活在|搬到了|搬到|定居在){VZ}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
+)
+RELATIVE_JOB = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+)
+RELATIVE_NAME = (
+    rf"\bmy\s+(?P<r>{_REL_EN})(?:'s name is|\s+is called|\s+is named)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+)
+PET = (
+    rf"\b(?:i|we)\s+(?:have\s+|just\s+|recently\s+)*(?:adopted|got|have|own|rescued|bought)\s+(?:a|an|one)\s+"
+    rf"(?:new\s+|little\s+|cute\s+)?(?P<a>{_PET_EN})\s+(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"\bmy\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"{ZI}{ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
+    rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"{ZI}的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
 )
 USES = (
-    rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|rely on|work with|code in|write in|program in"
-    rf"|develop in|build with|deploy (?:on|to)|host on|drink|ship with|ship via)\s+{V}",
+    rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|am on|rely on|work with|code in|write in|program in"
+    rf"|develop in|build with|deploy (?:on|to)|host on|drink|ship with|ship via|write|code)\s+{V}",
+    rf"\b(?:i|we)\s+{ADV}(?:host|run|deploy|keep|store|put)\s+(?:everything|it|things|(?:our|the|all)\s+\w+)\s+"
+    rf"(?:on|in|with)\s+{V}",
+    rf"\b(?:and|then|so|but)\s+(?:(?:i|we)\s+)?{ADV}(?:went with|switched to|moved to|migrated to|chose|picked"
+    rf"|settled on)\s+{V}",
+    rf"^(?:please\s+)?(?:switch|change|move)\s+(?:[\w -]{{0,30}}?\s+)?(?:to|over to)\s+{V}",
     rf"\b(?:my|our)\s+(?:team|company|project|app|stack|backend|service|startup|code)\s+{ADV}(?:uses|is using"
     rf"|runs on|is built (?:with|on)|is written in|is hosted on|relies on)\s+{V}",
-    rf"{ZI}(?:公司|团队|项目|这边)?{ZADV}(?:用的是|使用的是|采用的是|用的|在用|使用|采用|用|喝|寄){VZ}",
+    rf"{ZI}{_GAP}{ZADV}(?:用的是|使用的是|采用的是|用的|在用|使用|采用|用|喝|寄){VZ}",
+    rf"{ZCL}(?:[^，。！？；,!?;\n]{{0,4}}?)(?:快递|快递公司|数据库|编辑器|云服务|操作系统|服务器)(?:[^，。！？；,!?;\n]{{0,4}}?)"
+    rf"(?:用的是|用|选|走|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"{ZCL}{ZADV}(?:改喝|改吃|改为|改成了|改成|换成了|换成|换用|改用了|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
 )
 SWITCHED = (
-    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:switched|migrated|moved over|changed|converted)\s+(?:over\s+)?to\s+{V}",
+    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:switched|migrated|moved over|changed|converted)\s+(?:over\s+)?"
+    rf"(?:from\s+{_BODY_EN}+?\s+)?to\s+{V}",
     rf"{ZI}{ZADV}(?:换成了|换成|改用了|改用|切换到了|切换到|迁移到了|迁移到|转到了|换到了|换到){VZ}",
+    rf"{ZI}?{ZADV}(?:决定)?把[^，。！？；,!?;\n]{{1,15}}?(?:换成了|换成|改成了|改成|改为|换为|迁移到|迁到){VZ}",
 )
 DISLIKE = (
     rf"\bi\s+{ADV}(?:do\s+not|no\s+longer|never|did\s+not)\s+(?:really\s+|much\s+)?"
     rf"(?:like|love|enjoy|care\s+for)\s+{V}",
+    rf"\bi\s+(?:have\s+)?{ADV}(?:quit|stopped|gave up|given up)\s+(?:drinking|eating|using|playing|watching)\s+{V}",
     rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+stand|can\s+not\s+stand)\s+{V}",
     rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
     rf"{ZI}{ZADV}(?:不再喜欢|不喜欢|不再爱|不爱|讨厌|受不了){VZ}",
 )
 LIKE = (
     rf"\bi\s+{ADV}(?:like|love|enjoy|adore)\s+{V}",
+    rf"\bi\s+(?:have\s+)?{ADV}(?:started|begun|begin|start|come|came|grown|grew)\s+to\s+(?:like|love|enjoy)\s+{V}",
     rf"\bi\s+am\s+{ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of|obsessed\s+with|passionate\s+about)\s+{V}",
     rf"{ZI}{ZADV}(?:喜欢|热爱|喜爱|爱){VZ}",
 )
@@ -189,6 +272,8 @@ PLAN = (
 )
 ALWAYS = (
     rf"(?:^|\bplease\s+)(?:always|make sure to|remember to)\s+(?!here|there|been|be\b|a\b|the\b|so\b|on\b|in\b){V}",
+    rf"^please\s+(?P<v>(?:use|keep|format|answer|write)\b{_BODY_EN}*?){_STOP_EN}",
+    rf"(?:^|请你?|麻烦你?)(?:以后|今后)(?P<g>[^，。！？；,!?;\n]{{1,6}}?)(?:记得|一定要|都要|务必){VZ}",
     rf"(?:^|请你?|麻烦你?)(?:以后|今后|从现在开始|从现在起)?[，,]?(?:请你?)?(?:一直|总是|始终|永远|每次都|都要|务必|一定要|记得){VZ}",
 )
 # fmt: on

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
+from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.builders import Builder, KeyValue
+from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate, MemoryKind
+from hindsight_es.extraction.statements import statement
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -46,22 +49,31 @@ def _rule(
 
 
 RULES: tuple[_Rule, ...] = (
+    _rule("fact", px.EMAIL, b.email, 0.6, 0.85),
     _rule("preference", px.REPLY_LANGUAGE, b.reply_language, 0.6, 0.85),
     _rule("constraint", px.ALLERGY, b.allergy, 0.9, 0.85),
     _rule("constraint", px.DIET, b.fixed("diet"), 0.8, 0.8),
     _rule("constraint", px.DIET_ZH, b.fixed("diet", "vegetarian"), 0.8, 0.8),
+    _rule("constraint", px.DIET_OK, b.eats, 0.7, 0.75),
     _rule("constraint", px.DIET_AVOID, b.avoid("diet"), 0.8, 0.75),
     _rule("constraint", px.BUDGET, b.budget, 0.8, 0.8),
-    _rule("preference", px.DONT_GIVE_ME, b.avoid("preference"), 0.6, 0.75),
+    _rule("constraint", px.DONT_GIVE_ME, b.directive("never"), 0.7, 0.75),
+    _rule("constraint", px.STOP, b.directive("never"), 0.7, 0.75),
     _rule("constraint", px.NEVER, b.directive("never"), 0.8, 0.75),
     _rule("preference", px.FAVORITE, b.favorite, 0.6, 0.85),
     _rule("preference", px.PREFER, b.choice, 0.6, 0.8),
     _rule("preference", px.FROM_NOW_ON_USE, b.choice, 0.7, 0.85),
+    _rule("preference", px.FROM_NOW_ON_USE_GAP, b.categorical, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON, b.directive("always"), 0.7, 0.8),
+    _rule("fact", px.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
+    _rule("fact", px.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
+    _rule("fact", px.RELATIVE, b.relation_place, 0.5, 0.8),
+    _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
     _rule("fact", px.NAME_CAPITAL, b.name(require_capital=True), 0.7, 0.85),
     _rule("fact", px.NAME, b.name(require_capital=False), 0.7, 0.85),
+    _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
     _rule("fact", px.OCCUPATION, b.fixed("occupation"), 0.6, 0.8),
     _rule("fact", px.AGE, b.fixed("age"), 0.5, 0.8),
@@ -83,7 +95,7 @@ _QUESTION_START = re.compile(
     r"|which|whose|may|might)\b",
     re.I,
 )
-_ZH_QUESTION = re.compile(r"哪里|哪儿|哪个|哪家|什么|谁|怎么|为什么|多少|是不是|有没有|几点|几岁|(?:吗|么)\s*$")
+_ZH_QUESTION = re.compile(r"哪里|哪儿|哪个|哪家|什么|谁|(?<!不)怎么|为什么|多少|是不是|有没有|几点|几岁|(?:吗|么)\s*$")
 _CONDITIONAL = re.compile(r"^(?:if|unless|suppose|supposing|imagine)\b|^(?:如果|要是|假如|假设|万一|倘若)", re.I)
 _CORRECTION = re.compile(
     r"^(?:(?:(?:no(?!\s+(?:problem|worries|way|doubt|thanks))|nope|nah|actually|correction|scratch that|my bad"
@@ -93,6 +105,7 @@ _CORRECTION = re.compile(
     r"[\s,，:：;；.。!！—–-]*)+",
     re.I,
 )
+_NOT_CLAUSE = re.compile(r"^(?:not|不是)\s*[^,，;；]{1,40}[,，;；]\s*", re.I)  # "no, not Hamburg, it's Bremen"
 _BARE = re.compile(
     r"^(?:it is|it was|that is|i meant|i mean|i said|should be|应该是|其实是|我是说|我的意思是|我说的是|是)\s*"
     r"(?P<v>[^,;!?。，；！？\n]+?)(?=[,;!?。，；！？\n]|\.(?!\w)|$)",
@@ -157,7 +170,7 @@ def _names(text: str) -> Iterator[tuple[int, str]]:
         at_start = m.start() == 0 or text[max(0, m.start() - 2) : m.start()] in {". ", "! ", "? "}
         if at_start and len(tokens) == 1 and name.endswith(("ing", "ed", "ly")):  # "Went", "Honestly"
             continue
-        alias = b.ALIASES.get(name.lower())
+        alias = vx.ALIASES.get(name.lower())
         if alias and alias[0] in lx.NOT_ENTITY_CATEGORIES:
             continue
         yield m.start(), alias[2] if alias else name
@@ -165,12 +178,12 @@ def _names(text: str) -> Iterator[tuple[int, str]]:
 
 def _entities(text: str, speaker: str | None) -> tuple[str, ...]:
     found = list(_names(text))
-    for m in b.ALIAS_RE.finditer(text):
-        category, _, display = b.ALIASES[m[0].lower()]
+    for m in vx.ALIAS_RE.finditer(text):
+        category, _, display = vx.ALIASES[m[0].lower()]
         short_lower = m[0].isascii() and len(m[0]) <= 3 and not m[0].isupper()  # "ups and downs"
         if category not in lx.NOT_ENTITY_CATEGORIES and not short_lower:
             found.append((m.start(), display))
-    found += [(m.start(), m[0]) for m in b.PLACE_RE.finditer(text)]
+    found += [(m.start(), m[0]) for m in vx.PLACE_RE.finditer(text)]
     if speaker and speaker.strip().lower() not in {"user", "assistant", "system", "tool", "document"}:
         found.append((len(text), speaker.strip()))
     seen: dict[str, str] = {}
@@ -179,20 +192,11 @@ def _entities(text: str, speaker: str | None) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
-# ---- chit-chat --------------------------------------------------------------------------------
-# Atomic tokens: "哈哈哈…" must not be re-split into every partition (exponential backtracking).
-_CHITCHAT = re.compile(rf"(?:\s*(?>\b(?:{'|'.join(lx.CHITCHAT_EN)})\b|{'|'.join(lx.CHITCHAT_ZH)}))*+\s*", re.I)
-
-
-def _is_chitchat(text: str) -> bool:
-    bare = re.sub(r"[\W_]+", " ", text.replace("'", "").replace("’", "")).strip()
-    return _CHITCHAT.fullmatch(bare) is not None
-
-
 # ---- the extractor ----------------------------------------------------------------------------
 def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
-    """Non-overlapping rule matches in the order they were said; an earlier rule claims its span first."""
-    found: list[tuple[int, int, _Rule, KeyValue]] = []
+    """Non-overlapping rule matches in the order they were said; an earlier rule claims its span first.
+    A match may state several things ("I work at Google as a data scientist"): each is a key-value."""
+    found: list[tuple[int, int, _Rule, list[KeyValue]]] = []
     en, zh = _LATIN.search(body) is not None, _CJK.search(body) is not None
     for rule in RULES:
         if agreed_only and not rule.agreed:
@@ -200,24 +204,24 @@ def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
         for pattern in (rule.en if en else ()) + (rule.zh if zh else ()):
             for m in pattern.finditer(body):
                 start, end = m.span()
-                if any(start < e and s < end for s, e, _, _ in found) or (kv := rule.build(m)) is None:
+                if any(start < e and s < end for s, e, _, _ in found) or (built := rule.build(m)) is None:
                     continue
-                found.append((start, end, rule, kv))
-    return [(rule, kv) for _, _, rule, kv in sorted(found, key=lambda f: f[0])]
+                found.append((start, end, rule, built if isinstance(built, list) else [built]))
+    return [(rule, kv) for _, _, rule, kvs in sorted(found, key=lambda f: f[0]) for kv in kvs]
 
 
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/1"
+    id = "rules/2"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
         if not body:
             return []
+        if is_filler(body):  # a pleasantry or an acknowledgement: it stays in the log, not in memory
+            return []
         out = [Candidate(kind="episode", text=body, entities=_entities(body, speaker), importance=0.3, confidence=1.0)]
-        if _is_chitchat(body):
-            return out
         seen: set[tuple[str, str | None, str | None]] = set()
         for sentence in _SENTENCE_SPLIT.split(body):
             for cand in self._typed(sentence.strip(), speaker, agreed_only=source == "assistant"):
@@ -236,30 +240,40 @@ class RuleExtractor:
         body = norm[marker.end() :] if marker else norm
         found = _matches(body, agreed_only)
         entities = _entities(sentence, speaker) if found or corrected else ()
+        said = _Said(sentence, speaker, entities, corrected)
         for rule, kv in found:
-            yield self._candidate(rule.kind, kv, sentence, entities, rule.importance, rule.confidence, corrected)
-        if corrected and not found and not agreed_only and (bare := _BARE.match(body)):
-            v = b.clean(bare["v"])
-            category = b.category(v)
-            kv = b.category_kv(category, body) if category else (None, v)
-            if not b.vague(v):
-                yield self._candidate("correction", kv, sentence, entities, 0.8, 0.9, True)
+            yield said.candidate(rule.kind, kv, rule.importance, rule.confidence)
+        if corrected and not found and not agreed_only and (bare := _BARE.match(_NOT_CLAUSE.sub("", body))):
+            v = vx.clean(bare["v"])
+            category = vx.category(v)
+            kv = vx.category_kv(category, body) if category else (None, v)
+            if not vx.vague(v):
+                yield said.candidate("correction", kv, 0.8, 0.9)
 
-    @staticmethod
-    def _candidate(
-        kind: MemoryKind, kv: KeyValue, text: str, entities: tuple[str, ...], imp: float, conf: float, corrected: bool
-    ) -> Candidate:
-        if corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
+
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """One sentence of a turn, as its typed candidates share it."""
+
+    sentence: str
+    speaker: str | None
+    entities: tuple[str, ...]
+    corrected: bool
+
+    def candidate(self, kind: MemoryKind, kv: KeyValue, imp: float, conf: float) -> Candidate:
+        if self.corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
             kind, imp, conf = "correction", max(imp, 0.8), 0.9
+        text = statement(kv[0], kv[1], self.sentence, self.speaker, kind)
         return Candidate(
             kind=kind,
             text=text,
+            quote=self.sentence if text != self.sentence else None,
             key=kv[0],
             value=kv[1],
-            entities=entities,
+            entities=self.entities,
             importance=imp,
             confidence=conf,
-            is_correction=corrected,
+            is_correction=self.corrected,
         )
 
 

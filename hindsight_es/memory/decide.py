@@ -33,6 +33,7 @@ from hindsight_es.events import (
     SetOwnersRequested,
     TurnRecorded,
 )
+from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import commands, disputes, episodes, guard, ids, judge, trust
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
@@ -88,7 +89,10 @@ def _decide(
 
 def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, policy: GuardPolicy) -> list[Event]:
     """Per candidate, in order: quarantine (the guard), dispute (a less trusted source contradicting a more
-    trusted memory), reinforce (a restatement), or retain and supersede. Whose word it is comes first (``trust``)."""
+    trusted memory), reinforce (a restatement), or retain and supersede. Whose word it is comes first (``trust``).
+    A filler turn (a pleasantry or an acknowledgement) retains nothing, whatever an extractor proposed."""
+    if is_filler(turn.text):
+        return []
     events: list[Event] = []
     prov = trust.provenance(turn, trust.owners(state, turn))
     level = trust.trust_of(turn, prov)
@@ -181,6 +185,7 @@ def _retained(
         memory_id=ids.memory_id(turn.event_id, i),
         kind=cand.kind,
         text=cand.text,
+        quote=cand.quote if cand.quote != cand.text else None,
         key=cand.key,
         value=cand.value,
         entities=cand.entities,

@@ -18,16 +18,21 @@ CONTEXT_CHARS = 200
 UTTERANCE_WEIGHT = 3
 
 
-def index_text(text: str, speaker: str | None = None, context: str | None = None) -> str:
-    head = f"{speaker}: {text}" if speaker else text
+def index_text(text: str, speaker: str | None = None, context: str | None = None, quote: str | None = None) -> str:
+    """``quote``: the words a typed memory's statement was drawn from, indexed after the statement."""
+    said = f"{text}\n{quote}" if quote else text
+    head = f"{speaker}: {said}" if speaker else said
     return f"{head}\n[in reply to] {context[:CONTEXT_CHARS]}" if context else head
 
 
-def full_text(text: str, speaker: str | None = None, context: str | None = None) -> str:
+def full_text(text: str, speaker: str | None = None, context: str | None = None, quote: str | None = None) -> str:
     """What the full-text indexes hold: the utterance weighted over its context (see the module)."""
     if not context:
-        return index_text(text, speaker)
-    return "\n".join([index_text(text, speaker)] * UTTERANCE_WEIGHT) + f"\n[in reply to] {context[:CONTEXT_CHARS]}"
+        return index_text(text, speaker, quote=quote)
+    return (
+        "\n".join([index_text(text, speaker, quote=quote)] * UTTERANCE_WEIGHT)
+        + f"\n[in reply to] {context[:CONTEXT_CHARS]}"
+    )
 
 
 class LastTurn(NamedTuple):

@@ -60,6 +60,7 @@ class MemoryInfo:
     confirmed: bool = False  # the owner stated or restated it (or accepted it in a dispute)
     disputes: UUID | None = None  # for a disputed memory: the more trusted one it contradicts
     disputed_by: tuple[UUID, ...] = ()  # open disputes of this memory
+    quote: str | None = None  # the words of its turn a typed memory was drawn from (None: its text)
     # Usage, for retention only (not what the memory says, so not compared): times a recall or a context
     # block served it, and when it was last recalled, restored or promoted (its age counts from then).
     recalls: int = field(default=0, compare=False)
@@ -103,6 +104,7 @@ def evolve(state: BankState, event: Event) -> BankState:
             memory_id=event.memory_id,
             kind=event.kind,
             text=event.text,
+            quote=event.quote,
             key=event.key,
             value=event.value,
             session_id=event.session_id,

@@ -41,6 +41,7 @@ COLUMNS = (
     "provenance",
     "confirmed",
     "disputed_by",
+    "quote",  # which episode a typed memory says all of (``search._distinct``)
 )
 MAX_ROWS = 300_000  # about 1.2 KB each (~360 MB); the least recently used go first beyond this
 WARM_ROWS = 3_000  # banks with more rows than this are loaded whole on their first recall

@@ -5,7 +5,9 @@
                  "bank"     unowned, in the bank asked
                  "shared"   unowned (or the agent's own) in a shared bank
                  "archived" an archived memory from the cold archive; its score is 1 / (RRF_K + rank)
-                            by cosine among archived memories, as if one retriever had found it
+                            by cosine among archived memories, as if one retriever had found it; an
+                            archived episode whose turn's archived typed memories say all it says (their
+                            quotes) is one hit with them, the typed one, at the better rank
 
 Each bank is recalled with the same pipeline, filtered to what the agent may see (its own private
 memories and unowned ones, never another agent's), then the hits are weighted, merged best first,
@@ -21,6 +23,7 @@ from typing import Any, TypedDict
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
+from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.search import RRF_K, recall
 from hindsight_es.stores.archive import ArchiveStore
@@ -63,16 +66,31 @@ def merge(
 
 
 def archived_hits(rows: Sequence[Mapping[str, Any]], bank_id: str) -> list[RecallHit]:
-    """Rows of ``ArchiveStore.search_cold`` (best first) as hits scored by rank."""
+    """Rows of ``ArchiveStore.search_cold`` (best first) as hits scored by rank, one per thing said."""
+    payloads = [json.loads(row["payload"]) for row in rows]
+    rank = {row["memory_id"]: n for n, row in enumerate(rows, start=1)}
+    quotes: dict[tuple[str, ...], list[tuple[str, str]]] = {}  # turn -> (memory id, quote) of its typed ones
+    for row, payload in zip(rows, payloads, strict=True):
+        if row["kind"] != "episode" and row["source_turn_ids"]:
+            said = payload.get("quote") or row["text"]
+            quotes.setdefault(tuple(row["source_turn_ids"]), []).append((row["memory_id"], said))
+    folded: set[str] = set()
+    for row in rows:
+        typed = quotes.get(tuple(row["source_turn_ids"] or ())) if row["kind"] == "episode" else None
+        if typed and says_nothing_else(row["text"], (q for _, q in typed)):
+            folded.add(row["memory_id"])
+            first = typed[0][0]
+            rank[first] = min(rank[first], rank[row["memory_id"]])
     out = []
-    for rank, row in enumerate(rows, start=1):
-        payload = json.loads(row["payload"])
+    for row, payload in zip(rows, payloads, strict=True):
+        if row["memory_id"] in folded:
+            continue
         out.append(
             RecallHit(
                 memory_id=row["memory_id"],
                 kind=row["kind"],
                 text=row["text"],
-                score=round(1.0 / (RRF_K + rank), 6),
+                score=round(1.0 / (RRF_K + rank[row["memory_id"]]), 6),
                 source_turn_ids=list(row["source_turn_ids"] or []),
                 session_id=row["session_id"],
                 speaker=payload.get("speaker"),

@@ -17,6 +17,7 @@ from typing import Any, TypeVar, cast
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.errors import ConfigError
+from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query, without_names
@@ -276,18 +277,29 @@ def _ranked(hits: list[tuple[dict[str, Any], float]], sign: int, pool: int) -> l
 
 
 def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -> list[tuple[str, float]]:
-    """One hit per text: a typed memory and the episode of the same sentence say the same thing.
+    """One hit per thing said: the same text twice is one hit, and so is an episode with the typed memories
+    of its turn when they say all it says (``episodes.says_nothing_else`` over their quotes).
 
     The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores.
     """
+    typed: dict[tuple[str, ...], list[str]] = {}
+    for memory_id, _ in fused:
+        row = rows[memory_id]
+        if row["kind"] != "episode" and row.get("source_turn_ids"):
+            typed.setdefault(tuple(row["source_turn_ids"]), []).append(memory_id)
     best: dict[str, tuple[str, float]] = {}
     for memory_id, score in fused:
-        text = rows[memory_id]["text"].strip()
+        row = rows[memory_id]
+        text = row["text"].strip()
+        same_turn = typed.get(tuple(row.get("source_turn_ids") or ()), []) if row["kind"] == "episode" else []
+        quotes = [rows[m].get("quote") or rows[m]["text"] for m in same_turn]
+        if same_turn and says_nothing_else(text, quotes):
+            text = rows[same_turn[0]]["text"].strip()  # counted as its turn's first typed memory
         kept = best.get(text)
         if kept is None:
             best[text] = (memory_id, score)
-        elif rows[kept[0]]["kind"] == "episode" and rows[memory_id]["kind"] != "episode":
-            best[text] = (memory_id, kept[1])
+        elif rows[kept[0]]["kind"] == "episode" and row["kind"] != "episode":
+            best[text] = (memory_id, max(kept[1], score))
     return sorted(best.values(), key=lambda kv: -kv[1])
 
 

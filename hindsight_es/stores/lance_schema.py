@@ -52,6 +52,7 @@ def memory_schema(dim: int) -> pa.Schema:
             ("confirmed", pa.bool_()),
             ("disputes", pa.string()),
             ("disputed_by", pa.list_(pa.string())),
+            ("quote", pa.string()),  # the words a typed memory's statement was drawn from; added later
         ]
     )
 

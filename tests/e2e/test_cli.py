@@ -179,11 +179,10 @@ def test_publish_reports_bad_lines_and_publishes_the_good_ones(tmp_path: Path) -
 
     hits = recall_json(data, "acme", "which database do we use for billing?")
     assert all(h["status"] == "active" for h in hits)
-    texts = {h["text"]: h for h in hits}
-    assert GOOD_FILE_TEXT in texts
-    assert texts[GOOD_FILE_TEXT]["source_turn_ids"] == ["t1"] and texts[GOOD_FILE_TEXT]["session_id"] == "s1"
-    lisbon = {h["text"]: h for h in recall_json(data, "acme", "where do I live?")}
-    assert lisbon[STDIN_TEXT]["session_id"] == "s2" and lisbon[STDIN_TEXT]["source_turn_ids"] == ["t3"]
+    by_turn = {tuple(h["source_turn_ids"]): h for h in hits}  # GOOD_FILE_TEXT is turn t1 of session s1
+    assert ("t1",) in by_turn and by_turn[("t1",)]["session_id"] == "s1"
+    lisbon = {tuple(h["source_turn_ids"]): h for h in recall_json(data, "acme", "where do I live?")}
+    assert lisbon[("t3",)]["session_id"] == "s2"  # STDIN_TEXT
 
     stats = stats_json(data)
     assert list(stats["banks"]) == ["acme"]  # the bank-less line went nowhere

@@ -68,7 +68,7 @@ def test_the_inspector_lists_the_tools_and_recalls_over_stdio(tmp_path: Path) ->
     )
     hits = answer["structuredContent"]["hits"]
     assert answer["isError"] is False
-    assert hits[0]["text"] == "I'm allergic to peanuts, so never suggest snacks with peanuts for the gift boxes."
+    assert hits[0]["text"] == "Lin is allergic to peanuts"  # the statement of turn s1-5, not the raw sentence
     assert hits[0]["kind"] == "constraint" and hits[0]["source_turn_ids"] == ["s1-5"]
 
 

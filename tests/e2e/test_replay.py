@@ -57,8 +57,14 @@ def as_json(data: Path, *args: str) -> Any:
     return json.loads(ok(data, *args, "--json"))
 
 
-def recalled(data: Path) -> list[tuple[str, str, float]]:
-    return [(h["memory_id"], h["text"], h["score"]) for h in as_json(data, "recall", BANK, "where do I live?")]
+def recalled(data: Path) -> list[tuple[str, str, float, tuple[str, ...]]]:
+    hits = as_json(data, "recall", BANK, "where do I live?")
+    return [(h["memory_id"], h["text"], h["score"], tuple(h["source_turn_ids"])) for h in hits]
+
+
+def said(memory: dict[str, Any]) -> str:
+    """The words a memory was drawn from: a typed memory's quote, else its text."""
+    return memory.get("quote") or memory["text"]
 
 
 def log_ends(data: Path) -> dict[str, dict[int, int]]:
@@ -80,13 +86,13 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     # mallory writes as one of the bank's owners (a shared account): nothing stops it at write time
     ok(data, "owners", "set", BANK, "user", "mallory", "--reason", "a shared account")
     ok(data, "publish", str(source))
-    assert "I moved to Moscow." in [text for _, text, _ in recalled(data)]
+    assert "b0" in [turn for *_, turns in recalled(data) for turn in turns]  # "I moved to Moscow."
 
     ends = log_ends(data)
     plan = as_json(data, "replay", "rollback", "--bank", BANK, "--session", "B", "--dry-run")
-    assert sorted({m["text"] for m in plan["retract"]}) == sorted(POISON)
+    assert sorted({said(m) for m in plan["retract"]}) == sorted(POISON)
     # each true fact comes back with its turn's episode, which had gone with it
-    assert sorted((m["text"], m["kind"] == "episode") for m in plan["restore"]) == sorted(
+    assert sorted((said(m), m["kind"] == "episode") for m in plan["restore"]) == sorted(
         (text, episode) for text in TRUE for episode in (False, True)
     )
     assert log_ends(data) == ends  # the dry run changed nothing
@@ -94,17 +100,17 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     done = as_json(data, "replay", "rollback", "--bank", BANK, "--actor", "mallory", "--reason", "impersonation")
     assert len(done["retracted_memory_ids"]) == 2 * len(POISON) and len(done["restored_memory_ids"]) == 2 * len(TRUE)
     after = recalled(data)
-    texts = [text for _, text, _ in after]
-    assert "I live in Berlin." in texts and not set(texts) & set(POISON)
+    turns_ = [turn for *_, turns in after for turn in turns]
+    assert "a0" in turns_ and not [t for t in turns_ if t.startswith("b")]  # Berlin, and nothing of session B
 
     # Audit: where the Berlin fact came from and what happened to it; what session B produced.
-    berlin = next(m for m in plan["restore"] if m["text"] == "I live in Berlin." and m["kind"] == "fact")
+    berlin = next(m for m in plan["restore"] if said(m) == "I live in Berlin." and m["kind"] == "fact")
     lineage = as_json(data, "replay", "audit", berlin["memory_id"])
     assert lineage["status"] == "active"
     assert [(t["turn_id"], t["text"]) for t in lineage["source_turns"]] == [("a0", "I live in Berlin.")]
     assert [e["type"] for e in lineage["events"]] == ["MemoryRetained", "MemorySuperseded", "SourceRetracted"]
     human = flat(ok(data, "replay", "audit", berlin["memory_id"]))
-    assert "superseded by" in human and "'I moved to Moscow.'" in human and "(impersonation)" in human
+    assert "superseded by" in human and "'The user lives in Moscow'" in human and "(impersonation)" in human
     session = as_json(data, "replay", "audit", "--bank", BANK, "--session", "B")
     assert {m["status"] for m in session["memories"]} == {"retracted"} and len(session["turns"]) == len(POISON)
 

@@ -65,7 +65,7 @@ async def test_in_a_bilingual_bank_a_question_finds_the_memory_in_the_other_lang
         assert "m7" in top(await hs.recall("lin", "what database do we use?"), 1)
         assert "m4" in top(await hs.recall("lin", "where is the new shop opening?"))
         carriers = await hs.recall("lin", "which carrier do we ship with?", limit=3)
-        assert {"m0", "m5"} <= set(top(carriers)) and "m6" not in top(carriers, 3)
+        assert top(carriers) in (["m0", "m5"], ["m5", "m0"])  # the unrelated tea preference ranks below both
         assert "m0" in top(await hs.recall("lin", "国际订单用什么快递？"))
 
 

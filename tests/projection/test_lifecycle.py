@@ -98,7 +98,7 @@ async def test_archived_memories_leave_recall_and_come_back_with_their_history(e
     hot = hot_ids(settings)
     episodes = {m for m, s in cold.items() if s == "archived"}
     assert len(episodes) == 4 and not (episodes & hot.keys())  # the four episodes left the hot table
-    assert "I'm allergic to peanuts." in await texts(hs, "peanut allergy")  # the constraint stayed hot
+    assert "The user is allergic to peanuts" in await texts(hs, "peanut allergy")  # the constraint stayed hot
     default = await texts(hs, "where was the picnic?")
     assert "The picnic was at the lake on Sunday." not in default
     with_archive = await hs.recall(A, "where was the picnic?", limit=20, include_archived=True)
@@ -190,7 +190,7 @@ async def test_session_scoped_memories_expire_with_the_session(env):
     hot = hot_ids(settings)
     assert {s for m, s in cold.items()} == {"archived"} and len(cold) >= 1
     assert "For this chat only: call me Captain." not in await texts(hs, "what should you call me?")
-    assert "I live in Lisbon." in await texts(hs, "where do I live?")
+    assert "The user lives in Lisbon" in await texts(hs, "where do I live?")
     assert all(s == "active" for s in hot.values())
 
 

@@ -33,8 +33,9 @@ async def _retained(log) -> list[MemoryRetained]:
 
 
 def _texts(lance_dir) -> set[str]:
-    table = LanceStore(lance_dir).table("memories")
-    return set(table.to_arrow().filter(pc.equal(pc.field("bank_id"), BANK))["text"].to_pylist())
+    """The episodes projected: each turn's own words (typed memories state them otherwise)."""
+    rows = LanceStore(lance_dir).table("memories").to_arrow().filter(pc.equal(pc.field("bank_id"), BANK))
+    return set(rows.filter(pc.equal(pc.field("kind"), "episode"))["text"].to_pylist())
 
 
 async def test_the_wrong_embedder_is_refused_before_it_writes_and_nothing_is_lost(tmp_path):
@@ -52,7 +53,7 @@ async def test_the_wrong_embedder_is_refused_before_it_writes_and_nothing_is_los
 
         await catch_up_all(settings, hs.log, embedder=make_embedder("minilm"))  # the turn waited in the log
         assert [h.text for h in await hs.recall(BANK, "which database do we use?", limit=1)] == [
-            "We use PostgreSQL for billing."
+            "The team's database: PostgreSQL"  # the statement of the turn that waited
         ]
 
 

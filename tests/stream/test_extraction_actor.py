@@ -77,7 +77,11 @@ async def drain(settings: Settings, embedder) -> None:
         await log.close()
 
 
-DB_TURNS = ["We use MySQL for the orders service.", "ok thanks", "Actually, we switched to PostgreSQL."]
+DB_TURNS = [
+    "We use MySQL for the orders service.",
+    "The orders service runs in Frankfurt.",
+    "Actually, we switched to PostgreSQL.",
+]
 DB_ANSWER = memories(
     {
         "turn": 1,
@@ -165,15 +169,15 @@ async def test_failed_extraction_falls_back_to_rules_and_records_extraction_fail
     await drain(settings, embedder)
 
     (completed,) = [e for e in await events_of(settings, TOPIC_COMMANDS) if isinstance(e, ExtractionCompleted)]
-    assert completed.extractor == "rules/1" and completed.error.startswith("llm:fake-7b/extract-v1: invalid_json")
+    assert completed.extractor == "rules/2" and completed.error.startswith("llm:fake-7b/extract-v1: invalid_json")
     events = [e for e in await events_of(settings, TOPIC_MEMORIES) if e.bank_id == "bob"]
     failed = [e for e in events if isinstance(e, ExtractionFailed)]
     assert [e.turn_id for e in failed] == ["t1", "t2", "t3"]
     assert all(e.extractor == "llm:fake-7b/extract-v1" and "invalid_json" in e.error for e in failed)
     typed = [e for e in events if isinstance(e, MemoryRetained) and e.kind != "episode"]
     assert [(e.key, e.value, e.extractor) for e in typed] == [
-        ("team/database", "mysql", "rules/1"),
-        ("team/database", "postgresql", "rules/1"),
+        ("team/database", "mysql", "rules/2"),
+        ("team/database", "postgresql", "rules/2"),
     ]  # nothing is lost
 
 

@@ -18,11 +18,11 @@ from projections.replay import rebuild, switch
 from streams.service import serve
 
 
-async def _recalled(hs: Hindsight, bank: str, query: str, text: str, timeout_s: float = 30.0) -> bool:
+async def _recalled(hs: Hindsight, bank: str, query: str, turn_id: str, timeout_s: float = 30.0) -> bool:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         with contextlib.suppress(NotFoundError):  # until the bank's first turn is recorded
-            if any(h.text == text for h in await hs.recall(bank, query, limit=5)):
+            if any(turn_id in h.source_turn_ids for h in await hs.recall(bank, query, limit=5)):
                 return True
         await asyncio.sleep(0.1)
     return False
@@ -30,11 +30,10 @@ async def _recalled(hs: Hindsight, bank: str, query: str, text: str, timeout_s: 
 
 def _texts(lance_dir, bank: str) -> set[str]:
     table = LanceStore(lance_dir).table("memories")
-    return (
-        set()
-        if table is None
-        else set(table.to_arrow().filter(pc.equal(pc.field("bank_id"), bank))["text"].to_pylist())
-    )
+    if table is None:
+        return set()
+    episodes = table.to_arrow().filter(pc.equal(pc.field("bank_id"), bank))  # each turn's own words
+    return set(episodes.filter(pc.equal(pc.field("kind"), "episode"))["text"].to_pylist())
 
 
 async def test_a_running_service_projects_into_the_generation_a_rebuild_switched_to(tmp_path, caplog):
@@ -46,7 +45,7 @@ async def test_a_running_service_projects_into_the_generation_a_rebuild_switched
         try:
             first = "I live in Berlin."
             await hs.publish([make_turn(settings, "ann", first, session_id="s1", turn_id="t1")])
-            assert await _recalled(hs, "ann", "where do I live?", first)
+            assert await _recalled(hs, "ann", "where do I live?", "t1")
             old = generations.current(tmp_path)["lance"]
 
             built = await rebuild(settings, hs.log)
@@ -60,7 +59,7 @@ async def test_a_running_service_projects_into_the_generation_a_rebuild_switched
             second = "We use PostgreSQL for the billing database."
             await hs.publish([make_turn(settings, "ann", second, session_id="s1", turn_id="t2")])
             # Recall reads the new generation: the service must be writing there, not into the old one.
-            assert await _recalled(hs, "ann", "which database do we use?", second)
+            assert await _recalled(hs, "ann", "which database do we use?", "t2")
             assert {first, second} <= _texts(built.stores["lance"], "ann")
             assert second not in _texts(old, "ann")
         finally:

@@ -200,3 +200,11 @@ def test_fold_as_of_is_the_state_at_that_moment():
     then = fold("b", events, as_of=T0 + timedelta(minutes=5))
     assert [m.value for m in then.active()] == ["1"] and then.heads["k/x"] == events[0].memory_id
     assert [m.value for m in fold("b", events).active()] == ["2"]
+
+
+def test_a_filler_turn_retains_nothing_whatever_the_extractor_proposed():
+    state = BankState("b")
+    episode = Candidate(kind="episode", text="好的，谢谢")
+    assert run(state, turn("好的，谢谢"), prepared(episode, fact("user/mood", "good"))) == []
+    kept = run(state, turn("thanks — and book the 9:00 train"), prepared(Candidate(kind="episode", text="x")))
+    assert [e.type for e in kept] == ["MemoryRetained"]

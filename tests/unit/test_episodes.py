@@ -96,12 +96,12 @@ def test_says_nothing_else(episode_text: str, typed: list[str], expected: bool) 
 
 
 def test_the_rule_extractor_sentences_cover_their_episode() -> None:
-    """What the bank actor gets from the default extractor: typed texts are the turn's sentences."""
+    """What the bank actor gets from the default extractor: typed memories quote the turn's sentences."""
     texts = (MYSQL, POSTGRES, "Hi! I live in Berlin.", "Thanks! My name is Dana.", "国内快递我以后都用顺丰。")
     for text in texts:
         found = RuleExtractor().extract(text, speaker="Lin")
         assert found[0].kind == "episode" and len(found) > 1, text
-        assert says_nothing_else(found[0].text, [c.text for c in found[1:]]), text
+        assert says_nothing_else(found[0].text, [c.quote or c.text for c in found[1:]]), text
 
 
 # ------------------------------------------------------------------ superseded, corrected, forgotten
@@ -165,7 +165,7 @@ def test_an_episode_that_restated_a_memory_follows_it() -> None:
 
 def test_an_episode_only_turn_is_never_touched() -> None:
     bank = Bank()
-    chat = bank.say("thanks")
+    chat = bank.say("I went hiking yesterday")
     bank.say(MYSQL, fact("team/database", "mysql", MYSQL), minutes=1)
     bank.say(POSTGRES, fact("team/database", "postgresql", POSTGRES, True), minutes=2)
     assert bank.status(chat["episode"]) == "active"

@@ -145,7 +145,7 @@ def test_a_recalled_preference_outlives_an_unused_one():
 
 def test_young_memories_are_never_archived_for_decay():
     bank = Bank()
-    (weak,) = bank.say(Candidate(kind="episode", text="ok", importance=0.0, confidence=0.0))
+    (weak,) = bank.say(Candidate(kind="episode", text="a passing remark", importance=0.0, confidence=0.0))
     assert bank.tick(days(0.5)) == []  # retention 0, but inside the one-day grace
     assert archived_ids(bank.tick(days(1))) == {weak.memory_id}
 

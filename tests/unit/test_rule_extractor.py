@@ -31,12 +31,12 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/1"
+    assert ex.id == "rules/2"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
 def test_candidates_are_frozen():
-    cand = extract("hello there")[0]
+    cand = extract("I live in Berlin")[0]
     with pytest.raises(ValidationError):
         cand.text = "changed"  # type: ignore[misc]
 
@@ -59,32 +59,10 @@ def test_every_turn_with_content_starts_with_exactly_one_trimmed_episode():
     assert out[0].entities == ("Berlin", "Google")
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "好的",
-        "嗯嗯",
-        "thanks",
-        "ok",
-        "哈哈",
-        "lol",
-        "Thank you so much!",
-        "好的谢谢",
-        "Good morning!",
-        "Hi!",
-        "Got it, sounds good.",
-        "No, thanks",
-        "👍👍",
-        "🙂",
-        "谢谢你！",
-        "收到",
-        "Hey there! How's it going?",
-    ],
-)
-def test_chit_chat_gives_only_the_episode(text):
-    out = extract(text)
-    assert [c.kind for c in out] == ["episode"]
-    assert out[0].text == text.strip()
+@pytest.mark.parametrize("text", ["好的", "嗯嗯", "thanks", "ok", "哈哈", "Good morning!", "No, thanks", "👍👍"])
+def test_chit_chat_gives_nothing(text):
+    """Filler stays in the log and in working memory, not in long-term memory (``test_filler``)."""
+    assert extract(text) == []
 
 
 @pytest.mark.parametrize(
@@ -151,7 +129,7 @@ def test_vague_or_hypothetical_statements_give_no_typed_memory(text):
         ("我是一名医生", "user/occupation", "医生"),
         ("My email is ann@example.com", "user/email", "ann@example.com"),
         ("我的生日是5月3日", "user/birthday", "5月3日"),
-        ("my dog's name is Rex", "user/dog_name", "rex"),
+        ("my dog's name is Rex", "user/pet:dog", "rex"),
     ],
 )
 def test_facts(text, key, value):
@@ -160,9 +138,11 @@ def test_facts(text, key, value):
     assert cand.is_correction is False
 
 
-def test_a_fact_keeps_the_speakers_sentence_as_text():
+def test_a_fact_is_a_short_statement_quoting_the_speakers_sentence():
     cand = one("Sure. I live in Berlin.")
-    assert cand.text == "I live in Berlin."
+    assert (cand.text, cand.quote) == ("The user lives in Berlin", "I live in Berlin.")
+    cand = one("我以后寄快递都用顺丰，别用别的。", speaker="Lin")
+    assert (cand.key, cand.value, cand.text) == ("user/shipping_carrier", "顺丰", "Lin的快递：顺丰")
 
 
 def test_several_statements_in_one_turn_come_out_in_order():
@@ -211,8 +191,7 @@ def test_a_carrier_chosen_for_one_region_is_keyed_by_it(text, key):
         ("我更喜欢Python", "user/programming_language", "python"),
         ("I like coffee", "user/preference:coffee", "coffee"),
         ("我喜欢喝咖啡", "user/preference:coffee", "coffee"),
-        ("I prefer window seats", "user/preference:window_seats", "window seats"),
-        ("别再给我推荐咖啡了", "user/preference:推荐咖啡", "not:推荐咖啡"),
+        ("I prefer window seats", "user/preference:seats", "window seats"),
         ("please always reply in English", "user/reply_language", "english"),
         ("请用中文回答", "user/reply_language", "chinese"),
         ("my favorite color is blue", "user/favorite:color", "blue"),
@@ -293,6 +272,7 @@ def test_decisions(text, key, value):
         ("never ship with UPS", "user/instruction:ship_with_ups", "never"),
         ("You must not share my email", "user/instruction:share_my_email", "never"),
         ("不能用微信联系我", "user/instruction:用微信联系我", "never"),
+        ("别再给我推荐咖啡了", "user/instruction:推荐咖啡", "never"),
         ("the budget is under $500", "user/budget", "$500"),
         ("Our budget is $10k", "team/budget", "$10k"),
         ("预算不超过5000元", "user/budget", "5000元"),
@@ -414,3 +394,54 @@ def test_scores_stay_in_range_and_typed_memories_outrank_the_episode():
     assert all(0 <= c.importance <= 1 and 0 <= c.confidence <= 1 for c in out)
     assert all(c.importance > out[0].importance for c in out[1:])
     assert max(out[1:], key=lambda c: c.importance).kind == "constraint"
+
+
+# ---- updates, negations and the entity a key names --------------------------------------------
+
+
+def test_an_update_keys_the_attribute_it_changes_and_states_the_conclusion():
+    said = typed("I no longer like sushi, ramen is my favourite now.", speaker="Ann")
+    found = {(c.key, c.value): c.text for c in said}
+    assert found == {
+        ("user/preference:sushi", "not:sushi"): "Ann does not like sushi",
+        ("user/favorite:food", "ramen"): "Ann's favourite food: ramen",
+    }
+    assert one("My favourite food is sushi.").key == "user/favorite:food"  # the update supersedes it
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("I'm not drinking coffee anymore, I switched to green tea.", "user/drink", "green tea"),
+        ("These days I use VS Code instead of Vim.", "user/editor", "vs code"),
+        ("We dropped MongoDB and went with ClickHouse.", "team/database", "clickhouse"),
+        ("Actually, switch international orders to DHL instead.", "user/shipping_carrier:international", "dhl"),
+        ("Don't cc my manager anymore, she left the team.", "user/instruction:cc_my_manager", "never"),
+        ("Green is my favorite color now.", "user/favorite:color", "green"),
+        ("我不再喝咖啡了，改喝绿茶。", "user/drink", "green tea"),
+        ("我们把 MongoDB 换成了 PostgreSQL。", "team/database", "postgresql"),
+        ("国际件以后改成联邦快递。", "user/shipping_carrier:international", "fedex"),
+        ("我最喜欢的颜色换成蓝色了。", "user/favorite:color", "蓝色"),
+        ("我现在能吃辣了。", "user/diet:辣", "辣"),
+        ("我现在主要用 Rust，不怎么写 Python 了。", "user/programming_language", "rust"),
+    ],
+)
+def test_updates_and_negations(text, key, value):
+    assert (key, value) in [(c.key, c.value) for c in typed(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "pairs"),
+    [
+        ("My sister still lives in Berlin though.", [("sister/location", "berlin")]),
+        ("我妈妈是一名老师。", [("mother/occupation", "老师")]),
+        ("My son's name is Leo.", [("son/name", "leo")]),
+        ("We adopted a cat named Miso.", [("user/pet:cat", "miso")]),
+        ("我们养了一只猫，叫年糕。", [("user/pet:cat", "年糕")]),
+        ("I work at Google as a data scientist.", [("user/employer", "google"), ("user/occupation", "data scientist")]),
+        ("我很喜欢绘画、弹钢琴和品茶。", [(f"user/preference:{x}", x) for x in ("绘画", "弹钢琴", "品茶")]),
+        ("Use paul.k@work.io for anything work related instead.", [("user/email", "paul.k@work.io")]),
+    ],
+)
+def test_keys_name_the_entity_and_the_attribute(text, pairs):
+    assert [(c.key, c.value) for c in typed(text)] == pairs

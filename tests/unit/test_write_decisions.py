@@ -27,7 +27,7 @@ from hindsight_es.memory.guard import GuardPolicy
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
 
-def turn(text: str = "…", source: str = "user", minutes: int = 0, turn_id: str | None = None) -> TurnRecorded:
+def turn(text: str = "a turn", source: str = "user", minutes: int = 0, turn_id: str | None = None) -> TurnRecorded:
     return TurnRecorded(
         bank_id="b",
         session_id="s",

@@ -17,6 +17,8 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
+from hindsight_es.app.bench.cmd_banks import banks as bench_banks
+from hindsight_es.app.bench.cmd_extraction import extraction as bench_extraction
 from hindsight_es.app.bench.cmd_ingest import ingest as bench_ingest
 from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
 from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
@@ -40,6 +42,8 @@ app.command("mcp")(bench_mcp)
 app.command("startup")(bench_startup)
 app.command("rebalance")(bench_rebalance)
 app.command("partition-load")(bench_partition_load)
+app.command("extraction")(bench_extraction)
+app.command("banks")(bench_banks)
 
 
 def _pct(values: list[float], q: float) -> float:

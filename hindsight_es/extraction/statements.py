@@ -1,0 +1,130 @@
+"""A typed memory's text: a short, conclusion-style statement (结论式的短句) built from its key and value.
+
+"I no longer like sushi, ramen is my favourite now." (speaker Ann) gives "Ann's favourite food: ramen"
+and "Ann does not like sushi"; "我以后寄快递都用顺丰，别用别的。" gives "Lin的快递：顺丰". The statement is
+in the language of the sentence it came from and names its subject (the speaker, the team, a relative);
+the sentence itself stays linked as the memory's ``quote`` and its turn as its source. Pure.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hindsight_es.extraction import lexicon as lx
+from hindsight_es.text import is_cjk
+
+_GENERIC_SPEAKERS = frozenset({"user", "assistant", "system", "tool", "document", "agent", "ai", "me", "i"})
+_DISPLAY = {canonical: display for items in lx.CATEGORIES.values() for canonical, (display, _) in items.items()}
+_ZH_LANGUAGES = {"english": "英文", "chinese": "中文", "spanish": "西班牙语", "french": "法语", "german": "德语"}
+_ZH_LANGUAGES |= {"japanese": "日语", "korean": "韩语"}
+
+
+def _subject(subject: str, speaker: str | None, zh: bool) -> str:
+    if subject == "team":
+        return "团队" if zh else "The team"
+    person = speaker.strip() if speaker and speaker.strip().lower() not in _GENERIC_SPEAKERS else None
+    me = person or ("用户" if zh else "The user")
+    if subject == "user":
+        return me
+    relation = lx.RELATION_NAMES.get(subject, (subject.replace("_", " "), subject))
+    return f"{me}的{relation[1]}" if zh else f"{_possessive(me)} {relation[0]}"
+
+
+def _possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def _shown(value: str, sentence: str) -> str:
+    """The value as the sentence wrote it (its case), a category's display name, or the value."""
+    if value in _DISPLAY:
+        return _DISPLAY[value]
+    found = re.search(re.escape(value), sentence, re.I) if value else None
+    return found.group(0) if found else value
+
+
+def _article(noun: str) -> str:
+    return f"an {noun}" if noun[:1].lower() in "aeiou" else f"a {noun}"
+
+
+def statement(key: str | None, value: str | None, sentence: str, speaker: str | None, kind: str) -> str:
+    """The statement of a typed candidate; the sentence itself when nothing better can be said."""
+    zh = is_cjk(sentence)
+    if not value:
+        return sentence
+    if key is None:
+        return _keyless(kind, _shown(value, sentence), speaker, zh) or sentence
+    subject, _, attribute = key.partition("/")
+    who = _subject(subject, speaker, zh)
+    negated = value.startswith("not:")
+    v = _shown(value.removeprefix("not:"), sentence)
+    attr, _, facet = attribute.partition(":")
+    made = _keyed(attr, facet, v, negated, who, zh)
+    return made or sentence
+
+
+def _keyless(kind: str, v: str, speaker: str | None, zh: bool) -> str | None:
+    who = _subject("user", speaker, zh)
+    if kind == "plan":
+        return f"{who}打算{v}" if zh else f"{who} plans to {v}"
+    if kind == "decision":
+        return f"{who}决定{v}" if zh else f"{who} decided: {v}"
+    return None
+
+
+def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool) -> str | None:
+    if attr in lx.CATEGORIES or attr in lx.ATTRIBUTE_NAMES:
+        name = lx.ATTRIBUTE_NAMES.get(attr, (attr.replace("_", " "), attr))
+        region = lx.REGION_NAMES.get(facet)
+        if zh:
+            label = f"{region[1]}{name[1]}" if region else name[1]
+            return f"{who}的{label}：{'不用' if negated else ''}{v}"
+        label = f"{name[0]} for {region[0]}" if region else name[0]
+        return f"{_possessive(who)} {label}: {'not ' if negated else ''}{v}"
+    match attr:
+        case "location":
+            return f"{who}住在{v}" if zh else f"{who} lives in {v}"
+        case "hometown":
+            return f"{who}来自{v}" if zh else f"{who} is from {v}"
+        case "employer":
+            return f"{who}在{v}工作" if zh else f"{who} works at {v}"
+        case "occupation":
+            return f"{who}是{v}" if zh else f"{who} is {_article(v)}"
+        case "age":
+            return f"{who}{v}岁" if zh else f"{who} is {v} years old"
+        case "favorite":
+            names = lx.FACET_NAMES.get(facet, (facet.replace("_", " "), facet))
+            if zh:
+                return f"{who}最喜欢的{names[1]}：{v}" if facet else f"{who}最喜欢{v}"
+            return f"{_possessive(who)} favourite {names[0]}: {v}" if facet else f"{_possessive(who)} favourite: {v}"
+        case "preference":
+            if zh:
+                return f"{who}不喜欢{v}" if negated else f"{who}喜欢{v}"
+            return f"{who} does not like {v}" if negated else f"{who} likes {v}"
+        case "allergy":
+            if zh:
+                return f"{who}对{v}不过敏" if negated else f"{who}对{v}过敏"
+            return f"{who} is not allergic to {v}" if negated else f"{who} is allergic to {v}"
+        case "diet":
+            if facet:
+                if zh:
+                    return f"{who}不吃{v}" if negated else f"{who}吃{v}"
+                return f"{who} does not eat {v}" if negated else f"{who} eats {v}"
+            return f"{who}{'吃素' if v == 'vegetarian' else v}" if zh else f"{who} is {v}"
+        case "reply_language":
+            language = _ZH_LANGUAGES.get(v.lower(), v) if zh else v.capitalize()
+            if who in ("用户", "The user"):
+                return f"用{language}回答" if zh else f"Reply in {language}"
+            return f"用{language}回答{who}" if zh else f"Reply to {who} in {language}"
+        case "instruction":
+            action = facet.replace("_", " ") if not zh else facet.replace("_", "")
+            if zh:
+                return f"不要{action}" if v == "never" else f"总是{action}"
+            return f"Never {action}" if v == "never" else f"Always {action}"
+        case "pet":
+            animal = lx.PET_NAMES.get(facet, (facet, facet))
+            return f"{who}的{animal[1]}叫{v}" if zh else f"{who} has {_article(animal[0])} named {v.title()}"
+        case "name":
+            return f"{who}叫{v}" if zh else f"{_possessive(who)} name: {v.title()}"
+    if attr.endswith("_name"):
+        return f"{who}的{attr[:-5]}叫{v}" if zh else f"{_possessive(who)} {attr[:-5].replace('_', ' ')}'s name: {v}"
+    return None

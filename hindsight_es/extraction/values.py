@@ -1,0 +1,170 @@
+"""Values of the rule extractor: how a matched span becomes a normalized value, and which lexicon
+category, facet or region it names. Pure; ``builders.py`` turns matches into keys with these.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+from hindsight_es.extraction import lexicon as lx
+
+# ---- lexicon indexes --------------------------------------------------------------------------
+ALIASES: dict[str, tuple[str, str, str]] = {
+    alias: (category, canonical, display)
+    for category, items in lx.CATEGORIES.items()
+    for canonical, (display, aliases) in items.items()
+    for alias in aliases
+}
+# Longest alias first; the boundaries keep "java" out of "javascript" and let "我用vim" match.
+ALIAS_RE = re.compile(
+    r"(?<![a-z0-9])(?:" + "|".join(re.escape(a) for a in sorted(ALIASES, key=len, reverse=True)) + r")(?![a-z0-9])",
+    re.I,
+)
+# "Go" the language only when capitalized and not opening the sentence ("rewrite it in Go", "换成 Go").
+_GO = re.compile(r"(?<=[^\s.!?])\s*\bGo\b(?!\s+(?:ahead|back|home|out|for it|on)\b)|(?<=[\u4e00-\u9fff])\s*Go\b")
+ZH_PLACES = frozenset(lx.ZH_PLACES)
+PLACE_RE = re.compile("|".join(sorted(lx.ZH_PLACES, key=len, reverse=True)))
+WE = re.compile(r"\b(?:we|our|ours|us)\b|我们|咱们|咱", re.I)
+ME = re.compile(r"\b(?:i|my|me|mine)\b|我(?!们)", re.I)
+
+# ---- normalization ----------------------------------------------------------------------------
+_LEAD_ARTICLE = re.compile(r"^(?:(?:the|a|an|some)\s+)+", re.I)
+_TRAIL_FILLER = re.compile(
+    r"(?:\s+(?:anymore|any more|now|too|as well|either|instead|please|again|these days|nowadays|for now"
+    r"|from now on|a lot|very much|so much|lol|haha|though|tbh|honestly|really|mostly|full time|for me|to me"
+    r"|at the moment|right now|lately|recently|every day|every morning|at work|at home))+$",
+    re.I,
+)
+_ZH_PARTICLES = re.compile(r"[了吧啊呀哦呢啦嘛的哈～~]+$")
+_ZH_TRAIL = re.compile(r"(?:了|吧|啊|呀|呢|啦|嘛|就行|就好|就可以)+$")
+_OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用|玩|看|听)\s*)", re.I)
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+PLACE_CUT = re.compile(
+    r"\s+(?:with|for|since|last|next|this|ago|now|recently|currently|at the moment|in\s+\d{4}|these days"
+    rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{_MONTHS}|the\s+\w+|spring|summer|fall|autumn|winter)"
+    r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$|(?:工作|上班|生活|读书|已经|快|有|好多年|很多年).*$",
+    re.I,
+)
+CHOICE_CUT = re.compile(
+    r"\s+(?:over|rather than|instead of|than|to|on|for|in|at|when|whenever|during|because|since|if)\s+.*$"
+    r"|(?:而不是|不是).*$",
+    re.I,
+)
+_DIRECTIVE_LEAD = re.compile(r"^(?:(?:i will|we will|please|always|you should|you will|make sure to)\s+)+", re.I)
+# What a standing instruction is about is its verb and object: trailing conditions are left out
+# ("cc my manager on status emails" -> "cc my manager"), times are kept ("call me before 9am").
+_DIRECTIVE_CUT = re.compile(r"\s+(?:on|for|when|whenever|if|during|unless|while|because|since|so)\s+.*$", re.I)
+_GERUNDS = {"using": "use", "sending": "send", "calling": "call", "emailing": "email", "texting": "text"}
+_GERUNDS |= {"booking": "book", "adding": "add", "suggesting": "suggest", "recommending": "recommend"}
+_GERUNDS |= {"putting": "put", "giving": "give", "asking": "ask", "writing": "write", "making": "make"}
+_VAGUE = frozenset(
+    "it this that them these those him her you me us myself yourself one something anything everything "
+    "else others other anything_else 它 这 那 这个 那个 你 他 她 他们 她们 你们 这些 那些 的 别的 其他 其它 别家 "
+    "别人 别人家 其他的 其它的 别".split()
+)
+_VAGUE_LEAD = frozenset(
+    "it its this that these those your his her their them you what how when where if is are was were be been has had"
+    " 的 它 这 那 你 他 她".split()
+)
+_ZH_FILLERS = frozenset("好对行来去是有做吃喝用看说走完啥")
+_FILLER_OBJECTS = frozenset({"it", "this", "that", "going"})
+_LIST = re.compile(r"\s*(?:、|，|,|和|与|及|以及|还有|\band\b|\bor\b|或者)\s*")
+
+
+def clean(raw: str) -> str:
+    """Lowercase, trimmed value without articles, trailing fillers or Chinese particles."""
+    v = " ".join(raw.strip(" \t'\"“”‘’()[]「」《》").split()).lower()
+    v = _TRAIL_FILLER.sub("", _LEAD_ARTICLE.sub("", v))
+    return _ZH_TRAIL.sub("", _ZH_PARTICLES.sub("", v)).strip(" \t'\"“”‘’()[]「」《》")
+
+
+def object_of(raw: str) -> str:
+    """The thing liked/avoided: cleaned, leading verb dropped, canonical when it is a known alias."""
+    v = clean(_OBJECT_LEAD.sub("", clean(raw)))
+    return ALIASES[v][1] if v in ALIASES else v
+
+
+def objects(raw: str) -> list[str]:
+    """The items of a list ("绘画、弹钢琴和品茶", "hiking and swimming"), each an ``object_of``."""
+    return [o for o in (object_of(part) for part in _LIST.split(raw)) if o]
+
+
+def choice_object(raw: str) -> str:
+    return object_of(CHOICE_CUT.sub("", raw))
+
+
+def directive_action(raw: str) -> str:
+    v = clean(_DIRECTIVE_CUT.sub("", _DIRECTIVE_LEAD.sub("", raw.strip())))
+    first, _, rest = v.partition(" ")
+    v = f"{_GERUNDS.get(first, first)} {rest}".strip() if first.endswith("ing") else v
+    return re.sub(r"^在(?=[\u4e00-\u9fff])", "", v)
+
+
+def vague(v: str) -> bool:
+    # Pronouns, one-character leftovers and "make it (happen)" carry no memory; "辣" does.
+    words = v.split()
+    first = words[0] if v.isascii() and words else v[:1]
+    short = len(v) < 2 and (v.isascii() or v in _ZH_FILLERS)
+    filler = len(words) <= 3 and any(w in _FILLER_OBJECTS for w in words[1:])
+    bare = clean(_OBJECT_LEAD.sub("", v))
+    return not v or short or v in _VAGUE or bare in _VAGUE or first in _VAGUE_LEAD or filler or len(v) > 80
+
+
+def slug(v: str) -> str:
+    return re.sub(r"[^\w+#.-]+", "_", v.lower()).strip("_.")[:40].rstrip("_")
+
+
+def subject(attr: str, span: str) -> str:
+    default = lx.PRONOUN_SCOPED.get(attr)
+    if default is None:
+        return "user"
+    if WE.search(span):
+        return "team"
+    return "user" if ME.search(span) else default
+
+
+def category(text: str) -> tuple[str, str] | None:
+    m = ALIAS_RE.search(text)
+    if m:
+        return ALIASES[m.group(0).lower()][:2]
+    return ("programming_language", "go") if text.strip() == "Go" or _GO.search(text) else None
+
+
+def facet(value: str) -> str | None:
+    """The facet of a favorite named by its value ("ramen" -> food), if the lexicon knows it."""
+    if value in lx.FACET_OF:
+        return lx.FACET_OF[value]
+    found = ALIASES.get(value)
+    return "drink" if found and found[0] == "drink" else None
+
+
+_REGION_RES = {
+    region: re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in words), re.I)
+    for region, words in lx.REGIONS.items()
+}
+_CLAUSE_END = re.compile(r"[,，;；]")
+
+
+def region(category: str, where: re.Match[str] | str) -> str:
+    """ ":<region>" when a regional choice names one region: in its clause, else in its sentence."""
+    if category not in lx.REGIONAL_CATEGORIES:
+        return ""
+    sentence, clause = (where.string, _clause(where)) if isinstance(where, re.Match) else (where, where)
+    for text in (clause, sentence):
+        named = [r for r, pattern in _REGION_RES.items() if pattern.search(text)]
+        if len(named) == 1:
+            return f":{named[0]}"
+    return ""
+
+
+def _clause(m: re.Match[str]) -> str:
+    cuts = [0, *(c.end() for c in _CLAUSE_END.finditer(m.string)), len(m.string)]
+    return next((m.string[a:b] for a, b in itertools.pairwise(cuts) if a <= m.start() < b), m.string)
+
+
+def category_kv(found: tuple[str, str], where: re.Match[str] | str) -> tuple[str, str]:
+    """The key and value of a category choice; ``where``: the rule's match (or the statement) that made it."""
+    category_name, canonical = found
+    span = where[0] if isinstance(where, re.Match) else where
+    return f"{subject(category_name, span)}/{category_name}{region(category_name, where)}", canonical
