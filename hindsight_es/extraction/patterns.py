@@ -9,9 +9,13 @@ from __future__ import annotations
 # ---- rule patterns (regex sources, compiled case-insensitively by rules.py) ---------------------
 # Patterns run on a matching copy with contractions expanded ("I'm" -> "i am", "don't" -> "do not",
 # "let's" -> "let us"). Group "v" is the value, "a" an attribute name, "n" a negation.
+# A value stops at a clause boundary, a conjunction, or a trailing past time ("a standing desk last year"):
+# when something was done is not part of what it is (a plan's future time is: "visit Tokyo next week").
 _STOP_EN = (
     r"(?=\s*(?:[,;!?。，；！？\n]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
-    r"|or|if|when|unless|until|from now on)\b)"
+    r"|or|if|when|unless|until|from now on)\b"
+    r"|\s+(?:last\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)|yesterday|recently|lately"
+    r"|(?:a\s+)?(?:few\s+)?(?:\w+\s+)?(?:days|weeks|months|years)\s+ago)\b)"
 )
 _BODY_EN = r"(?:[^,;!?。，；！？\n.:]|[.:](?=\w))"
 V = rf"(?P<v>{_BODY_EN}+?){_STOP_EN}"

@@ -175,9 +175,11 @@ def screen(
         return PASS
     who = speaker or SPEAKER_OF_SOURCE.get(source)
     verdicts = [assess(text, trust=trust, source=source, policy=policy, speaker=who)]
-    verdicts += [
-        assess(c.text, trust=trust, source=source, policy=policy, speaker=who) for c in candidates if c.text != text
-    ]
+    # A candidate is read in the words it was drawn from: a rule statement ("The user likes …") is our own
+    # template around them, whose wording is no claim of the speaker's; an LLM's candidate (no quote) is
+    # read as it will be stored.
+    said = {w for c in candidates if (w := c.quote or c.text) != text}
+    verdicts += [assess(w, trust=trust, source=source, policy=policy, speaker=who) for w in sorted(said)]
     if (flagged := next((v for v in verdicts if v.quarantine), None)) is not None:
         return flagged
     for candidate in candidates:

@@ -11,6 +11,7 @@ from hindsight_es.events import (
     DisputeResolutionRequested,
     DisputeResolved,
     MemoryDisputed,
+    MemoryQuarantined,
     MemoryReinforced,
     MemoryRetained,
     MemorySuperseded,
@@ -156,3 +157,14 @@ def test_a_declared_trust_lowers_never_raises():
     state = BankState("b")
     out = run(state, turn("The launch is on May 3.", source="document").model_copy(update={"trust": "trusted"}))
     assert {m.trust for m in retained(out)} == {"untrusted"}
+
+
+def test_a_documents_words_are_read_as_written_not_as_the_rule_statement_built_from_them():
+    # the rule extractor states the blog's first person as "The user likes standing desk": the guard and the
+    # dispute check read the sentence it came from, which is the author's, not a claim about the owner
+    state = BankState("b")
+    run(state, turn("I sit at my desk all day."))
+    out = run(state, turn("Blog post: I switched to a standing desk last year and my back pain disappeared.",
+                          source="document", minutes=1))  # fmt: skip
+    assert retained(out) and all(m.text for m in retained(out))
+    assert not any(isinstance(e, MemoryQuarantined | MemoryDisputed) for e in out)
