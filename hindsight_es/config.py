@@ -26,6 +26,12 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=Path("./hindsight-data"), description="Log (embedded), LanceDB and Parquet stores")
     broker: str | None = Field(default=None, description="Kafka bootstrap servers; unset = embedded log")
+    log_max_bytes: int | None = Field(
+        default=None,
+        ge=65_536,
+        description="Most bytes the embedded log file may hold (unset: the disk's size); at the limit writes fail "
+        "and retry as on a full disk",
+    )
     partitions: int = Field(default=4, ge=1, le=256, description="Partitions per topic (embedded log, topic creation)")
     embedder: str = Field(
         default="hybrid", description="Embedding model: hybrid (MiniLM + multilingual USE) | minilm | use"

@@ -8,6 +8,7 @@ uses the same tokens (``HINDSIGHT_MCP_TOKENS``) and the same bank scoping.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
@@ -22,6 +23,7 @@ from hindsight_es.app.gateway.server import build_server, version
 from hindsight_es.app.gateway.timing import Timed
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
+from hindsight_es.health import HEALTH
 
 MCP_PATH = "/mcp"
 METRICS_PATH = "/metrics"
@@ -29,7 +31,18 @@ HEALTH_PATH = "/healthz"
 
 
 async def _healthy(request: Request) -> Response:
-    return PlainTextResponse("ok\n")
+    """``ok`` (200), or ``degraded`` (503) with one line per component that cannot write and why; reads
+    keep serving while degraded."""
+    if HEALTH.ok:
+        return PlainTextResponse("ok\n")
+    lines = [
+        f"{p.component}: {p.reason} (failing since {_ago(p.since)}, {p.failures} failures)" for p in HEALTH.problems()
+    ]
+    return PlainTextResponse("degraded\n" + "".join(f"{line}\n" for line in lines), status_code=503)
+
+
+def _ago(since: float) -> str:
+    return f"{max(0, round(time.time() - since))}s ago"
 
 
 def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = None) -> FastAPI:
