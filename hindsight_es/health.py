@@ -52,6 +52,15 @@ class Health:
     def ok(self) -> bool:
         return not self._problems
 
+    def report(self) -> tuple[int, str]:
+        """What ``/healthz`` answers: 200 ``ok``, or 503 ``degraded`` and one line per component."""
+        problems = self.problems()
+        if not problems:
+            return 200, "ok\n"
+        now = time.time()
+        lines = [f"{p.component}: {p.reason} (failing for {now - p.since:.0f}s, {p.failures}x)\n" for p in problems]
+        return 503, "degraded\n" + "".join(lines)
+
 
 HEALTH = Health()
 

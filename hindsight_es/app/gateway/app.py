@@ -8,7 +8,6 @@ uses the same tokens (``HINDSIGHT_MCP_TOKENS``) and the same bank scoping.
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
@@ -18,6 +17,7 @@ from starlette.responses import PlainTextResponse, Response
 from hindsight_es.app.gateway.api import banks, memories, operator, problems
 from hindsight_es.app.gateway.api.access import Gate
 from hindsight_es.app.gateway.auth import Access, BankTokens
+from hindsight_es.app.gateway.headers import SingleAuthorization
 from hindsight_es.app.gateway.metrics_route import metrics_endpoint
 from hindsight_es.app.gateway.server import build_server, version
 from hindsight_es.app.gateway.timing import Timed
@@ -33,16 +33,8 @@ HEALTH_PATH = "/healthz"
 async def _healthy(request: Request) -> Response:
     """``ok`` (200), or ``degraded`` (503) with one line per component that cannot write and why; reads
     keep serving while degraded."""
-    if HEALTH.ok:
-        return PlainTextResponse("ok\n")
-    lines = [
-        f"{p.component}: {p.reason} (failing since {_ago(p.since)}, {p.failures} failures)" for p in HEALTH.problems()
-    ]
-    return PlainTextResponse("degraded\n" + "".join(f"{line}\n" for line in lines), status_code=503)
-
-
-def _ago(since: float) -> str:
-    return f"{max(0, round(time.time() - since))}s ago"
+    status, text = HEALTH.report()
+    return PlainTextResponse(text, status_code=status)
 
 
 def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = None) -> FastAPI:
@@ -84,4 +76,5 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
 
     app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection
     app.add_middleware(Timed)
+    app.add_middleware(SingleAuthorization)  # outermost: before MCP's, the API's and the dashboard's auth
     return app
