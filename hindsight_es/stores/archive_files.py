@@ -63,6 +63,7 @@ _NAME = re.compile(r"^(\d{20})-(\d{20})\.parquet$")
 
 
 _KEY = re.compile(r"^events/topic=([^/]+)/partition=(\d+)/")
+STALE_TEMPORARY_S = 600.0  # a file write takes seconds; a temp file this old is a killed writer's
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +154,10 @@ class ArchiveFiles:
         if data is None:
             raise StoreError(f"archive file {key} vanished")
         return pq.read_table(pa.BufferReader(data))
+
+    def sweep(self, older_than_s: float = STALE_TEMPORARY_S) -> int:
+        """Remove temp files that writers killed mid-write left (``kill -9``); returns how many."""
+        return self.objects.sweep("events/", older_than_s)
 
     def _unlink(self, parts: list[Part]) -> int:
         for part in parts:
