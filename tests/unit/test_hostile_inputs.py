@@ -87,3 +87,12 @@ def test_http_bodies_do_not_coerce_numbers_to_times_or_booleans(model: type[Base
     assert caught.value.errors()[0]["loc"][0] == field
     with pytest.raises(ValidationError):  # the JSON path (what the HTTP API parses) too
         model.model_validate_json(__import__("json").dumps(body))
+
+
+def test_the_http_client_refuses_a_boundary_time_as_invalid_input_before_sending() -> None:
+    from hindsight_es.remote import calls
+
+    with pytest.raises(InvalidInputError, match="occurred_at.*out of range"):
+        calls.retain("b", "hello", occurred_at=datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=1))))
+    with pytest.raises(InvalidInputError, match="explicit"):
+        calls.retain("b", "hello", explicit=1)
