@@ -24,7 +24,7 @@ class TurnRecorded(Event):
     text: str
     source: Source = "user"
     trust: Trust | None = None
-    metadata: dict[str, str | bool | int | FiniteFloat | None] = Field(default_factory=dict)  # JSON has no NaN
+    metadata: dict[str, str | int | FiniteFloat | bool | None] = Field(default_factory=dict)  # JSON has no NaN
     # Who the memories from this turn belong to: an agent id makes them private to that agent (None:
     # shared by everyone who reads the bank); ``scope`` "session" makes them expire with the session.
     owner: AgentId | None = None

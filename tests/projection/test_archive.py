@@ -412,3 +412,33 @@ async def test_temp_files_of_a_killed_writer_are_removed_at_start(store: Archive
     await ArchiveProjection(ArchiveStore(store.root)).positions()  # what a (re)started runner reads first
     assert not left.exists() and fresh.exists()
     assert files(store.root) == data and store.table_rows()
+
+
+@pytest.mark.parametrize("damage", ["overwritten", "truncated"])
+async def test_a_damaged_file_is_named_skipped_by_reads_and_listed(
+    store: ArchiveStore, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Random bytes over a file's pages (its CRCs catch them) or a truncated file: reads go on without
+    it (never serving its rows), a warning names it, ``damaged()`` lists it; the other files are served."""
+    import logging
+
+    log = history()
+    await ArchiveProjection(store).apply(log.records)
+    whole = store.table_rows()
+    victim = max(store.root.rglob("*.parquet"), key=lambda p: p.stat().st_size)
+    data = bytearray(victim.read_bytes())
+    if damage == "truncated":
+        victim.write_bytes(bytes(data[: len(data) // 2]))
+    else:
+        pages_end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")  # where the footer starts
+        start = pages_end // 2  # random bytes over the middle of the pages (column data and page headers)
+        data[start : start + 256] = np.random.default_rng(7).integers(0, 256, 256, dtype=np.uint8).tobytes()
+        victim.write_bytes(bytes(data))
+    key = victim.relative_to(store.root).as_posix()
+
+    caplog.set_level(logging.WARNING, logger="hindsight.archive")
+    fresh = ArchiveStore(store.root)  # a process that reads it for the first time
+    rows = fresh.table_rows()
+    assert 0 < len(rows) < len(whole) and all(r in whole for r in rows)
+    assert f"archive file {key} is damaged" in caplog.text
+    assert list(fresh.damaged()) == [key]
