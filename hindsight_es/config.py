@@ -5,6 +5,7 @@ Built once in each entry point and passed down; nothing else reads ``os.environ`
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -17,6 +18,7 @@ TOPIC_MEMORIES = "hindsight.memories"
 TOPIC_DEAD_LETTER = "hindsight.deadletter"
 ALL_TOPICS = (TOPIC_TURNS, TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_DEAD_LETTER)
 DEFAULT_MAX_TEXT_CHARS = 16_000
+_BANK_ID = re.compile(r"[\w.:@\-]{1,128}")  # as ``types.BankId``
 
 
 class Settings(BaseSettings):
@@ -26,6 +28,12 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=Path("./hindsight-data"), description="Log (embedded), LanceDB and Parquet stores")
     broker: str | None = Field(default=None, description="Kafka bootstrap servers; unset = embedded log")
+    log_max_bytes: int | None = Field(
+        default=None,
+        ge=65_536,
+        description="Most bytes the embedded log file may hold (unset: the disk's size); at the limit writes fail "
+        "and retry as on a full disk",
+    )
     partitions: int = Field(default=4, ge=1, le=256, description="Partitions per topic (embedded log, topic creation)")
     embedder: str = Field(
         default="hybrid", description="Embedding model: hybrid (MiniLM + multilingual USE) | minilm | use"
@@ -170,10 +178,16 @@ class Settings(BaseSettings):
         for token, banks in value.items():
             if len(token) < 16:
                 raise ValueError("every MCP token must be at least 16 characters long")
-            if banks != "*" and not (
-                isinstance(banks, list) and banks and all(isinstance(b, str) and b for b in banks)
-            ):
+            if any(c.isspace() or not c.isprintable() for c in token):
+                raise ValueError("an MCP token must not contain white space or control characters (one is blank?)")
+            if banks == "*":
+                continue
+            if not (isinstance(banks, list) and banks and all(isinstance(b, str) and b for b in banks)):
                 raise ValueError('every MCP token must map to a list of banks or to "*" (all banks)')
+            if "*" in banks:
+                raise ValueError('a token for every bank maps to "*", not to a list holding "*" (["*"] is ambiguous)')
+            if not all(_BANK_ID.fullmatch(b) for b in banks):
+                raise ValueError("an MCP token's banks must be bank ids (letters, digits and . : @ - _, up to 128)")
         return value
 
     @property

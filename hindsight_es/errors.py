@@ -6,7 +6,8 @@ HindsightError
  │    ├── DecodeError       bytes that are not a known, valid event
  │    └── ConflictError     a valid request the memory's current state refuses (forget a forgotten one, …)
  ├── LogError               the event log cannot be reached or refused an operation
- │    └── LogUnavailableError
+ │    ├── LogUnavailableError
+ │    └── LogFullError      the log's storage is full (disk, or HINDSIGHT_LOG_MAX_BYTES): writes wait
  ├── StoreError             a projection store failed
  ├── NotFoundError          an unknown bank, memory or session
  ├── AccessDeniedError      a caller asked for a bank its credentials do not cover
@@ -41,6 +42,10 @@ class LogError(HindsightError):
 
 
 class LogUnavailableError(LogError):
+    pass
+
+
+class LogFullError(LogError):
     pass
 
 

@@ -45,6 +45,8 @@ class ArchiveProjection:
         self.partitions = partitions
 
     async def positions(self) -> dict[TopicPartition, int]:
+        """Where the archive stands (read at start and after a failure: leftovers of killed writes go then)."""
+        await asyncio.to_thread(self.store.sweep)
         return {
             tp: n
             for tp, n in (await asyncio.to_thread(self.store.positions)).items()
@@ -55,7 +57,9 @@ class ArchiveProjection:
         await asyncio.to_thread(self._apply, batch)
 
     async def maintain(self) -> None:
-        """Merge small files once enough pile up; queries return the same rows before and after."""
+        """Merge small files once enough pile up (queries return the same rows before and after); remove
+        what killed writers left."""
+        await asyncio.to_thread(self.store.sweep)
         await asyncio.to_thread(self.store.compact_all, min_files=16, topics=self.topics, partitions=self.partitions)
 
     def _apply(self, batch: Batch) -> None:

@@ -17,7 +17,7 @@ import shutil
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -264,6 +264,7 @@ class Verdict:
     checks: list[Check]
     difference: str | None  # the first difference, named; None when the live stores are exact
     behind: dict[str, int]  # table -> records the live store has not projected yet (lag, not a difference)
+    damaged: dict[str, str] = field(default_factory=dict)  # live archive file -> why it fails its check
 
     @property
     def ok(self) -> bool:
@@ -300,7 +301,13 @@ async def verify(
                 batch_size=REBUILD_BATCH,
                 progress=progress.advance if progress else None,
             )
-        return _compare(live, _snapshot(stores, bank), ends, bank)
+        verdict = _compare(live, _snapshot(stores, bank), ends, bank)
+        damaged = ArchiveStore(location.current(settings)["archive"], s3_options(settings)).damaged()
+        if not damaged:
+            return verdict
+        key, why = next(iter(sorted(damaged.items())))
+        named = f"archive file {key} is damaged ({why}); reads skip it, `replay rebuild` writes it again from the log"
+        return Verdict(verdict.checks, named, verdict.behind, damaged)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

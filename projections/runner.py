@@ -19,6 +19,7 @@ from typing import Protocol
 from hindsight_es import observe
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import Event, decode
+from hindsight_es.health import HEALTH
 from hindsight_es.log import EventLog, Record, TopicPartition
 
 log_ = logging.getLogger("hindsight.projections")
@@ -206,11 +207,13 @@ async def run(
             n = await advance(
                 log, [projection], await log_ends(log, [projection]), positions, batch_size=batch_size, batches=1
             )
-        except Exception:
+        except Exception as exc:
             log_.exception("projection %s failed; retrying from its stored position", projection.name)
+            HEALTH.degrade(f"projection {projection.name}", f"{type(exc).__name__}: {exc}")
             await asyncio.sleep(1.0)
             positions = {id(projection): await projection.positions()}
             continue
+        HEALTH.recover(f"projection {projection.name}")
         dirty |= n > 0
         # Maintenance (compaction, index refresh) runs on schedule, busy or idle: every write adds a
         # fragment, and each one costs every later search and merge, so a steady stream that never

@@ -356,6 +356,7 @@ class BankActor:
         and when it stops."""
         await self.load()
         consumer = await self.log.consumer(self.group, [TOPIC_TURNS, TOPIC_COMMANDS])
+        failed = True
         try:
             while not stop.is_set():
                 records = await consumer.poll(self.settings.poll_max_records, self.settings.poll_timeout_ms)
@@ -363,9 +364,12 @@ class BankActor:
                     await self.handle(records)
                     await consumer.commit(next_offsets(records))
                 await self.save_snapshots()
+            failed = False
         finally:
             await consumer.close()
-            await self.release(list(self.owned))
+            # After a failed batch the state holds decisions the log never took: never snapshot it (a
+            # restart folds the partitions again from the last snapshot and the log).
+            await self.release(list(self.owned), snapshot=not failed)
 
 
 def next_offsets(records: Sequence[Record]) -> dict[TopicPartition, int]:

@@ -19,6 +19,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from hindsight_es.events import Event
+from hindsight_es.health import HEALTH
 from hindsight_es.memory.state import BankState
 
 log_ = logging.getLogger("hindsight.lifecycle")
@@ -94,15 +95,22 @@ def exposition() -> bytes:
 
 async def serve_http(port: int, stop: asyncio.Event, host: str = "127.0.0.1") -> None:
     """A bare ``/metrics`` endpoint on ``host:port`` (for a service without the MCP HTTP server), and
-    ``/healthz`` (200 while the process serves), for a container's health check."""
+    ``/healthz`` (200 ``ok``, 503 ``degraded`` with the reasons), for a container's health check."""
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             request = await asyncio.wait_for(reader.readline(), 5.0)
             path = request.split(b" ")[1:2]
-            ok = path in ([b"/metrics"], [b"/healthz"])
-            body = (exposition() if path == [b"/metrics"] else b"ok\n") if ok else b"not found\n"
-            head = b"HTTP/1.1 200 OK" if ok else b"HTTP/1.1 404 Not Found"
+            status, health = HEALTH.report()
+            if path == [b"/metrics"]:
+                head, body = b"HTTP/1.1 200 OK", exposition()
+            elif path == [b"/healthz"]:
+                head, body = (
+                    b"HTTP/1.1 200 OK" if status == 200 else b"HTTP/1.1 503 Service Unavailable",
+                    health.encode(),
+                )
+            else:
+                head, body = b"HTTP/1.1 404 Not Found", b"not found\n"
             writer.write(
                 head
                 + b"\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "

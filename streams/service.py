@@ -16,6 +16,7 @@ from typing import Any
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
+from hindsight_es.health import HEALTH, storage_full
 from hindsight_es.log import EventLog
 from hindsight_es.stores import location
 from hindsight_es.stores.location import snapshots
@@ -27,6 +28,34 @@ from streams.extraction_actor import ExtractionActor, drain_extraction, make_ext
 from streams.janitor import Janitor
 
 log_ = logging.getLogger("hindsight.service")
+RETRY_FIRST_S, RETRY_MAX_S = 1.0, 60.0
+Task = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
+
+
+async def supervised(name: str, task: Task, stop: asyncio.Event) -> None:
+    """Run ``task`` until ``stop``; when it fails on full storage (disk or quota) it is started again
+    after a back-off (doubling to ``RETRY_MAX_S``) while ``HEALTH`` says why, so reads keep serving and
+    writes resume once there is room. Any other failure is raised (and stops the service)."""
+    delay = RETRY_FIRST_S
+    while True:
+        try:
+            await task(stop)
+            HEALTH.recover(name)
+            return
+        except Exception as exc:
+            if not storage_full(exc):
+                raise
+            if stop.is_set():  # it failed while stopping: nothing to retry
+                HEALTH.recover(name)
+                return
+            HEALTH.degrade(name, f"{exc} (retrying in {delay:g}s)")
+            log_.error("%s: storage full, retrying in %gs: %s", name, delay, exc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), delay)
+        if stop.is_set():
+            HEALTH.recover(name)
+            return
+        delay = min(delay * 2, RETRY_MAX_S)
 
 
 async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event, *, poll_s: float = 1.0) -> None:
@@ -67,26 +96,29 @@ async def serve(
     *,
     embedder: Embedder | None = None,
     extractor: Extractor | None = None,
-    extra: Mapping[str, Callable[[asyncio.Event], Coroutine[Any, Any, None]]] | None = None,
+    extra: Mapping[str, Task] | None = None,
 ) -> None:
     """Run the actor, the projections and ``extra`` tasks (e.g. the MCP HTTP server) until ``stop`` is set;
-    a crashed task stops the others. On the embedded log the actors run in this process's runners; on
-    Kafka they are FastStream subscribers in their consumer groups (``streams.kafka``), owning the
-    partitions the group assigns this process."""
+    a task failing on full storage is retried (``supervised``), any other crashed task stops the others.
+    On the embedded log the actors run in this process's runners; on Kafka they are FastStream
+    subscribers in their consumer groups (``streams.kafka``), owning the partitions the group assigns
+    this process."""
     embedder = embedder or make_embedder(settings.embedder)
     actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
     extraction = make_extraction_actor(settings, log, embedder)
+    jobs: dict[str, Task] = {}
     if settings.broker:  # actors and projections: FastStream subscribers, for the partitions assigned here
-        tasks = [asyncio.create_task(run_on_kafka(settings, log, actor, extraction, stop), name="kafka")]
+        jobs["kafka"] = lambda stop: run_on_kafka(settings, log, actor, extraction, stop)
     else:
-        tasks = [asyncio.create_task(actor.run(stop), name="bank-actor")]
+        jobs["bank-actor"] = actor.run
         if extraction is not None:
-            tasks.append(asyncio.create_task(run_extraction(extraction, stop), name="extraction-actor"))
-        tasks.append(asyncio.create_task(run_projections(settings, log, stop), name="projections"))
-    tasks += [asyncio.create_task(task(stop), name=name) for name, task in (extra or {}).items()]
+            jobs["extraction-actor"] = lambda stop: run_extraction(extraction, stop)
+        jobs["projections"] = lambda stop: run_projections(settings, log, stop)
+    jobs.update(extra or {})
     if settings.janitor_enabled:
         owns = actor.owns if settings.broker else None  # on Kafka: the banks of the partitions assigned here
-        tasks.append(asyncio.create_task(Janitor(log, settings, owns=owns).run(stop), name="janitor"))
+        jobs["janitor"] = Janitor(log, settings, owns=owns).run
+    tasks = [asyncio.create_task(supervised(name, job, stop), name=name) for name, job in jobs.items()]
     withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
     if settings.metrics_port is not None:
         tasks.append(asyncio.create_task(metrics.serve_http(settings.metrics_port, stop), name="metrics"))

@@ -37,11 +37,31 @@ def check_agent(agent: str | None) -> str | None:
 
 def build(cls: type[E], **fields: Any) -> E:
     """An event from caller input; a validation failure is an ``InvalidInputError`` naming the field."""
+    for name, value in fields.items():
+        check_encodable(value, name)
     try:
         return cls(**fields)
     except ValidationError as exc:
         first = exc.errors()[0]
         raise InvalidInputError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
+
+
+def check_encodable(value: Any, where: str) -> None:
+    """Refuse text that cannot be written as UTF-8 (a lone surrogate such as ``"\\ud800"`` from JSON)."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInputError(
+                f"{where}: a lone surrogate (U+{ord(value[exc.start]):04X}) at character {exc.start} is not text"
+            ) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_encodable(key, f"{where} key")
+            check_encodable(item, f"{where}.{key}" if isinstance(key, str) else where)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            check_encodable(item, where)
 
 
 def make_turn(
@@ -56,6 +76,8 @@ def make_turn(
 ) -> TurnRecorded:
     """Validate and build a ``TurnRecorded``; raises ``InvalidInputError`` with the reason."""
     check_text(settings, text)
+    for name, value in (("text", text), ("session_id", session_id), ("turn_id", turn_id), ("bank_id", bank_id)):
+        check_encodable(value, name)
     turn_id = turn_id or str(uuid4())
     extra = {"occurred_at": occurred_at} if occurred_at is not None else {}
     return build(

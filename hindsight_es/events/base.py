@@ -12,9 +12,9 @@ from typing import Annotated, Any
 from uuid import UUID, uuid4
 
 import numpy as np
-from pydantic import AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
 
-from hindsight_es.types import BankId
+from hindsight_es.types import BankId, Time
 
 
 def _decode_vector(value: Any) -> object:
@@ -48,7 +48,7 @@ class Event(BaseModel):
     type: str
     schema_version: int = 1
     bank_id: BankId
-    occurred_at: AwareDatetime = Field(default_factory=utcnow)
+    occurred_at: Time = Field(default_factory=utcnow)
     causation_id: UUID | None = None
     actor: str = Field(default="user", min_length=1, max_length=256)
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat
 
 from hindsight_es.events.base import Event
 from hindsight_es.events.candidates import Candidate, GuardJudgement
-from hindsight_es.types import AgentId, Role, Scope, SessionId, Source, Trust, TurnId
+from hindsight_es.types import AgentId, Role, Scope, SessionId, Source, Time, Trust, TurnId
 
 # ---------------------------------------------------------------- turns
 
@@ -24,7 +24,7 @@ class TurnRecorded(Event):
     text: str
     source: Source = "user"
     trust: Trust | None = None
-    metadata: dict[str, str | int | float | bool | None] = Field(default_factory=dict)
+    metadata: dict[str, str | int | FiniteFloat | bool | None] = Field(default_factory=dict)  # JSON has no NaN
     # Who the memories from this turn belong to: an agent id makes them private to that agent (None:
     # shared by everyone who reads the bank); ``scope`` "session" makes them expire with the session.
     owner: AgentId | None = None
@@ -39,8 +39,8 @@ class ForgetRequested(Event):
     memory_ids: tuple[UUID, ...] = ()
     session_id: SessionId | None = None
     reason: str = Field(default="", max_length=2000)
-    since: AwareDatetime | None = None  # with ``until``: memories valid from [since, until); ANDed with session
-    until: AwareDatetime | None = None
+    since: Time | None = None  # with ``until``: memories valid from [since, until); ANDed with session
+    until: Time | None = None
 
 
 class CorrectionRequested(Event):
@@ -58,8 +58,8 @@ class RetractionRequested(Event):
     turn_ids: tuple[TurnId, ...] = ()
     source: Source | None = None
     turn_actor: str | None = None
-    since: AwareDatetime | None = None
-    until: AwareDatetime | None = None
+    since: Time | None = None
+    until: Time | None = None
     reason: str = Field(default="", max_length=2000)
 
 

@@ -17,7 +17,7 @@ def open_log(settings: Settings) -> EventLog:
         return KafkaLog(settings)
     from hindsight_es.log.embedded import EmbeddedLog
 
-    return EmbeddedLog(settings.log_path, settings.partitions)
+    return EmbeddedLog(settings.log_path, settings.partitions, max_bytes=settings.log_max_bytes)
 
 
 @contextlib.asynccontextmanager

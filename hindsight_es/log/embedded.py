@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar, TypeVarTuple
 
-from hindsight_es.errors import LogError
+from hindsight_es.errors import LogError, LogFullError
+from hindsight_es.health import HEALTH
 from hindsight_es.log.port import Record, TopicPartition, partition_for
 
 _SCHEMA = """
@@ -43,8 +44,9 @@ _Row = tuple[int, str | None, bytes, int]  # offset, key, value, ts
 class EmbeddedLog:
     """Durable local log; safe to open from several processes on one machine."""
 
-    def __init__(self, path: Path, partitions: int = 4) -> None:
+    def __init__(self, path: Path, partitions: int = 4, *, max_bytes: int | None = None) -> None:
         self.path = Path(path)
+        self.max_bytes = max_bytes  # at the limit, writes fail as on a full disk (SQLITE_FULL)
         self._requested_partitions = partitions
         self._partitions = partitions
         self._lock = threading.Lock()
@@ -59,6 +61,9 @@ class EmbeddedLog:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)
+        if self.max_bytes is not None:
+            page = int(conn.execute("PRAGMA page_size").fetchone()[0])
+            conn.execute(f"PRAGMA max_page_count={max(1, self.max_bytes // page)}")
         # The partition count is fixed when the log is created, as with a Kafka topic.
         conn.execute("INSERT OR IGNORE INTO meta VALUES ('partitions', ?)", (str(self._requested_partitions),))
         self._partitions = int(conn.execute("SELECT value FROM meta WHERE name='partitions'").fetchone()[0])
@@ -82,6 +87,11 @@ class EmbeddedLog:
         try:
             return await asyncio.to_thread(locked)
         except sqlite3.Error as exc:
+            if exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_FULL:
+                limit = f" (HINDSIGHT_LOG_MAX_BYTES={self.max_bytes})" if self.max_bytes is not None else ""
+                error = LogFullError(f"embedded log {self.path}: {exc}{limit}")
+                HEALTH.degrade("log", str(error))
+                raise error from exc
             raise LogError(f"embedded log {self.path}: {exc}") from exc
 
     # ------------------------------------------------------------ writes
@@ -89,6 +99,7 @@ class EmbeddedLog:
     async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
         partition = partition_for(key, self._partitions)
         offsets = await self._run(self._append, topic, partition, key, list(values))
+        HEALTH.recover("log")
         self._appended.set()
         return offsets
 
@@ -112,7 +123,10 @@ class EmbeddedLog:
             )
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # SQLite has already rolled back after some errors (SQLITE_FULL, SQLITE_IOERR): a second
+            # ROLLBACK would fail and hide the real error.
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
         return list(range(first, first + len(values)))
 

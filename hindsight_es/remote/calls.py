@@ -13,10 +13,11 @@ from typing import Any, Generic, TypeVar, cast
 from urllib.parse import quote
 from uuid import UUID, uuid4
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from hindsight_es.remote import models as m
 from hindsight_es.remote import requests as r
+from hindsight_es.remote.errors import RefusedError
 
 T = TypeVar("T")
 
@@ -40,8 +41,16 @@ def _bank(bank_id: str) -> str:
 
 
 def _body(model: type[BaseModel], **fields: Any) -> dict[str, Any]:
-    """The request body, validated here first (a bad field fails before anything is sent)."""
-    return model(**{k: v for k, v in fields.items() if v is not None}).model_dump(mode="json", exclude_none=True)
+    """The request body, validated here first: a bad field is a ``RefusedError`` (an ``InvalidInputError``,
+    as the server's 422 would be) naming it, before anything is sent."""
+    try:
+        body = model(**{k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False, include_context=False)
+        detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
+        problem = {"title": "The request does not fit the schema", "detail": detail, "errors": errors}
+        raise RefusedError(422, problem) from None
+    return body.model_dump(mode="json", exclude_none=True)
 
 
 def retain(bank_id: str, text: str, **fields: Any) -> Call[m.RetainResult]:

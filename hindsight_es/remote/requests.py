@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool
+
+from hindsight_es.types import Time as StrictTime
 
 Role = Literal["user", "assistant", "system", "tool"]
 Source = Literal["user", "assistant", "tool", "document"]
@@ -53,12 +55,14 @@ AgentId = Annotated[
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memory id (a UUID, as recall returns it)")]
 Reason = Annotated[str, Field(max_length=2000, description="Why (kept in the memory's history)")]
-Wait = Annotated[bool, Field(description="Return once the change is visible to recall")]
+Wait = Annotated[StrictBool, Field(description="Return once the change is visible to recall")]
 TimeoutS = Annotated[float | None, Field(gt=0, le=120, description="Seconds to wait at most (default 10)")]
 TrustedOnly = Annotated[
-    bool, Field(description="Only the user's own word and what the user confirmed (no documents, tools, others)")
+    StrictBool, Field(description="Only the user's own word and what the user confirmed (no documents, tools, others)")
 ]
-Time = Annotated[AwareDatetime, Field(description="ISO 8601 with a zone, e.g. 2026-03-01T09:00:00+01:00 or …Z")]
+# No coercion: a boolean is true or false (never 1 or "yes"), a time is text with a zone (never a number).
+Flag = StrictBool
+Time = Annotated[StrictTime, Field(description="ISO 8601 with a zone, e.g. 2026-03-01T09:00:00+01:00 or …Z")]
 
 __all__ = [
     "ContextRequest",
@@ -89,10 +93,10 @@ class RetainRequest(_Body):
     speaker: str | None = Field(None, max_length=256, description="Who said it, e.g. a name")
     turn_id: TurnId | None = Field(None, description="Stable id of the turn: retaining it again changes nothing")
     occurred_at: Time | None = Field(None, description="When it was said (ISO 8601 with a zone; default now)")
-    explicit: bool = Field(False, description="An explicit 'remember this', not a conversation turn")
+    explicit: Flag = Field(False, description="An explicit 'remember this', not a conversation turn")
     agent: AgentId | None = None
     scope: Scope = Field("global", description="session: forgotten when the session ends, unless promoted")
-    wait: bool = Field(False, description="Return once its memories are queryable, listing them")
+    wait: Flag = Field(False, description="Return once its memories are queryable, listing them")
     timeout_s: TimeoutS = None
 
 
@@ -104,11 +108,11 @@ class RecallRequest(_Body):
     since: Time | None = Field(None, description="Only memories valid from this time on (ISO 8601 with a zone)")
     until: Time | None = Field(None, description="Only memories valid from before this time (ISO 8601 with a zone)")
     agent: AgentId | None = None
-    include_shared: bool = Field(False, description="Also the shared banks this bank reads")
-    include_archived: bool = Field(
+    include_shared: Flag = Field(False, description="Also the shared banks this bank reads")
+    include_archived: Flag = Field(
         False, description="Also archived (faded) memories from the cold archive; those served come back"
     )
-    explain: bool = Field(False, description="Say why each hit came back (matched words, meaning, time)")
+    explain: Flag = Field(False, description="Say why each hit came back (matched words, meaning, time)")
     trusted_only: TrustedOnly = False
 
 
@@ -117,7 +121,7 @@ class ContextRequest(_Body):
     text: str = Field("", max_length=16000, description="The user's current message")
     budget_tokens: int = Field(1500, ge=64, le=32000, description="Token budget of the block")
     agent: AgentId | None = None
-    include_shared: bool = Field(False, description="Also the shared banks this bank reads")
+    include_shared: Flag = Field(False, description="Also the shared banks this bank reads")
     trusted_only: TrustedOnly = False
 
 

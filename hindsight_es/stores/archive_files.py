@@ -6,12 +6,16 @@ final name (locally renamed into place, on S3 one PUT), so rows and position nev
 range lies inside another's is a compaction leftover and is never read; readers also dedupe by
 (topic, partition, offset). Writers of different partitions never touch the same file. DuckDB reads
 local files directly, and S3 objects through a pyarrow dataset (no DuckDB extension to download).
-``archive.ArchiveStore`` adds the queries.
+Every page carries a CRC32 (Parquet's page checksum); a file is checked whole (structure and every
+page's checksum) before a process first reads it, and a damaged one (truncated, bytes overwritten) is
+named in a warning and skipped, never served; ``damaged()`` lists them for ``replay verify``, and a
+rebuild writes them again from the log. ``archive.ArchiveStore`` adds the queries.
 """
 
 from __future__ import annotations
 
 import io
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +32,7 @@ from hindsight_es.errors import StoreError
 from hindsight_es.log import TopicPartition
 from hindsight_es.stores.objects import LocalObjects, ObjectStore, S3Objects, S3Options, objects
 
+log_ = logging.getLogger("hindsight.archive")
 _TS = pa.timestamp("us", tz="UTC")
 _IDS = pa.list_(pa.string())
 SCHEMA = pa.schema(
@@ -63,6 +68,7 @@ _NAME = re.compile(r"^(\d{20})-(\d{20})\.parquet$")
 
 
 _KEY = re.compile(r"^events/topic=([^/]+)/partition=(\d+)/")
+STALE_TEMPORARY_S = 600.0  # a file write takes seconds; a temp file this old is a killed writer's
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +88,7 @@ class ArchiveFiles:
         self.objects: ObjectStore = objects(self.root, options)
         self._options = options
         self._next: dict[TopicPartition, int] = {}
+        self._checked: dict[tuple[str, int], str | None] = {}  # (key, size) -> why it is damaged, None: sound
 
     # ------------------------------------------------------------ layout and positions
 
@@ -141,8 +148,8 @@ class ArchiveFiles:
         live, covered = _split_covered(self._parts(topic, partition))
         removed = self._unlink(covered)
         for run in _small_runs(live, target_bytes):
-            if len(run) < min_files:
-                continue
+            if len(run) < min_files or any(self._damage(p) is not None for p in run):
+                continue  # a damaged file stays as it is, for verify to report and a rebuild to replace
             merged = f"{self._dir(topic, partition)}{run[0].first:020d}-{run[-1].last:020d}.parquet"
             self.objects.put(merged, _parquet(_dedupe(pa.concat_tables(self._read(p.key) for p in run))))
             removed += self._unlink([p for p in run if p.key != merged])
@@ -153,6 +160,10 @@ class ArchiveFiles:
         if data is None:
             raise StoreError(f"archive file {key} vanished")
         return pq.read_table(pa.BufferReader(data))
+
+    def sweep(self, older_than_s: float = STALE_TEMPORARY_S) -> int:
+        """Remove temp files that writers killed mid-write left (``kill -9``); returns how many."""
+        return self.objects.sweep("events/", older_than_s)
 
     def _unlink(self, parts: list[Part]) -> int:
         for part in parts:
@@ -245,12 +256,41 @@ class ArchiveFiles:
         return []
 
     def _visible_files(self, topics: Sequence[str] | None) -> list[str]:
-        """The files to read: local paths, or ``bucket/key`` paths of the S3 objects."""
-        files = []
+        """The files to read (local paths, or ``bucket/key`` paths of the S3 objects); damaged ones left out."""
+        return [self._file(p.key) for p in self._live_parts(topics) if self._damage(p) is None]
+
+    def _live_parts(self, topics: Sequence[str] | None) -> list[Part]:
+        parts = []
         for topic, partition in self._partitions():
             if topics is None or topic in topics:
-                files += [self._file(p.key) for p in _split_covered(self._parts(topic, partition))[0]]
-        return files
+                parts += _split_covered(self._parts(topic, partition))[0]
+        return parts
+
+    def damaged(self) -> dict[str, str]:
+        """The archive's files that fail their check (key -> why), each checked whole."""
+        return {p.key: why for p in self._live_parts(None) if (why := self._damage(p)) is not None}
+
+    def _damage(self, part: Part) -> str | None:
+        """Why ``part`` cannot be trusted (checked once per process: files are immutable), or None."""
+        if (part.key, part.size) not in self._checked:
+            why = None
+            try:
+                source = self._file(part.key) if isinstance(self.objects, LocalObjects) else self.objects.get(part.key)
+                if source is None:
+                    return None  # removed meanwhile (a compaction): not damage
+                reader = pq.ParquetFile(
+                    pa.BufferReader(source) if isinstance(source, bytes) else source, page_checksum_verification=True
+                )
+                reader.read(columns=[])  # the footer and the row groups' structure
+                for group in range(reader.num_row_groups):
+                    reader.read_row_group(group)  # every page, decompressed, its CRC checked
+            except FileNotFoundError:
+                return None
+            except (OSError, pa.ArrowException, ValueError) as exc:
+                why = f"{type(exc).__name__}: {exc}"
+                log_.warning("archive file %s is damaged and is skipped (a rebuild rewrites it): %s", part.key, why)
+            self._checked[(part.key, part.size)] = why
+        return self._checked[(part.key, part.size)]
 
     def _file(self, key: str) -> str:
         if isinstance(self.objects, LocalObjects):
@@ -284,7 +324,7 @@ def _check_range(table: pa.Table, first: int, last: int) -> None:
 def _parquet(table: pa.Table) -> bytes:
     """The table as one Parquet file's bytes (written whole, under its final name, by ``objects``)."""
     buffer = io.BytesIO()
-    pq.write_table(table, buffer, compression="zstd", use_dictionary=_DICTIONARY)
+    pq.write_table(table, buffer, compression="zstd", use_dictionary=_DICTIONARY, write_page_checksum=True)
     return buffer.getvalue()
 
 

@@ -8,7 +8,10 @@ its final key. Keys are ``/``-separated paths relative to the root.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +19,8 @@ from typing import Any, Protocol
 from urllib.parse import urlparse
 
 from hindsight_es.errors import ConfigError, StoreError
+
+_TEMPORARY = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # LocalObjects' temp names: .<name>.<uuid hex>.tmp
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +61,9 @@ class ObjectStore(Protocol):
         """(key, size in bytes) of every object under ``prefix`` (recursively), sorted by key."""
 
     def delete(self, key: str) -> None: ...
+
+    def sweep(self, prefix: str, older_than_s: float) -> int:
+        """Remove what interrupted writes left under ``prefix`` (older than ``older_than_s``); returns how many."""
 
 
 def is_remote(uri: str | Path) -> bool:
@@ -141,6 +149,23 @@ class LocalObjects:
     def delete(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
 
+    def sweep(self, prefix: str, older_than_s: float) -> int:
+        """Remove the temporary files (``.<name>.<uuid hex>.tmp``) of writes killed before their rename.
+        Only old ones: a younger one may be a live writer's, in another process, about to be renamed."""
+        folder = self._path(prefix)
+        if not folder.is_dir():
+            return 0
+        cutoff, removed = time.time() - older_than_s, 0
+        for dirpath, _, files in os.walk(folder):
+            for name in files:
+                if _TEMPORARY.match(name):
+                    path = Path(dirpath, name)
+                    with contextlib.suppress(FileNotFoundError):
+                        if path.stat().st_mtime < cutoff:
+                            path.unlink()
+                            removed += 1
+        return removed
+
 
 def _fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
@@ -212,6 +237,9 @@ class S3Objects:
 
         found = self._call(f"list {prefix}", lambda s: obstore.list(s, prefix).collect())
         return sorted((str(m["path"]), int(m["size"])) for m in found)
+
+    def sweep(self, prefix: str, older_than_s: float) -> int:
+        return 0  # one PUT per object: an interrupted write leaves nothing
 
     def delete(self, key: str) -> None:
         import obstore

@@ -363,6 +363,19 @@ async def test_malformed_arguments_get_a_validation_error(mcp: Client) -> None:
     assert "no bank given" in await refused(mcp, "recall", query="anything")
 
 
+async def test_unknown_arguments_and_coerced_values_are_refused_with_a_reason(mcp: Client) -> None:
+    b = bank("strict")
+    assert "sesion_id" in await refused(mcp, "retain", bank_id=b, text="I like tea.", sesion_id="s1")
+    assert "explicit" in await refused(mcp, "retain", bank_id=b, text="I like tea.", explicit=1)
+    assert "not a number" in await refused(mcp, "recall", bank_id=b, query="tea", since=1.5)
+    assert "not a number" in await refused(mcp, "recall", bank_id=b, query="tea", since="1.5")
+    assert "not a number" in await refused(mcp, "retain", bank_id=b, text="I like tea.", occurred_at=12345)
+    boundary = await refused(mcp, "retain", bank_id=b, text="I like tea.", occurred_at="0001-01-01T00:00:00+01:00")
+    assert "out of range" in boundary, boundary
+    tools = {t.name: t for t in (await mcp.list_tools()).tools}
+    assert all(t.input_schema.get("additionalProperties") is False for t in tools.values())
+
+
 async def test_the_earlier_argument_names_are_still_accepted(mcp: Client) -> None:
     """0.1 named the text `content` (retain) and `message` (get_context), the session `session` and the bank
     `bank`: accepted for one more release beside `text`, `session_id` and `bank_id`."""

@@ -370,3 +370,75 @@ async def test_on_object_storage_the_archive_reads_writes_and_compacts_like_on_d
     again = ArchiveStore(remote.root, options)  # a reader elsewhere: positions from the object names
     assert again.positions() == local.positions()
     assert again.search_archived(BANK, vec(0, 0, 1), 1)[0]["memory_id"] == str(mid("m3"))
+
+
+async def test_temp_files_of_a_killed_writer_are_removed_at_start(store: ArchiveStore) -> None:
+    """A writer killed (-9) between writing its temp file and the rename leaves ``.<name>.<uuid>.tmp``;
+    the next start removes it once it is older than any live write, and keeps a younger one."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    log = history()
+    await ArchiveProjection(store).apply(log.records)
+    data = files(store.root)
+    key = "events/topic=hindsight.turns/partition=0/00000000000000000099-00000000000000000099.parquet"
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys, time\n"
+            "from hindsight_es.stores.objects import LocalObjects\n"
+            "os.replace = lambda *a: (print('written', flush=True), time.sleep(120))\n"
+            f"LocalObjects(sys.argv[1]).put({key!r}, b'x' * 100_000)\n",
+            str(store.root),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "written"
+    finally:
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait()
+    (left,) = [p for p in store.root.rglob("*.tmp")]
+    fresh = left.with_name(f".{left.name.split('.')[1]}.parquet.{'0' * 32}.tmp")
+    fresh.write_bytes(b"a live writer's")
+    old = time.time() - 3600
+    os.utime(left, (old, old))
+
+    await ArchiveProjection(ArchiveStore(store.root)).positions()  # what a (re)started runner reads first
+    assert not left.exists() and fresh.exists()
+    assert files(store.root) == data and store.table_rows()
+
+
+@pytest.mark.parametrize("damage", ["overwritten", "truncated"])
+async def test_a_damaged_file_is_named_skipped_by_reads_and_listed(
+    store: ArchiveStore, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Random bytes over a file's pages (its CRCs catch them) or a truncated file: reads go on without
+    it (never serving its rows), a warning names it, ``damaged()`` lists it; the other files are served."""
+    import logging
+
+    log = history()
+    await ArchiveProjection(store).apply(log.records)
+    whole = store.table_rows()
+    victim = max(store.root.rglob("*.parquet"), key=lambda p: p.stat().st_size)
+    data = bytearray(victim.read_bytes())
+    if damage == "truncated":
+        victim.write_bytes(bytes(data[: len(data) // 2]))
+    else:
+        pages_end = len(data) - 8 - int.from_bytes(data[-8:-4], "little")  # where the footer starts
+        start = pages_end // 2  # random bytes over the middle of the pages (column data and page headers)
+        data[start : start + 256] = np.random.default_rng(7).integers(0, 256, 256, dtype=np.uint8).tobytes()
+        victim.write_bytes(bytes(data))
+    key = victim.relative_to(store.root).as_posix()
+
+    caplog.set_level(logging.WARNING, logger="hindsight.archive")
+    fresh = ArchiveStore(store.root)  # a process that reads it for the first time
+    rows = fresh.table_rows()
+    assert 0 < len(rows) < len(whole) and all(r in whole for r in rows)
+    assert f"archive file {key} is damaged" in caplog.text
+    assert list(fresh.damaged()) == [key]

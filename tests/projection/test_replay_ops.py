@@ -285,3 +285,18 @@ async def test_verify_finds_a_tampered_archive_row_and_a_position_past_the_log(
 def test_every_topic_is_archived(history: History) -> None:
     topics = {tp[0] for tp in ArchiveStore(store_path(history.settings.data_dir, "archive")).positions()}
     assert topics >= set(ALL_TOPICS) - {"hindsight.deadletter"}
+
+
+async def test_verify_names_a_damaged_archive_file_and_a_rebuild_repairs_it(history: History, tmp_path: Path) -> None:
+    settings = copy_data_dir(history.settings, tmp_path / "copy")
+    root = store_path(settings.data_dir, "archive")
+    victim = max((root / "events").rglob("*.parquet"), key=lambda p: p.stat().st_size)
+    victim.write_bytes(victim.read_bytes()[:-100])  # truncated: its footer is gone
+    key = victim.relative_to(root).as_posix()
+    async with started_log(settings) as log:
+        verdict = await verify(settings, log)
+        assert not verdict.ok and list(verdict.damaged) == [key]
+        assert verdict.difference is not None and verdict.difference.startswith(f"archive file {key} is damaged")
+        built = await rebuild(settings, log, stores=("archive",))
+        await switch(settings, log, built.stores)
+        assert (await verify(settings, log)).ok

@@ -64,3 +64,19 @@ def test_only_loopback_may_go_without_tokens(host: str, loopback: bool) -> None:
         with pytest.raises(ConfigError, match="without tokens"):
             check_exposure(Settings(mcp_host=host))
     check_exposure(Settings(mcp_host=host, mcp_tokens={ALICE: ["alice"]}))
+
+
+@pytest.mark.parametrize(
+    ("tokens", "says"),
+    [
+        ({" " * 16: ["alice"]}, "white space"),
+        ({"\t" * 20: "*"}, "white space"),
+        ({"a-good-token-0000 ": ["alice"]}, "white space"),
+        ({ALICE: ["*"]}, 'maps to "*", not to a list'),
+        ({ALICE: ["alice", "*"]}, 'maps to "*", not to a list'),
+        ({ALICE: ["../etc"]}, "must be bank ids"),
+    ],
+)
+def test_settings_refuse_blank_tokens_and_ambiguous_bank_lists(tokens: dict, says: str) -> None:
+    with pytest.raises(ValidationError, match=says.replace("*", r"\*").replace("[", r"\[")):
+        Settings(mcp_tokens=tokens)

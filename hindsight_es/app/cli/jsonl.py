@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime
 from typing import Any
 
 from hindsight_es.client import make_turn
@@ -35,9 +34,11 @@ def parse_line(settings: Settings, raw: bytes, *, bank: str | None, session: str
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"not UTF-8 ({exc.reason} at byte {exc.start})") from exc
     try:
-        data: Any = json.loads(line)
+        data: Any = json.loads(line, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise InvalidInputError(f"not JSON: {exc.msg} at column {exc.colno}") from exc
+    except RecursionError:
+        raise InvalidInputError("JSON nested too deep") from None
     if not isinstance(data, dict):
         raise InvalidInputError("not a JSON object")
     unknown = set(data) - FIELDS
@@ -49,13 +50,12 @@ def parse_line(settings: Settings, raw: bytes, *, bank: str | None, session: str
     text = data.pop("text", None)
     if not isinstance(text, str):
         raise InvalidInputError("text must be a string")
-    if isinstance(data.get("occurred_at"), str):
-        try:
-            data["occurred_at"] = datetime.fromisoformat(data["occurred_at"])
-        except ValueError as exc:
-            raise InvalidInputError(f"occurred_at: {exc}") from exc
     data.setdefault("session_id", session)
     return make_turn(settings, bank_id, text, **data)
+
+
+def _no_constant(name: str) -> Any:
+    raise InvalidInputError(f"{name} is not a JSON number (metadata values are finite numbers, text, booleans or null)")
 
 
 def read_turns(
@@ -70,4 +70,6 @@ def read_turns(
             turns.append(parse_line(settings, raw.rstrip(b"\r\n"), bank=bank, session=session))
         except InvalidInputError as exc:
             problems.append(f"line {number}: {exc}")
+        except Exception as exc:
+            problems.append(f"line {number}: cannot be read ({type(exc).__name__}: {exc})")
     return turns, problems

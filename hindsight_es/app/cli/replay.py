@@ -180,7 +180,13 @@ def verify(
     if as_json:
         print(
             to_json(
-                {"ok": verdict.ok, "difference": verdict.difference, "behind": verdict.behind, "checks": verdict.checks}
+                {
+                    "ok": verdict.ok,
+                    "difference": verdict.difference,
+                    "behind": verdict.behind,
+                    "damaged": verdict.damaged,
+                    "checks": verdict.checks,
+                }
             )
         )
     else:

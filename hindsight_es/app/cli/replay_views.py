@@ -86,6 +86,8 @@ def show_verdict(verdict: Verdict) -> None:
             "ok" if c.ok else "[red]MISMATCH[/red]",
         )
     console.print(table)
+    for key, why in sorted(verdict.damaged.items()):
+        console.print(f"[red]damaged archive file[/red] {key}: {why}")
     lag = ", ".join(f"{name} {n:,}" for name, n in verdict.behind.items() if n)
     console.print(f"live stores behind the log (not compared): {lag}" if lag else "live stores are at the log end")
 

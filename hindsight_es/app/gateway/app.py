@@ -17,11 +17,13 @@ from starlette.responses import PlainTextResponse, Response
 from hindsight_es.app.gateway.api import banks, memories, operator, problems, trust
 from hindsight_es.app.gateway.api.access import Gate
 from hindsight_es.app.gateway.auth import Access, BankTokens
+from hindsight_es.app.gateway.headers import SingleAuthorization
 from hindsight_es.app.gateway.metrics_route import metrics_endpoint
 from hindsight_es.app.gateway.server import build_server, version
 from hindsight_es.app.gateway.timing import Timed
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
+from hindsight_es.health import HEALTH
 
 MCP_PATH = "/mcp"
 METRICS_PATH = "/metrics"
@@ -29,7 +31,10 @@ HEALTH_PATH = "/healthz"
 
 
 async def _healthy(request: Request) -> Response:
-    return PlainTextResponse("ok\n")
+    """``ok`` (200), or ``degraded`` (503) with one line per component that cannot write and why; reads
+    keep serving while degraded."""
+    status, text = HEALTH.report()
+    return PlainTextResponse(text, status_code=status)
 
 
 def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = None) -> FastAPI:
@@ -71,4 +76,5 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
 
     app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection
     app.add_middleware(Timed)
+    app.add_middleware(SingleAuthorization)  # outermost: before MCP's, the API's and the dashboard's auth
     return app

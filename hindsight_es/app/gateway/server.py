@@ -13,8 +13,10 @@ from typing import Annotated, Any, Literal
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp_types import ToolAnnotations
-from pydantic import AwareDatetime, Field
+from pydantic import ConfigDict, Field
 
 from hindsight_es.app.gateway.auth import Access, current_access
 from hindsight_es.app.gateway.models import (
@@ -48,11 +50,13 @@ from hindsight_es.app.gateway.tool_args import (
 )
 from hindsight_es.client import Hindsight, memory_uuid
 from hindsight_es.remote.requests import (
+    Flag,
     MemoryKind,
     Reason,
     Role,
     Scope,
     Source,
+    Time,
     TimeoutS,
     TrustedOnly,
     Wait,
@@ -94,12 +98,12 @@ class Tools(ReviewTools):
             ),
         ] = None,
         occurred_at: When = None,
-        explicit: Annotated[bool, Field(description="An explicit 'remember this', not a conversation turn")] = False,
+        explicit: Annotated[Flag, Field(description="An explicit 'remember this', not a conversation turn")] = False,
         agent: Agent = None,
         scope: Annotated[
             Scope, Field(description="session: forgotten when the session ends, unless promoted")
         ] = "global",
-        wait: Annotated[bool, Field(description="Return once its memories are queryable, listing them")] = False,
+        wait: Annotated[Flag, Field(description="Return once its memories are queryable, listing them")] = False,
         timeout_s: TimeoutS = None,
         bank_id: BankArg = None,
     ) -> RetainResult:
@@ -131,18 +135,18 @@ class Tools(ReviewTools):
         max_tokens: Annotated[int | None, Field(ge=16, le=32000, description="Token budget for the hits")] = None,
         kinds: Annotated[list[MemoryKind] | None, Field(description="Only these kinds")] = None,
         since: Annotated[
-            AwareDatetime | None, Field(description="Only memories valid from this time on (ISO 8601 with a zone)")
+            Time | None, Field(description="Only memories valid from this time on (ISO 8601 with a zone)")
         ] = None,
         until: Annotated[
-            AwareDatetime | None, Field(description="Only memories valid from before this time (ISO 8601 with a zone)")
+            Time | None, Field(description="Only memories valid from before this time (ISO 8601 with a zone)")
         ] = None,
         agent: Agent = None,
-        include_shared: Annotated[bool, Field(description="Also the shared banks this bank reads")] = False,
+        include_shared: Annotated[Flag, Field(description="Also the shared banks this bank reads")] = False,
         include_archived: Annotated[
-            bool, Field(description="Also archived (faded) memories from the cold archive; those served come back")
+            Flag, Field(description="Also archived (faded) memories from the cold archive; those served come back")
         ] = False,
         explain: Annotated[
-            bool, Field(description="Say why each hit came back (matched words, meaning, time)")
+            Flag, Field(description="Say why each hit came back (matched words, meaning, time)")
         ] = False,
         trusted_only: TrustedOnly = False,
         bank_id: BankArg = None,
@@ -180,7 +184,7 @@ class Tools(ReviewTools):
         ] = "",
         budget_tokens: Annotated[int, Field(ge=64, le=32000, description="Token budget of the block")] = 1500,
         agent: Agent = None,
-        include_shared: Annotated[bool, Field(description="Also the shared banks this bank reads")] = False,
+        include_shared: Annotated[Flag, Field(description="Also the shared banks this bank reads")] = False,
         trusted_only: TrustedOnly = False,
         bank_id: BankArg = None,
     ) -> Context:
@@ -287,8 +291,12 @@ def build_server(
         if token_verifier
         else None
     )
+    tools = [
+        strict_tool(fn, " ".join((fn.__doc__ or "").split()), hints) for fn, hints in Tools(hs, fallback).registry()
+    ]
     server: MCPServer = MCPServer(
         "hindsight",
+        tools=tools,
         title="hindsight memory",
         instructions=INSTRUCTIONS,
         version=version(),
@@ -296,9 +304,23 @@ def build_server(
         auth=auth,
         log_level=log_level,
     )
-    for fn, hints in Tools(hs, fallback).registry():
-        server.add_tool(fn, description=" ".join((fn.__doc__ or "").split()), annotations=hints)
     return server
+
+
+def strict_tool(fn: Callable[..., Awaitable[Any]], description: str, hints: ToolAnnotations) -> Tool:
+    """A tool whose arguments model refuses unknown arguments (the SDK's ignores them), so a misspelt
+    ``sesion_id`` is an error naming it, not a call that silently used the default; the published
+    ``inputSchema`` says so (``additionalProperties: false``)."""
+    tool = Tool.from_function(fn, description=description, annotations=hints)
+    lenient = tool.fn_metadata.arg_model
+    strict: type[ArgModelBase] = type(
+        lenient.__name__,
+        (lenient,),
+        {"model_config": ConfigDict(extra="forbid", arbitrary_types_allowed=True), "__module__": lenient.__module__},
+    )
+    tool.fn_metadata.arg_model = strict
+    tool.parameters = strict.model_json_schema(by_alias=True)
+    return tool
 
 
 def version() -> str:

@@ -8,10 +8,10 @@ from typing import Annotated, ParamSpec, TypeVar
 
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
-from pydantic import AliasChoices, AwareDatetime, Field
+from pydantic import AliasChoices, Field
 
 from hindsight_es.errors import HindsightError
-from hindsight_es.remote.requests import AgentId, SessionId
+from hindsight_es.remote.requests import AgentId, SessionId, Time
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -44,7 +44,7 @@ Agent = Annotated[
 ]
 MemoryId = Annotated[str, Field(min_length=1, max_length=64, description="A memory id from recall or get_context")]
 When = Annotated[
-    AwareDatetime | None,
+    Time | None,
     Field(None, description="When it was said: ISO 8601 with a zone, e.g. 2026-03-01T09:00:00+01:00 (default now)"),
 ]
 

@@ -11,7 +11,6 @@ from typing import Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import AwareDatetime
 
 from hindsight_es.app.gateway.api.problems import PROBLEMS
 from hindsight_es.app.gateway.auth import Access
@@ -41,6 +40,7 @@ from hindsight_es.remote.requests import (
     RetainRequest,
     Source,
     Status,
+    Time,
 )
 
 BankPath = Annotated[str, Path(min_length=1, max_length=128, pattern=ID_PATTERN, description="Memory bank")]
@@ -121,8 +121,8 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
         ] = None,
         source: Annotated[Source | None, Query(description="Only memories from this source")] = None,
         session_id: Annotated[str | None, Query(min_length=1, max_length=256, pattern=PRINTABLE)] = None,
-        since: Annotated[AwareDatetime | None, Query(description="valid_from at or after (ISO 8601, zone)")] = None,
-        until: Annotated[AwareDatetime | None, Query(description="valid_from before (ISO 8601, zone)")] = None,
+        since: Annotated[Time | None, Query(description="valid_from at or after (ISO 8601, zone)")] = None,
+        until: Annotated[Time | None, Query(description="valid_from before (ISO 8601, zone)")] = None,
         min_importance: Annotated[float | None, Query(ge=0, le=1)] = None,
         text: Annotated[str | None, Query(max_length=200, description="Text contains (case-insensitive)")] = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,

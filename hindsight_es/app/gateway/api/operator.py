@@ -9,7 +9,6 @@ from typing import Annotated, cast
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query
-from pydantic import AwareDatetime
 
 from hindsight_es.app.gateway.api.access import operator
 from hindsight_es.app.gateway.api.memories import BankPath
@@ -26,7 +25,14 @@ from hindsight_es.remote.models import (
     StateAsOf,
     UndoResult,
 )
-from hindsight_es.remote.requests import ID_PATTERN, ReviewRequest, RollbackRequest, RollbackSelection, UndoRequest
+from hindsight_es.remote.requests import (
+    ID_PATTERN,
+    ReviewRequest,
+    RollbackRequest,
+    RollbackSelection,
+    Time,
+    UndoRequest,
+)
 
 
 def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
@@ -128,7 +134,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
     async def state(
         bank_id: BankPath,
         access: Annotated[Access, Depends(caller)],
-        as_of: Annotated[AwareDatetime | None, Query(description="ISO 8601 with a zone (default: now)")] = None,
+        as_of: Annotated[Time | None, Query(description="ISO 8601 with a zone (default: now)")] = None,
         every: Annotated[bool, Query(alias="all", description="Every memory with its status, not only active")] = False,
     ) -> StateAsOf:
         """The bank's memories as they stood at a time, folded from the log (event time, inclusive)."""

@@ -1,0 +1,81 @@
+"""The process's health: components that cannot do their work right now, and why.
+
+A component (the log, a projection, an actor) ``degrade``s itself with a reason when a write fails
+for a cause that waiting can cure (a full disk) and ``recover``s on its next success; ``/healthz``
+reports the state. One registry per process, like the metrics registry.
+"""
+
+from __future__ import annotations
+
+import errno
+import threading
+import time
+from dataclasses import dataclass
+
+from hindsight_es.errors import LogFullError
+
+__all__ = ["HEALTH", "Health", "Problem", "storage_full"]
+
+_FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
+_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    component: str
+    reason: str
+    since: float  # time.time() of the first failure in a row
+    failures: int
+
+
+class Health:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._problems: dict[str, Problem] = {}
+
+    def degrade(self, component: str, reason: str) -> None:
+        with self._lock:
+            before = self._problems.get(component)
+            since, failures = (before.since, before.failures) if before else (time.time(), 0)
+            self._problems[component] = Problem(component, reason, since, failures + 1)
+
+    def recover(self, component: str) -> None:
+        if component in self._problems:
+            with self._lock:
+                self._problems.pop(component, None)
+
+    def problems(self) -> list[Problem]:
+        with self._lock:
+            return sorted(self._problems.values(), key=lambda p: p.component)
+
+    @property
+    def ok(self) -> bool:
+        return not self._problems
+
+    def report(self) -> tuple[int, str]:
+        """What ``/healthz`` answers: 200 ``ok``, or 503 ``degraded`` and one line per component."""
+        problems = self.problems()
+        if not problems:
+            return 200, "ok\n"
+        now = time.time()
+        lines = [f"{p.component}: {p.reason} (failing for {now - p.since:.0f}s, {p.failures}x)\n" for p in problems]
+        return 503, "degraded\n" + "".join(lines)
+
+
+HEALTH = Health()
+
+
+def storage_full(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what caused it) is a full disk or quota: a failure that waiting can cure."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, LogFullError):
+            return True
+        if isinstance(current, OSError) and current.errno in _FULL_ERRNOS:
+            return True
+        if any(word in str(current).lower() for word in _FULL_WORDS):
+            return True
+        current = current.__cause__ or current.__context__
+    return False

@@ -1,0 +1,52 @@
+"""A full embedded log (SQLite's real SQLITE_FULL, from a size limit) reports the storage error, keeps
+what it had and keeps serving reads; the process's health says why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hindsight_es.errors import LogFullError
+from hindsight_es.health import HEALTH, storage_full
+from hindsight_es.log.embedded import EmbeddedLog
+
+pytestmark = pytest.mark.asyncio
+
+
+async def fill(log: EmbeddedLog) -> int:
+    """Append 4 KiB records until the log refuses one; returns how many it took."""
+    for n in range(10_000):
+        try:
+            await log.append("t", "bank", [bytes([n % 251]) * 4096])
+        except LogFullError:
+            return n
+    raise AssertionError("the log never filled up")
+
+
+async def test_a_full_log_reports_the_storage_error_and_keeps_serving_reads(tmp_path: Path) -> None:
+    log = EmbeddedLog(tmp_path / "log.sqlite3", 1, max_bytes=256 * 1024)
+    await log.start()
+    try:
+        stored = await fill(log)
+        assert stored > 10
+        with pytest.raises(LogFullError, match="database or disk is full") as caught:
+            await log.append("t", "bank", [b"x" * 4096])
+        assert "cannot rollback" not in str(caught.value)
+        assert storage_full(caught.value)
+        assert [p.component for p in HEALTH.problems()] == ["log"]
+        assert "database or disk is full" in HEALTH.problems()[0].reason
+        # nothing half-written: the offsets stay contiguous and every stored record reads back
+        assert await log.end_offsets("t") == {0: stored}
+        records = await log.read("t", 0, 0, 2**62, limit=100_000)
+        assert [r.offset for r in records] == list(range(stored))
+        # a small record may still fit in the free pages; when one does, health recovers
+        try:
+            await log.append("t", "bank", [b"y"])
+        except LogFullError:
+            pass
+        else:
+            assert HEALTH.ok
+    finally:
+        HEALTH.recover("log")
+        await log.close()

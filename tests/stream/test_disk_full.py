@@ -1,0 +1,82 @@
+"""A service whose log fills up (a real SQLITE_FULL, from ``HINDSIGHT_LOG_MAX_BYTES``) stays up: the
+writer gets the storage error, reads keep serving, the actor retries with back-off, ``/healthz`` says why."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+
+import httpx
+
+from hindsight_es.app.gateway.app import build_app
+from hindsight_es.client import Hindsight, make_turn
+from hindsight_es.config import Settings
+from hindsight_es.errors import LogFullError, NotFoundError
+from hindsight_es.health import HEALTH
+from streams import service
+from streams.service import serve
+
+
+async def _recalled(hs: Hindsight, bank: str, query: str, text: str, timeout_s: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with contextlib.suppress(NotFoundError):
+            if any(h.text == text for h in await hs.recall(bank, query, limit=5)):
+                return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def _until(check, timeout_s: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def test_a_full_log_degrades_the_service_and_it_stays_up(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(service, "RETRY_FIRST_S", 0.2)
+    settings = Settings(
+        data_dir=tmp_path, embedder="minilm", partitions=1, janitor_enabled=False, log_max_bytes=1_000_000
+    )
+    async with Hindsight(settings) as hs:
+        stop = asyncio.Event()
+        task = asyncio.create_task(serve(settings, hs.log, stop, embedder=hs.embedder))
+        try:
+            first = "I live in Berlin."
+            await hs.publish([make_turn(settings, "ann", first, session_id="s1", turn_id="t1")])
+            assert await _recalled(hs, "ann", "where do I live?", first)
+
+            refused = None
+            for i in range(2000):  # turns the actor makes memories of, until the log refuses one
+                text = f"My colleague number {i} is called Person{i} and works in Lisbon. " + "x" * 4000
+                try:
+                    await hs.publish([make_turn(settings, "ann", text, session_id="s2", turn_id=f"f{i}")])
+                except LogFullError as exc:
+                    refused = exc
+                    break
+            assert refused is not None and "database or disk is full" in str(refused)
+
+            def actor_failures() -> int:
+                return max((p.failures for p in HEALTH.problems() if p.component == "bank-actor"), default=0)
+
+            assert await _until(lambda: actor_failures() >= 2, 90)  # retried after its back-off
+            assert not task.done(), task
+            actor = next(p for p in HEALTH.problems() if p.component == "bank-actor")
+            assert "database or disk is full" in actor.reason
+            assert await _recalled(hs, "ann", "where do I live?", first, timeout_s=5)  # reads keep serving
+
+            app = build_app(hs, settings)
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http:
+                health = await http.get("/healthz")
+            assert health.status_code == 503
+            assert health.text.startswith("degraded\n") and "bank-actor: " in health.text
+            assert "database or disk is full" in health.text
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 30)  # stops cleanly, not with the storage error
+            for problem in HEALTH.problems():
+                HEALTH.recover(problem.component)
