@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     data_dir: Path = Field(default=Path("./hindsight-data"), description="Log (embedded), LanceDB and Parquet stores")
     broker: str | None = Field(default=None, description="Kafka bootstrap servers; unset = embedded log")
     partitions: int = Field(default=4, ge=1, le=256, description="Partitions per topic (embedded log, topic creation)")
+    seal_content: bool = Field(
+        default=True, description="Encrypt personal content in the log with erasable per-turn/per-memory keys"
+    )
     embedder: str = Field(
         default="hybrid", description="Embedding model: hybrid (MiniLM + multilingual USE) | minilm | use"
     )
@@ -183,3 +186,7 @@ class Settings(BaseSettings):
     @property
     def log_path(self) -> Path:
         return self.data_dir / "log.sqlite3"
+
+    @property
+    def keys_path(self) -> Path:
+        return self.data_dir / "keys.sqlite3"

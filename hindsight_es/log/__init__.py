@@ -4,20 +4,50 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hindsight_es.config import Settings
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition, partition_for, replay
 
+if TYPE_CHECKING:
+    from hindsight_es.log.sealed import Sealer
+
 
 def open_log(settings: Settings) -> EventLog:
-    """The Kafka log when a broker is configured, else the embedded log in the data directory."""
+    """The Kafka log when a broker is configured, else the embedded log in the data directory; sealed
+    (``log.sealed``) unless ``seal_content`` is off."""
+    inner: EventLog
     if settings.broker:
         from hindsight_es.log.kafka import KafkaLog
 
-        return KafkaLog(settings)
-    from hindsight_es.log.embedded import EmbeddedLog
+        inner = KafkaLog(settings)
+    else:
+        from hindsight_es.log.embedded import EmbeddedLog
 
-    return EmbeddedLog(settings.log_path, settings.partitions)
+        inner = EmbeddedLog(settings.log_path, settings.partitions)
+    sealer = sealer_for(settings)
+    if sealer is None:
+        return inner
+    from hindsight_es.log.sealed import SealedLog
+
+    return SealedLog(inner, sealer)
+
+
+_SEALERS: dict[Path, Sealer] = {}
+
+
+def sealer_for(settings: Settings) -> Sealer | None:
+    """The process's sealer over the data directory's key store (one per path: one key cache)."""
+    if not settings.seal_content:
+        return None
+    from hindsight_es.log.keys import SqliteKeyStore
+    from hindsight_es.log.sealed import Sealer
+
+    path = settings.keys_path.resolve()
+    if path not in _SEALERS:
+        _SEALERS[path] = Sealer(SqliteKeyStore(path))
+    return _SEALERS[path]
 
 
 @contextlib.asynccontextmanager
@@ -31,4 +61,14 @@ async def started_log(settings: Settings) -> AsyncIterator[EventLog]:
         await log.close()
 
 
-__all__ = ["Consumer", "EventLog", "Record", "TopicPartition", "open_log", "partition_for", "replay", "started_log"]
+__all__ = [
+    "Consumer",
+    "EventLog",
+    "Record",
+    "TopicPartition",
+    "open_log",
+    "partition_for",
+    "replay",
+    "sealer_for",
+    "started_log",
+]
