@@ -110,7 +110,7 @@ class Publisher:
         if not values:
             return []
         if self.sealer is not None:
-            values = [self.sealer.seal(v) for v in values]
+            values = self.sealer.seal_all(values)
         partition = partition_for(key, await self.log.partitions(topic))
         offsets: list[int] = []
         for chunk in _chunks(list(values)):

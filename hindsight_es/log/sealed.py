@@ -34,6 +34,7 @@ _MARK = b'"sealed":{'  # JSON-escaped text can never contain it (its quotes woul
 _TURN_FIELDS = ("text", "speaker", "metadata")
 _MEMORY_FIELDS = ("text", "key", "value", "entities", "context", "speaker", "vector")
 _FIELDS = {"turn": _TURN_FIELDS, "memory": _MEMORY_FIELDS, "extraction": ("candidates", "guard"), "text": ("text",)}
+_CACHE_MAX = 500_000  # keys held in memory (about 100 B each); past it the cache starts again
 _KIND = {fields: kind for kind, fields in _FIELDS.items()}
 
 
@@ -63,32 +64,18 @@ class Sealer:
     # ------------------------------------------------------------ sealing
 
     def seal(self, value: bytes) -> bytes:
-        if b'"type":"TurnRecorded"' not in value and b'"text"' not in value and b'"vector"' not in value:
-            return value
-        try:
-            record = json.loads(value)
-        except ValueError:
-            return value
-        if not isinstance(record, dict):
-            return value
-        plan = _plan(record)
-        if not plan:
-            return value
-        bank = str(record.get("bank_id", ""))
-        keys = self._keys(bank, {unit: tags for _, unit, tags, _ in plan})
-        aad = _aad(record)
-        for target, unit, _, fields in plan:
-            key = keys[unit]
-            taken = {f: target.pop(f) for f in fields if f in target}
-            if isinstance(key, Erased):  # written after its unit was erased: erased it stays
-                _blank(target, fields, key, taken)
-                continue
-            nonce = os.urandom(12)
-            sealed = AESGCM(key).encrypt(nonce, json.dumps(taken, separators=(",", ":")).encode(), aad)
-            target["sealed"] = {"unit": unit, "f": _KIND[fields], "n": _b64(nonce), "c": _b64(sealed)}
-            if "vector" in taken:
-                target["sealed"]["dim"] = len(base64.b64decode(taken["vector"])) // 4
-        return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        return self.seal_all([value])[0]
+
+    def seal_all(self, values: Sequence[bytes]) -> list[bytes]:
+        """The values sealed; the keys they need are created in one key-store write."""
+        parsed = [_parsed(v) for v in values]
+        wanted: dict[str, dict[str, UnitTags]] = {}
+        for item in parsed:
+            if item is not None:
+                for _, unit, tags, _ in item[1]:
+                    wanted.setdefault(str(item[0].get("bank_id", "")), {})[unit] = tags
+        keys = {bank: self._keys(bank, units) for bank, units in wanted.items()}
+        return [value if item is None else _sealed(item, keys) for value, item in zip(values, parsed, strict=True)]
 
     # ------------------------------------------------------------ opening
 
@@ -96,17 +83,26 @@ class Sealer:
         if not any(_MARK in r.value for r in records):
             return list(records)
         self._refresh()
-        return [replace(r, value=self.open_value(r.value)) if _MARK in r.value else r for r in records]
+        parsed: dict[int, Json] = {}
+        wanted: dict[str, set[str]] = {}
+        for i, r in enumerate(records):
+            if _MARK in r.value and isinstance(record := _json(r.value), dict):
+                parsed[i] = record
+                bank = str(record.get("bank_id", ""))
+                for target in _sealed_objects(record):
+                    if (bank, unit := str(target["sealed"].get("unit"))) not in self._cache:
+                        wanted.setdefault(bank, set()).add(unit)
+        self._fetch(wanted)  # one key-store read per bank for the whole batch
+        return [replace(r, value=self._opened(parsed[i])) if i in parsed else r for i, r in enumerate(records)]
 
     def open_value(self, value: bytes) -> bytes:
-        try:
-            record = json.loads(value)
-        except ValueError:
-            return value
+        return self.open([Record("", 0, 0, None, value, 0)])[0].value
+
+    def _opened(self, record: Json) -> bytes:
         bank, aad = str(record.get("bank_id", "")), _aad(record)
         for target in _sealed_objects(record):
             box = target.pop("sealed")
-            key = self._key(bank, box["unit"])
+            key = self._cache.get((bank, str(box.get("unit"))))
             fields = _FIELDS.get(str(box.get("f")), _TURN_FIELDS)
             opened: Json | None = None
             if isinstance(key, bytes):
@@ -121,6 +117,13 @@ class Sealer:
             else:
                 _blank(target, fields, key, {}, int(box.get("dim", 0)))
         return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    def _fetch(self, wanted: dict[str, set[str]]) -> None:
+        if len(self._cache) > _CACHE_MAX:
+            self._cache.clear()
+        for bank, units in wanted.items():
+            for unit, key in self.keys.lookup(bank, sorted(units)).items():
+                self._cache[(bank, unit)] = key
 
     # ------------------------------------------------------------ keys
 
@@ -142,13 +145,42 @@ class Sealer:
                 have[u] = k
         return have
 
-    def _key(self, bank: str, unit: str) -> bytes | Erased | None:
-        if (bank, unit) not in self._cache:
-            found = self.keys.lookup(bank, [unit]).get(unit)
-            if found is None:
-                return None
-            self._cache[(bank, unit)] = found
-        return self._cache[(bank, unit)]
+
+def _json(value: bytes) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
+def _parsed(value: bytes) -> tuple[Json, Plan] | None:
+    """The record and what to seal in it; None for a record with nothing to seal."""
+    if b'"type":"TurnRecorded"' not in value and b'"text"' not in value and b'"vector"' not in value:
+        return None
+    try:
+        record = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not (plan := _plan(record)):
+        return None
+    return record, plan
+
+
+def _sealed(item: tuple[Json, Plan], keys: dict[str, dict[str, bytes | Erased]]) -> bytes:
+    record, plan = item
+    mine, aad = keys[str(record.get("bank_id", ""))], _aad(record)
+    for target, unit, _, fields in plan:
+        key = mine[unit]
+        taken = {f: target.pop(f) for f in fields if f in target}
+        if isinstance(key, Erased):  # written after its unit was erased: erased it stays
+            _blank(target, fields, key, taken)
+            continue
+        nonce = os.urandom(12)
+        sealed = AESGCM(key).encrypt(nonce, json.dumps(taken, separators=(",", ":")).encode(), aad)
+        target["sealed"] = {"unit": unit, "f": _KIND[fields], "n": _b64(nonce), "c": _b64(sealed)}
+        if "vector" in taken:
+            target["sealed"]["dim"] = len(base64.b64decode(taken["vector"])) // 4
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def _blank(target: Json, fields: Sequence[str], key: bytes | Erased | None, taken: Json, dim: int = 0) -> None:
@@ -213,18 +245,16 @@ def _plan(record: Json) -> Plan:
     return make(record) if make is not None else []
 
 
-def _sealed_objects(node: Any) -> list[Json]:
-    """Every object holding a ``sealed`` box, innermost first."""
-    found: list[Json] = []
-    if isinstance(node, dict):
-        for value in node.values():
-            found += _sealed_objects(value)
-        if isinstance(node.get("sealed"), dict):
-            found.append(node)
-    elif isinstance(node, list):
-        for value in node:
-            found += _sealed_objects(value)
-    return found
+def _sealed_objects(record: Json) -> list[Json]:
+    """The objects of a record holding a ``sealed`` box: where ``_PLANS`` seals (innermost first)."""
+    kind = record.get("type")
+    if kind == "ExtractionCompleted":
+        found = [o for x in record.get("extractions") or () for o in (x.get("turn") or {}, x)]
+    elif kind == "MemoryRestored":
+        found = [record.get("revived") or {}]
+    else:
+        found = [record]
+    return [o for o in found if isinstance(o, dict) and isinstance(o.get("sealed"), dict)]
 
 
 class _SealedConsumer:
@@ -257,7 +287,7 @@ class SealedLog:
         await self.inner.close()
 
     async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
-        return await self.inner.append(topic, key, [self.sealer.seal(v) for v in values])
+        return await self.inner.append(topic, key, self.sealer.seal_all(values))
 
     async def partitions(self, topic: str) -> int:
         return await self.inner.partitions(topic)

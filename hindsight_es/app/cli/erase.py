@@ -54,7 +54,8 @@ def erase(
     print(
         f"erased {len(found['units'])} keys: {len(found['memory_ids'])} memories, {len(found['turn_ids'])} turns "
         f"({found['hot_rows']} hot rows, {found['turn_rows']} turn rows, {found['archive_files']} archive files "
-        f"rewritten, {found['snapshots']} snapshots dropped)" + ("" if found["recorded"] else "; " + found["note"])
+        f"rewritten, {found['snapshots']} snapshots and {found['generations']} old generations dropped)"
+        + (f"; {found['note']}" if "note" in found else "")
     )
 
 
@@ -74,7 +75,7 @@ async def _erase(
     from hindsight_es.events import ErasureRequested
     from hindsight_es.history import request
     from hindsight_es.log import sealer_for
-    from hindsight_es.stores import location
+    from hindsight_es.stores import generations, location
     from streams.bank_actor import SNAPSHOTS
     from streams.service import ServiceLock, catch_up_all
 
@@ -82,50 +83,51 @@ async def _erase(
     assert sealer is not None
     lock = ServiceLock(hs.settings)
     here = lock.acquire()
-    if here:  # every turn decided first: the memories from the erased turns have their keys by now
-        await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
-    units = sealer.keys.select(bank, session_id=session, turn_id=turn, memory_id=memory)
-    command = build(
-        ErasureRequested,
-        bank_id=bank,
-        session_id=session,
-        turn_id=turn,
-        memory_id=UUID(memory) if memory else None,
-        units=tuple(units),
-        reason=reason,
-        actor=by,
-    )
     try:
+        if here:  # every turn decided first: the memories from the erased turns have their keys by now
+            await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
+        units = sealer.keys.select(bank, session_id=session, turn_id=turn, memory_id=memory)
+        command = build(
+            ErasureRequested,
+            bank_id=bank,
+            session_id=session,
+            turn_id=turn,
+            memory_id=UUID(memory) if memory else None,
+            units=tuple(units),
+            reason=reason,
+            actor=by,
+        )
         since = await request(hs.log, command)  # recorded before anything is destroyed
         sealer.keys.destroy(bank, units, by=by, reason=reason, at=command.occurred_at)
         sealer.forget_cached()
         if here:
             await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
         found = await _content_erased(hs, bank, command.event_id, since, 0 if here else wait)
+        out: dict[str, Any] = {"units": units, "memory_ids": [], "turn_ids": [], "recorded": found is not None}
+        out |= {"hot_rows": 0, "turn_rows": 0, "archive_files": 0, "snapshots": 0, "generations": 0}
+        if found is None:
+            out["note"] = "the bank actor has not answered yet: run the same erase again once it has (keys are gone)"
+            return out
+        from projections.erasure import purge
+
+        erased, partition, offset = found
+        stores = hs.stores()
+        snapshots = location.snapshots(hs.settings, SNAPSHOTS)
+        done = await purge(hs.log, stores.lance, stores.archive, snapshots, erased, partition=partition, offset=offset)
+        out |= {"memory_ids": [str(m) for m in erased.memory_ids], "turn_ids": list(erased.turn_ids)}
+        out |= {"hot_rows": done.hot_rows, "turn_rows": done.turn_rows, "archive_files": done.archive_files}
+        out["snapshots"] = done.snapshots
+        # Generations no reader is pointed at (older rebuilds) still hold the content: gone with it.
+        # With a service running they wait for `replay gc` (the service may still be moving off one).
+        old = generations.unused(hs.settings.data_dir)
+        if here:
+            generations.remove(old, hs.settings.data_dir)
+            out["generations"] = len(old)
+        elif old:
+            out["note"] = f"{len(old)} unused store generations still hold it: run `replay gc` with the service stopped"
+        return out
     finally:
         lock.release()
-    out: dict[str, Any] = {"units": units, "memory_ids": [], "turn_ids": [], "recorded": found is not None}
-    out |= {"hot_rows": 0, "turn_rows": 0, "archive_files": 0, "snapshots": 0}
-    if found is None:
-        out["note"] = "the bank actor has not answered yet: run the same erase again once it has (keys are gone)"
-        return out
-    from projections.erasure import purge
-
-    erased, partition, offset = found
-    stores = hs.stores()
-    done = await purge(
-        hs.log,
-        stores.lance,
-        stores.archive,
-        location.snapshots(hs.settings, SNAPSHOTS),
-        erased,
-        partition=partition,
-        offset=offset,
-    )
-    out |= {"memory_ids": [str(m) for m in erased.memory_ids], "turn_ids": list(erased.turn_ids)}
-    out |= {"hot_rows": done.hot_rows, "turn_rows": done.turn_rows, "archive_files": done.archive_files}
-    out["snapshots"] = done.snapshots
-    return out
 
 
 async def _content_erased(
