@@ -188,5 +188,9 @@ class Settings(BaseSettings):
         return self.data_dir / "log.sqlite3"
 
     @property
-    def keys_path(self) -> Path:
-        return self.data_dir / "keys.sqlite3"
+    def keys_path(self) -> Path | None:
+        """The data keys' store beside the stores every process shares (``stores_uri``, else the data
+        directory); None on object storage, which has no key store yet (``log.sealed``: not sealed)."""
+        if self.stores_uri is None:
+            return self.data_dir / "keys.sqlite3"
+        return None if self.stores_uri.startswith("s3://") else Path(self.stores_uri) / "keys.sqlite3"

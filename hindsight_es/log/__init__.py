@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -35,11 +36,19 @@ def open_log(settings: Settings) -> EventLog:
 
 
 _SEALERS: dict[Path, Sealer] = {}
+_WARNED: list[bool] = []
 
 
 def sealer_for(settings: Settings) -> Sealer | None:
     """The process's sealer over the data directory's key store (one per path: one key cache)."""
     if not settings.seal_content:
+        return None
+    if settings.keys_path is None:  # stores on object storage: no shared key store to seal with yet
+        if not _WARNED:
+            _WARNED.append(True)
+            logging.getLogger("hindsight.sealed").warning(
+                "stores on object storage: personal content is not sealed (erase cannot shred it)"
+            )
         return None
     from hindsight_es.log.keys import SqliteKeyStore
     from hindsight_es.log.sealed import Sealer

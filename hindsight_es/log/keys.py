@@ -169,3 +169,6 @@ class SqliteKeyStore:
 
     def close(self) -> None:
         self._db.close()
+
+    def __repr__(self) -> str:
+        return f"SqliteKeyStore({str(self.path)!r})"

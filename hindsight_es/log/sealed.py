@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import logging
 import os
 import struct
 from collections.abc import Callable, Sequence
@@ -26,6 +27,8 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from hindsight_es.events.memory import erased_text
 from hindsight_es.log.keys import Erased, KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
+
+log_ = logging.getLogger("hindsight.sealed")
 
 __all__ = ["SealedLog", "Sealer", "placeholder_text"]
 
@@ -59,6 +62,7 @@ class Sealer:
     def __init__(self, keys: KeyStore) -> None:
         self.keys = keys
         self._cache: dict[tuple[str, str], bytes | Erased] = {}
+        self._missing: set[tuple[str, str]] = set()
         self._generation = keys.generation()
 
     # ------------------------------------------------------------ sealing
@@ -68,6 +72,7 @@ class Sealer:
 
     def seal_all(self, values: Sequence[bytes]) -> list[bytes]:
         """The values sealed; the keys they need are created in one key-store write."""
+        self._refresh()  # a unit erased by another process since is never sealed under its old key
         parsed = [_parsed(v) for v in values]
         wanted: dict[str, dict[str, UnitTags]] = {}
         for item in parsed:
@@ -115,6 +120,9 @@ class Sealer:
             if opened is not None:
                 target.update(opened)
             else:
+                if key is None and (bank, unit := str(box.get("unit"))) not in self._missing:
+                    self._missing.add((bank, unit))  # a key store that is not the writers' (see docs/operations.md)
+                    log_.warning("no key for %s of bank %s in %s: it reads as erased", unit, bank, self.keys)
                 _blank(target, fields, key, {}, int(box.get("dim", 0)))
         return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
