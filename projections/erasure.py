@@ -99,16 +99,18 @@ def _hits(table: pa.Table, bank_id: str, memory_ids: set[str], turn_ids: set[str
     a memory's by memory id."""
     bank = pc.equal(table["bank_id"], bank_id)
     types = table["type"]
-    turn = pc.and_(pc.is_in(types, pa.array(_TURN_TYPES)), pc.is_in(table["turn_id"], pa.array(sorted(turn_ids))))
-    memory = pc.and_(
-        pc.is_in(types, pa.array(_MEMORY_TYPES)), pc.is_in(table["memory_id"], pa.array(sorted(memory_ids)))
-    )
+    turn = pc.and_(pc.is_in(types, pa.array(_TURN_TYPES)), pc.is_in(table["turn_id"], _strings(turn_ids)))
+    memory = pc.and_(pc.is_in(types, pa.array(_MEMORY_TYPES)), pc.is_in(table["memory_id"], _strings(memory_ids)))
     payload = table["payload"]
     extraction = pc.equal(types, "ExtractionCompleted")
     mentions = [pc.match_substring(payload, f'"turn_id":"{t}"') for t in sorted(turn_ids)]
     for found in mentions:
         turn = pc.or_(turn, pc.and_(extraction, found))
     return pc.fill_null(pc.and_(bank, pc.or_(turn, memory)), False).combine_chunks()
+
+
+def _strings(values: set[str]) -> pa.Array:
+    return pa.array(sorted(values), pa.string())
 
 
 async def _reread(log: EventLog, topic: str, partition: int, offsets: list[int]) -> list[tuple[Record, Event | None]]:

@@ -115,6 +115,12 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     assert any("peanuts" in t for t in recall_texts(data, "what am I allergic to?"))
     again = cli(data, "erase", "--bank", "alice", "--turn", "t1", "--reason", "asked", **ENV)
     assert again.returncode == 0, again.stderr  # idempotent
+    proc = cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV)
+    tea = [m["memory_id"] for m in json.loads(proc.stdout) if "green tea" in m["text"]]
+    assert tea
+    one = cli(data, "erase", "--bank", "alice", "--memory", tea[0], "--reason", "asked", **ENV)
+    assert one.returncode == 0, one.stderr
+    assert tea[0] not in cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV).stdout
 
 
 def test_a_log_written_before_sealing_still_reads(tmp_path: Path) -> None:
