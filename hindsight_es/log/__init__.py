@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hindsight_es.config import Settings
+from hindsight_es.events.codec import register_opener
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition, partition_for, replay
 
 if TYPE_CHECKING:
@@ -35,6 +36,17 @@ def open_log(settings: Settings) -> EventLog:
     return SealedLog(inner, sealer)
 
 
+def sealed(log: EventLog, settings: Settings) -> EventLog:
+    """``log`` reading and writing sealed content (``log.sealed``) as ``open_log``'s does; an adapter
+    built directly (tests, tools) gets the same view. Idempotent."""
+    from hindsight_es.log.sealed import SealedLog
+
+    sealer = sealer_for(settings)
+    if sealer is None or isinstance(log, SealedLog):
+        return log
+    return SealedLog(log, sealer)
+
+
 _SEALERS: dict[Path, Sealer] = {}
 _WARNED: list[bool] = []
 
@@ -56,7 +68,17 @@ def sealer_for(settings: Settings) -> Sealer | None:
     path = settings.keys_path.resolve()
     if path not in _SEALERS:
         _SEALERS[path] = Sealer(SqliteKeyStore(path))
+        register_opener(_open_any)
     return _SEALERS[path]
+
+
+def _open_any(value: bytes) -> bytes:
+    """A sealed record opened with the first of this process's key stores that holds its keys."""
+    for sealer in list(_SEALERS.values()):
+        opened = sealer.open_known(value)
+        if opened is not None:
+            return opened
+    return value
 
 
 @contextlib.asynccontextmanager

@@ -103,7 +103,23 @@ class Sealer:
     def open_value(self, value: bytes) -> bytes:
         return self.open([Record("", 0, 0, None, value, 0)])[0].value
 
-    def _opened(self, record: Json) -> bytes:
+    def open_known(self, value: bytes) -> bytes | None:
+        """The record opened if this key store has keyed its units (erased ones included), else None."""
+        record = _json(value)
+        if not isinstance(record, dict):
+            return None
+        bank = str(record.get("bank_id", ""))
+        units = {str(t["sealed"].get("unit")) for t in _sealed_objects(record)}
+        self._refresh()
+        self._fetch({bank: {u for u in units if (bank, u) not in self._cache}})
+        if not units or any((bank, u) not in self._cache for u in units):
+            return None
+        try:
+            return self._opened(record, strict=True)
+        except _Foreign:  # another data directory's keys for the same ids: not this store's record
+            return None
+
+    def _opened(self, record: Json, *, strict: bool = False) -> bytes:
         bank, aad = str(record.get("bank_id", "")), _aad(record)
         for target in _sealed_objects(record):
             box = target.pop("sealed")
@@ -116,6 +132,8 @@ class Sealer:
                         AESGCM(key).decrypt(base64.b64decode(box["n"]), base64.b64decode(box["c"]), aad)
                     )
                 except (InvalidTag, ValueError, binascii.Error):  # tampered or foreign: unreadable, as if erased
+                    if strict:
+                        raise _Foreign from None
                     opened = None
             if opened is not None:
                 target.update(opened)
@@ -152,6 +170,10 @@ class Sealer:
                 self._cache[(bank, u)] = k
                 have[u] = k
         return have
+
+
+class _Foreign(Exception):
+    """A box this key store's key does not open."""
 
 
 def _json(value: bytes) -> Any:
