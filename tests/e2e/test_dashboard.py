@@ -107,7 +107,7 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     shot(page, "search")
 
     # a memory's page: the supersession chain, its source turn, its events with who and why
-    page.click("#hits >> text=From now on use DHL for all international orders.")
+    page.click("#hits a >> text=/shipping carrier for international orders: DHL/")
     expect(page.locator("#chain .older").first).to_contain_text("FedEx")
     expect(page.locator("#chain .this")).to_contain_text("DHL")
     expect(page.locator("#source-turns")).to_contain_text("turn t4")

@@ -19,10 +19,12 @@ from streams.service import serve
 
 
 async def _recalled(hs: Hindsight, bank: str, query: str, text: str, timeout_s: float = 30.0) -> bool:
+    """Whether a memory of the turn that said ``text`` is recalled (its episode, or the statement drawn from it)."""
+    said = text.rstrip(".").split()[-1]  # the value the statement keeps ("Berlin")
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         with contextlib.suppress(NotFoundError):
-            if any(h.text == text for h in await hs.recall(bank, query, limit=5)):
+            if any(h.text == text or said in h.text for h in await hs.recall(bank, query, limit=5)):
                 return True
         await asyncio.sleep(0.1)
     return False

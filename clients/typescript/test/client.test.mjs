@@ -14,7 +14,7 @@ test("retain with wait, then recall, context, browse and history", async () => {
   assert.equal(retained.ready, true);
   assert.ok(retained.memories.length > 0);
   const { hits } = await ops.recall(bank, { query: "which database does billing use?", explain: true });
-  assert.equal(hits[0].text, "We use PostgreSQL for the billing database.");
+  assert.equal(hits[0].text, "The team's database: PostgreSQL"); // the statement drawn from the turn
   assert.ok(hits[0].reasons.some((r) => r.startsWith("matched words:")));
   const block = await ops.context(bank, { session_id: "s1", text: "billing database?" });
   assert.match(block.text, /PostgreSQL/);
