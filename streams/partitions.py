@@ -26,6 +26,7 @@ from streams.revival import RetainedIndex
 
 log_ = logging.getLogger("hindsight.partitions")
 FOLD_BATCH = 2000
+SLOW_LOAD_S = 1.0  # a partition load slower than this is logged at INFO (start-up cost an operator sees)
 
 
 @dataclass(slots=True)
@@ -116,11 +117,16 @@ async def load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tu
             break
         log_.warning("snapshot of partition %d at %d is not of this log: skipped", partition, covered)
     from_snapshot = owned.covered
+    started = time.monotonic()
     folded = await owned.fold(log, end)
     owned.unsaved = folded
-    log_.info(
-        "partition %d loaded: %d banks, snapshot at %d, %d events folded from the log",
+    took = time.monotonic() - started
+    # INFO only when it cost the start-up something: every CLI read that drains the log loads its partitions
+    log_.log(
+        logging.INFO if took >= SLOW_LOAD_S else logging.DEBUG,
+        "partition %d loaded in %.1fs: %d banks, snapshot at %d, %d events folded from the log",
         partition,
+        took,
         len(owned.banks),
         from_snapshot,
         folded,

@@ -268,7 +268,9 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
+    from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     from hindsight_es.client import Hindsight
 
@@ -294,20 +296,18 @@ def recall(
     if not hits:
         console.print(f"no hits in bank {bank!r} for {query!r}")
         return
-    table = Table(title=f"recall {bank!r}: {query}")
-    for column in ("score", "kind", "text", "turns", "valid from", "status"):
-        table.add_column(column, overflow="fold")
-    table.add_column("id", no_wrap=True, min_width=36)  # whole, to copy into forget, correct or history
+    # Four columns, so the text keeps its width at 80 columns: where it came from, when and its status go on a
+    # dim line under it; the id is whole, to copy into forget, correct or history.
+    table = Table(title=f"recall {bank!r}: {query}", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
+    table.add_column("score", no_wrap=True)
+    table.add_column("kind", overflow="fold")
+    table.add_column("memory", overflow="fold", ratio=1)
+    table.add_column("id", no_wrap=True, min_width=36)
     for h in hits:
-        table.add_row(
-            f"{h.score:.4f}",
-            h.kind,
-            h.text,
-            ",".join(h.source_turn_ids),
-            shown(h.valid_from),
-            h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else ""),
-            h.memory_id,
-        )
+        status = h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else "")
+        turns = ", ".join(h.source_turn_ids)
+        details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · {shown(h.valid_from)} · {status}"
+        table.add_row(f"{h.score:.4f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
     console.print(table)
 
 

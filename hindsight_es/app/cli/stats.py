@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 from hindsight_es.app.cli.common import console
@@ -16,7 +17,8 @@ def render(report: dict[str, Any]) -> None:
     if not report["banks"]:
         console.print("no bank yet: nothing has been recorded (publish turns, or run `hindsight-es demo`)")
     statuses = ["hot", "active", "superseded", "forgotten", "archived", "quarantined", "retracted", "turns"]
-    table = Table(title="banks")
+    # one space between columns and no borders: every header whole and the bank ids readable at 80 columns
+    table = Table(title="banks", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
     table.add_column("bank", overflow="fold")
     for status in statuses:
         table.add_column(status, justify="right", min_width=len(status), no_wrap=True)  # headers never cut
