@@ -278,7 +278,7 @@ def _ranked(hits: list[tuple[dict[str, Any], float]], sign: int, pool: int) -> l
 
 def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -> list[tuple[str, float]]:
     """One hit per thing said: the same text twice is one hit, and so is an episode with the typed memories
-    of its turn when they say all it says (``episodes.says_nothing_else`` over their statements).
+    of its turn when they say all it says (``episodes.says_nothing_else`` over their quotes).
 
     The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores.
     """
@@ -292,10 +292,8 @@ def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -
         row = rows[memory_id]
         text = row["text"].strip()
         same_turn = typed.get(tuple(row.get("source_turn_ids") or ()), []) if row["kind"] == "episode" else []
-        # judged on what the typed memories say (their statements), not on the sentences they were drawn
-        # from: "My passport number is … and I live in Hangzhou." is not said by "The user lives in Hangzhou"
-        statements = [rows[m]["text"] for m in same_turn]
-        if same_turn and says_nothing_else(text, statements):
+        quotes = [rows[m].get("quote") or rows[m]["text"] for m in same_turn]
+        if same_turn and says_nothing_else(text, quotes):
             text = rows[same_turn[0]]["text"].strip()  # counted as its turn's first typed memory
         kept = best.get(text)
         if kept is None:

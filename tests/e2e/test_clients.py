@@ -44,7 +44,8 @@ def test_python_client_round_trip_and_errors(up: Up) -> None:
         retained = hs.retain(b, "I'm allergic to peanuts.", session_id="s1", wait=True)
         assert retained.ready and retained.memories
         hits = hs.recall(b, "peanut allergy", explain=True).hits
-        assert hits[0].text == "The user is allergic to peanuts" and hits[0].reasons  # the statement drawn from it
+        # the statement drawn from the turn ("The user is allergic to peanuts"), or the turn itself
+        assert "allergic to peanuts" in hits[0].text and hits[0].reasons
         block = hs.context(b, "s1", "can I eat peanuts?")
         assert "peanuts" in block.text and block.memory_ids
         page = hs.memories(b, kinds=["constraint"])
