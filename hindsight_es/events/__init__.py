@@ -7,11 +7,9 @@ from hindsight_es.events.models import (
     AnyEvent,
     BankOwnersSet,
     CommandEvent,
-    ContentErased,
     CorrectionRequested,
     DisputeResolutionRequested,
     DisputeResolved,
-    ErasureRequested,
     Event,
     ExtractionCompleted,
     ExtractionFailed,
@@ -80,6 +78,4 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
-    "ErasureRequested",
-    "ContentErased",
 ]
