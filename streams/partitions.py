@@ -22,6 +22,7 @@ from hindsight_es.log import EventLog
 from hindsight_es.memory import BankState, evolve
 from hindsight_es.memory.snapshot import Ids, layout, state_from_json, state_to_json
 from hindsight_es.stores.snapshots import Snapshots
+from projections.runner import collector_paused
 from streams.revival import RetainedIndex
 
 log_ = logging.getLogger("hindsight.partitions")
@@ -104,6 +105,11 @@ async def _matches(log: EventLog, partition: int, covered: int, last_id: str | N
 
 async def load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tuple[Owned, int]:
     """The partition's state folded to the memory log's end now: (state, events folded from the log)."""
+    with collector_paused():  # a load builds millions of acyclic objects: nothing for the collector to find
+        return await _load(log, partition, snapshots)
+
+
+async def _load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tuple[Owned, int]:
     end = (await log.end_offsets(TOPIC_MEMORIES)).get(partition, 0)
     owned = Owned(partition)
     for covered, body in snapshots.newest(partition, end) if snapshots is not None else ():
@@ -139,7 +145,9 @@ def save(owned: Owned, snapshots: Snapshots) -> bool:
     changes it); returns whether one was written."""
     if owned.unsaved == 0:
         return False
-    written = snapshots.write(owned.partition, owned.covered, to_body(owned))
+    with collector_paused():
+        body = to_body(owned)
+    written = snapshots.write(owned.partition, owned.covered, body)
     snapshots.prune(owned.partition)
     owned.unsaved, owned.saved_at = 0, time.monotonic()
     return written
