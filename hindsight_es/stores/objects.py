@@ -9,6 +9,7 @@ its final key. Keys are ``/``-separated paths relative to the root.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import time
@@ -253,5 +254,12 @@ class S3Objects:
 def objects(uri: str | Path, options: S3Options | None = None) -> ObjectStore:
     """The object store at ``uri``: a local directory, or ``s3://bucket/prefix``."""
     if is_remote(uri):
-        return S3Objects(str(uri), options or S3Options())
+        return _s3(str(uri).rstrip("/"), options or S3Options())
     return LocalObjects(Path(uri))
+
+
+@functools.lru_cache(maxsize=64)
+def _s3(uri: str, options: S3Options) -> S3Objects:
+    # One client per (location, credentials): building one costs more than the small reads the
+    # pointers and layouts make on every batch. obstore's clients are safe to share between threads.
+    return S3Objects(uri, options)

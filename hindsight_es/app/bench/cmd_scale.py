@@ -97,13 +97,24 @@ async def _one_count(
         banks = [f"bench-w{n}-{stamp}-{b}" for b in range(16)]
         batch = [now(t) for b, bank in enumerate(banks) for t in synthetic_turns(settings, bank, turns // 16, seed=b)]
         turns = len(batch)
+        cpu0, own0 = workers.cpu_s(), time.process_time()
         t0 = time.perf_counter()
         await _publish(log, batch)
         seen = await _watch_until([Watcher(settings, b) for b in banks], _keys(batch), t0 + 600, 0.1)
         took = max(seen.values(), default=t0) - t0
+        cpu = {i: s - cpu0.get(i, 0.0) for i, s in workers.cpu_s().items()}
         console.print(
             f"  throughput: {len(seen)}/{turns} turns recallable in {took:.1f}s: "
             f"[bold]{len(seen) / max(took, 1e-9):,.1f} turns/s[/bold]"
+        )
+        # The broker, the object store and this process share the machine's cores with the workers; the
+        # workers' own CPU time says whether adding one adds capacity (no work repeated) apart from them.
+        busiest, total = max(cpu.values(), default=0.0), sum(cpu.values())
+        each = ", ".join(f"{c:.1f}s" for c in cpu.values())
+        console.print(
+            f"  worker CPU: {total:.1f}s in all ({1000 * total / max(len(seen), 1):.1f} ms/turn; per worker {each});"
+            f" this process {time.process_time() - own0:.1f}s; CPU-bound capacity (turns / busiest worker's CPU"
+            f" seconds): {len(seen) / max(busiest, 1e-9):,.1f} turns/s"
         )
 
         banks = [f"bench-w{n}-{stamp}-fresh-{b}" for b in range(8)]

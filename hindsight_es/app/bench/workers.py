@@ -76,6 +76,18 @@ class Workers:
             out[i] = kb / 1024
         return out
 
+    def cpu_s(self) -> dict[int, float]:
+        """CPU seconds (user + system) each live worker has used so far (from /proc)."""
+        tick = os.sysconf("SC_CLK_TCK")
+        out = {}
+        for i in self.alive():
+            try:
+                fields = Path(f"/proc/{self.procs[i].pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[i] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime: fields 14 and 15 of stat(5)
+        return out
+
     def stop(self) -> None:
         for proc in self.procs.values():
             if proc.poll() is None:
