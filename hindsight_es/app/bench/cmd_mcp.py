@@ -60,6 +60,24 @@ async def timed(calls: int, fn: Callable[[str], Awaitable[Any]]) -> list[float]:
     return out
 
 
+async def timed_pair(
+    calls: int, first: Callable[[str], Awaitable[Any]], second: Callable[[str], Awaitable[Any]]
+) -> tuple[list[float], list[float]]:
+    """``timed`` for two servers called in turn with the same queries, so both see the same machine."""
+    rng = random.Random(3)
+    out: tuple[list[float], list[float]] = ([], [])
+    for query in QUERIES:
+        await first(query)
+        await second(query)
+    for _ in range(calls):
+        query = rng.choice(QUERIES)
+        for fn, times in ((first, out[0]), (second, out[1])):
+            t0 = time.perf_counter()
+            await fn(query)
+            times.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
 def _argv(settings: Settings, *args: str) -> list[str]:
     argv = [
         sys.executable,
@@ -74,8 +92,9 @@ def _argv(settings: Settings, *args: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def _up(settings: Settings, port: int, token: str) -> AsyncIterator[str]:
-    """``hindsight-es up`` with MCP over HTTP on ``port``; yields the URL once it answers."""
+async def _up(settings: Settings, port: int, token: str, role: str = "up") -> AsyncIterator[str]:
+    """``hindsight-es up`` (or another gateway ``role``: ``serve``) with MCP over HTTP on ``port``; yields
+    the URL once it answers."""
     env = {
         **os.environ,
         "HINDSIGHT_MCP_PORT": str(port),
@@ -84,16 +103,16 @@ async def _up(settings: Settings, port: int, token: str) -> AsyncIterator[str]:
         "HINDSIGHT_LOG_LEVEL": "WARNING",
         "HINDSIGHT_REQUEST_TIMEOUT_S": "120",  # the first call loads the models: on a busy machine that is slow
     }
-    proc = subprocess.Popen(_argv(settings, "up"), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(_argv(settings, role), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
         while True:
             if proc.poll() is not None:
-                raise HindsightError(f"`hindsight-es up` exited with {proc.returncode}")
+                raise HindsightError(f"`hindsight-es {role}` exited with {proc.returncode}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 break
             if time.monotonic() > deadline:
-                raise HindsightError("`hindsight-es up` did not listen within 60 s")
+                raise HindsightError(f"`hindsight-es {role}` did not listen within 60 s")
             time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -165,8 +184,15 @@ def mcp(
         ):
             http_client = Client(streamable_http_client(url, http_client=http), cache=None)
             results["MCP streamable HTTP (up)"], pings["MCP HTTP"] = await _over_mcp(http_client, bank, queries)
-            async with AsyncHindsightClient(url.removesuffix("/mcp"), token, retries=0) as api:
-                results["HTTP API /v1 (up)"] = await timed(queries, lambda q: api.recall(bank, q, limit=10))
+            async with (
+                AsyncHindsightClient(url.removesuffix("/mcp"), token, retries=0) as api,
+                _up(settings, _free_port(), token, role="serve") as replica_url,
+                AsyncHindsightClient(replica_url.removesuffix("/mcp"), token, retries=0) as replica,
+            ):
+                # up and a serve replica on the same data, called in turn, so both see the same machine
+                results["HTTP API /v1 (up)"], results["HTTP API /v1 (serve)"] = await timed_pair(
+                    queries, lambda q: api.recall(bank, q, limit=10), lambda q: replica.recall(bank, q, limit=10)
+                )
                 pings["HTTP API"] = await timed(queries, lambda _: api.banks())
         argv = _argv(settings, "mcp")
         stdio = StdioServerParameters(
@@ -183,6 +209,8 @@ def mcp(
         console.print(f"recall over {n:,} memories (bank {bank!r}), {queries} calls each, limit 10:")
         for name, times in results.items():
             console.print(f"  {name:<28} p50 {percentile(times, 50):6.1f} ms   p95 {percentile(times, 95):6.1f} ms")
+        up_p95, serve_p95 = (percentile(results[f"HTTP API /v1 ({r})"], 95) for r in ("up", "serve"))
+        console.print(f"  a serve replica's p95 is {serve_p95 / up_p95:.2f}x up's (same data, calls in turn)")
         console.print(
             "transport round trip (tools/list; GET /v1/banks): "
             + ", ".join(
