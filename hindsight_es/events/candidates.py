@@ -66,3 +66,8 @@ class Candidate(BaseModel):
     valid_from: AwareDatetime | None = None
     valid_to: AwareDatetime | None = None
     judgement: Judgement | None = None
+
+    @property
+    def said(self) -> str:
+        """The words of the turn it stands for: its quote, or its text when it is the turn's own."""
+        return self.quote or self.text

@@ -106,7 +106,7 @@ def find(
         return None
     for cand in candidates:
         # in the words it was drawn from: a rule statement ("The user lives in …") is our template, not the speaker's
-        if cand.key and cand.key.startswith("user/") and _FIRST_PERSON.search(cand.quote or cand.text):
+        if cand.key and cand.key.startswith("user/") and _FIRST_PERSON.search(cand.said):
             continue
         if (held := _keyed(state, cand.key, cand.value, level)) is not None:
             return held.memory_id, f"new value for {cand.key} ({cand.value!r}, held {held.value!r})"
@@ -123,7 +123,7 @@ def find(
         if provenance != "user" and _FIRST_PERSON.search(sentence):
             continue  # a document's or another speaker's "I" is not the owner
         for held in _nearest(state, sentence, level):
-            for older in _statements(held.quote or held.text):
+            for older in _statements(held.said):
                 if (why := contradiction.contradicts(sentence, older)) is not None:
                     return held.memory_id, f"contradicts it: {why}"
     return None

@@ -63,7 +63,7 @@ def follow(state: BankState, cause: Event, decided: Sequence[Event]) -> list[Eve
         now = [status.get(m.memory_id, m.status) for m in typed]
         if episode.status == "active" and all(s in RETIRED for s in now):
             changed = [m for m in typed if m.memory_id in last and status[m.memory_id] in TAKEN_ALONG]
-            if changed and says_nothing_else(episode.text, (m.quote or m.text for m in typed)):
+            if changed and says_nothing_else(episode.text, (m.said for m in typed)):
                 out.append(_retired(cause, episode, changed[-1].memory_id, last[changed[-1].memory_id]))
         elif episode.along_with is not None and episode.status in TAKEN_ALONG and "active" in now:
             again = next(m.memory_id for m, s in zip(typed, now, strict=True) if s == "active")

@@ -178,7 +178,7 @@ def screen(
     # A candidate is read in the words it was drawn from: a rule statement ("The user likes …") is our own
     # template around them, whose wording is no claim of the speaker's; an LLM's candidate (no quote) is
     # read as it will be stored.
-    said = {w for c in candidates if (w := c.quote or c.text) != text}
+    said = {w for c in candidates if (w := c.said) != text}
     verdicts += [assess(w, trust=trust, source=source, policy=policy, speaker=who) for w in sorted(said)]
     if (flagged := next((v for v in verdicts if v.quarantine), None)) is not None:
         return flagged

@@ -74,6 +74,11 @@ class MemoryInfo:
     retained_by: UUID | None = field(default=None, compare=False)
     restated_by: tuple[UUID, ...] = field(default=(), compare=False)
 
+    @property
+    def said(self) -> str:
+        """The words of the turn it stands for: its quote, or its text when it is the turn's own."""
+        return self.quote or self.text
+
 
 @dataclass(slots=True)
 class BankState:
