@@ -18,6 +18,7 @@ import typer
 from rich.table import Table
 
 from hindsight_es.app.bench.cmd_banks import banks as bench_banks
+from hindsight_es.app.bench.cmd_chaos import chaos as bench_chaos
 from hindsight_es.app.bench.cmd_extraction import extraction as bench_extraction
 from hindsight_es.app.bench.cmd_ingest import ingest as bench_ingest
 from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
@@ -42,6 +43,7 @@ app.command("mcp")(bench_mcp)
 app.command("startup")(bench_startup)
 app.command("rebalance")(bench_rebalance)
 app.command("partition-load")(bench_partition_load)
+app.command("chaos")(bench_chaos)
 app.command("extraction")(bench_extraction)
 app.command("banks")(bench_banks)
 

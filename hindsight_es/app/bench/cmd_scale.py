@@ -169,7 +169,7 @@ def ingest_workers(settings: Settings, counts: list[int], pin: bool, turns: int,
 # ------------------------------------------------------------------ rebalance
 
 
-def _inputs(settings: Settings, turns: int, banks: int, stamp: int) -> list[TurnRecorded]:
+def chain_inputs(settings: Settings, turns: int, banks: int, stamp: int) -> list[TurnRecorded]:
     rng = random.Random(7)
     names = [f"rebalance-{stamp}-{b:02d}" for b in range(banks)]
     t0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -191,7 +191,14 @@ def _inputs(settings: Settings, turns: int, banks: int, stamp: int) -> list[Turn
     return out
 
 
-async def _decided(log: EventLog, banks: set[str]) -> dict[str, list[tuple[str, str]]]:
+def waves(inputs: list[TurnRecorded], count: int) -> list[list[TurnRecorded]]:
+    """``inputs`` (in time order) cut into ``count`` consecutive waves: every bank's turns stay in the
+    order the reference decides them, whatever the bank count."""
+    size = -(-len(inputs) // count)
+    return [inputs[i : i + size] for i in range(0, len(inputs), size)]
+
+
+async def decisions(log: EventLog, banks: set[str]) -> dict[str, list[tuple[str, str]]]:
     out: dict[str, list[tuple[str, str]]] = defaultdict(list)
     async for records in replay(log, TOPIC_MEMORIES):
         for _, event in decoded(records):
@@ -200,7 +207,7 @@ async def _decided(log: EventLog, banks: set[str]) -> dict[str, list[tuple[str, 
     return out
 
 
-async def _reference(settings: Settings, inputs: list[TurnRecorded]) -> dict[str, list[tuple[str, str]]]:
+async def reference_decisions(settings: Settings, inputs: list[TurnRecorded]) -> dict[str, list[tuple[str, str]]]:
     from hindsight_es.embedding import make_embedder
     from hindsight_es.extraction import RuleExtractor
     from hindsight_es.log.embedded import EmbeddedLog
@@ -218,7 +225,7 @@ async def _reference(settings: Settings, inputs: list[TurnRecorded]) -> dict[str
             await actor.handle(records)
             await consumer.commit({(r.topic, r.partition): r.offset + 1 for r in records})
         await consumer.close()
-        return await _decided(log, {t.bank_id for t in inputs})
+        return await decisions(log, {t.bank_id for t in inputs})
     finally:
         await log.close()
 
@@ -233,11 +240,11 @@ def rebalance(
     """Decisions through kills: 0 lost, 0 duplicated, identical to one worker (needs --broker)."""
     settings = _shared(settings_from(ctx))
     stamp = int(time.time())
-    inputs = _inputs(settings, turns, banks, stamp)
+    inputs = chain_inputs(settings, turns, banks, stamp)
 
     async def go() -> None:
         t0 = time.perf_counter()
-        expected = await _reference(settings, inputs)
+        expected = await reference_decisions(settings, inputs)
         console.print(
             f"reference (one actor, embedded log): {sum(map(len, expected.values())):,} memory events "
             f"in {time.perf_counter() - t0:.1f}s"
@@ -249,8 +256,7 @@ def rebalance(
             try:
                 for i in range(workers):
                     pool.start(i)
-                chunks = [inputs[k :: kills + 1] for k in range(kills + 1)]
-                chunks = [sorted(c, key=lambda t: int(t.turn_id[1:])) for c in chunks]
+                chunks = waves(inputs, kills + 1)
                 for k, chunk in enumerate(chunks):
                     await _publish(log, list(chunk))
                     if k < kills:
@@ -262,33 +268,43 @@ def rebalance(
                         pool.start(victim)
                 deadline = time.monotonic() + max(300, turns / 5)
                 while True:
-                    found = await _decided(log, set(expected))
+                    found = await decisions(log, set(expected))
                     if all(len(found.get(b, [])) >= len(v) for b, v in expected.items()) or time.monotonic() > deadline:
                         break
                     await asyncio.sleep(5)
                 await asyncio.sleep(5)
-                found = await _decided(log, set(expected))
+                found = await decisions(log, set(expected))
             finally:
                 pool.stop()
-        _report_rebalance(inputs, expected, found)
+        compare_decisions(inputs, expected, found)
 
     run_async(go)
 
 
-def _report_rebalance(
-    inputs: list[TurnRecorded], expected: dict[str, list[tuple[str, str]]], found: dict[str, list[tuple[str, str]]]
-) -> None:
+def compare_decisions(
+    inputs: list[TurnRecorded],
+    expected: dict[str, list[tuple[str, str]]],
+    found: dict[str, list[tuple[str, str]]],
+    *,
+    show: bool = True,
+) -> dict[str, int]:
+    """Memory events found against a reference's: lost, duplicated, not in it, banks that differ (printed
+    unless ``show`` is false)."""
     want = {e for v in expected.values() for e in v}
     got = Counter(e for v in found.values() for e in v)
     lost = len(want - set(got))
     duplicated = sum(n - 1 for n in got.values() if n > 1)
     extra = len(set(got) - want)
     differing = sum(1 for b in expected if expected[b] != found.get(b, []))
+    counts = {"lost": lost, "duplicated": duplicated, "extra": extra, "differing_banks": differing}
+    if not show:
+        return counts
     console.print(
         f"turns {len(inputs):,}; memory events expected {len(want):,}, found {sum(got.values()):,}: "
         f"[bold]lost {lost}, duplicated {duplicated}, not in the reference {extra}, "
         f"banks whose decisions differ {differing}[/bold]"
     )
+    return counts
 
 
 # ------------------------------------------------------------------ partition load
