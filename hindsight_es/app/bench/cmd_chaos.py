@@ -206,7 +206,7 @@ async def _probes(url: str, tokens: dict[str, str], count: int, rng: random.Rand
             method, path, body = rng.choice(
                 [
                     ("POST", f"/v1/banks/{other}/recall", {"query": "where do I live?"}),
-                    ("POST", f"/v1/banks/{other}/context", {"query": "shipping", "session_id": "s0"}),
+                    ("POST", f"/v1/banks/{other}/context", {"text": "shipping", "session_id": "s0"}),
                     ("GET", f"/v1/banks/{other}/stats", None),
                     ("GET", f"/v1/banks/{other}/memories", None),
                     ("GET", f"/v1/banks/{other}/sessions", None),
