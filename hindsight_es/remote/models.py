@@ -68,7 +68,12 @@ class Hit(_Model):
     memory_id: str
     kind: str
     text: str
-    score: float = Field(description="Fused relevance score; only the order within one answer means something")
+    score: float = Field(description="Fused ranking score; only the order within one answer means something")
+    relevance: float = Field(
+        0.0,
+        description="How well it fits the query, 0 to 1, on one scale for every bank, query and embedder "
+        "(calibrated cosine; 0.5: four spreads above unrelated text)",
+    )
     source_turn_ids: list[str] = Field(description="The turns it was extracted from")
     session_id: str | None
     speaker: str | None
