@@ -72,7 +72,7 @@ class Hit(_Model):
     relevance: float = Field(
         0.0,
         description="How well it fits the query, 0 to 1, on one scale for every bank, query and embedder "
-        "(calibrated cosine; 0.5: four spreads above unrelated text)",
+        "(calibrated cosine; 0.5: one spread above what the best unrelated memory of a bank this size scores)",
     )
     source_turn_ids: list[str] = Field(description="The turns it was extracted from")
     session_id: str | None

@@ -813,7 +813,7 @@ export interface components {
             score: number;
             /**
              * Relevance
-             * @description How well it fits the query, 0 to 1, on one scale for every bank, query and embedder (calibrated cosine; 0.5: four spreads above unrelated text)
+             * @description How well it fits the query, 0 to 1, on one scale for every bank, query and embedder (calibrated cosine; 0.5: one spread above what the best unrelated memory of a bank this size scores)
              * @default 0
              */
             relevance: number;
