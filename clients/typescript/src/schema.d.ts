@@ -813,7 +813,7 @@ export interface components {
             score: number;
             /**
              * Relevance
-             * @description How well it fits the query, 0 to 1, on one scale for every bank, query and embedder (calibrated cosine; 0.5: one spread above what the best unrelated memory of a bank this size scores)
+             * @description How well it fits the query: 0 to 1, one scale for every bank and query
              * @default 0
              */
             relevance: number;
@@ -885,7 +885,7 @@ export interface components {
             disputes?: components["schemas"]["Dispute"][];
             /**
              * Reasons
-             * @description Why it came back (with explain=true): matched words, meaning, time
+             * @description With explain=true: matched words, meaning, time
              */
             reasons?: string[];
         };
