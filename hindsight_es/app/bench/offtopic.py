@@ -99,7 +99,8 @@ def print_cross_fit(title: str, sets: dict[str, tuple[list[dict], list[float]]],
     """For each set: the floor fitted on it, and what that floor and ``default`` give on every set."""
     table = Table(title=title, title_justify="left")
     for column in ("floor", "fitted on", "measured on", "R@10 off", "R@10 on", "Full@10 on", "off-topic empty"):
-        table.add_column(column, justify="left" if column in ("fitted on", "measured on") else "right")
+        names = column in ("fitted on", "measured on")
+        table.add_column(column, justify="left" if names else "right", overflow="fold" if names else "ellipsis")
     floors = {name: fit(answered) for name, (answered, _) in sets.items()}
     for fitted_on, floor in [*floors.items(), ("(default)", default)]:
         for name, (answered, probes) in sets.items():
