@@ -6,16 +6,16 @@
 
 ``n`` is the number of memories searched: the best of n unrelated memories scores about √(2 ln n)
 spreads above the mean (the maximum of n normal draws), so the same cosine is stronger evidence in a
-bank of 10 memories than in one of 10,000. With it, the cosine that separates answered questions
-from unanswered ones is the same in a 16-message bank and a 700-turn conversation (measured:
-docs/benchmarks.md, relevance floor).
+bank of 10 memories than in one of 10,000. With it, the floors that separate answered from unanswered
+questions in 16-message banks and in 700-turn conversations come close (docs/benchmarks.md,
+relevance floor); without it they are far apart.
 
-Raw cosines do not compare across models (unrelated English sentences score about 0.0 under MiniLM
-and 0.3 under the hybrid's query weighting), so each embedder's scale is its own null distribution:
+Raw cosines do not compare across models: unrelated pairs score about 0.06 under MiniLM in English
+and 0.58 in Chinese, which it cannot read. So each embedder's scale is its own null distribution:
 the cosines of ``REFERENCE`` sentences (one topic each, nothing in common) with each other, query
 vector against memory vector. Shipped embedders declare theirs (``DECLARED``, measured with
 ``measure``; ``tests/unit/test_relevance.py`` checks they still agree); any other is measured on
-first use, in process. The same relevance then means the same distance from noise for every model.
+first use, in process.
 
 Only the vector evidence is used: a BM25 score depends on the bank's statistics, and a query word
 that matches is already in the cosine. Relevance is shown and used for the floor; it never reorders.
