@@ -144,6 +144,14 @@ class Settings(BaseSettings):
         description='Score weights of "private" (the agent\'s own), "bank" (unowned, this '
         'bank) and "shared" (a shared bank) hits, over the defaults',
     )
+    min_relevance: float = Field(
+        default=0.28,
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="Recall and context return no long-term memories unless the best hit is at least this "
+        "relevant (calibrated, 0 to 1; 0: off); a per-call min_relevance overrides it",
+    )
     log_format: Literal["text", "json"] = Field(default="text", description="Log lines as text or one JSON object each")
     traces: str = Field(
         default="off",

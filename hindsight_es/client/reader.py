@@ -20,6 +20,7 @@ from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import RecallServed
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
 from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, Dispute, MemoryView, RecallHit, TurnView
+from hindsight_es.recall.relevance import check_min_relevance
 from hindsight_es.recall.scoped import scoped_recall
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 
@@ -71,6 +72,7 @@ class Reader:
         agent: str | None = None,
         include_shared: bool = False,
         include_archived: bool = False,
+        min_relevance: float | None = None,
         **filters: Any,
     ) -> list[RecallHit]:
         """Active memories of a bank for ``query``, best first; at most ``limit``, and ``max_tokens`` if given.
@@ -79,12 +81,14 @@ class Reader:
         another agent's; ``include_shared`` adds the shared banks of ``Settings.shared_banks``;
         ``include_archived`` adds archived memories from the cold archive (and, with
         ``Settings.restore_on_recall``, those served come back). ``trusted_only`` keeps the owner's word and
-        what the owner confirmed. Each hit carries its provenance and its open disputes. What is served is
-        recorded (``RecallServed``).
+        what the owner confirmed. Each hit carries its provenance, its open disputes and its calibrated
+        ``relevance``; when no hit reaches ``min_relevance`` (default ``Settings.min_relevance``) there are
+        none. What is served is recorded (``RecallServed``).
         """
         if not query.strip():
             raise InvalidInputError("query is empty")
         check_agent(agent)
+        filters["min_relevance"] = self._min_relevance(min_relevance)
         scope: _Scope = {"agent": agent, "include_shared": include_shared, "include_archived": include_archived}
 
         def run() -> list[RecallHit]:
@@ -103,6 +107,10 @@ class Reader:
             observe.link_origins(span, origins)
         self._served(bank_id, hits, "recall", agent)
         return hits
+
+    def _min_relevance(self, value: float | None) -> float:
+        checked = check_min_relevance(value)
+        return self.settings.min_relevance if checked is None else checked
 
     def _scoped(
         self,
@@ -156,11 +164,14 @@ class Reader:
         agent: str | None = None,
         include_shared: bool = False,
         trusted_only: bool = False,
+        min_relevance: float | None = None,
     ) -> ContextBlock:
         """Working memory plus the memories relevant to ``message``, as one block (empty for a new bank);
-        ``agent``, ``include_shared`` and ``trusted_only`` as for ``recall``. Unverified memories (not the
-        owner's word) get their own labelled section."""
+        ``agent``, ``include_shared``, ``trusted_only`` and ``min_relevance`` as for ``recall`` (a message
+        nothing remembered answers gets the recent turns alone). Unverified memories (not the owner's
+        word) get their own labelled section."""
         check_agent(agent)
+        floor = self._min_relevance(min_relevance)
         turns_n = self.settings.working_memory_turns if turn_limit is None else turn_limit
         hits: list[RecallHit] = []
 
@@ -176,6 +187,7 @@ class Reader:
                     agent=agent,
                     include_shared=include_shared,
                     trusted_only=trusted_only,
+                    min_relevance=floor,
                 )
                 hits.extend(self._with_disputes(bank_id, found))
             return build_context(bank_id, session_id, message, turns, hits, budget_tokens)

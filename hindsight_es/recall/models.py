@@ -37,6 +37,9 @@ class RecallHit(BaseModel):
     kind: str
     text: str
     score: float
+    # Calibrated, in [0, 1], comparable across banks, queries and embedders (``recall.relevance``); 0
+    # where unknown. ``score`` orders the hits of one answer, ``relevance`` says how much each one fits.
+    relevance: float = 0.0
     source_turn_ids: list[str]
     session_id: str | None
     speaker: str | None

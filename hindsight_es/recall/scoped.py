@@ -25,9 +25,11 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
 from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.models import RecallHit
-from hindsight_es.recall.search import RRF_K, recall
+from hindsight_es.recall.relevance import Scale, relevance, scale
+from hindsight_es.recall.search import RRF_K, bank_size, floor, recall
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import LanceStore
+from hindsight_es.text import is_cjk
 
 DEFAULT_WEIGHTS: dict[str, float] = {"private": 1.0, "bank": 1.0, "shared": 0.8, "archived": 0.8}
 
@@ -65,8 +67,11 @@ def merge(
     return out
 
 
-def archived_hits(rows: Sequence[Mapping[str, Any]], bank_id: str) -> list[RecallHit]:
-    """Rows of ``ArchiveStore.search_cold`` (best first) as hits scored by rank, one per thing said."""
+def archived_hits(
+    rows: Sequence[Mapping[str, Any]], bank_id: str, on: tuple[Scale, int] | None = None
+) -> list[RecallHit]:
+    """Rows of ``ArchiveStore.search_cold`` (best first) as hits scored by rank, one per thing said; with
+    ``on`` (the embedder's scale, the memories of the bank), each with the relevance of its cosine."""
     payloads = [json.loads(row["payload"]) for row in rows]
     rank = {row["memory_id"]: n for n, row in enumerate(rows, start=1)}
     quotes: dict[tuple[str, ...], list[tuple[str, str]]] = {}  # turn -> (memory id, quote) of its typed ones
@@ -103,6 +108,7 @@ def archived_hits(rows: Sequence[Mapping[str, Any]], bank_id: str) -> list[Recal
                 source=payload.get("source"),
                 provenance=payload.get("provenance"),
                 confirmed=payload.get("confirmed", False),
+                relevance=round(relevance(float(row["score"]), *on), 4) if on is not None else 0.0,
             )
         )
     return out
@@ -122,10 +128,11 @@ def scoped_recall(
     kinds: Sequence[str] | None = None,
     since: datetime | None = None,
     until: datetime | None = None,
+    min_relevance: float = 0.0,
     **options: Any,
 ) -> list[RecallHit]:
     """Hits of ``bank_id`` and the ``shared`` banks visible to ``agent``, plus archived ones when an
-    ``archive`` is given, merged as described above."""
+    ``archive`` is given, merged as described above; none when the best is below ``min_relevance``."""
     filters: _Filters = {"kinds": kinds, "since": since, "until": until}
     hits: list[RecallHit] = []
     for bank in dict.fromkeys([bank_id, *shared]):
@@ -134,5 +141,6 @@ def scoped_recall(
     if archive is not None:
         vector = embedder.embed_query(query)
         rows = archive.search_cold(bank_id, vector, limit, embedder=vector_space(embedder), agent=agent, **filters)
-        hits += [h for h in archived_hits(rows, bank_id) if h.trusted or not options.get("trusted_only")]
-    return merge(hits, bank_id, agent, weights or {}, limit)
+        on = (scale(embedder, "cjk" if is_cjk(query) else "latin"), bank_size(store.for_bank(bank_id), bank_id))
+        hits += [h for h in archived_hits(rows, bank_id, on) if h.trusted or not options.get("trusted_only")]
+    return floor(merge(hits, bank_id, agent, weights or {}, limit), min_relevance)

@@ -16,11 +16,13 @@ from functools import partial
 from typing import Any, TypeVar, cast
 
 from hindsight_es.embedding import Embedder
+from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import ConfigError
 from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import parse_query, without_names
+from hindsight_es.recall.relevance import relevance, scale
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
@@ -74,7 +76,10 @@ def recall(
     now: datetime | None = None,
     agent: str | None = ANY_AGENT,
     trusted_only: bool = False,
+    min_relevance: float = 0.0,
 ) -> list[RecallHit]:
+    """Hits best first by fused score; each carries its calibrated ``relevance`` (``recall.relevance``).
+    With ``min_relevance`` above 0, no hit when the best relevance is below it (see ``floor``)."""
     parsed = parse_query(query, now)
     where = MemoryFilter(
         bank_id, statuses=statuses, kinds=kinds, since=since, until=until, agent=agent, trusted_only=trusted_only
@@ -167,7 +172,9 @@ def recall(
     ]
     weights = [CROSS_WEIGHT if name == "cross" else 1.0 for name, _ in found]
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], weights, k=RRF_K), rows, parsed)
-    return [_hit(rows[memory_id], score) for memory_id, score in _distinct(fused, rows)[:limit]]
+    rel = _relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows)
+    hits = [_hit(rows[m], score, rel(m)) for m, score in _distinct(fused, rows)[:limit]]
+    return floor(hits, min_relevance)
 
 
 PLAN_TTL_S = 10.0
@@ -193,6 +200,11 @@ def _table_rows(store: LanceStore) -> int:
 def _index(store: LanceStore) -> VectorIndexInfo | None:
     """The vector index as trained (``LanceStore.vector_index_info``, a file read)."""
     return _cached((str(store.path), "index"), store.vector_index_info)
+
+
+def bank_size(store: LanceStore, bank_id: str) -> int:
+    """Memory rows of the bank, any status (cached for ``PLAN_TTL_S``)."""
+    return _plan(store, bank_id)[0]
 
 
 def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
@@ -303,5 +315,45 @@ def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -
     return sorted(best.values(), key=lambda kv: -kv[1])
 
 
-def _hit(row: dict[str, Any], score: str | float) -> RecallHit:
-    return RecallHit(score=round(float(score), 6), **{c: row[c] for c in COLUMNS})
+def _relevance(
+    found: list[tuple[str, list[tuple[int, float]]]],
+    by_row_id: dict[int, dict[str, Any]],
+    embedder: Embedder,
+    query_cjk: bool,
+    cross_script: CrossScript | None,
+    memories: int,
+) -> Callable[[str], float]:
+    """memory id -> its calibrated relevance, from the best cosine any vector list saw for it. A memory
+    no vector list returned (found by full text alone) is at most as similar as the last one listed."""
+    same = scale(embedder, "cjk" if query_cjk else "latin")
+    cross = scale(embedder, "cross-cjk" if query_cjk else "cross-latin") if cross_script is not None else same
+    best: dict[str, float] = {}
+    bound = 1.0
+    for name, hits in found:
+        if name not in ("vector", "cross"):
+            continue
+        for row_id, distance in hits:
+            if (row := by_row_id.get(row_id)) is None:
+                continue
+            if name == "cross" and cross_script is not None:
+                r = relevance(cross_script.similarity(distance, memory_cjk=not query_cjk), cross, memories)
+            else:
+                r = relevance(1.0 - distance, same, memories)
+            best[row["memory_id"]] = max(best.get(row["memory_id"], 0.0), r)
+        if name == "vector" and hits:
+            bound = min(bound, relevance(1.0 - max(d for _, d in hits), same, memories))
+    if not any(name == "vector" and hits for name, hits in found):
+        bound = 0.0
+    return lambda memory_id: best.get(memory_id, bound)
+
+
+def floor(hits: list[RecallHit], min_relevance: float) -> list[RecallHit]:
+    """``hits`` when the best of them is at least ``min_relevance`` relevant, else none: a query nothing
+    in the bank answers gets nothing, one that something answers keeps its whole ranking."""
+    if min_relevance <= 0 or any(h.relevance >= min_relevance for h in hits):
+        return hits
+    return []
+
+
+def _hit(row: dict[str, Any], score: str | float, relevance: float) -> RecallHit:
+    return RecallHit(score=round(float(score), 6), relevance=round(relevance, 4), **{c: row[c] for c in COLUMNS})

@@ -68,7 +68,8 @@ class Hit(_Model):
     memory_id: str
     kind: str
     text: str
-    score: float = Field(description="Fused relevance score; only the order within one answer means something")
+    score: float = Field(description="Fused ranking score; only the order within one answer means something")
+    relevance: float = Field(0.0, description="How well it fits the query: 0 to 1, one scale for every bank and query")
     source_turn_ids: list[str] = Field(description="The turns it was extracted from")
     session_id: str | None
     speaker: str | None
@@ -84,9 +85,7 @@ class Hit(_Model):
     confirmed: bool = Field(False, description="Confirmed by the owner (a dispute the owner accepted)")
     trusted: bool = Field(True, description=TRUSTED)
     disputes: list[Dispute] = Field(default_factory=list, description="Open disputes of this memory")
-    reasons: list[str] = Field(
-        default_factory=list, description="Why it came back (with explain=true): matched words, meaning, time"
-    )
+    reasons: list[str] = Field(default_factory=list, description="With explain=true: matched words, meaning, time")
 
 
 class Memory(_Model):

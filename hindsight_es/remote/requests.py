@@ -60,6 +60,16 @@ TimeoutS = Annotated[float | None, Field(gt=0, le=120, description="Seconds to w
 TrustedOnly = Annotated[
     StrictBool, Field(description="Only the user's own word and what the user confirmed (no documents, tools, others)")
 ]
+MinRelevance = Annotated[
+    float | None,
+    Field(
+        ge=0,
+        le=1,
+        allow_inf_nan=False,
+        description="No long-term memories unless the best hit is at least this relevant (0 to 1; 0: every hit; "
+        "default: the server's HINDSIGHT_MIN_RELEVANCE)",
+    ),
+]
 # No coercion: a boolean is true or false (never 1 or "yes"), a time is text with a zone (never a number).
 Flag = StrictBool
 Time = Annotated[StrictTime, Field(description="ISO 8601 with a zone, e.g. 2026-03-01T09:00:00+01:00 or …Z")]
@@ -114,6 +124,7 @@ class RecallRequest(_Body):
     )
     explain: Flag = Field(False, description="Say why each hit came back (matched words, meaning, time)")
     trusted_only: TrustedOnly = False
+    min_relevance: MinRelevance = None
 
 
 class ContextRequest(_Body):
@@ -123,6 +134,7 @@ class ContextRequest(_Body):
     agent: AgentId | None = None
     include_shared: Flag = Field(False, description="Also the shared banks this bank reads")
     trusted_only: TrustedOnly = False
+    min_relevance: MinRelevance = None
 
 
 class ForgetRequest(_Body):

@@ -323,3 +323,11 @@ def test_bench_replay_prints_its_speed_and_removes_what_it_rebuilt(tmp_path: Pat
     kept = cli(data, "bench", "replay", "--events", "300", "--banks", "1", "--keep")
     assert kept.returncode == 0, kept.stderr
     assert len(list((data / "generations").glob("*/lance"))) == 1
+
+
+def test_recall_refuses_a_min_relevance_outside_0_to_1(tmp_path: Path) -> None:
+    for bad in ("nan", "-0.1", "1.5"):
+        proc = cli(tmp_path / "data", "recall", "alice", "anything", "--min-relevance", bad)
+        assert proc.returncode == 2 and "from 0 to 1" in flat(proc.stderr), proc.stderr
+        no_traceback(proc)
+    assert not (tmp_path / "data" / "log.sqlite3").exists()  # refused before anything was opened

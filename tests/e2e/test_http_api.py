@@ -172,6 +172,37 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
         problem(http.get(f"/v1/banks/{b}/memories/{uuid.uuid4()}"), 404)
 
 
+def test_a_question_about_something_never_said_gets_no_long_term_memories_over_http(up: Up) -> None:
+    b = bank("floor")
+    with client(up) as http:
+        for i, text in enumerate(["I'm allergic to peanuts.", "We adopted a cat named Miso."]):
+            body = {"text": text, "session_id": "past", "turn_id": f"p{i}", "wait": i == 1}
+            ok(http.post(f"/v1/banks/{b}/memories", json=body), 201)
+        ok(http.post(f"/v1/banks/{b}/memories", json={"text": "Book the 9:00 train.", "session_id": "now"}), 201)
+        question = {"session_id": "now", "text": "What's the capital of Australia?"}
+        deadline = time.monotonic() + 15
+        while "Book the 9:00 train." not in (off := ok(http.post(f"/v1/banks/{b}/context", json=question)))["text"]:
+            assert time.monotonic() < deadline, off
+            time.sleep(0.3)
+        assert off["memory_ids"] == [] and "Miso" not in off["text"]  # the session's recent turn, no memory
+        asked = ok(http.post(f"/v1/banks/{b}/context", json={"session_id": "now", "text": "What's our cat's name?"}))
+        assert "Miso" in asked["text"]
+        everything = ok(http.post(f"/v1/banks/{b}/context", json={**question, "min_relevance": 0}))
+        assert everything["memory_ids"]
+
+        recall = f"/v1/banks/{b}/recall"
+        assert ok(http.post(recall, json={"query": "What's the capital of Australia?"}))["hits"] == []
+        hits = ok(http.post(recall, json={"query": "What's the capital of Australia?", "min_relevance": 0}))["hits"]
+        assert hits and all(0 <= h["relevance"] < 0.28 for h in hits)
+        top = ok(http.post(recall, json={"query": "What's our cat's name?"}))["hits"][0]
+        assert "Miso" in top["text"] and top["relevance"] > 0.5
+        for bad in (-0.5, 2, "NaN"):
+            body = problem(http.post(recall, json={"query": "cat", "min_relevance": bad}), 422)
+            assert "min_relevance" in str(body)
+        bad_context = http.post(f"/v1/banks/{b}/context", json={**question, "min_relevance": 1.01})
+        assert "min_relevance" in str(problem(bad_context, 422))
+
+
 def test_quarantine_review_and_rollback_with_its_dry_run_and_undo(up: Up) -> None:
     b = bank("ops")
     with client(up) as http:

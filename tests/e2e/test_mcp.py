@@ -273,6 +273,33 @@ async def test_get_context_holds_recent_turns_and_a_relevant_memory(mcp: Client)
     assert empty["text"] == "" and empty["tokens"] == 0
 
 
+async def test_a_question_about_something_never_said_gets_no_long_term_memories(mcp: Client) -> None:
+    b = bank("floor")
+    said = ["I'm allergic to peanuts.", "We adopted a cat named Miso.", "Our billing database runs on PostgreSQL."]
+    for i, text in enumerate(said):
+        await call(mcp, "retain", bank_id=b, text=text, session_id="past", turn_id=f"p{i}")
+    await call(mcp, "retain", bank_id=b, text="Let's plan the picnic for Saturday.", session_id="today", wait=True)
+
+    off = await call(mcp, "get_context", bank_id=b, session_id="today", text="What's the capital of Australia?")
+    assert off["memory_ids"] == [] and "Let's plan the picnic for Saturday." in off["text"]  # recent turns stay
+    assert not any(text in off["text"] for text in said)
+    asked = await call(mcp, "get_context", bank_id=b, session_id="today", text="What is our cat called?")
+    assert "Miso" in asked["text"] and asked["memory_ids"]
+    everything = await call(
+        mcp, "get_context", bank_id=b, session_id="today", text="What's the capital of Australia?", min_relevance=0
+    )
+    assert everything["memory_ids"]
+
+    hits = (await call(mcp, "recall", bank_id=b, query="What is our cat called?", min_relevance=0))["hits"]
+    assert "Miso" in hits[0]["text"] and hits[0]["relevance"] > 0.5
+    assert all(0 <= h["relevance"] <= 1 for h in hits) and max(h["relevance"] for h in hits[1:]) < 0.5
+    assert (await call(mcp, "recall", bank_id=b, query="What's the capital of Australia?"))["hits"] == []
+    for bad in (-0.1, 1.5):
+        assert "min_relevance" in await refused(mcp, "recall", bank_id=b, query="cat", min_relevance=bad)
+        assert "min_relevance" in await refused(mcp, "get_context", bank_id=b, session_id="s", min_relevance=bad)
+    assert "min_relevance" in await refused(mcp, "recall", bank_id=b, query="cat", min_relevance="high")
+
+
 async def test_correct_supersedes_and_history_shows_both(mcp: Client) -> None:
     b = bank("correct")
     retained = await call(mcp, "retain", bank_id=b, text="My favorite color is green.", turn_id="c1", wait=True)

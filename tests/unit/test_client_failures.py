@@ -52,7 +52,7 @@ async def test_a_hanging_read_times_out_and_the_next_one_is_served(tmp_path: Pat
             await hs.recall("alice", "which database?")
         assert time.monotonic() - started < 0.9
         embedder.delay = 0.0
-        assert [h.text for h in await hs.recall("alice", "PostgreSQL billing")][:1] == [
+        assert [h.text for h in await hs.recall("alice", "PostgreSQL billing", min_relevance=0)][:1] == [
             "The team's database: PostgreSQL"  # the turn's typed memory, quoting it
         ]
         assert (await hs.bank_stats("alice"))["turns"] == 1

@@ -618,6 +618,11 @@ export interface components {
              * @default false
              */
             trusted_only: boolean;
+            /**
+             * Min Relevance
+             * @description No long-term memories unless the best hit is at least this relevant (0 to 1; 0: every hit; default: the server's HINDSIGHT_MIN_RELEVANCE)
+             */
+            min_relevance?: number | null;
         };
         /** CorrectRequest */
         CorrectRequest: {
@@ -803,9 +808,15 @@ export interface components {
             text: string;
             /**
              * Score
-             * @description Fused relevance score; only the order within one answer means something
+             * @description Fused ranking score; only the order within one answer means something
              */
             score: number;
+            /**
+             * Relevance
+             * @description How well it fits the query: 0 to 1, one scale for every bank and query
+             * @default 0
+             */
+            relevance: number;
             /**
              * Source Turn Ids
              * @description The turns it was extracted from
@@ -874,7 +885,7 @@ export interface components {
             disputes?: components["schemas"]["Dispute"][];
             /**
              * Reasons
-             * @description Why it came back (with explain=true): matched words, meaning, time
+             * @description With explain=true: matched words, meaning, time
              */
             reasons?: string[];
         };
@@ -1175,6 +1186,11 @@ export interface components {
              * @default false
              */
             trusted_only: boolean;
+            /**
+             * Min Relevance
+             * @description No long-term memories unless the best hit is at least this relevant (0 to 1; 0: every hit; default: the server's HINDSIGHT_MIN_RELEVANCE)
+             */
+            min_relevance?: number | null;
         };
         /** RecallResult */
         RecallResult: {

@@ -97,19 +97,36 @@ async def ingest(hs: Hindsight, banks: Sequence[dict[str, Any]]) -> None:
 
 
 async def evaluate(
-    hs: Hindsight, banks: Sequence[dict[str, Any]], *, k: int = 10, on_question: Callable[[dict], None] | None = None
+    hs: Hindsight,
+    banks: Sequence[dict[str, Any]],
+    *,
+    k: int = 10,
+    min_relevance: float | None = None,
+    on_question: Callable[[dict], None] | None = None,
 ) -> dict[str, dict[str, float]]:
+    """Evidence recall; ``min_relevance``: the floor (None: the settings' default)."""
     rows = []
     for bank in banks:
         now = message_time(bank, len(bank["messages"]))
         for n, q in enumerate(bank["questions"]):
-            hits = await hs.recall(bank["bank"], q["question"], limit=k, now=now)
+            hits = await hs.recall(bank["bank"], q["question"], limit=k, now=now, min_relevance=min_relevance)
             items = [[t] for t in dict.fromkeys(t for h in hits for t in h.source_turn_ids)]
             row = {"qid": f"{bank['bank']}#{n}", "category": 0, **score_ranking(items, q["evidence"])}
+            row["best"] = max((h.relevance for h in hits), default=0.0)
             rows.append(row)
             if on_question:
                 on_question({**row, "question": q["question"], "evidence": q["evidence"], "items": items[:5]})
     return aggregate(rows, {0: "all"})
+
+
+def off_topic_probes(banks: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(bank, question): each bank's questions asked in the next bank of the set."""
+    out = []
+    for n, bank in enumerate(banks):
+        other = banks[(n + 1) % len(banks)]
+        if other is not bank:
+            out += [(other["bank"], q["question"]) for q in bank["questions"]]
+    return out
 
 
 # ---- the raw baseline -------------------------------------------------------------------------------

@@ -28,6 +28,7 @@ from hindsight_es.app.bench.cmd_replay import replay as bench_replay
 from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_load
 from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
 from hindsight_es.app.bench.cmd_startup import startup as bench_startup
+from hindsight_es.app.bench.offtopic import best_relevance, off_topic_report, print_cross_fit, print_off_topic
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
@@ -228,6 +229,17 @@ def locomo(
     include_adversarial: bool = False,
     per_question: PerQuestion = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (progress on stderr)")] = False,
+    off_topic: Annotated[
+        bool,
+        typer.Option(
+            "--off-topic",
+            help="Also ask each conversation's questions in another one's bank: the share with no long-term "
+            "memory in get_context, beside in-bank recall, with the relevance floor on and off",
+        ),
+    ] = False,
+    min_relevance: Annotated[
+        Optional[float], typer.Option(help="The floor when on (default HINDSIGHT_MIN_RELEVANCE)", min=0, max=1)
+    ] = None,
 ) -> None:
     """LoCoMo evidence recall@5/10/20, NDCG@10, Full@10 per category, through the real pipeline."""
     if as_json:
@@ -250,16 +262,35 @@ def locomo(
                 f"ingested {len(conversations)} conversations, {turns} turns ({records} records) "
                 f"through the pipeline in {t1 - t0:.1f}s"
             )
+            floor = settings.min_relevance if min_relevance is None else min_relevance
             results = await bench.evaluate(
-                hs, conversations, include_adversarial=include_adversarial, on_question=write
+                hs, conversations, include_adversarial=include_adversarial, min_relevance=floor, on_question=write
             )
             n = results["overall"]["n"]
             console.print(
                 f"{n} questions in {time.perf_counter() - t1:.1f}s "
                 f"({(time.perf_counter() - t1) * 1000 / max(n, 1):.1f} ms per recall)"
             )
+            if off_topic:
+                answered: list[dict] = []
+                off = await bench.evaluate(
+                    hs,
+                    conversations,
+                    include_adversarial=include_adversarial,
+                    min_relevance=0.0,
+                    on_question=answered.append,
+                )
+                probes = bench.off_topic_probes(conversations)
+                floors = {"off": (0.0, off), f"on ({floor:g})": (floor, results)}
+                reports["off-topic"] = await off_topic_report(hs, [(b, q) for _, b, q in probes], floors)
+                bests = await best_relevance(hs, [(b, q) for _, b, q in probes])
+                for c in conversations:
+                    mine = [r for r in answered if r["qid"].split("#")[0] == c["id"]]
+                    fits[c["id"]] = (mine, [x for (s, _, _), x in zip(probes, bests, strict=True) if s == c["id"]])
             return results
 
+    reports: dict[str, list[dict]] = {}
+    fits: dict[str, tuple[list[dict], list[float]]] = {}
     results = _run_writing(go, per_question)
     _print_quality(
         f"LoCoMo {data.name} (embedder {settings.embedder})",
@@ -267,6 +298,11 @@ def locomo(
         ["R@5", "R@10", "R@20", "NDCG@10", "Full@10"],
         as_json,
     )
+    if "off-topic" in reports:
+        print_off_topic(f"LoCoMo {data.name}: relevance floor", reports["off-topic"], as_json)
+        if not as_json:
+            default = settings.min_relevance if min_relevance is None else min_relevance
+            print_cross_fit("floor fitted on one conversation, measured on each", fits, default)
 
 
 @app.command()

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from hindsight_es.app.bench.offtopic import best_relevance, off_topic_report, print_cross_fit, print_off_topic
 from hindsight_es.app.cli.common import console, run_async, settings_from
 
 SHIPPED = ("zh_banks_dev.jsonl",)
@@ -33,6 +34,17 @@ def banks(
     ] = None,
     work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a new temporary one)")] = None,
     per_question: Annotated[Optional[Path], typer.Option(help="Write one JSON line per question here")] = None,
+    off_topic: Annotated[
+        bool,
+        typer.Option(
+            "--off-topic",
+            help="Also ask each bank's questions in the next bank of its set: the share with no long-term memory "
+            "in get_context, beside in-bank recall, with the relevance floor on and off",
+        ),
+    ] = False,
+    min_relevance: Annotated[
+        Optional[float], typer.Option(help="The floor when on (default HINDSIGHT_MIN_RELEVANCE)", min=0, max=1)
+    ] = None,
 ) -> None:
     """Evidence recall on small single-topic banks (one attribute per question), through the real pipeline,
     beside char-bigram BM25 + USE RRF over the same raw messages."""
@@ -48,13 +60,26 @@ def banks(
     if memorybank is not None:
         sets[memorybank.name] = bench.memorybank(memorybank, Path(__file__).parent / "data" / MEMORYBANK_EVIDENCE)
     rows: list[dict] = []
+    floor = settings.min_relevance if min_relevance is None else min_relevance
+    reports: dict[str, list[dict]] = {}
+    fits: dict[str, tuple[list[dict], list[float]]] = {}
 
     async def go() -> dict[str, dict]:
         async with Hindsight(settings) as hs:
             for found in sets.values():
                 await bench.ingest(hs, found)
             await catch_up_all(settings, hs.log, embedder=hs.embedder)
-            return {name: await bench.evaluate(hs, found, on_question=rows.append) for name, found in sets.items()}
+            out = {}
+            for name, found in sets.items():
+                out[name] = await bench.evaluate(hs, found, min_relevance=floor, on_question=rows.append)
+                if off_topic:
+                    answered: list[dict] = []
+                    off = await bench.evaluate(hs, found, min_relevance=0.0, on_question=answered.append)
+                    floors = {"off": (0.0, off), f"on ({floor:g})": (floor, out[name])}
+                    probes = bench.off_topic_probes(found)
+                    reports[name] = await off_topic_report(hs, probes, floors)
+                    fits[name] = (answered, await best_relevance(hs, probes))
+            return out
 
     product = run_async(go)
     use = make_embedder("use")
@@ -68,5 +93,9 @@ def banks(
         table.add_row("", "raw bigram BM25 + USE", str(theirs["n"]), *(f"{theirs[m]:.3f}" for m in METRICS))
         table.add_row("", "difference", "", *(f"{ours[m] - theirs[m]:+.3f}" for m in METRICS))
     console.print(table)
+    for name, report in reports.items():
+        print_off_topic(f"{name}: relevance floor", report)
+    if len(fits) > 1:
+        print_cross_fit("floor fitted on one set, measured on each", fits, floor)
     if per_question is not None:
         per_question.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

@@ -91,8 +91,10 @@ async def evaluate(
     *,
     include_adversarial: bool = False,
     k: int = 20,
+    min_relevance: float | None = None,
     on_question: Callable[[dict], None] | None = None,
 ) -> dict[str, dict[str, float]]:
+    """Evidence recall per category; ``min_relevance``: the floor (None: the settings' default)."""
     rows = []
     for conversation in conversations:
         bank = f"locomo-{conversation['id']}"
@@ -100,10 +102,24 @@ async def evaluate(
         for qa in conversation["questions"]:
             if (qa["category"] == 5 and not include_adversarial) or not qa["evidence"]:
                 continue
-            hits = await hs.recall(bank, qa["question"], limit=k, now=now)
+            hits = await hs.recall(bank, qa["question"], limit=k, now=now, min_relevance=min_relevance)
             items = [[turn] for turn in dict.fromkeys(t for h in hits for t in h.source_turn_ids)]
             row = {"qid": qa["qid"], "category": qa["category"], **score_ranking(items, qa["evidence"])}
+            row["best"] = max((h.relevance for h in hits), default=0.0)
             rows.append(row)
             if on_question:
                 on_question({**row, "question": qa["question"], "evidence": qa["evidence"], "items": items[:10]})
     return aggregate(rows, CATEGORIES)
+
+
+def off_topic_probes(conversations: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(conversation, bank, question): each conversation's questions asked in the next conversation's bank."""
+    out = []
+    for n, conversation in enumerate(conversations):
+        other = conversations[(n + 1) % len(conversations)]
+        if other is conversation:
+            continue
+        for qa in conversation["questions"]:
+            if qa["category"] != 5 and qa["evidence"]:
+                out.append((conversation["id"], f"locomo-{other['id']}", qa["question"]))
+    return out

@@ -17,7 +17,7 @@ QUERIES = [
     "which carrier do we ship with?",
     "what database do we use?",
     "快递用哪家？",
-    "有什么过敏需要注意？",
+    "我对什么过敏？",
     "where is the new shop opening?",
 ]
 
@@ -53,9 +53,9 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
             if not tables:
                 continue
             table = Table(title=f"{query}   ({(time.perf_counter() - t0) * 1000:.1f} ms)", title_justify="left")
-            for column in ("score", "kind", "memory", "from turn"):
+            for column in ("relevance", "kind", "memory", "from turn"):
                 table.add_column(column)
             for hit in hits:
-                table.add_row(f"{hit.score:.3f}", hit.kind, hit.text, ",".join(hit.source_turn_ids))
+                table.add_row(f"{hit.relevance:.2f}", hit.kind, hit.text, ",".join(hit.source_turn_ids))
             console.print(table)
     return found

@@ -126,6 +126,13 @@ def cli() -> None:
 KINDS = ["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
 
 
+def unit_interval(value: float | None) -> float | None:
+    """A number from 0 to 1, or unset (NaN is refused: it is in no range)."""
+    if value is not None and not 0 <= value <= 1:
+        raise typer.BadParameter(f"must be a number from 0 to 1, got {value}")
+    return value
+
+
 def known_kinds(values: list[str] | None) -> list[str] | None:
     """Refuse a kind recall does not know (an unknown one would match nothing and look like no memory)."""
     for value in values or []:
@@ -265,6 +272,14 @@ def recall(
     agent: Annotated[Optional[str], typer.Option(help="Recall as this agent: its private memories too")] = None,
     shared: Annotated[bool, typer.Option("--shared", help="Also the shared banks (HINDSIGHT_SHARED_BANKS)")] = False,
     include_archived: Annotated[bool, typer.Option("--include-archived", help="Also archived memories")] = False,
+    min_relevance: Annotated[
+        Optional[float],
+        typer.Option(
+            help="No hits unless the best is at least this relevant, 0 to 1 (0: every hit; default "
+            "HINDSIGHT_MIN_RELEVANCE)",
+            callback=unit_interval,
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
@@ -287,6 +302,7 @@ def recall(
                 agent=agent,
                 include_shared=shared,
                 include_archived=include_archived,
+                min_relevance=min_relevance,
             )
 
     hits = run_async(go)
@@ -294,12 +310,14 @@ def recall(
         print(json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False, indent=2))
         return
     if not hits:
-        console.print(f"no hits in bank {bank!r} for {query!r}")
+        floor = settings.min_relevance if min_relevance is None else min_relevance
+        below = f" at relevance {floor:g} or more (--min-relevance 0 shows every hit)" if floor > 0 else ""
+        console.print(f"no hits in bank {bank!r} for {query!r}{below}")
         return
     # Four columns, so the text keeps its width at 80 columns: where it came from, when and its status go on a
     # dim line under it; the id is whole, to copy into forget, correct or history.
     table = Table(title=f"recall {bank!r}: {query}", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
-    table.add_column("score", no_wrap=True)
+    table.add_column("relev", no_wrap=True)
     table.add_column("kind", overflow="fold")
     table.add_column("memory", overflow="fold", ratio=1)
     table.add_column("id", no_wrap=True, min_width=36)
@@ -307,7 +325,8 @@ def recall(
         status = h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else "")
         turns = ", ".join(h.source_turn_ids)
         details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · {shown(h.valid_from)} · {status}"
-        table.add_row(f"{h.score:.4f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
+        details += f" · score {h.score:.4f}"
+        table.add_row(f"{h.relevance:.2f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
     console.print(table)
 
 

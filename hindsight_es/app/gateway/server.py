@@ -52,6 +52,7 @@ from hindsight_es.client import Hindsight, memory_uuid
 from hindsight_es.remote.requests import (
     Flag,
     MemoryKind,
+    MinRelevance,
     Reason,
     Role,
     Scope,
@@ -149,6 +150,7 @@ class Tools(ReviewTools):
             Flag, Field(description="Say why each hit came back (matched words, meaning, time)")
         ] = False,
         trusted_only: TrustedOnly = False,
+        min_relevance: MinRelevance = None,
         bank_id: BankArg = None,
     ) -> RecallResult:
         """Search long-term memory: the active memories most relevant to a query, best first, with ids, kinds,
@@ -168,6 +170,7 @@ class Tools(ReviewTools):
             include_shared=include_shared,
             include_archived=include_archived,
             trusted_only=trusted_only,
+            min_relevance=min_relevance,
         )
         reasons = await self.hs.browser.explain(bank, query, hits) if explain and hits else {}
         return RecallResult(bank_id=bank, query=query, hits=[hit_of(h, reasons.get(h.memory_id, ())) for h in hits])
@@ -186,6 +189,7 @@ class Tools(ReviewTools):
         agent: Agent = None,
         include_shared: Annotated[Flag, Field(description="Also the shared banks this bank reads")] = False,
         trusted_only: TrustedOnly = False,
+        min_relevance: MinRelevance = None,
         bank_id: BankArg = None,
     ) -> Context:
         """One prompt-ready block of remembered context for a reply: the session's recent turns and the long-term
@@ -200,6 +204,7 @@ class Tools(ReviewTools):
             agent=agent,
             include_shared=include_shared,
             trusted_only=trusted_only,
+            min_relevance=min_relevance,
         )
         return context_of(bank, session_id, block)
 

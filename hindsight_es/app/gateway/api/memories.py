@@ -89,6 +89,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             include_shared=body.include_shared,
             include_archived=body.include_archived,
             trusted_only=body.trusted_only,
+            min_relevance=body.min_relevance,
         )
         reasons = await hs.browser.explain(bank, body.query, hits) if body.explain and hits else {}
         return RecallResult(
@@ -107,6 +108,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             agent=body.agent,
             include_shared=body.include_shared,
             trusted_only=body.trusted_only,
+            min_relevance=body.min_relevance,
         )
         return context_of(bank, body.session_id, block)
 

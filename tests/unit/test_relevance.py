@@ -1,0 +1,89 @@
+"""Calibrated relevance: each embedder's scale, the bank-size term, the argument's bounds."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from hindsight_es.embedding import make_embedder
+from hindsight_es.errors import InvalidInputError
+from hindsight_es.recall.relevance import (
+    DECLARED,
+    Scale,
+    check_min_relevance,
+    measure,
+    measure_cross,
+    relevance,
+    scale,
+)
+
+
+@pytest.mark.parametrize("value", [-0.01, 1.01, math.nan, math.inf, "0.5", True])
+def test_min_relevance_outside_0_to_1_is_refused_with_the_bounds(value: object) -> None:
+    with pytest.raises(InvalidInputError, match="between 0 and 1"):
+        check_min_relevance(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("value", [0, 0.0, 0.28, 1])
+def test_min_relevance_in_range_is_kept_and_none_means_the_default(value: float) -> None:
+    assert check_min_relevance(value) == float(value)
+    assert check_min_relevance(None) is None
+
+
+def test_relevance_grows_with_the_cosine_and_shrinks_with_the_memories_searched() -> None:
+    on = Scale(0.1, 0.08)
+    cosines = [-0.2, 0.1, 0.3, 0.5, 0.9]
+    small = [relevance(c, on, 16) for c in cosines]
+    large = [relevance(c, on, 10_000) for c in cosines]
+    assert small == sorted(small) and all(0 < r < 1 for r in small + large)
+    assert all(s > big for s, big in zip(small, large, strict=True))
+    assert relevance(0.1, on, 16) < 0.05 < 0.95 < relevance(0.9, on, 10_000)  # noise is low, a match is high
+
+
+@pytest.mark.parametrize("name", ["minilm", "use", "hybrid"])
+def test_declared_scales_are_what_the_shipped_models_measure(name: str) -> None:
+    embedder = make_embedder(name)
+    for script in ("latin", "cjk"):
+        declared, measured = DECLARED[(embedder.id, script)], measure(embedder, script)
+        assert abs(declared.mean - measured.mean) < 0.01 and abs(declared.std - measured.std) < 0.01, script
+        if embedder.cross_script is not None:
+            declared, measured = DECLARED[(embedder.id, f"cross-{script}")], measure_cross(embedder, script)
+            assert abs(declared.mean - measured.mean) < 0.01 and abs(declared.std - measured.std) < 0.01, script
+
+
+class WordHashEmbedder:
+    """A bag of hashed words: an embedder nobody declared a scale for (a user's own model)."""
+
+    id = "word-hash@1"
+    dim = 256
+    compatible: tuple[str, ...] = ()
+    cross_script = None
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in (
+                re.findall(r"\w", text.lower()) if re.search(r"[\u4e00-\u9fff]", text) else text.lower().split()
+            ):
+                out[i, int(hashlib.sha1(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        vector: np.ndarray = self.embed([text])[0]
+        return vector
+
+
+def test_an_undeclared_embedder_is_measured_once_and_ranks_a_match_above_noise() -> None:
+    embedder = WordHashEmbedder()
+    assert (embedder.id, "latin") not in DECLARED
+    measured = scale(embedder, "latin")
+    assert scale(embedder, "latin") is measured and 0 <= measured.mean < 0.3 and measured.std > 0
+    query, match, other = embedder.embed(
+        ["did my sister move to lisbon", "my sister moved to lisbon", "the roof leaks"]
+    )
+    assert relevance(float(query @ match), measured, 50) > 0.5 > relevance(float(query @ other), measured, 50)
