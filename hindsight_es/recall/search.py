@@ -94,7 +94,7 @@ def recall(
             f"{embedder.id} makes {embedder.dim}-d ones (HINDSIGHT_EMBEDDER or --embedder): recall "
             "with the embedder the data was written with"
         )
-    bank_rows, nprobes = _plan(store, bank_id)
+    nprobes = _plan(store, bank_id)
     cache = row_cache(store)
     query_cjk = is_cjk(query)
     searches = []  # (list name, the search); a CJK query's n-gram hits count only on CJK memories (below)
@@ -102,7 +102,6 @@ def recall(
         searches.append(("search_text", partial(_text_hits, store, query, "search_text", where, pool, fetch)))
     if parsed.cjk:
         searches.append(("text_ngram", partial(_text_hits, store, query, "text_ngram", where, pool, fetch)))
-    cache.warm(bank_id, bank_rows)
     vector = None
     # Memories in the other script (Chinese for an English query, English for a Chinese one) are their
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
@@ -175,9 +174,9 @@ PLAN_TTL_S = 10.0
 
 def _cached(key: tuple[str, ...], compute: Callable[[], _T]) -> _T:
     """``compute()``, kept for ``PLAN_TTL_S``: table and bank sizes and the vector index as trained only
-    set how the vectors are searched and whether the row cache loads a bank whole, so a few seconds'
-    staleness is harmless (an index built meanwhile is used a few seconds later; until then, exact scans). Keyed by the
-    store's path, not id(store): a freed store's id is reused by the next one."""
+    set how the vectors are searched, so a few seconds' staleness is harmless (an index built meanwhile
+    is used a few seconds later; until then, exact scans). Keyed by the store's path, not id(store): a
+    freed store's id is reused by the next one."""
     now = time.monotonic()
     cached = _PLANS.get(key)
     if cached is None or now - cached[1] > PLAN_TTL_S:
@@ -195,12 +194,12 @@ def _index(store: LanceStore) -> VectorIndexInfo | None:
     return _cached((str(store.path), "index"), store.vector_index_info)
 
 
-def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
-    """Rows of the bank (any status) and the IVF probes for it (None: exact)."""
+def _plan(store: LanceStore, bank_id: str) -> int | None:
+    """The IVF probes for the bank, from its rows (any status): None is an exact search."""
 
-    def compute() -> tuple[int, int | None]:
+    def compute() -> int | None:
         bank_rows = store.count("memories", MemoryFilter(bank_id, statuses=None))
-        return bank_rows, ivf_nprobes(bank_rows, _table_rows(store), _index(store))
+        return ivf_nprobes(bank_rows, _table_rows(store), _index(store))
 
     return _cached((str(store.path), "bank", bank_id), compute)
 
