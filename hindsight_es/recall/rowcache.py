@@ -66,7 +66,10 @@ class RowCache:
                     missing.append(row_id)
                 else:
                     found[row_id] = self._rows[row_id] = row
-        if missing and (table := self.store.rows_by_row_id(missing, COLUMNS)) is not None:
+        if (
+            missing
+            and (table := self.store.search.start(self.store.search.take(missing, COLUMNS)).result()) is not None
+        ):
             fetched = table.to_pylist()
             with self._lock:
                 self._put(fetched)

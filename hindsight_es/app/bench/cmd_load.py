@@ -60,7 +60,7 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
     token = secrets.token_urlsafe(24)
 
     async def go() -> dict[str, Any]:
-        async with _up(settings, _free_port(), token) as mcp_url:
+        async with _up(settings, _free_port(), token, listen_s=300) as mcp_url:  # a loaded machine starts slowly
             url = mcp_url.removesuffix("/mcp")
             await _warm(url, token, bank)
             start = time.time() + START_DELAY_S + concurrency * 0.05
@@ -120,12 +120,16 @@ def print_load(report: dict[str, Any]) -> None:
         )
 
 
+WARM_UP_RECALLS = 20
+
+
 async def _warm(url: str, token: str, bank: str) -> None:
-    """One recall before the clients start: the server loads its models on its first query."""
+    """Recalls before the clients start: the server's first queries load models and open tables."""
     from hindsight_es.remote import AsyncHindsightClient
 
     async with AsyncHindsightClient(url, token, retries=0, timeout_s=120) as api:
-        await api.recall(bank, "warm up", limit=10)
+        for query in queries(WARM_UP_RECALLS, 1000):
+            await api.recall(bank, query, limit=10)
 
 
 Url = Annotated[str, typer.Option()]
