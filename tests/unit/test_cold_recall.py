@@ -12,7 +12,7 @@ import pytest
 
 from hindsight_es.embedding import make_embedder
 from hindsight_es.recall.rowcache import row_cache
-from hindsight_es.recall.search import recall
+from hindsight_es.recall.search import recall, warm
 from hindsight_es.stores.lance import LanceStore, memory_schema
 
 ROWS = 4_000  # above the size at which a bank used to be loaded whole on its first recall
@@ -73,3 +73,11 @@ def test_concurrent_cold_recalls_answer_as_sequential_ones(store_path, embedder)
     with ThreadPoolExecutor(max_workers=8) as pool:
         answers = list(pool.map(lambda q: recall(shared, embedder, "big", q), asks))
     assert answers == [expected[q] for q in asks]
+
+
+def test_warming_a_store_loads_no_rows_and_changes_no_answer(store_path, tmp_path, embedder) -> None:
+    warm(LanceStore(tmp_path / "empty"), embedder)  # no table yet: nothing to warm, no error
+    warmed = LanceStore(store_path)
+    warm(warmed, embedder)
+    assert len(row_cache(warmed)) == 0  # indexes loaded, not rows: memory does not grow with the bank
+    assert recall(warmed, embedder, "big", QUERIES[1]) == recall(LanceStore(store_path), embedder, "big", QUERIES[1])
