@@ -45,6 +45,13 @@ class Settings(BaseSettings):
     kafka_session_timeout_ms: int = Field(default=10_000, ge=100)
     kafka_heartbeat_interval_ms: int = Field(default=3_000, ge=50)
     request_timeout_s: float = Field(default=10.0, gt=0, description="Time-out for log and store calls made by clients")
+    read_threads: int = Field(
+        default=8,
+        ge=1,
+        le=256,
+        description="Threads of a client's store reads (recall, context, browse): their own pool, so reads never "
+        "queue behind the pipeline's writes and index builds in the same process",
+    )
     # Shared stores (hindsight_es/stores/location.py): a local path (default: the data directory) or s3://.
     stores_uri: str | None = Field(
         default=None,

@@ -1,6 +1,8 @@
 """What every client role shares: the settings, the log, the embedder, the current stores, time-outs.
 
-Every store read runs in a worker thread under ``settings.request_timeout_s`` and every failure is a
+Every store read runs in a thread of the connection's own pool (``settings.read_threads``) under
+``settings.request_timeout_s``: the event loop's default executor also runs the pipeline's log appends,
+projection writes and index builds in ``up``, and a recall must not queue behind those. Every failure is a
 ``HindsightError`` (a store that fails or hangs is a ``StoreError``, a log that does a ``LogError``), so
 callers such as the MCP gateway fail fast with a clear message and keep serving.
 """
@@ -8,9 +10,12 @@ callers such as the MCP gateway fail fast with a clear message and keep serving.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -48,6 +53,7 @@ class Connection:
         self._paths: dict[str, Any] = {}  # store -> its path or s3:// URI
         self._checked_at = -float("inf")
         self._lock = threading.Lock()
+        self._reads: ThreadPoolExecutor | None = None  # started on the first read
 
     async def start(self) -> None:
         """Start the log (again, after a failure: every write retries it)."""
@@ -60,6 +66,9 @@ class Connection:
         self._log_started = True
 
     async def close(self) -> None:
+        if self._reads is not None:
+            self._reads.shutdown(wait=False, cancel_futures=True)
+            self._reads = None
         if self._own_log:
             await self.log.close()
             self._log_started = False
@@ -116,8 +125,9 @@ class Connection:
     async def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run a blocking store read in a thread, under the request time-out."""
         timeout = self.settings.request_timeout_s
+        call = functools.partial(contextvars.copy_context().run, fn, *args)  # as to_thread: spans carry over
         try:
-            return await asyncio.wait_for(asyncio.to_thread(fn, *args), timeout)
+            return await asyncio.wait_for(asyncio.get_running_loop().run_in_executor(self._pool(), call), timeout)
         except HindsightError:
             raise
         except TimeoutError as exc:
@@ -127,3 +137,9 @@ class Connection:
             ) from exc
         except Exception as exc:  # lancedb, duckdb, pyarrow, OS errors: the store failed this read
             raise StoreError(f"store read failed: {type(exc).__name__}: {exc}") from exc
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._reads is None:
+                self._reads = ThreadPoolExecutor(self.settings.read_threads, thread_name_prefix="hindsight-read")
+            return self._reads

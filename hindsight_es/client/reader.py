@@ -22,7 +22,9 @@ from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
 from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, Dispute, MemoryView, RecallHit, TurnView
 from hindsight_es.recall.relevance import check_min_relevance
 from hindsight_es.recall.scoped import scoped_recall
+from hindsight_es.recall.search import warm
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
+from hindsight_es.stores.lance import LanceStore
 
 Via = str  # "recall" | "context"
 
@@ -59,6 +61,18 @@ class Reader:
                 f"unknown bank {bank_id!r}: nothing has been recorded in it yet (or nothing projected: the "
                 "pipeline runs in `hindsight-es up`, or in this process with hindsight_es.app.local)"
             )
+
+    async def warm(self) -> None:
+        """Open the hot store and load its indexes now (``recall.search.warm``), so the first recall after a
+        start answers in its usual time; a sharded store is left to its first recalls."""
+        embedder = self.conn.embedder()
+
+        def run() -> None:
+            lance = self.conn.lance()
+            if isinstance(lance, LanceStore):
+                warm(lance, embedder)
+
+        await self.conn.read(run)
 
     # ------------------------------------------------------------ recall and context
 

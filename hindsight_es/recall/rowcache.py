@@ -9,10 +9,11 @@ the row's address (fragment, offset). An update writes the row anew under a new 
 old one, compaction moves rows to new fragments, and fragment ids are never reused within a table
 (``tests/unit/test_row_cache.py`` checks this against the installed LanceDB). So every field, the ones
 that change included (status, ``valid_to``, scope), is cached by row id and never goes stale; a search
-only returns live row ids, and a row it no longer returns just ages out. A bank's active memories are
-loaded on its first recall when it is large; other rows are read on first sight. One cache per
-``LanceStore`` (a rebuilt generation gets a fresh one).
-"""
+only returns live row ids, and a row it no longer returns just ages out. Only rows a search returned
+are ever read (one take of the missing ones per recall), so the first recall on a bank of any size
+costs one take more than a warm one, and memory is bounded by ``MAX_ROWS`` whatever the banks' sizes.
+One cache per ``LanceStore`` (a rebuilt generation gets a fresh one). Lookups hold a lock for dict
+operations only, never across a read: concurrent recalls read their missing rows side by side."""
 
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ import weakref
 from collections.abc import Iterable
 from typing import Any
 
-from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
 
 COLUMNS = (
@@ -44,7 +44,6 @@ COLUMNS = (
     "quote",  # which episode a typed memory says all of (``search._distinct``)
 )
 MAX_ROWS = 300_000  # about 1.2 KB each (~360 MB); the least recently used go first beyond this
-WARM_ROWS = 3_000  # banks with more rows than this are loaded whole on their first recall
 
 _caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
@@ -54,19 +53,7 @@ class RowCache:
     def __init__(self, store: LanceStore, max_rows: int = MAX_ROWS) -> None:
         self.store, self.max_rows = store, max_rows
         self._rows: dict[int, dict[str, Any]] = {}  # in order of last use
-        self._warm: set[str] = set()
         self._lock = threading.Lock()
-
-    def warm(self, bank_id: str, bank_rows: int) -> None:
-        """Load a large bank's active memories once (a few seconds per million rows)."""
-        if bank_id in self._warm or bank_rows <= WARM_ROWS:
-            return
-        with self._lock:
-            if bank_id in self._warm:
-                return
-            table = self.store.scan("memories", MemoryFilter(bank_id), COLUMNS, row_ids=True)
-            self._put(table.to_pylist())
-            self._warm.add(bank_id)
 
     def rows(self, row_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         """The rows at these row ids (those deleted meanwhile are left out)."""
@@ -79,7 +66,10 @@ class RowCache:
                     missing.append(row_id)
                 else:
                     found[row_id] = self._rows[row_id] = row
-        if missing and (table := self.store.rows_by_row_id(missing, COLUMNS)) is not None:
+        if (
+            missing
+            and (table := self.store.search.start(self.store.search.take(missing, COLUMNS)).result()) is not None
+        ):
             fetched = table.to_pylist()
             with self._lock:
                 self._put(fetched)

@@ -15,6 +15,8 @@ from datetime import datetime
 from functools import partial
 from typing import Any, TypeVar, cast
 
+import numpy as np
+
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import ConfigError
@@ -107,7 +109,6 @@ def recall(
         searches.append(("search_text", partial(_text_hits, store, query, "search_text", where, pool, fetch)))
     if parsed.cjk:
         searches.append(("text_ngram", partial(_text_hits, store, query, "text_ngram", where, pool, fetch)))
-    cache.warm(bank_id, bank_rows)
     vector = None
     # Memories in the other script (Chinese for an English query, English for a Chinese one) are their
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
@@ -177,14 +178,30 @@ def recall(
     return floor(hits, min_relevance)
 
 
+def warm(store: LanceStore, embedder: Embedder) -> None:
+    """Open the memories table and load its indexes (LanceDB reads an index on its first search): one
+    vector search and one per full-text column, a row each, so the first recall after a start pays for
+    neither. No rows are read into the row cache: memory does not grow with the bank."""
+    if store.table("memories") is None:
+        return
+    _table_rows(store), _index(store)
+    where = MemoryFilter(statuses=None)
+    vector = np.zeros(embedder.dim, dtype=np.float32)
+    vector[0] = 1.0
+    searches = [store.search.vector_search(vector, where, 1, nprobes=1)]
+    searches += [store.search.text_search("warm", column, where, 1) for column in ("search_text", "text_ngram")]
+    for future in [store.search.start(search) for search in searches]:
+        future.result()
+
+
 PLAN_TTL_S = 10.0
 
 
 def _cached(key: tuple[str, ...], compute: Callable[[], _T]) -> _T:
     """``compute()``, kept for ``PLAN_TTL_S``: table and bank sizes and the vector index as trained only
-    set how the vectors are searched and whether the row cache loads a bank whole, so a few seconds'
-    staleness is harmless (an index built meanwhile is used a few seconds later; until then, exact scans). Keyed by the
-    store's path, not id(store): a freed store's id is reused by the next one."""
+    set how the vectors are searched, so a few seconds' staleness is harmless (an index built meanwhile
+    is used a few seconds later; until then, exact scans). Keyed by the store's path, not id(store): a
+    freed store's id is reused by the next one."""
     now = time.monotonic()
     cached = _PLANS.get(key)
     if cached is None or now - cached[1] > PLAN_TTL_S:

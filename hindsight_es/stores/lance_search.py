@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
 from typing import Any, TypeVar
 
@@ -82,6 +82,17 @@ class Searches:
             return 0 if table is None else int(await table.count_rows(where.sql()))
 
         return count()
+
+    def take(self, row_ids: Sequence[int], columns: Sequence[str]) -> Coroutine[Any, Any, pa.Table | None]:
+        """The rows at these Lance row ids, with ``_rowid`` (deleted ones are left out); None without a table."""
+        table = self._memories()
+
+        async def take() -> pa.Table | None:
+            if table is None or not row_ids:
+                return None
+            return await table.take_row_ids(list(row_ids)).with_row_id().select(list(columns)).to_arrow()
+
+        return take()
 
     def _memories(self) -> AsyncTable | None:
         if threading.current_thread() is LOOP.thread and not self._opened():

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
+from hindsight_es.app.bench import cmd_load
 from hindsight_es.app.bench.cmd_banks import banks as bench_banks
 from hindsight_es.app.bench.cmd_chaos import chaos as bench_chaos
 from hindsight_es.app.bench.cmd_extraction import extraction as bench_extraction
@@ -29,7 +29,7 @@ from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_l
 from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
 from hindsight_es.app.bench.cmd_startup import startup as bench_startup
 from hindsight_es.app.bench.offtopic import best_relevance, off_topic_report, print_cross_fit, print_off_topic
-from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
+from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr, warm_reads
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 
@@ -47,6 +47,8 @@ app.command("partition-load")(bench_partition_load)
 app.command("chaos")(bench_chaos)
 app.command("extraction")(bench_extraction)
 app.command("banks")(bench_banks)
+app.command("recall-client", hidden=True)(cmd_load.recall_client)
+app.command("recall-ingest", hidden=True)(cmd_load.recall_ingest)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -59,13 +61,25 @@ def recall(
     sizes: Annotated[str, typer.Option(help="Bank sizes (memories), comma-separated")] = "1000,10000,100000",
     queries: Annotated[int, typer.Option(min=10)] = 300,
     work_dir: WorkDir = None,
+    concurrency: Annotated[
+        int, typer.Option(min=0, help="Clients (one process each) against a real `up`; 0: one client in process")
+    ] = 0,
+    seconds: Annotated[float, typer.Option(min=1, help="With --concurrency: how long the clients run")] = 30,
+    ingest_rate: Annotated[
+        float, typer.Option(min=0, help="With --concurrency: turns/s retained into the bank meanwhile")
+    ] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print each size's figures as one JSON line")] = False,
 ) -> None:
-    """Recall latency p50/p95/p99 and peak RSS at several bank sizes (generated memories).
+    """Recall latency p50/p95/p99, first recall after start and peak RSS at several bank sizes (generated
+    memories); with --concurrency, recalls/s and latency under that many concurrent clients.
 
     Each bank is written straight to the log (synthetic texts, random unit vectors of the configured
-    embedder's size, no model) until it holds ``size`` active memories (beside about as many superseded,
-    forgotten and retracted ones), projected and indexed; then a fresh process answers the queries through
-    ``Hindsight.recall`` with the real query embedder, so its RSS is the serving footprint.
+    embedder's size under its id, no model) until it holds ``size`` active memories (beside about as many superseded,
+    forgotten and retracted ones), projected and indexed; a bank already in ``--work-dir`` is reused. Then a
+    fresh process loads the query embedder, times its first recall (the bank's row cache cold) and answers
+    the queries through ``Hindsight.recall``, so its RSS is the serving footprint. With ``--concurrency N``
+    the bank is served by ``hindsight-es up`` instead and N client processes recall over the HTTP API for
+    ``--seconds`` (``--ingest-rate R``: R turns/s retained beside them).
     """
     from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
     from hindsight_es.embedding import make_embedder
@@ -77,7 +91,8 @@ def recall(
     from projections.vectors import VectorsProjection
 
     base = settings_from(ctx)
-    dim = make_embedder(base.embedder).dim
+    embedder = make_embedder(base.embedder)
+    dim = embedder.dim
     root = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-recall-"))
     for size in (int(x) for x in sizes.split(",")):
         settings = base.model_copy(update={"data_dir": root / f"n{size}"})
@@ -86,16 +101,28 @@ def recall(
         async def build(settings: Settings = settings, bank: str = bank, size: int = size) -> tuple[int, int, float]:
             async with started_log(settings) as log:
                 t0 = time.perf_counter()
-                await write_history(log, synthetic_history(bank, 0, dim=dim, min_active=size))
                 store = LanceStore(generations.current(settings.data_dir)["lance"])
+                if store.table("memories") is not None and (built := store.count("memories", MemoryFilter(bank))):
+                    return built, store.count("memories", MemoryFilter(bank, statuses=None)), 0.0
+                await write_history(log, synthetic_history(bank, 0, dim=dim, min_active=size, embedder_id=embedder.id))
                 await catch_up(log, VectorsProjection(store))
                 store.ensure_indexes(("memories",))
                 active = store.count("memories", MemoryFilter(bank))
                 rows = store.count("memories", MemoryFilter(bank, statuses=None))
                 return active, rows, time.perf_counter() - t0
 
-        active, rows, seconds = run_async(build)
+        active, rows, built_s = run_async(build)
         os.sync()  # the build's writes reach the disk now, not while the server is being timed
+        head = f"{active:>7,} active memories, {rows:,} rows (built in {built_s:.0f}s)"
+        if concurrency:
+            cmd_load.check_free(settings)
+            report = cmd_load.run_load(settings, bank, concurrency, seconds, ingest_rate)
+            if as_json:
+                print(json.dumps({"active": active, "rows": rows, **report}))
+            else:
+                console.print(head + ":")
+                cmd_load.print_load(report)
+            continue
         out = subprocess.run(
             [
                 sys.executable,
@@ -117,10 +144,13 @@ def recall(
             check=True,
         )
         result = json.loads(out.stdout.strip().splitlines()[-1])
+        if as_json:
+            print(json.dumps({"active": active, "rows": rows, **result}))
+            continue
         console.print(
-            f"{active:>7,} active memories, {rows:,} rows (built in {seconds:.0f}s): "
-            f"recall p50 {result['p50']:.1f} ms, "
-            f"p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms; peak RSS {result['rss_mb']:.0f} MB"
+            f"{head}: store warm-up at start {result['warm']:.0f} ms, first recall {result['first']:.1f} ms; "
+            f"recall p50 {result['p50']:.1f} ms, p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms; "
+            f"peak RSS {result['rss_mb']:.0f} MB"
         )
 
 
@@ -130,43 +160,30 @@ def recall_serve(
 ) -> None:
     """(used by ``bench recall``) Answer queries against an existing bank; print latencies as JSON."""
     settings = settings_from(ctx)
-    rng = random.Random(5)
-    words = [
-        "status",
-        "update",
-        "quarterly",
-        "report",
-        "release",
-        "notes",
-        "budget",
-        "onboarding",
-        "design",
-        "review",
-        "migration",
-        "plan",
-        "customer",
-        "survey",
-        "security",
-        "audit",
-        "team",
-        "offsite",
-    ]
-    asks = [" ".join(rng.choices(words, k=rng.randint(2, 6))) for _ in range(queries)]
-    asks += ["what did we decide about the budget last month?", "上周的安全审计怎么样？"]
+    from hindsight_es.app.bench.cmd_load import queries as make_queries
 
-    async def go() -> list[float]:
+    asks = make_queries(queries, 5)
+
+    async def go() -> tuple[float, float, list[float]]:
         async with Hindsight(settings) as hs:
-            await hs.recall(bank, "warm up")
+            hs.embedder.embed_query("warm up")  # the models load here, not in the first recall
+            t0 = time.perf_counter()
+            await warm_reads(hs)  # as `up` and `serve` do before they serve
+            warmed = (time.perf_counter() - t0) * 1000
+            t0 = time.perf_counter()
+            await hs.recall(bank, "what did we decide about the security audit?", limit=10)
+            first = (time.perf_counter() - t0) * 1000
             times = []
             for q in asks:
                 t0 = time.perf_counter()
                 await hs.recall(bank, q, limit=10)
                 times.append((time.perf_counter() - t0) * 1000)
-            return times
+            return warmed, first, times
 
-    times = run_async(go)
+    warmed, first, times = run_async(go)
     rss = _peak_rss_mb()
-    print(json.dumps({"p50": _pct(times, 50), "p95": _pct(times, 95), "p99": _pct(times, 99), "rss_mb": rss}))
+    figures = {"warm": warmed, "first": first, "p50": _pct(times, 50), "p95": _pct(times, 95), "p99": _pct(times, 99)}
+    print(json.dumps({**figures, "rss_mb": rss}))
 
 
 def _peak_rss_mb() -> float:

@@ -92,9 +92,9 @@ def _argv(settings: Settings, *args: str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def _up(settings: Settings, port: int, token: str, role: str = "up") -> AsyncIterator[str]:
+async def _up(settings: Settings, port: int, token: str, role: str = "up", listen_s: float = 60) -> AsyncIterator[str]:
     """``hindsight-es up`` (or another gateway ``role``: ``serve``) with MCP over HTTP on ``port``; yields
-    the URL once it answers."""
+    the URL once it answers (within ``listen_s``)."""
     env = {
         **os.environ,
         "HINDSIGHT_MCP_PORT": str(port),
@@ -105,14 +105,14 @@ async def _up(settings: Settings, port: int, token: str, role: str = "up") -> As
     }
     proc = subprocess.Popen(_argv(settings, role), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + listen_s
         while True:
             if proc.poll() is not None:
                 raise HindsightError(f"`hindsight-es {role}` exited with {proc.returncode}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 break
             if time.monotonic() > deadline:
-                raise HindsightError(f"`hindsight-es {role}` did not listen within 60 s")
+                raise HindsightError(f"`hindsight-es {role}` did not listen within {listen_s:g} s")
             time.sleep(0.1)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

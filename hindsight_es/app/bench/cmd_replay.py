@@ -78,11 +78,13 @@ def synthetic_history(
     seed: int = 11,
     min_active: int = 0,
     start: datetime = datetime(2025, 1, 1, tzinfo=UTC),
+    embedder_id: str = "synthetic-384",
 ) -> Iterator[Entry]:
     """At least ``min_events`` events of one bank, and at least ``min_active`` active memories at the end:
     turns (20 per session) and their memory events, with a forget every 40 turns, a correction every 60,
     a session retraction every 150 and a restore of the retracted memories every 300 (about 2.9 events
-    per turn; about half the memories stay active)."""
+    per turn; about half the memories stay active). The vectors are random, labelled ``embedder_id`` (a
+    real embedder's id lets a service that checks the log's embedder serve them)."""
     rng = random.Random(seed)
     vectors = np.random.default_rng(seed)
     state = BankState(bank)
@@ -134,7 +136,7 @@ def synthetic_history(
         if rng.random() < 0.6:
             key, value = rng.choice(_KEYS), rng.choice(_VALUES)
             candidates.append(Candidate(kind="fact", text=f"{key} is {value} (#{i})", key=key, value=value))
-        yield from emit(TOPIC_TURNS, turn, Prepared(candidates, unit(len(candidates)), "synthetic-384", "synthetic"))
+        yield from emit(TOPIC_TURNS, turn, Prepared(candidates, unit(len(candidates)), embedder_id, "synthetic"))
         if i % 40 == 39 and (target := some_active()) is not None:
             yield from emit(
                 TOPIC_COMMANDS,
@@ -144,7 +146,7 @@ def synthetic_history(
             correction = CorrectionRequested(
                 bank_id=bank, occurred_at=at, memory_id=target.memory_id, text=f"corrected: {target.text}"
             )
-            yield from emit(TOPIC_COMMANDS, correction, Prepared([], unit(1), "synthetic-384", "synthetic"))
+            yield from emit(TOPIC_COMMANDS, correction, Prepared([], unit(1), embedder_id, "synthetic"))
         if i % 150 == 149:
             retraction = RetractionRequested(
                 bank_id=bank, occurred_at=at, actor="operator", session_id=f"s{rng.randrange(i // 20 + 1)}"

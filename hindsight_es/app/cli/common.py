@@ -244,3 +244,16 @@ async def catch_up_if_idle(hs: Hindsight) -> None:
             lock.release()
     else:
         lock.release()
+
+
+async def warm_reads(hs: Hindsight) -> None:
+    """Open the hot store and load its indexes before serving (``Reader.warm``), so the first recall after a
+    start answers in its usual time. A failure is logged: the first recall reports it to its caller."""
+    import logging
+
+    from hindsight_es.errors import HindsightError
+
+    try:
+        await hs.reader.warm()
+    except HindsightError as exc:
+        logging.getLogger("hindsight.cli").warning("could not warm the stores before serving: %s", exc)

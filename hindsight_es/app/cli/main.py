@@ -29,6 +29,7 @@ from hindsight_es.app.cli.common import (
     settings_from,
     shown,
     to_stderr,
+    warm_reads,
 )
 
 if TYPE_CHECKING:
@@ -184,16 +185,19 @@ def up(ctx: typer.Context) -> None:
         provider = tracing.configure(settings)
         log, embedder = open_log(settings), make_embedder(settings.embedder)
         extra: dict[str, Any] = {"lag-sampler": lambda stop: lag.run(settings, log, stop)}
-        mcp = ""
+        mcp, gateway = "", None
         if settings.mcp_http:
             from hindsight_es.app.gateway.http import http_task, url
 
-            extra["mcp-http"] = http_task(settings, Hindsight(settings, log=log, embedder=embedder))
+            gateway = Hindsight(settings, log=log, embedder=embedder)
+            extra["mcp-http"] = http_task(settings, gateway)
             base = url(settings).removesuffix("/mcp")
             mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs, dashboard {base}/ui)"
         await log.start()
         # The models load now, not on the first turn: once the banner is out, a retain with wait is answered.
         await asyncio.to_thread(embedder.embed_query, "hindsight")
+        if gateway is not None:
+            await warm_reads(gateway)
         where = settings.broker or f"embedded log {settings.log_path}"
         announce(settings, f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
         try:

@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from hindsight_es.app.cli.common import err_console, run_async, settings_from
+from hindsight_es.app.cli.common import err_console, run_async, settings_from, warm_reads
 
 
 def register(app: typer.Typer) -> None:
@@ -72,10 +72,14 @@ def serve_readers(ctx: typer.Context) -> None:
     settings = settings_from(ctx)
 
     async def body(stop: Any) -> None:
+        import asyncio
+
         log, embedder = open_log(settings), make_embedder(settings.embedder)
         hs = Hindsight(settings, log=log, embedder=embedder)
         task = http_task(settings, hs)
         await log.start()
+        await asyncio.to_thread(embedder.embed_query, "hindsight")  # models and indexes load before serving
+        await warm_reads(hs)
         err_console.print(
             f"hindsight serve: MCP at {url(settings)}, reading {settings.stores_uri or settings.data_dir}"
         )

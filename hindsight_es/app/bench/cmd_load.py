@@ -1,0 +1,214 @@
+"""``bench recall --concurrency N``: recalls/s and latency under N concurrent clients, each in its own process.
+
+The bank (built by ``bench recall``) is served by a real ``hindsight-es up``; every client is a separate
+``bench recall-client`` process that calls ``POST /v1/banks/{bank}/recall`` over the HTTP API in a closed
+loop (one call at a time) for ``--seconds``, so the load generator's own CPU is visible beside the server's
+rather than hidden in the server's event loop. With ``--ingest-rate R`` another process retains R turns
+per second into the same bank meanwhile (an open loop: the schedule does not slow down when the server does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+import subprocess
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+
+from hindsight_es.app.bench.cmd_mcp import _argv, _free_port, _up, percentile
+from hindsight_es.app.cli.common import console, run_async
+from hindsight_es.config import Settings
+from hindsight_es.errors import HindsightError
+
+WORDS = [
+    "status",
+    "update",
+    "quarterly",
+    "report",
+    "release",
+    "notes",
+    "budget",
+    "onboarding",
+    "design",
+    "review",
+    "migration",
+    "plan",
+    "customer",
+    "survey",
+    "security",
+    "audit",
+    "team",
+    "offsite",
+]
+START_DELAY_S = 3.0  # clients start together this long after they are spawned (imports done by then)
+
+
+def queries(n: int, seed: int) -> list[str]:
+    """``n`` queries over the synthetic bank's vocabulary, plus one English and one Chinese question."""
+    rng = random.Random(seed)
+    asks = [" ".join(rng.choices(WORDS, k=rng.randint(2, 6))) for _ in range(n)]
+    return asks + ["what did we decide about the budget last month?", "上周的安全审计怎么样？"]
+
+
+def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, ingest_rate: float) -> dict[str, Any]:
+    """Serve ``bank`` from a real ``up`` and drive it with ``concurrency`` client processes; the figures."""
+    token = secrets.token_urlsafe(24)
+
+    async def go() -> dict[str, Any]:
+        async with _up(settings, _free_port(), token, listen_s=300) as mcp_url:  # a loaded machine starts slowly
+            url = mcp_url.removesuffix("/mcp")
+            await _warm(url, token, bank)
+            start = time.time() + START_DELAY_S + concurrency * 0.05
+            argv = _argv(settings, "bench")
+            common = ["--url", url, "--token", token, "--bank", bank, "--seconds", str(seconds), "--start", str(start)]
+            procs = [
+                subprocess.Popen([*argv, "recall-client", *common, "--seed", str(n)], stdout=subprocess.PIPE, text=True)
+                for n in range(concurrency)
+            ]
+            if ingest_rate > 0:
+                procs.append(
+                    subprocess.Popen(
+                        [*argv, "recall-ingest", *common, "--rate", str(ingest_rate)], stdout=subprocess.PIPE, text=True
+                    )
+                )
+            outs = [await asyncio.to_thread(p.communicate) for p in procs]
+            if failed := [p.returncode for p in procs if p.returncode]:
+                raise HindsightError(f"{len(failed)} bench client processes failed (exit codes {failed})")
+            results = [json.loads(out.strip().splitlines()[-1]) for out, _ in outs]
+        clients = results[:concurrency]
+        times = [t for r in clients for t in r["ms"]]
+        if not times:
+            raise HindsightError("no recall completed within the run")
+        report: dict[str, Any] = {
+            "concurrency": concurrency,
+            "seconds": seconds,
+            "recalls": len(times),
+            "recalls_per_s": len(times) / seconds,
+            "errors": sum(r["errors"] for r in clients),
+            "p50_ms": percentile(times, 50),
+            "p95_ms": percentile(times, 95),
+            "p99_ms": percentile(times, 99),
+        }
+        if ingest_rate > 0:
+            ingest = results[-1]
+            report["ingest"] = {
+                "rate": ingest_rate,
+                "retained": ingest["retained"],
+                "errors": ingest["errors"],
+                "p95_ms": percentile(ingest["ms"], 95) if ingest["ms"] else None,
+            }
+        return report
+
+    return run_async(go)
+
+
+def print_load(report: dict[str, Any]) -> None:
+    console.print(
+        f"{report['concurrency']} clients × {report['seconds']:g}s: {report['recalls_per_s']:.1f} recalls/s "
+        f"({report['recalls']:,} recalls, {report['errors']} errors), p50 {report['p50_ms']:.1f} ms, "
+        f"p95 {report['p95_ms']:.1f} ms, p99 {report['p99_ms']:.1f} ms"
+    )
+    if ingest := report.get("ingest"):
+        console.print(
+            f"  beside it: {ingest['retained']:,} turns retained at {ingest['rate']:g}/s "
+            f"({ingest['errors']} errors, retain p95 {ingest['p95_ms'] or 0:.1f} ms)"
+        )
+
+
+WARM_UP_RECALLS = 20
+
+
+async def _warm(url: str, token: str, bank: str) -> None:
+    """Recalls before the clients start: the server's first queries load models and open tables."""
+    from hindsight_es.remote import AsyncHindsightClient
+
+    async with AsyncHindsightClient(url, token, retries=0, timeout_s=120) as api:
+        for query in queries(WARM_UP_RECALLS, 1000):
+            await api.recall(bank, query, limit=10)
+
+
+Url = Annotated[str, typer.Option()]
+Token = Annotated[str, typer.Option()]
+Bank = Annotated[str, typer.Option()]
+Seconds = Annotated[float, typer.Option()]
+Start = Annotated[float, typer.Option(help="Epoch time to start at")]
+
+
+def recall_client(url: Url, token: Token, bank: Bank, seconds: Seconds, start: Start, seed: int = 0) -> None:
+    """(used by ``bench recall --concurrency``) One client: recalls in a closed loop; latencies as JSON."""
+    from hindsight_es.remote import AsyncHindsightClient
+
+    asks = queries(200, seed)
+
+    async def go() -> dict[str, Any]:
+        times: list[float] = []
+        errors = 0
+        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
+            await asyncio.sleep(max(0.0, start - time.time()))
+            end = time.time() + seconds
+            for n in range(sys.maxsize):
+                if time.time() >= end:
+                    break
+                t0 = time.perf_counter()
+                try:
+                    await api.recall(bank, asks[n % len(asks)], limit=10)
+                except HindsightError:
+                    errors += 1
+                    continue
+                if time.time() <= end:  # a call that ends after the run is not counted
+                    times.append((time.perf_counter() - t0) * 1000)
+        return {"ms": times, "errors": errors}
+
+    print(json.dumps(asyncio.run(go())))
+
+
+def recall_ingest(
+    url: Url, token: Token, bank: Bank, seconds: Seconds, start: Start, rate: Annotated[float, typer.Option()]
+) -> None:
+    """(used by ``bench recall --ingest-rate``) Retain ``rate`` turns per second on a fixed schedule."""
+    from hindsight_es.remote import AsyncHindsightClient
+
+    rng = random.Random(99)
+
+    async def go() -> dict[str, Any]:
+        times: list[float] = []
+        errors = 0
+        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
+
+            async def one(n: int) -> None:
+                nonlocal errors
+                text = f"{' '.join(rng.choices(WORDS, k=8))} (ingest #{n})"
+                t0 = time.perf_counter()
+                try:
+                    await api.retain(bank, text, session_id=f"ingest-{n // 20}")
+                except HindsightError:
+                    errors += 1
+                    return
+                times.append((time.perf_counter() - t0) * 1000)
+
+            await asyncio.sleep(max(0.0, start - time.time()))
+            t_start = time.time()
+            pending = []
+            for n in range(int(seconds * rate)):
+                await asyncio.sleep(max(0.0, t_start + n / rate - time.time()))
+                pending.append(asyncio.create_task(one(n)))
+            await asyncio.gather(*pending)
+        return {"retained": len(times), "errors": errors, "ms": times}
+
+    print(json.dumps(asyncio.run(go())))
+
+
+def check_free(settings: Settings) -> None:
+    """No service may run on the data directory: the bench starts its own ``up``."""
+    from streams.service import ServiceLock
+
+    lock = ServiceLock(settings)
+    acquired = lock.acquire()
+    lock.release()
+    if not acquired:
+        raise HindsightError(f"a service is running on {settings.data_dir}: stop it first (the bench starts its own)")

@@ -1,0 +1,41 @@
+"""``hindsight-es bench recall`` at a tiny scale, as real processes: one serving process, then a real ``up``
+with client processes and an ingest process beside them. The figures print and add up.
+
+No timing assertions: the numbers depend on the machine; only their presence and consistency are checked.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+TIMEOUT_S = 600
+
+
+def bench(work_dir: Path, *args: str) -> list[dict]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
+    env["HINDSIGHT_LOG_LEVEL"] = "WARNING"
+    argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--embedder", "minilm", "bench", "recall"]
+    argv += ["--sizes", "400", "--work-dir", str(work_dir), "--json", *args]
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, cwd=work_dir)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+
+
+def test_bench_recall_times_the_first_recall_then_serves_concurrent_clients_beside_ingest(tmp_path: Path) -> None:
+    [alone] = bench(tmp_path, "--queries", "10")
+    assert alone["active"] >= 400 and alone["rows"] > alone["active"]  # inactive rows beside the active ones
+    assert alone["first"] > 0 and 0 < alone["p50"] <= alone["p95"] <= alone["p99"]
+
+    [load] = bench(tmp_path, "--concurrency", "2", "--seconds", "3", "--ingest-rate", "4")  # the bank reused
+    assert load["active"] == alone["active"]
+    assert load["concurrency"] == 2 and load["errors"] == 0 and load["recalls"] > 0
+    assert abs(load["recalls_per_s"] - load["recalls"] / 3) < 1e-9
+    assert 0 < load["p50_ms"] <= load["p95_ms"] <= load["p99_ms"]
+    assert load["ingest"]["errors"] == 0 and load["ingest"]["retained"] == 12  # 3 s at 4 turns/s
