@@ -65,7 +65,7 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "superseded_by": None,
         "embedder": event.embedder,
         "extractor": event.extractor,
-        "vector": event.vector,
+        "vector": event.embedding().tobytes(),  # float32, as the table holds it
         "script": "cjk" if cjk else "latin",  # recall searches the other script apart
         "provenance": event.provenance or event.source,
         "confirmed": event.confirmed or (event.provenance is None and event.source == "user"),
