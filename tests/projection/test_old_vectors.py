@@ -12,6 +12,8 @@ from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from hindsight_es.config import TOPIC_MEMORIES
@@ -25,12 +27,13 @@ from hindsight_es.events import (
     decoded,
     encode,
 )
+from hindsight_es.log import Record
 from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.memory import BankState, evolve
 from hindsight_es.memory.snapshot import state_to_json
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import LanceStore
-from projections.archive import ArchiveProjection
+from projections.archive import ArchiveProjection, archive_table
 from projections.runner import catch_up
 from projections.vectors import VectorsProjection
 
@@ -134,3 +137,26 @@ async def test_an_old_log_rebuilds_to_what_a_new_one_does(tmp_path: Path, mix: s
     by_id = {r["memory_id"]: r for r in rows_new}
     revived = np.asarray(by_id[str(mid("m2"))]["vector"], np.float32)
     assert float(revived @ float_vector(2)) > 0.9999 and by_id[str(mid("m2"))]["status"] == "active"
+
+
+async def test_archive_files_of_float_vectors_are_searched_and_merged_with_new_ones(tmp_path: Path) -> None:
+    """An archive from before the codes: its files hold float32 vectors; new files hold codes. Search sees
+    both alike, and a compaction writes the old rows' vectors as codes."""
+    items = [(Record(TOPIC_MEMORIES, 0, i, BANK, encode(e), 0), e) for i, (e, _) in enumerate(history()[:12])]
+    old_rows, store = archive_table(items[:6]), ArchiveStore(tmp_path / "archive")
+    floats = [float_vector(i).tolist() for i in range(6)]  # what the old archive stored for these memories
+    old_rows = old_rows.set_column(
+        old_rows.schema.get_field_index("vector"), "vector", pa.array(floats, pa.list_(pa.float32()))
+    )
+    folder = tmp_path / "archive" / "events" / f"topic={TOPIC_MEMORIES}" / "partition=0"
+    folder.mkdir(parents=True)
+    pq.write_table(old_rows, folder / f"{0:020d}-{5:020d}.parquet")
+    await ArchiveProjection(store).apply(items[6:])
+    for i in (2, 9):  # one memory in an old file, one in a new one
+        hits = store.search_archived(BANK, float_vector(i), limit=3)
+        assert hits[0]["memory_id"] == str(mid(f"m{i}")) and hits[0]["score"] > 0.999
+    before = [(h["memory_id"], round(h["score"], 5)) for h in store.search_archived(BANK, float_vector(4), limit=12)]
+    assert store.compact_all(min_files=2) == 2 and len(list(folder.glob("*.parquet"))) == 1
+    after = [(h["memory_id"], round(h["score"], 5)) for h in store.search_archived(BANK, float_vector(4), limit=12)]
+    assert [m for m, _ in after] == [m for m, _ in before] and len(after) == 12
+    assert pq.read_table(next(folder.glob("*.parquet"))).schema.field("vector").type == pa.list_(pa.int8())

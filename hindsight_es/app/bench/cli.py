@@ -27,6 +27,7 @@ from hindsight_es.app.bench.cmd_replay import replay as bench_replay
 from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_load
 from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
 from hindsight_es.app.bench.cmd_startup import startup as bench_startup
+from hindsight_es.app.bench.cmd_storage import storage as bench_storage
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
@@ -44,6 +45,7 @@ app.command("rebalance")(bench_rebalance)
 app.command("partition-load")(bench_partition_load)
 app.command("extraction")(bench_extraction)
 app.command("banks")(bench_banks)
+app.command("storage")(bench_storage)
 
 
 def _pct(values: list[float], q: float) -> float:
