@@ -32,7 +32,7 @@ from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.memory import BankState, evolve
 from hindsight_es.memory.snapshot import state_to_json
 from hindsight_es.stores.archive import ArchiveStore
-from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.lance import LanceStore, memory_schema
 from projections.archive import ArchiveProjection, archive_table
 from projections.runner import catch_up
 from projections.vectors import VectorsProjection
@@ -160,3 +160,23 @@ async def test_archive_files_of_float_vectors_are_searched_and_merged_with_new_o
     after = [(h["memory_id"], round(h["score"], 5)) for h in store.search_archived(BANK, float_vector(4), limit=12)]
     assert [m for m, _ in after] == [m for m, _ in before] and len(after) == 12
     assert pq.read_table(next(folder.glob("*.parquet"))).schema.field("vector").type == pa.list_(pa.int8())
+
+
+async def test_a_hot_table_an_older_release_wrote_in_float32_keeps_taking_rows(tmp_path: Path) -> None:
+    """New tables hold float16 vectors; one written in float32 by an older release stays float32 and takes
+    the rows of new events (cast as they are written), and they are found by vector search."""
+    new, old = LanceStore(tmp_path / "new"), LanceStore(tmp_path / "old")
+    float32 = memory_schema(DIM).set(
+        memory_schema(DIM).get_field_index("vector"), pa.field("vector", pa.list_(pa.float32(), DIM))
+    )
+    old.commit("memories", float32, float32.empty_table(), {(TOPIC_MEMORIES, 0): 0})  # as an older release made it
+    batch = [(Record(TOPIC_MEMORIES, 0, i, BANK, encode(e), 0), e) for i, (e, _) in enumerate(history())]
+    for store in (new, old):
+        await VectorsProjection(store).apply(batch)
+    assert new.table("memories").schema.field("vector").type == pa.list_(pa.float16(), DIM)
+    assert old.table("memories").schema.field("vector").type == pa.list_(pa.float32(), DIM)
+    for store in (new, old):
+        rows = store.snapshot("memories")[0]
+        assert rows.num_rows == 11
+        found = store.table("memories").search(float_vector(5)).distance_type("cosine").limit(1).to_list()
+        assert found[0]["memory_id"] == str(mid("m5")) and found[0]["_distance"] < 1e-3
