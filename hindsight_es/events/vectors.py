@@ -2,10 +2,10 @@
 
 ``pack`` is the only encoder and ``unpack`` the only decoder of ``MemoryRetained.vector`` (schema 3
 on): ``scale`` (float32, little-endian) followed by one signed byte per dimension, ``x ≈ scale * q``
-with ``q = round(x / scale)`` and ``scale = max|x| / 127``, so the largest component is exact and
-every other one is within ``scale / 2``. A 896-d vector is 900 bytes instead of 3,584. Cosine is
-unchanged by the scale, so the archive keeps the codes alone (``codes``). Sealing wraps these bytes
-as they are; nothing else in the tree knows the layout.
+with ``q = round(x / scale)`` and ``scale = max|x| / 127``, so the largest component keeps its value
+(to float32 rounding) and every other one is within ``scale / 2``. A 896-d vector is 900 bytes
+instead of 3,584. Cosine is unchanged by the scale, so the archive keeps the codes alone (``codes``).
+Sealing wraps these bytes as they are; nothing else in the tree knows the layout.
 
 Schema 1 and 2 events carried float32 little-endian bytes; ``from_float32`` turns those into this
 encoding (the upcaster), ``pack_float32``/``unpack_float32`` write and read them (tests of old logs).
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import numpy as np
 
-ENCODING = "int8+scale"
 _SCALE = np.dtype("<f4")
 _HEADER = _SCALE.itemsize
 
@@ -38,16 +37,6 @@ def unpack(data: bytes) -> np.ndarray:
     scale = np.frombuffer(data, _SCALE, count=1)
     out: np.ndarray = np.frombuffer(data, np.int8, offset=_HEADER).astype(np.float32) * scale
     return out
-
-
-def unpack_many(packed: list[bytes], dim: int) -> np.ndarray:
-    """Equal-sized packed vectors -> one (n, dim) float32 array, without a Python call per element."""
-    width = _HEADER + dim
-    if any(len(p) != width for p in packed):
-        raise ValueError(f"a packed vector is not {dim}-d")
-    raw = np.frombuffer(b"".join(packed), np.uint8).reshape(len(packed), width)
-    scales = raw[:, :_HEADER].copy().view(_SCALE)  # (n, 1)
-    return raw[:, _HEADER:].view(np.int8).astype(np.float32) * scales
 
 
 def dim(data: bytes) -> int:

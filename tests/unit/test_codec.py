@@ -116,7 +116,7 @@ def test_vectors_survive_to_within_their_encoding():
     again = decode(encode(event))
     assert again.vector == event.vector  # the packed bytes, exactly
     assert np.allclose(again.embedding(), np.arange(4, dtype=np.float32), atol=3 / 127 / 2 + 1e-7)
-    assert again.embedding()[3] == 3.0  # the largest component is exact
+    assert abs(again.embedding()[3] - 3.0) < 1e-6  # the largest component keeps its value
 
 
 def old_record(event: m.MemoryRetained, vector: np.ndarray, version: int = 2) -> bytes:

@@ -33,13 +33,6 @@ def test_packing_what_was_unpacked_gives_the_same_codes():
         assert np.array_equal(vectors.codes(vectors.pack(vectors.unpack(packed))), vectors.codes(packed))
 
 
-def test_many_at_once_equal_one_by_one():
-    packed = [vectors.pack(v) for v in unit_vectors(20, 24, seed=3)]
-    assert np.array_equal(vectors.unpack_many(packed, 24), np.stack([vectors.unpack(p) for p in packed]))
-    with pytest.raises(ValueError, match="not 23-d"):
-        vectors.unpack_many(packed, 23)
-
-
 def test_cosine_order_of_the_codes_is_the_order_of_the_vectors():
     """The archive searches the codes alone: their cosine is the decoded vectors' cosine."""
     memories, query = unit_vectors(100, 128, seed=4), unit_vectors(1, 128, seed=5)[0]
