@@ -39,7 +39,10 @@ class MemoryRetained(Event):
     trust: Trust = "trusted"
     source_turn_ids: tuple[TurnId, ...] = ()
     valid_from: AwareDatetime
-    vector: VectorBytes
+    vector: VectorBytes = Field(
+        description="base64 of a float32 little-endian scale and one int8 code per dimension (x = scale * code)"
+        " since schema version 3; float32 little-endian before"
+    )
     embedder: str
     extractor: str
     valid_until: AwareDatetime | None = None  # when the statement stops holding, where the speaker said so
