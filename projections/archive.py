@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 
 from hindsight_es.config import ALL_TOPICS
-from hindsight_es.events import Event, MemoryRetained
+from hindsight_es.events import Event, MemoryRetained, vectors
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.stores.archive import SCHEMA, ArchiveStore
 from projections.runner import Batch
@@ -121,10 +121,12 @@ def _raw(value: bytes) -> str:
         return "base64:" + base64.b64encode(value).decode("ascii")
 
 
-def _vector_array(vectors: list[bytes | None]) -> pa.Array:
-    """float32 little-endian bytes (or None) -> list<float32>, without a Python float per element."""
-    lengths = np.fromiter((0 if v is None else len(v) // 4 for v in vectors), dtype=np.int64, count=len(vectors))
+def _vector_array(packed: list[bytes | None]) -> pa.Array:
+    """Packed vectors (or None) -> list<int8> of their codes (``vectors.codes``: the direction a cosine
+    search needs, a byte per dimension), without a Python call per element."""
+    codes = [None if p is None else vectors.codes(p) for p in packed]
+    lengths = np.fromiter((0 if c is None else len(c) for c in codes), dtype=np.int64, count=len(codes))
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int32)
-    values = np.frombuffer(b"".join(v for v in vectors if v is not None), dtype="<f4")
-    mask = pa.array([v is None for v in vectors], pa.bool_())
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, pa.float32()), mask=mask)
+    values = np.concatenate([c for c in codes if c is not None] or [np.zeros(0, np.int8)])
+    mask = pa.array([c is None for c in codes], pa.bool_())
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(values, pa.int8()), mask=mask)

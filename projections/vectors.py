@@ -65,7 +65,7 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "superseded_by": None,
         "embedder": event.embedder,
         "extractor": event.extractor,
-        "vector": event.vector,
+        "vector": event.embedding().tobytes(),  # float32, as the table holds it
         "script": "cjk" if cjk else "latin",  # recall searches the other script apart
         "provenance": event.provenance or event.source,
         "confirmed": event.confirmed or (event.provenance is None and event.source == "user"),
@@ -91,7 +91,8 @@ def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
         raise StoreError(f"a memory vector is not {dim}-d like the table's; rebuild into a new data directory")
     table = pa.Table.from_pylist(rows, schema=schema.remove(at))
     values = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
-    vectors = pa.FixedSizeListArray.from_arrays(pa.array(values, pa.float32()), dim)
+    value_type = schema.field(at).type.value_type
+    vectors = pa.FixedSizeListArray.from_arrays(pa.array(values.astype(value_type.to_pandas_dtype()), value_type), dim)
     return table.add_column(at, schema.field(at), vectors)
 
 

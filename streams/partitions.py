@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hindsight_es.config import TOPIC_MEMORIES
-from hindsight_es.events import MemoryRetained, decoded
+from hindsight_es.events import MemoryRetained, decoded, vectors
 from hindsight_es.log import EventLog
 from hindsight_es.memory import BankState, evolve
 from hindsight_es.memory.snapshot import Ids, layout, state_from_json, state_to_json
@@ -59,7 +59,7 @@ class Owned:
                 evolve(self.state(event.bank_id), event)
                 self.retained.note(event, record.offset)
                 if isinstance(event, MemoryRetained):
-                    self.embedders[(event.embedder, len(event.vector) // 4)] += 1
+                    self.embedders[(event.embedder, vectors.dim(event.vector))] += 1
                 self.last_id = str(event.event_id)
                 count += 1
             self.covered = records[-1].offset + 1

@@ -1,5 +1,6 @@
 """Event vocabulary and codec."""
 
+from hindsight_es.events import upcasters as _upcasters  # noqa: F401  # registers them
 from hindsight_es.events.codec import decode, decoded, encode, register_upcaster
 from hindsight_es.events.models import *  # noqa: F403
 from hindsight_es.events.models import (

@@ -1,4 +1,4 @@
-"""The envelope every event shares, and the vector encoding events carry.
+"""The envelope every event shares, and the vector field events carry (``vectors`` encodes it).
 
 Frozen pydantic models with a ``type`` discriminator; times are UTC-aware. Evolve a schema by bumping
 ``schema_version`` and adding an upcaster in ``codec.py``; never change the meaning of a stored field.
@@ -14,20 +14,20 @@ from uuid import UUID, uuid4
 import numpy as np
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, field_validator
 
+from hindsight_es.events import vectors
 from hindsight_es.types import BankId, Time
 
 
 def _decode_vector(value: Any) -> object:
     if isinstance(value, str):
         return base64.b64decode(value, validate=True)
-    if isinstance(value, (list, tuple)):
-        return np.asarray(value, dtype="<f4").tobytes()
-    if isinstance(value, np.ndarray):
-        return value.astype("<f4").tobytes()
-    return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return vectors.pack(np.asarray(value, dtype=np.float32))
+    return value  # bytes: already packed
 
 
-# A float32 little-endian vector; base64 in JSON so a rebuild decodes it without float parsing.
+# A vector as ``vectors.pack`` writes it (arrays and lists are packed on the way in); base64 in JSON
+# so a rebuild decodes it without float parsing.
 VectorBytes = Annotated[
     bytes,
     BeforeValidator(_decode_vector),

@@ -8,6 +8,7 @@ from uuid import UUID
 import numpy as np
 from pydantic import AwareDatetime, Field
 
+from hindsight_es.events import vectors
 from hindsight_es.events.base import Event, VectorBytes
 from hindsight_es.types import AgentId, MemoryKind, Provenance, Scope, SessionId, Source, Trust, TurnId
 
@@ -16,10 +17,11 @@ from hindsight_es.types import AgentId, MemoryKind, Provenance, Scope, SessionId
 
 class MemoryRetained(Event):
     """Version 2 adds ``provenance`` and ``confirmed``; a version 1 record has neither (its provenance is
-    its source's, ``trust.provenance_of``), so no upcaster is needed and no stored field changed meaning."""
+    its source's, ``trust.provenance_of``). Version 3 stores ``vector`` packed (``vectors.pack``, int8 with
+    a scale) instead of float32: the upcaster (``upcasters``) packs the vectors of versions 1 and 2."""
 
     type: Literal["MemoryRetained"] = "MemoryRetained"
-    schema_version: int = 2
+    schema_version: int = 3
     memory_id: UUID
     kind: MemoryKind
     text: str
@@ -37,7 +39,10 @@ class MemoryRetained(Event):
     trust: Trust = "trusted"
     source_turn_ids: tuple[TurnId, ...] = ()
     valid_from: AwareDatetime
-    vector: VectorBytes
+    vector: VectorBytes = Field(
+        description="base64 of a float32 little-endian scale and one int8 code per dimension (x = scale * code)"
+        " since schema version 3; float32 little-endian before"
+    )
     embedder: str
     extractor: str
     valid_until: AwareDatetime | None = None  # when the statement stops holding, where the speaker said so
@@ -48,7 +53,8 @@ class MemoryRetained(Event):
     quote: str | None = None  # the words of its turn a typed memory's statement was drawn from; None: the text
 
     def embedding(self) -> np.ndarray:
-        return np.frombuffer(self.vector, dtype="<f4")
+        """The vector as float32 (decoded from its packed bytes)."""
+        return vectors.unpack(self.vector)
 
 
 class MemoryReinforced(Event):
@@ -91,9 +97,11 @@ class MemoryArchived(Event):
 
 
 class MemoryRestored(Event):
-    """A memory becomes active again (after forget, archive, supersession or retraction)."""
+    """A memory becomes active again (after forget, archive, supersession or retraction). Version 2: its
+    ``revived`` is a version 3 ``MemoryRetained`` (the upcaster upcasts a version 1 record's)."""
 
     type: Literal["MemoryRestored"] = "MemoryRestored"
+    schema_version: int = 2
     memory_id: UUID
     reason: str = ""
     # For an archived memory (not in the hot store): the event that retained it, so the projection can

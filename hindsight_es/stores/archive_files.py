@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hindsight_es.errors import StoreError
+from hindsight_es.events import vectors
 from hindsight_es.log import TopicPartition
 from hindsight_es.stores.objects import LocalObjects, ObjectStore, S3Objects, S3Options, objects
 
@@ -58,10 +59,13 @@ SCHEMA = pa.schema(
         ("source_turn_ids", _IDS),
         ("retracted_memory_ids", _IDS),
         ("restored_memory_ids", _IDS),
-        ("vector", pa.list_(pa.float32())),
+        ("vector", pa.list_(pa.int8())),  # a MemoryRetained's int8 codes (``vectors.codes``); cosine needs no scale
         ("payload", pa.string()),
     ]
 )
+# Files written before the codes held float32 vectors: reads see either as float lists (cosine is the same
+# for the codes and the vector they encode), and a compaction writes the old ones' as codes.
+_READ_SCHEMA = SCHEMA.set(SCHEMA.get_field_index("vector"), pa.field("vector", pa.list_(pa.float32())))
 _DICTIONARY = ["topic", "key", "type", "bank_id", "actor", "session_id", "kind"]  # low-cardinality columns only
 UNDECODABLE = "undecodable"  # the counts() key of records stored with type NULL
 _NAME = re.compile(r"^(\d{20})-(\d{20})\.parquet$")
@@ -126,8 +130,8 @@ class ArchiveFiles:
         self, rows: list[dict[str, Any]] | pa.Table, topic: str, partition: int, first_offset: int, last_offset: int
     ) -> Path | None:
         """Archive the records ``first_offset..last_offset`` in one new file; already-archived offsets are dropped."""
-        table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(rows, schema=SCHEMA)
-        table = table.select(SCHEMA.names).cast(SCHEMA)
+        table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(rows, schema=_READ_SCHEMA)
+        table = _as_codes(table.select(SCHEMA.names)).cast(SCHEMA)
         _check_range(table, first_offset, last_offset)
         start = max(first_offset, self.position(topic, partition))
         if start > first_offset:  # redelivery: keep only what is not archived yet
@@ -159,7 +163,7 @@ class ArchiveFiles:
         data = self.objects.get(key)
         if data is None:
             raise StoreError(f"archive file {key} vanished")
-        return pq.read_table(pa.BufferReader(data))
+        return _as_codes(pq.read_table(pa.BufferReader(data)))
 
     def sweep(self, older_than_s: float = STALE_TEMPORARY_S) -> int:
         """Remove temp files that writers killed mid-write left (``kill -9``); returns how many."""
@@ -229,7 +233,9 @@ class ArchiveFiles:
             if not files:
                 return SCHEMA.empty_table() if arrow else []
             remote = not isinstance(self.objects, LocalObjects)
-            source = "archive_files" if remote else "read_parquet($files, hive_partitioning = false)"
+            source = (
+                "archive_files" if remote else "read_parquet($files, hive_partitioning = false, union_by_name = true)"
+            )
             scan = (
                 f"SELECT * FROM {source} "
                 f"WHERE {' AND '.join(where) or 'TRUE'} "
@@ -311,7 +317,18 @@ class ArchiveFiles:
             endpoint_override=endpoint,
             scheme="http" if (o.endpoint or "").startswith("http://") else "https",
         )
-        return ds.dataset(files, schema=SCHEMA, format="parquet", filesystem=fs)
+        return ds.dataset(files, schema=_READ_SCHEMA, format="parquet", filesystem=fs)
+
+
+def _as_codes(table: pa.Table) -> pa.Table:
+    """``table`` with its vectors as int8 codes: float vectors (files from before the codes) are packed."""
+    at = table.schema.get_field_index("vector")
+    column = table.column(at)
+    if not pa.types.is_floating(column.type.value_type):
+        return table
+    rows = column.to_pylist()
+    codes = [None if v is None else vectors.codes(vectors.pack(np.asarray(v, np.float32))).tolist() for v in rows]
+    return table.set_column(at, SCHEMA.field("vector"), pa.array(codes, pa.list_(pa.int8())))
 
 
 def _check_range(table: pa.Table, first: int, last: int) -> None:

@@ -53,6 +53,7 @@ class LanceStore:
         )
         self._tables: dict[str, Any] = {}
         self._checked: set[str] = set()  # tables whose columns were checked against the schema
+        self._vector_types: dict[str, pa.DataType] = {}
         self.search = Searches(lambda: self.table("memories"), lambda: self.is_open("memories"))
 
     # ------------------------------------------------------------ tables
@@ -73,11 +74,24 @@ class LanceStore:
             table = self._db.create_table(name, schema=schema, exist_ok=True)
             self._tables[name] = table
         elif name not in self._checked:
-            if "vector" in schema.names and table.schema.field("vector").type != schema.field("vector").type:
-                raise StoreError(f"table {name} holds vectors of another size; rebuild into a new data directory")
             self.add_missing_columns(name, schema)
         self._checked.add(name)
         return table
+
+    def _as_stored(self, name: str, schema: pa.Schema) -> pa.Schema:
+        """``schema`` with the vector type of the table as it exists (float32 in a table an older release
+        wrote, float16 in a new one); a table of another vector size is refused."""
+        if "vector" not in schema.names:
+            return schema
+        if (stored := self._vector_types.get(name)) is None:
+            table = self.table(name)
+            if table is None:
+                return schema
+            stored = self._vector_types[name] = table.schema.field("vector").type  # a table's never changes
+        wanted = schema.field("vector").type
+        if stored.list_size != wanted.list_size:
+            raise StoreError(f"table {name} holds vectors of another size; rebuild into a new data directory")
+        return schema if stored == wanted else schema.set(schema.get_field_index("vector"), pa.field("vector", stored))
 
     def add_missing_columns(self, name: str, schema: pa.Schema) -> None:
         """Columns of ``schema`` the table lacks are added, all null (a store written by an older release)."""
@@ -98,6 +112,7 @@ class LanceStore:
     ) -> None:
         """Insert or replace ``rows`` (by the table's key), delete the rows keyed ``delete``, and record
         ``positions`` (the next offset per topic-partition), all in one commit."""
+        schema = self._as_stored(name, schema)
         tracking = tracking_table(schema, KEYS[name], positions)
         self.upsert(name, schema, pa.concat_tables([rows.select(schema.names).cast(schema), tracking]), delete=delete)
 
@@ -111,7 +126,12 @@ class LanceStore:
         if rows.num_rows == 0:
             return
         key = KEYS[name]
+        schema = self._as_stored(name, schema)
         table = self._ensure(name, schema)
+        if "vector" in schema.names and (at := rows.schema.get_field_index("vector")) >= 0:
+            vector = schema.field("vector")
+            if rows.schema.field(at).type != vector.type:
+                rows = rows.set_column(at, vector, rows.column(at).cast(vector.type))
         if delete:
             gone = one_of(key, list(delete))
             (

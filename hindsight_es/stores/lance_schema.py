@@ -11,6 +11,12 @@ from hindsight_es.stores.tracking import POSITION_BANK, Positions, tracking_key
 KEYS = {"memories": "memory_id", "turns": "turn_key"}  # each table's row key
 
 
+# Vectors in float16: half the bytes of float32, and far finer than the int8 codes events carry them in
+# (``events.vectors``), so recall ranks the same. Tables written by older releases keep float32
+# (``LanceStore`` writes into them as they are).
+VECTOR_VALUE = pa.float16()
+
+
 def memory_schema(dim: int) -> pa.Schema:
     ts = pa.timestamp("us", tz="UTC")
     return pa.schema(
@@ -40,7 +46,7 @@ def memory_schema(dim: int) -> pa.Schema:
             ("superseded_by", pa.string()),
             ("embedder", pa.string()),
             ("extractor", pa.string()),
-            ("vector", pa.list_(pa.float32(), dim)),
+            ("vector", pa.list_(VECTOR_VALUE, dim)),
             ("topic", pa.string()),
             ("partition", pa.int32()),
             ("offset", pa.int64()),

@@ -9,7 +9,7 @@ import pytest
 
 from hindsight_es.errors import LogFullError
 from hindsight_es.health import HEALTH, storage_full
-from hindsight_es.log.embedded import EmbeddedLog
+from hindsight_es.log.embedded import PAGE_SIZE, EmbeddedLog
 
 pytestmark = pytest.mark.asyncio
 
@@ -25,7 +25,7 @@ async def fill(log: EmbeddedLog) -> int:
 
 
 async def test_a_full_log_reports_the_storage_error_and_keeps_serving_reads(tmp_path: Path) -> None:
-    log = EmbeddedLog(tmp_path / "log.sqlite3", 1, max_bytes=256 * 1024)
+    log = EmbeddedLog(tmp_path / "log.sqlite3", 1, max_bytes=64 * PAGE_SIZE)
     await log.start()
     try:
         stored = await fill(log)
@@ -50,3 +50,18 @@ async def test_a_full_log_reports_the_storage_error_and_keeps_serving_reads(tmp_
     finally:
         HEALTH.recover("log")
         await log.close()
+
+
+async def test_a_new_log_holds_memory_sized_records_in_little_more_than_their_bytes(tmp_path: Path) -> None:
+    """Records of a memory event's size (1-3 KB) fit in the log's pages instead of spilling into overflow
+    pages (in 4 KiB pages the file was twice their bytes)."""
+    log = EmbeddedLog(tmp_path / "log.sqlite3", 1)
+    await log.start()
+    try:
+        values = [bytes([n % 251]) * (1000 + 97 * n % 2000) for n in range(600)]
+        for start in range(0, len(values), 50):
+            await log.append("t", "bank", values[start : start + 50])
+    finally:
+        await log.close()
+    on_disk = sum(p.stat().st_size for p in tmp_path.glob("log.sqlite3*"))
+    assert on_disk < 1.35 * sum(map(len, values))

@@ -202,7 +202,7 @@ async def test_undecodable_records_are_stored(store: ArchiveStore) -> None:
 async def test_rows_have_typed_columns_and_vectors_only_in_their_column(store: ArchiveStore) -> None:
     await ArchiveProjection(store).apply(history().records)
     m1 = next(r for r in store.table_rows(BANK) if r["type"] == "MemoryRetained" and r["memory_id"] == str(mid("m1")))
-    assert m1["vector"] == [1.0, 0, 0, 0, 0, 0, 0, 0]
+    assert m1["vector"] == [127, 0, 0, 0, 0, 0, 0, 0]  # its int8 codes (vectors.codes)
     assert m1["source_turn_ids"] == ["t1"] and m1["occurred_at"] == at(1) and m1["kind"] == "fact"
     assert '"vector"' not in m1["payload"] and '"embedder":"test-8d"' in m1["payload"]
     retraction = next(r for r in store.table_rows(BANK) if r["type"] == "SourceRetracted")

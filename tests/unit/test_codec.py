@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from datetime import UTC, datetime
 from uuid import uuid4
 
@@ -10,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from hindsight_es.errors import DecodeError
-from hindsight_es.events import EVENT_TYPES, codec, decode, encode
+from hindsight_es.events import EVENT_TYPES, codec, decode, encode, vectors
 from hindsight_es.events import models as m
 from hindsight_es.extraction.schema import Candidate, Judgement
 
@@ -109,9 +111,41 @@ def test_round_trip(event):
     assert decode(encode(event)) == event
 
 
-def test_vectors_survive_bit_exact():
+def test_vectors_survive_to_within_their_encoding():
     event = SAMPLES[5]
-    assert np.array_equal(decode(encode(event)).embedding(), np.arange(4, dtype=np.float32))
+    again = decode(encode(event))
+    assert again.vector == event.vector  # the packed bytes, exactly
+    assert np.allclose(again.embedding(), np.arange(4, dtype=np.float32), atol=3 / 127 / 2 + 1e-7)
+    assert abs(again.embedding()[3] - 3.0) < 1e-6  # the largest component keeps its value
+
+
+def old_record(event: m.MemoryRetained, vector: np.ndarray, version: int = 2) -> bytes:
+    """``event`` as a version 1-2 writer wrote it: the vector as float32 bytes."""
+    record = json.loads(encode(event))
+    record |= {"schema_version": version, "vector": base64.b64encode(vector.astype("<f4").tobytes()).decode()}
+    if version == 1:
+        del record["provenance"], record["confirmed"], record["quote"]
+    return json.dumps(record).encode()
+
+
+@pytest.mark.parametrize("version", [1, 2])
+def test_old_float32_vectors_are_upcast_to_the_packed_encoding(version):
+    vector = np.random.default_rng(5).normal(size=32).astype(np.float32)
+    event = SAMPLES[5].model_copy(update={"vector": vectors.pack(vector)})
+    old = decode(old_record(event, vector, version))
+    assert old == event and old.schema_version == 3
+    assert old.vector == vectors.pack(vector)  # the float32 the old event carried, packed as a new one is
+
+
+def test_an_old_restore_upcasts_the_memory_it_revives():
+    vector = np.linspace(-1, 1, 16, dtype=np.float32)
+    restored = SAMPLES[-1]
+    revived = restored.revived.model_copy(update={"vector": vectors.pack(vector)})
+    record = json.loads(encode(restored.model_copy(update={"revived": revived})))
+    record |= {"schema_version": 1, "revived": json.loads(old_record(revived, vector))}
+    old = decode(json.dumps(record).encode())
+    assert old.schema_version == 2 and old.revived == revived
+    assert np.allclose(old.revived.embedding(), vector, atol=1 / 127)
 
 
 def test_events_are_frozen_and_strict():

@@ -64,7 +64,7 @@ def test_turn_retains_episode_and_fact_citing_the_turn():
     events = run(state, t, prepared(Candidate(kind="episode", text="we use MySQL"), fact("team/database", "mysql")))
     assert [type(e) for e in events] == [MemoryRetained, MemoryRetained]
     assert all(e.source_turn_ids == (t.turn_id,) and e.causation_id == t.event_id for e in events)
-    assert events[1].vector == np.ones(4, np.float32).tobytes() and events[1].embedder == "test-embedder"
+    assert np.array_equal(events[1].embedding(), np.ones(4, np.float32)) and events[1].embedder == "test-embedder"
 
 
 def test_same_key_new_value_supersedes_and_keeps_history():

@@ -29,7 +29,7 @@ def rows(n: int, start: int = 0, bank: str = "b") -> pa.Table:
         text_ngram=[f"note {start + i}" for i in range(n)],
         entities=[[]] * n,
         source_turn_ids=[[f"t{start + i}"] for i in range(n)],
-        vector=list(vectors),
+        vector=list(vectors.astype(np.float16)),  # as the table holds them
     )
     return pa.Table.from_pydict(data, schema=memory_schema(DIM))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import numpy as np
 import pyarrow as pa
 
 from hindsight_es.embedding import make_embedder
@@ -30,7 +31,7 @@ def table(embedder, *, status: str, scope: str) -> pa.Table:
         scope=[scope] * n,
         source_turn_ids=[[f"t{i}"] for i in range(n)],
         valid_from=[datetime(2026, 1, 1, tzinfo=UTC)] * n,
-        vector=list(embedder.embed(TEXTS)),
+        vector=list(embedder.embed(TEXTS).astype(np.float16)),  # as the table holds them
     )
     return pa.Table.from_pydict(data, schema=memory_schema(embedder.dim))
 

@@ -28,6 +28,7 @@ from hindsight_es.app.bench.cmd_replay import replay as bench_replay
 from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_load
 from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
 from hindsight_es.app.bench.cmd_startup import startup as bench_startup
+from hindsight_es.app.bench.cmd_storage import storage as bench_storage
 from hindsight_es.app.bench.offtopic import best_relevance, off_topic_report, print_cross_fit, print_off_topic
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr, warm_reads
 from hindsight_es.client import Hindsight
@@ -49,6 +50,7 @@ app.command("extraction")(bench_extraction)
 app.command("banks")(bench_banks)
 app.command("recall-client", hidden=True)(cmd_load.recall_client)
 app.command("recall-ingest", hidden=True)(cmd_load.recall_ingest)
+app.command("storage")(bench_storage)
 
 
 def _pct(values: list[float], q: float) -> float:
