@@ -7,9 +7,11 @@ from hindsight_es.events.models import (
     AnyEvent,
     BankOwnersSet,
     CommandEvent,
+    ContentErased,
     CorrectionRequested,
     DisputeResolutionRequested,
     DisputeResolved,
+    ErasureRequested,
     Event,
     ExtractionCompleted,
     ExtractionFailed,
@@ -78,4 +80,6 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
+    "ErasureRequested",
+    "ContentErased",
 ]

@@ -1,0 +1,97 @@
+"""The sealer: personal fields encrypted per unit, opened while the key exists, a placeholder after."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from uuid import uuid4
+
+import numpy as np
+
+from hindsight_es.events import (
+    CorrectionRequested,
+    ExtractionCompleted,
+    MemoryRestored,
+    MemoryRetained,
+    TurnRecorded,
+    decode,
+    encode,
+)
+from hindsight_es.events.candidates import Candidate
+from hindsight_es.events.inputs import TurnExtraction
+from hindsight_es.events.memory import is_erased_turn
+from hindsight_es.log.keys import SqliteKeyStore
+from hindsight_es.log.port import Record
+from hindsight_es.log.sealed import Sealer
+
+NOW = datetime(2026, 12, 1, tzinfo=UTC)
+VECTOR = np.arange(1, 9, dtype="<f4")
+TURN = TurnRecorded(
+    bank_id="b", session_id="s1", turn_id="t1", text="秘密 secret 42", speaker="Ann", metadata={"k": "v"}
+)
+
+
+def memory(**kw: object) -> MemoryRetained:
+    fields: dict[str, object] = dict(
+        bank_id="b", memory_id=uuid4(), kind="fact", text="Ann's secret is 42", key="ann/secret", value="42",
+        entities=("Ann",), session_id="s1", source_turn_ids=("t1",), valid_from=NOW, vector=VECTOR.tobytes(),
+        embedder="e", extractor="x",
+    )  # fmt: skip
+    return MemoryRetained(**(fields | kw))
+
+
+def opened(sealer: Sealer, value: bytes) -> object:
+    return decode(sealer.open([Record("t", 0, 0, "b", value, 0)])[0].value)
+
+
+def test_every_sealed_event_round_trips_and_holds_no_plaintext(tmp_path: Path) -> None:
+    sealer = Sealer(SqliteKeyStore(tmp_path / "keys.sqlite3"))
+    retained = memory()
+    events = [
+        TURN,
+        retained,
+        MemoryRestored(bank_id="b", memory_id=retained.memory_id, revived=retained),
+        CorrectionRequested(bank_id="b", memory_id=retained.memory_id, text="Ann's secret is 43"),
+        ExtractionCompleted(
+            bank_id="b",
+            extractor="rules/1",
+            extractions=(TurnExtraction(turn=TURN, candidates=(Candidate(kind="fact", text="secret 42"),)),),
+        ),
+    ]
+    for event in events:
+        sealed = sealer.seal(encode(event))
+        assert b"secret" not in sealed and b"Ann" not in sealed and VECTOR.tobytes()[:8] not in sealed
+        assert opened(sealer, sealed) == event
+
+
+def test_destroyed_keys_read_as_a_placeholder_and_leave_no_bytes(tmp_path: Path) -> None:
+    keys = SqliteKeyStore(tmp_path / "keys.sqlite3")
+    sealer = Sealer(keys)
+    retained = memory()
+    sealed_turn, sealed_memory = sealer.seal(encode(TURN)), sealer.seal(encode(retained))
+    units = keys.select("b", session_id="s1")
+    assert sorted(units) == sorted(["turn:t1", f"memory:{retained.memory_id}"])
+    key_bytes = [k for k in keys.lookup("b", units).values() if isinstance(k, bytes)]
+    keys.destroy("b", units, by="operator", reason="gdpr", at=NOW)
+    other = Sealer(keys)  # another process: it never held the keys
+    for reader in (sealer, other):
+        turn = opened(reader, sealed_turn)
+        assert isinstance(turn, TurnRecorded)
+        assert turn.text == "[erased by operator at 2026-12-01T00:00:00+00:00: gdpr]" and turn.speaker is None
+        assert is_erased_turn(turn.text, turn.metadata)
+        mem = opened(reader, sealed_memory)
+        assert isinstance(mem, MemoryRetained)
+        assert mem.text == turn.text and mem.key is None and mem.entities == ()
+        assert len(mem.vector) == len(retained.vector) and not mem.embedding().any()
+    raw = (tmp_path / "keys.sqlite3").read_bytes()
+    assert key_bytes and not any(k in raw for k in key_bytes)
+    # a memory decided later from the erased turn is born erased: nothing sealed under a live key
+    late = memory(text="Ann's secret is still 42")
+    assert b"still 42" not in sealer.seal(encode(late))
+
+
+def test_unsealed_records_pass_through(tmp_path: Path) -> None:
+    sealer = Sealer(SqliteKeyStore(tmp_path / "keys.sqlite3"))
+    old = encode(TURN)  # as an older release wrote it
+    assert sealer.open([Record("t", 0, 0, "b", old, 0)])[0].value == old
+    assert not is_erased_turn("[erased by x at y]", {"erased_by": "x"})
