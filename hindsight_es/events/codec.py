@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
 from hindsight_es.errors import DecodeError
+from hindsight_es.events import sealing
 from hindsight_es.events.identity import stable_id
 from hindsight_es.events.models import AnyEvent, Event
 
@@ -37,23 +39,11 @@ def upcast(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
 
-# Opens a record whose personal content is sealed (``log.sealed``), registered by the log layer when a
-# process has a key store: a record read from an adapter directly decodes as through the sealed log.
-OPENERS: list[Callable[[bytes], bytes]] = []
-
-
-def register_opener(fn: Callable[[bytes], bytes]) -> None:
-    if fn not in OPENERS:
-        OPENERS.append(fn)
-
-
 def decode(data: bytes) -> Event:
     """Decode one record; raises ``DecodeError`` naming what is wrong. A record without an ``event_id``
     (a foreign producer's) gets a stable one (``identity.stable_id``), the same at every decode."""
-    if OPENERS and b'"sealed":{' in data:
-        for opener in OPENERS:
-            data = opener(data)
-    if not UPCASTERS and b'"event_id"' in data:  # one pass in pydantic-core (replays decode every record)
+    # One pass in pydantic-core (replays decode every record); a sealed box reaching here takes the slow path.
+    if not UPCASTERS and b'"event_id"' in data and sealing.MARK not in data:
         try:
             return _ADAPTER.validate_json(data)
         except ValidationError:
@@ -66,6 +56,8 @@ def decode(data: bytes) -> Event:
         raise DecodeError(f"not JSON: {exc}") from exc
     if not isinstance(record, dict):
         raise DecodeError("not a JSON object")
+    if sealing.MARK in data and sealing.unopened(record):  # read past its sealed log: no key at hand
+        _warn_unopened()
     record = upcast(record)
     if "event_id" not in record and (derived := stable_id(record)) is not None:
         record["event_id"] = str(derived)
@@ -75,6 +67,18 @@ def decode(data: bytes) -> Event:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise DecodeError(f"invalid {record.get('type', 'event')}: {where}: {first['msg']}") from exc
+
+
+_WARNED: list[bool] = []
+
+
+def _warn_unopened() -> None:
+    if not _WARNED:
+        _WARNED.append(True)
+        logging.getLogger("hindsight.sealed").warning(
+            "a record with sealed content was decoded without its key store (read past its sealed log, or "
+            "another deployment's): its personal content reads as erased"
+        )
 
 
 class _Stored(Protocol):

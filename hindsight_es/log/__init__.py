@@ -5,11 +5,9 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hindsight_es.config import Settings
-from hindsight_es.events.codec import register_opener
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition, partition_for, replay
 
 if TYPE_CHECKING:
@@ -47,12 +45,13 @@ def sealed(log: EventLog, settings: Settings) -> EventLog:
     return SealedLog(log, sealer)
 
 
-_SEALERS: dict[Path, Sealer] = {}
 _WARNED: list[bool] = []
 
 
 def sealer_for(settings: Settings) -> Sealer | None:
-    """The process's sealer over the data directory's key store (one per path: one key cache)."""
+    """A sealer over the key store of ``settings`` (None where content is not sealed). Each log gets its
+    own and closes it with itself: nothing decodes a record with keys of another data directory. Sealers
+    over one store stay in step through its erasure generation (``KeyStore.generation``)."""
     if not settings.seal_content:
         return None
     if settings.keys_path is None:  # stores on object storage: no shared key store to seal with yet
@@ -65,20 +64,7 @@ def sealer_for(settings: Settings) -> Sealer | None:
     from hindsight_es.log.keys import SqliteKeyStore
     from hindsight_es.log.sealed import Sealer
 
-    path = settings.keys_path.resolve()
-    if path not in _SEALERS:
-        _SEALERS[path] = Sealer(SqliteKeyStore(path))
-        register_opener(_open_any)
-    return _SEALERS[path]
-
-
-def _open_any(value: bytes) -> bytes:
-    """A sealed record opened with the first of this process's key stores that holds its keys."""
-    for sealer in list(_SEALERS.values()):
-        opened = sealer.open_known(value)
-        if opened is not None:
-            return opened
-    return value
+    return Sealer(SqliteKeyStore(settings.keys_path.resolve()))
 
 
 @contextlib.asynccontextmanager

@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
+from hindsight_es.events.sealing import Erased
+
 __all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags"]
 
 
@@ -26,15 +28,6 @@ __all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags"]
 class UnitTags:
     session_id: str | None = None
     turn_ids: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Erased:
-    """The tombstone of a destroyed key."""
-
-    at: str  # ISO-8601 UTC
-    by: str
-    reason: str
 
 
 class KeyStore(Protocol):
@@ -57,6 +50,9 @@ class KeyStore(Protocol):
     def generation(self) -> int:
         """Grows with every destroy: a reader holding keys in memory drops them when it changes."""
 
+    def close(self) -> None:
+        """Release the store (a later call opens it again)."""
+
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS unit_keys (
@@ -75,10 +71,8 @@ class SqliteKeyStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: a destroyed key leaves no bytes
-        self._db.execute("PRAGMA journal_mode=DELETE")
-        self._db.executescript(_SCHEMA)
+        self._opening = threading.Lock()
+        self._con: sqlite3.Connection | None = None
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             if self._db.execute("SELECT count(*) FROM erasures").fetchone()[0] == 0:
@@ -86,6 +80,17 @@ class SqliteKeyStore:
             self._db.execute("COMMIT")
         if os.name == "posix":
             os.chmod(path, 0o600)
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        with self._opening:
+            if self._con is None:
+                con = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                con.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: a destroyed key leaves no bytes
+                con.execute("PRAGMA journal_mode=DELETE")
+                con.executescript(_SCHEMA)
+                self._con = con
+            return self._con
 
     def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
         found = self.lookup(bank_id, units)
@@ -168,7 +173,10 @@ class SqliteKeyStore:
             return int(self._db.execute("SELECT generation FROM erasures").fetchone()[0])
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock, self._opening:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
 
     def __repr__(self) -> str:
         return f"SqliteKeyStore({str(self.path)!r})"

@@ -24,37 +24,16 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from hindsight_es.events.memory import erased_text
-from hindsight_es.log.keys import Erased, KeyStore, UnitTags
+from hindsight_es.events.sealing import FIELDS, KIND, MARK, MEMORY_FIELDS, TURN_FIELDS, Erased, blank, sealed_objects
+from hindsight_es.log.keys import KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
 
 log_ = logging.getLogger("hindsight.sealed")
 
-__all__ = ["SealedLog", "Sealer", "placeholder_text"]
+__all__ = ["SealedLog", "Sealer"]
 
 Json = dict[str, Any]
-_MARK = b'"sealed":{'  # JSON-escaped text can never contain it (its quotes would be \")
-_TURN_FIELDS = ("text", "speaker", "metadata")
-_MEMORY_FIELDS = ("text", "quote", "key", "value", "entities", "context", "speaker", "vector")
-_FIELDS = {"turn": _TURN_FIELDS, "memory": _MEMORY_FIELDS, "extraction": ("candidates", "guard"), "text": ("text",)}
 _CACHE_MAX = 500_000  # keys held in memory (about 100 B each); past it the cache starts again
-_KIND = {fields: kind for kind, fields in _FIELDS.items()}
-
-
-def placeholder_text(erased: Erased | None) -> str:
-    return erased_text(None, None) if erased is None else erased_text(erased.by, erased.at, erased.reason)
-
-
-def blank_turn(turn: Json, erased: Erased | None) -> None:
-    """An erased turn: the placeholder, and metadata saying so (``events.is_erased_turn``)."""
-    mark = {} if erased is None else {"erased_by": erased.by, "erased_at": erased.at, "erased_reason": erased.reason}
-    turn.update(text=placeholder_text(erased), speaker=None, metadata=mark)
-
-
-def blank_memory(memory: Json, erased: Erased | None, dim: int) -> None:
-    memory.update(text=placeholder_text(erased), key=None, value=None, entities=[], context=None, speaker=None)
-    memory["quote"] = None
-    memory["vector"] = base64.b64encode(bytes(4 * dim)).decode("ascii")
 
 
 class Sealer:
@@ -86,16 +65,16 @@ class Sealer:
     # ------------------------------------------------------------ opening
 
     def open(self, records: Sequence[Record]) -> list[Record]:
-        if not any(_MARK in r.value for r in records):
+        if not any(MARK in r.value for r in records):
             return list(records)
         self._refresh()
         parsed: dict[int, Json] = {}
         wanted: dict[str, set[str]] = {}
         for i, r in enumerate(records):
-            if _MARK in r.value and isinstance(record := _json(r.value), dict):
+            if MARK in r.value and isinstance(record := _json(r.value), dict):
                 parsed[i] = record
                 bank = str(record.get("bank_id", ""))
-                for target in _sealed_objects(record):
+                for target in sealed_objects(record):
                     if (bank, unit := str(target["sealed"].get("unit"))) not in self._cache:
                         wanted.setdefault(bank, set()).add(unit)
         self._fetch(wanted)  # one key-store read per bank for the whole batch
@@ -104,28 +83,12 @@ class Sealer:
     def open_value(self, value: bytes) -> bytes:
         return self.open([Record("", 0, 0, None, value, 0)])[0].value
 
-    def open_known(self, value: bytes) -> bytes | None:
-        """The record opened if this key store has keyed its units (erased ones included), else None."""
-        record = _json(value)
-        if not isinstance(record, dict):
-            return None
-        bank = str(record.get("bank_id", ""))
-        units = {str(t["sealed"].get("unit")) for t in _sealed_objects(record)}
-        self._refresh()
-        self._fetch({bank: {u for u in units if (bank, u) not in self._cache}})
-        if not units or any((bank, u) not in self._cache for u in units):
-            return None
-        try:
-            return self._opened(record, strict=True)
-        except _Foreign:  # another data directory's keys for the same ids: not this store's record
-            return None
-
-    def _opened(self, record: Json, *, strict: bool = False) -> bytes:
+    def _opened(self, record: Json) -> bytes:
         bank, aad = str(record.get("bank_id", "")), _aad(record)
-        for target in _sealed_objects(record):
+        for target in sealed_objects(record):
             box = target.pop("sealed")
             key = self._cache.get((bank, str(box.get("unit"))))
-            fields = _FIELDS.get(str(box.get("f")), _TURN_FIELDS)
+            fields = FIELDS.get(str(box.get("f")), TURN_FIELDS)
             opened: Json | None = None
             if isinstance(key, bytes):
                 try:
@@ -133,8 +96,6 @@ class Sealer:
                         AESGCM(key).decrypt(base64.b64decode(box["n"]), base64.b64decode(box["c"]), aad)
                     )
                 except (InvalidTag, ValueError, binascii.Error):  # tampered or foreign: unreadable, as if erased
-                    if strict:
-                        raise _Foreign from None
                     opened = None
             if opened is not None:
                 target.update(opened)
@@ -154,6 +115,9 @@ class Sealer:
 
     # ------------------------------------------------------------ keys
 
+    def close(self) -> None:
+        self.keys.close()
+
     def forget_cached(self) -> None:
         self._cache.clear()
         self._generation = self.keys.generation()
@@ -171,10 +135,6 @@ class Sealer:
                 self._cache[(bank, u)] = k
                 have[u] = k
         return have
-
-
-class _Foreign(Exception):
-    """A box this key store's key does not open."""
 
 
 def _json(value: bytes) -> Any:
@@ -208,7 +168,7 @@ def _sealed(item: tuple[Json, Plan], keys: dict[str, dict[str, bytes | Erased]])
             continue
         nonce = os.urandom(12)
         sealed = AESGCM(key).encrypt(nonce, json.dumps(taken, separators=(",", ":")).encode(), aad)
-        target["sealed"] = {"unit": unit, "f": _KIND[fields], "n": _b64(nonce), "c": _b64(sealed)}
+        target["sealed"] = {"unit": unit, "f": KIND[fields], "n": _b64(nonce), "c": _b64(sealed)}
         if "vector" in taken:
             target["sealed"]["dim"] = len(base64.b64decode(taken["vector"])) // 4
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
@@ -216,14 +176,9 @@ def _sealed(item: tuple[Json, Plan], keys: dict[str, dict[str, bytes | Erased]])
 
 def _blank(target: Json, fields: Sequence[str], key: bytes | Erased | None, taken: Json, dim: int = 0) -> None:
     erased = key if isinstance(key, Erased) else None
-    if "vector" in fields:
-        blank_memory(target, erased, dim or len(base64.b64decode(taken.get("vector") or "")) // 4)
-    elif "candidates" in fields:
-        target.update(candidates=[], guard=None)
-    elif fields == ("text",):
-        target["text"] = placeholder_text(erased)
-    else:
-        blank_turn(target, erased)
+    if "vector" in fields and not dim:
+        dim = len(base64.b64decode(taken.get("vector") or "")) // 4
+    blank(target, fields, erased, dim)
 
 
 def _b64(data: bytes) -> str:
@@ -240,12 +195,12 @@ Plan = list[tuple[Json, str, UnitTags, tuple[str, ...]]]
 
 def _turn_plan(turn: Json) -> Plan:
     tags = UnitTags(session_id=turn.get("session_id"))
-    return [(turn, f"turn:{turn.get('turn_id')}", tags, _TURN_FIELDS)]
+    return [(turn, f"turn:{turn.get('turn_id')}", tags, TURN_FIELDS)]
 
 
 def _memory_plan(memory: Json) -> Plan:
     tags = UnitTags(session_id=memory.get("session_id"), turn_ids=tuple(memory.get("source_turn_ids") or ()))
-    return [(memory, f"memory:{memory.get('memory_id')}", tags, _MEMORY_FIELDS)]
+    return [(memory, f"memory:{memory.get('memory_id')}", tags, MEMORY_FIELDS)]
 
 
 def _extraction_plan(record: Json) -> Plan:
@@ -276,18 +231,6 @@ def _plan(record: Json) -> Plan:
     return make(record) if make is not None else []
 
 
-def _sealed_objects(record: Json) -> list[Json]:
-    """The objects of a record holding a ``sealed`` box: where ``_PLANS`` seals (innermost first)."""
-    kind = record.get("type")
-    if kind == "ExtractionCompleted":
-        found = [o for x in record.get("extractions") or () for o in (x.get("turn") or {}, x)]
-    elif kind == "MemoryRestored":
-        found = [record.get("revived") or {}]
-    else:
-        found = [record]
-    return [o for o in found if isinstance(o, dict) and isinstance(o.get("sealed"), dict)]
-
-
 class _SealedConsumer:
     def __init__(self, inner: Consumer, sealer: Sealer) -> None:
         self._inner, self._sealer = inner, sealer
@@ -315,7 +258,10 @@ class SealedLog:
         await self.inner.start()
 
     async def close(self) -> None:
-        await self.inner.close()
+        try:
+            await self.inner.close()
+        finally:
+            self.sealer.close()
 
     async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
         return await self.inner.append(topic, key, self.sealer.seal_all(values))

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.embedding.minilm import MiniLMEmbedder
 from hindsight_es.events import MemoryRetained, TurnRecorded, decoded, encode
 from hindsight_es.log.kafka import KafkaLog
 from hindsight_es.log.keys import SqliteKeyStore
@@ -35,10 +36,17 @@ async def test_kafka_topics_hold_only_ciphertext(kafka_settings: Settings) -> No
         vector = np.linspace(0.1, 0.9, 384, dtype="<f4")
         turn = TurnRecorded(bank_id=bank, session_id="s1", turn_id="t1", text=f"My {SECRET}.")
         memory = MemoryRetained(
-            bank_id=bank, memory_id=uuid.uuid4(), kind="fact", text=f"The user's {SECRET}", session_id="s1",
-            source_turn_ids=("t1",), valid_from=datetime.now(UTC), vector=vector.tobytes(), embedder="e",
+            bank_id=bank,
+            memory_id=uuid.uuid4(),
+            kind="fact",
+            text=f"The user's {SECRET}",
+            session_id="s1",
+            source_turn_ids=("t1",),
+            valid_from=datetime.now(UTC),
+            vector=vector.tobytes(),
+            embedder=MiniLMEmbedder.id,
             extractor="rules/1",
-        )  # fmt: skip
+        )  # fmt: skip  (a real embedder id: other tests' actors on the shared broker fold this partition)
         await log.append(TOPIC_TURNS, bank, [encode(turn)])
         await log.append(TOPIC_MEMORIES, bank, [encode(memory)])
         fingerprint = vector.tobytes()[64:96]

@@ -95,3 +95,42 @@ def test_unsealed_records_pass_through(tmp_path: Path) -> None:
     old = encode(TURN)  # as an older release wrote it
     assert sealer.open([Record("t", 0, 0, "b", old, 0)])[0].value == old
     assert not is_erased_turn("[erased by x at y]", {"erased_by": "x"})
+
+
+async def test_a_log_opens_only_with_its_own_keys_and_a_bare_read_decodes_as_erased(tmp_path: Path) -> None:
+    """No key store outlives its log or opens another's records: the same bank and turn sealed in two
+    data directories open only through their own log; read past it (a bare adapter, a foreign reader),
+    every sealed record still decodes, as the placeholder, and its keys are released on close."""
+    from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
+    from hindsight_es.log import open_log
+    from hindsight_es.log.embedded import EmbeddedLog
+
+    written = {}
+    for name in ("a", "b"):
+        settings = Settings(data_dir=tmp_path / name, partitions=1)
+        log = open_log(settings)
+        await log.start()
+        turn = TURN.model_copy(update={"text": f"secret of {name}"})
+        retained = memory(text=f"memory of {name}")
+        await log.append(TOPIC_TURNS, "b", [encode(turn)])
+        await log.append(TOPIC_MEMORIES, "b", [encode(retained)])
+        assert [decode(r.value) for r in await log.read(TOPIC_TURNS, 0, 0, 1)] == [turn]
+        await log.close()
+        written[name] = settings, turn, retained
+        assert log.sealer.keys._con is None  # type: ignore[attr-defined]  # released with its log
+    for _, (settings, turn, retained) in written.items():
+        bare = EmbeddedLog(settings.log_path, 1)
+        await bare.start()
+        raw_turn = (await bare.read(TOPIC_TURNS, 0, 0, 1))[0].value
+        raw_memory = (await bare.read(TOPIC_MEMORIES, 0, 0, 1))[0].value
+        await bare.close()
+        assert turn.text.encode() not in raw_turn and b"memory of" not in raw_memory
+        seen = decode(raw_turn)
+        assert isinstance(seen, TurnRecorded) and seen.text == "[erased]" and seen.turn_id == turn.turn_id
+        mem = decode(raw_memory)
+        assert isinstance(mem, MemoryRetained) and mem.text == "[erased]" and mem.quote is None
+        assert mem.memory_id == retained.memory_id and not mem.embedding().any() and len(mem.vector) == 32
+        reopened = open_log(settings)  # its own log opens it again, with nothing from the other directory
+        await reopened.start()
+        assert decode((await reopened.read(TOPIC_TURNS, 0, 0, 1))[0].value) == turn
+        await reopened.close()
