@@ -383,6 +383,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/banks/{bank_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase for good
+         * @description Crypto-shredding: destroy the data keys of a session, a turn (and the memories drawn from it) or a
+         *     memory; the log, every rebuild, export and audit read its content as a placeholder naming who erased it,
+         *     when and why, and the stores drop the rows. Cannot be undone. The same as ``hindsight-es erase``.
+         */
+        post: operations["erase_v1_banks__bank_id__erase_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks/{bank_id}/state": {
         parameters: {
             query?: never;
@@ -706,6 +728,102 @@ export interface components {
              * @default
              */
             reason: string;
+        };
+        /**
+         * EraseRequest
+         * @description Exactly one of ``session_id``, ``turn_id``, ``memory_id``, and why.
+         */
+        EraseRequest: {
+            /**
+             * Session Id
+             * @description Erase a whole session (conversation)
+             */
+            session_id?: string | null;
+            /**
+             * Turn Id
+             * @description Erase one turn and the memories drawn from it
+             */
+            turn_id?: string | null;
+            /**
+             * Memory Id
+             * @description Erase one memory
+             */
+            memory_id?: string | null;
+            /**
+             * Reason
+             * @description Why (kept with the erasure, e.g. the user's request under GDPR art. 17; never the content)
+             */
+            reason: string;
+            /**
+             * Timeout S
+             * @description Seconds to wait for a running service's bank actor to answer
+             * @default 30
+             */
+            timeout_s: number;
+        } & ({
+            session_id: unknown;
+        } | {
+            turn_id: unknown;
+        } | {
+            memory_id: unknown;
+        });
+        /** EraseResult */
+        EraseResult: {
+            /** Bank Id */
+            bank_id: string;
+            /**
+             * Units
+             * @description The data keys destroyed (turn:<id>, memory:<id>)
+             */
+            units: string[];
+            /**
+             * Memory Ids
+             * @description Memories whose content is erased
+             */
+            memory_ids: string[];
+            /**
+             * Turn Ids
+             * @description Turns whose content is erased
+             */
+            turn_ids: string[];
+            /**
+             * Recorded
+             * @description true: the bank actor recorded ContentErased and the stores were purged
+             */
+            recorded: boolean;
+            /**
+             * Hot Rows
+             * @default 0
+             */
+            hot_rows: number;
+            /**
+             * Turn Rows
+             * @default 0
+             */
+            turn_rows: number;
+            /**
+             * Archive Files
+             * @description Archive files rewritten with the placeholder
+             * @default 0
+             */
+            archive_files: number;
+            /**
+             * Snapshots
+             * @description Partition snapshots dropped (they held the content)
+             * @default 0
+             */
+            snapshots: number;
+            /**
+             * Generations
+             * @description Unused store generations removed
+             * @default 0
+             */
+            generations: number;
+            /**
+             * Note
+             * @description What is left to do, if anything (e.g. run the erase again)
+             */
+            note?: string | null;
         };
         /** ForgetRequest */
         ForgetRequest: {
@@ -3444,6 +3562,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UndoResult"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    erase_v1_banks__bank_id__erase_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EraseResult"];
                 };
             };
             /** @description Refused input (the detail says why) */

@@ -273,6 +273,7 @@ class Tools(ReviewTools):
             (self.quarantine, CHANGE),
             (self.trust, CHANGE),
             (self.restore, CHANGE),
+            (self.erase, REMOVE),
         ]
 
 
