@@ -100,6 +100,8 @@ def test_erase_session_leaves_no_byte_of_it(tmp_path: Path) -> None:
     assert SECRET not in exported and "user request (GDPR art. 17)" in exported and "green tea" in exported
     audit = cli(data, "replay", "audit", "--bank", "alice", "--session", "s1", "--json", **ENV)
     assert audit.returncode == 0 and SECRET not in audit.stdout and "[erased by operator at" in audit.stdout
+    table = cli(data, "replay", "audit", "--bank", "alice", "--session", "s1", **ENV)  # text, not markup
+    assert table.returncode == 0 and SECRET not in table.stdout and "[erased by" in table.stdout, table.stdout
     verify = cli(data, "replay", "verify", **ENV)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     rebuild = cli(data, "replay", "rebuild", **ENV)
