@@ -20,7 +20,6 @@ import httpx
 
 from hindsight_es.remote import calls
 from hindsight_es.remote import models as m
-from hindsight_es.remote.erasure import EraseResult
 from hindsight_es.remote.transport import Policy, headers, outcome, request_args, retryable, unreachable
 
 T = TypeVar("T")
@@ -151,7 +150,3 @@ class Operator:
 
     async def undo_rollback(self, bank_id: str, retraction_id: str | UUID, **options: Any) -> m.UndoResult:
         return await self._client.send(calls.undo_rollback(bank_id, retraction_id, **options))
-
-    async def erase(self, bank_id: str, *, reason: str, **scope: Any) -> EraseResult:
-        """Erase for good (crypto-shredding) exactly one of ``session_id=``, ``turn_id=``, ``memory_id=``."""
-        return await self._client.send(calls.erase(bank_id, reason=reason, **scope))

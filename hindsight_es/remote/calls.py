@@ -15,7 +15,6 @@ from uuid import UUID, uuid4
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from hindsight_es.remote import erasure as e
 from hindsight_es.remote import models as m
 from hindsight_es.remote import requests as r
 from hindsight_es.remote.errors import RefusedError
@@ -177,10 +176,6 @@ def rollback(bank_id: str, **selection: Any) -> Call[m.RollbackResult]:
 def undo_rollback(bank_id: str, retraction_id: str | UUID, **options: Any) -> Call[m.UndoResult]:
     body = _body(r.UndoRequest, **options)
     return Call("POST", f"{_bank(bank_id)}/rollback/{retraction_id}/undo", m.UndoResult, body)
-
-
-def erase(bank_id: str, **scope: Any) -> Call[e.EraseResult]:
-    return Call("POST", f"{_bank(bank_id)}/erase", e.EraseResult, _body(e.EraseRequest, **scope))
 
 
 def state(bank_id: str, as_of: datetime | None = None, every: bool = False) -> Call[m.StateAsOf]:

@@ -4,8 +4,8 @@
         hs.retain("alice", "we moved to Paris", session_id="s1", wait=True)
         hits = hs.recall("alice", "where do we live?").hits
 
-``hs.operator`` has the operator's calls (quarantine review, rollback, erase). Errors are the kernel's
-error classes (``hindsight_es.remote.errors``); 429 and 5xx answers are retried (``transport``).
+``hs.operator`` has the operator's calls (quarantine review, rollback). Errors are the kernel's error
+classes (``hindsight_es.remote.errors``); 429 and 5xx answers are retried (``transport``).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import httpx
 
 from hindsight_es.remote import calls
 from hindsight_es.remote import models as m
-from hindsight_es.remote.erasure import EraseResult
 from hindsight_es.remote.transport import Policy, headers, outcome, request_args, retryable, unreachable
 
 T = TypeVar("T")
@@ -149,7 +148,3 @@ class Operator:
 
     def undo_rollback(self, bank_id: str, retraction_id: str | UUID, **options: Any) -> m.UndoResult:
         return self._client.send(calls.undo_rollback(bank_id, retraction_id, **options))
-
-    def erase(self, bank_id: str, *, reason: str, **scope: Any) -> EraseResult:
-        """Erase for good (crypto-shredding) exactly one of ``session_id=``, ``turn_id=``, ``memory_id=``."""
-        return self._client.send(calls.erase(bank_id, reason=reason, **scope))

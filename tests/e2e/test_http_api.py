@@ -242,58 +242,5 @@ def test_a_document_contradicting_the_owner_is_disputed_and_resolved_over_http(u
         assert ok(http.get(f"/v1/banks/{b}/owners"))["owners"]
 
 
-def test_erase_over_http_and_the_python_client_for_operators_only(up: Up) -> None:
-    """``POST /v1/banks/{bank}/erase``: the refusals of ``hindsight-es erase``, then one turn's content is
-    gone (recall, history, the log and hot-table files), the rest of its session stays."""
-    from hindsight_es.remote import HindsightClient
-    from hindsight_es.remote.errors import ForbiddenError, RefusedError
-    from tests.e2e.test_erase import files_holding
-
-    b = bank("erase")
-    secret = "passport QK5521Z"
-    with client(up) as http, client(up, ALICE) as alice:
-        for turn_id, text in (("t1", f"My {secret}, renewed last year."), ("t2", "I am allergic to peanuts.")):
-            body = {"text": text, "session_id": "s1", "turn_id": turn_id, "wait": True}
-            ok(http.post(f"/v1/banks/{b}/memories", json=body), 201)
-        hits = ok(http.post(f"/v1/banks/{b}/recall", json={"query": "what is my passport number?"}))["hits"]
-        erased_ids = [h["memory_id"] for h in hits if "QK5521Z" in h["text"]]
-        assert erased_ids
-        path = f"/v1/banks/{b}/erase"
-        assert problem(alice.post("/v1/banks/alice/erase", json={"turn_id": "t1", "reason": "asked"}), 403)
-        for refused in (
-            {"reason": "asked"},  # no scope
-            {"session_id": "s1", "turn_id": "t1", "reason": "asked"},  # two
-            {"turn_id": "t1", "reason": "  "},  # a blank reason
-            {"turn_id": "t1"},  # none
-            {"turn_id": "t1", "reason": "asked", "force": True},  # an unknown field
-            {"memory_id": "not-a-uuid", "reason": "asked"},
-        ):
-            assert problem(http.post(path, json=refused), 422), refused
-        before = settled(http)
-        done = ok(http.post(path, json={"turn_id": "t1", "reason": "user request (PIPL art. 47)"}))
-        assert done["bank_id"] == b and done["recorded"] is True and done["turn_ids"] == ["t1"]
-        assert "turn:t1" in done["units"] and set(erased_ids) <= set(done["memory_ids"])
-        assert log_ends(http) != before  # ErasureRequested and ContentErased, in the log for good
-        after = ok(http.post(f"/v1/banks/{b}/recall", json={"query": "what is my passport number?"}))["hits"]
-        assert not any("QK5521Z" in h["text"] for h in after)
-        peanuts = ok(http.post(f"/v1/banks/{b}/recall", json={"query": "what am I allergic to?"}))["hits"]
-        assert any("peanuts" in h["text"] for h in peanuts)  # the same session's other turn stays
-        history = http.get(f"/v1/banks/{b}/memories/{erased_ids[0]}/history").text
-        assert "QK5521Z" not in history and "[erased by http:" in history and "PIPL art. 47" in history
-    assert files_holding(up.data / "log.sqlite3", [b"QK5521Z"]) == []
-    assert files_holding(up.data / "lance", [b"QK5521Z"]) == []
-
-    with HindsightClient(up.base, OPS) as hs, HindsightClient(up.base, ALICE) as scoped:
-        with pytest.raises(RefusedError, match="exactly one of session_id, turn_id, memory_id"):
-            hs.operator.erase(b, reason="asked", session_id="s1", turn_id="t2")  # refused before it is sent
-        with pytest.raises(ForbiddenError, match="operators"):
-            scoped.operator.erase("alice", reason="asked", session_id="s1")
-        second = hs.operator.erase(b, reason="asked", turn_id="t2")
-        assert second.recorded is True and second.units and second.turn_ids == ["t2"]
-        again = hs.operator.erase(b, reason="asked", turn_id="t2")
-        assert again.units == []  # no key left to destroy
-        assert not any("peanuts" in h.text for h in hs.recall(b, "what am I allergic to?").hits)
-
-
 def test_up_banner_names_the_api(up: Up) -> None:
     assert f"API at {up.base}/v1" in Path(up.errors).read_text()

@@ -50,7 +50,6 @@ TOOLS = {
     "quarantine",
     "restore",
     "trust",
-    "erase",
 }
 
 
@@ -471,39 +470,6 @@ async def test_http_token_for_another_bank_is_refused_and_writes_nothing(http_se
         assert any("Oslo" in h["text"] for h in (await call(alice, "recall", query="where do I live?"))["hits"])
     async with http_client(http_server.url, OPS) as ops:
         assert "bob" not in (await call(ops, "list_banks"))["banks"]
-
-
-async def test_erase_over_mcp_shreds_a_session_for_operators_only(mcp: Client, http_server: Served) -> None:
-    """The operator tool: the same refusals as ``hindsight-es erase``, then the session's content is gone from
-    recall and reads as the placeholder in its history, while another session still recalls."""
-    b = bank("erase")
-    secret = "passport ZX7741K"
-    kept = await call(
-        mcp, "retain", bank_id=b, text=f"My {secret} expires in May.", session_id="s1", turn_id="t1", wait=True
-    )
-    await call(mcp, "retain", bank_id=b, text="I prefer green tea in the morning.", session_id="s2", wait=True)
-    assert kept["turn_id"] == "t1"
-    assert "exactly one of session, turn, memory" in await refused(mcp, "erase", bank_id=b, reason="asked")
-    assert "exactly one" in await refused(mcp, "erase", bank_id=b, session_id="s1", turn_id="t1", reason="asked")
-    assert "reason" in await refused(mcp, "erase", bank_id=b, session_id="s1", reason="   ")
-    assert "is not a memory id" in await refused(mcp, "erase", bank_id=b, memory_id="nope", reason="asked")
-    async with http_client(http_server.url, ALICE) as alice:  # a bank-scoped token, even for its own bank
-        assert "erase is for operators" in await refused(alice, "erase", session_id="s1", reason="asked")
-
-    hits = (await call(mcp, "recall", bank_id=b, query="what is my passport number?"))["hits"]
-    erased_ids = [h["memory_id"] for h in hits if "ZX7741K" in h["text"]]
-    assert erased_ids
-    done = await call(mcp, "erase", bank_id=b, session_id="s1", reason="user request (GDPR art. 17)")
-    assert done["recorded"] is True and "turn:t1" in done["units"] and done["turn_ids"] == ["t1"]
-    assert set(erased_ids) <= set(done["memory_ids"]) and done["hot_rows"] >= 0
-    after = (await call(mcp, "recall", bank_id=b, query="what is my passport number?"))["hits"]
-    assert not any("ZX7741K" in h["text"] for h in after)
-    assert any("green tea" in h["text"] for h in (await call(mcp, "recall", bank_id=b, query="tea"))["hits"])
-    history = await call(mcp, "history", bank_id=b, memory_id=erased_ids[0])
-    texts = json.dumps(history)
-    assert "ZX7741K" not in texts and "[erased by " in texts and "user request (GDPR art. 17)" in texts
-    again = await call(mcp, "erase", bank_id=b, session_id="s1", reason="asked twice")
-    assert again["units"] == []  # no key left to destroy
 
 
 # ------------------------------------------------------------------ one data directory, two processes

@@ -273,7 +273,6 @@ class Tools(ReviewTools):
             (self.quarantine, CHANGE),
             (self.trust, CHANGE),
             (self.restore, CHANGE),
-            (self.erase, REMOVE),
         ]
 
 

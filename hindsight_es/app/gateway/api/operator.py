@@ -1,7 +1,6 @@
-"""Operator routes (a token for every bank): the quarantine review, rollback (dry run, apply, undo), erase
-(crypto-shredding, ``app.erasure``) and a bank's state as of a time. Each is an event in the log
-(``ReleaseRequested``, ``RetractionRequested``, ``ErasureRequested``, …), so every review, rollback and
-erasure stays in the memories' history."""
+"""Operator routes (a token for every bank): the quarantine review, rollback (dry run, apply, undo) and a
+bank's state as of a time. Each is an event in the log (``ReleaseRequested``, ``RetractionRequested``, …),
+so every review and rollback stays in the memories' history."""
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
@@ -11,7 +10,6 @@ from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from hindsight_es.app import erasure
 from hindsight_es.app.gateway.api.access import operator
 from hindsight_es.app.gateway.api.memories import BankPath
 from hindsight_es.app.gateway.api.problems import PROBLEMS
@@ -20,7 +18,6 @@ from hindsight_es.app.gateway.models import planned_of, quarantined_of
 from hindsight_es.client import Hindsight
 from hindsight_es.events import RejectRequested, ReleaseRequested, RetractionRequested
 from hindsight_es.history import retraction
-from hindsight_es.remote.erasure import EraseRequest, EraseResult
 from hindsight_es.remote.models import (
     QuarantineResult,
     RollbackPlan,
@@ -131,22 +128,6 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             retraction_id=str(done.event_id),
             restored=[str(m) for m in done.retracted_memory_ids],
             ready=True if receipt is None else bool(receipt.ready),
-        )
-
-    @api.post("/banks/{bank_id}/erase", response_model=EraseResult, summary="Erase for good")
-    async def erase(bank_id: BankPath, body: EraseRequest, access: Operator) -> EraseResult:
-        """Crypto-shredding: destroy the data keys of a session, a turn (and the memories drawn from it) or a
-        memory; the log, every rebuild, export and audit read its content as a placeholder naming who erased it,
-        when and why, and the stores drop the rows. Cannot be undone. The same as ``hindsight-es erase``."""
-        return await erasure.erase(
-            hs,
-            bank_id,
-            session=body.session_id,
-            turn=body.turn_id,
-            memory=str(body.memory_id) if body.memory_id else None,
-            reason=body.reason,
-            by=access.actor,
-            wait=body.timeout_s,
         )
 
     @api.get("/banks/{bank_id}/state", response_model=StateAsOf, summary="The bank as of a time")
