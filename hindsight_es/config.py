@@ -155,7 +155,7 @@ class Settings(BaseSettings):
         'bank) and "shared" (a shared bank) hits, over the defaults',
     )
     min_relevance: float = Field(
-        default=0.28,
+        default=0.19,
         ge=0,
         le=1,
         allow_inf_nan=False,
