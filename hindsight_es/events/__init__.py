@@ -8,11 +8,9 @@ from hindsight_es.events.models import (
     AnyEvent,
     BankOwnersSet,
     CommandEvent,
-    ContentErased,
     CorrectionRequested,
     DisputeResolutionRequested,
     DisputeResolved,
-    ErasureRequested,
     Event,
     ExtractionCompleted,
     ExtractionFailed,
@@ -81,6 +79,4 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
-    "ErasureRequested",
-    "ContentErased",
 ]

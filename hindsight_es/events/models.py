@@ -17,7 +17,6 @@ from hindsight_es.events.inputs import (
     DEFAULT_WEIGHTS,
     CorrectionRequested,
     DisputeResolutionRequested,
-    ErasureRequested,
     ExtractionCompleted,
     ForgetRequested,
     JanitorTick,
@@ -36,7 +35,6 @@ from hindsight_es.events.inputs import (
 )
 from hindsight_es.events.memory import (
     BankOwnersSet,
-    ContentErased,
     DisputeResolved,
     ExtractionFailed,
     MemoriesRecalled,
@@ -67,7 +65,6 @@ CommandEvent = Union[
     ExtractionCompleted,
     SetOwnersRequested,
     DisputeResolutionRequested,
-    ErasureRequested,
 ]
 MemoryEvent = Union[
     MemoryRetained,
@@ -85,7 +82,6 @@ MemoryEvent = Union[
     MemoryDisputed,
     DisputeResolved,
     BankOwnersSet,
-    ContentErased,
 ]
 AnyEvent = Annotated[Union[TurnRecorded, CommandEvent, MemoryEvent], Field(discriminator="type")]
 
@@ -135,6 +131,4 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
-    "ErasureRequested",
-    "ContentErased",
 ]
