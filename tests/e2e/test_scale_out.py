@@ -229,7 +229,12 @@ async def recalled_through_serve(workers: Workers, port: int) -> dict[str, list[
     async with connected(http_client(f"http://127.0.0.1:{port}/mcp", None)) as client:
         for bank in BANKS:
             found = await call(
-                client, "recall", bank=bank, query="what do we use, where, which color?", include_archived=True
+                client,
+                "recall",
+                bank=bank,
+                query="what do we use, where, which color?",
+                include_archived=True,
+                min_relevance=0,  # a question about everything: every hit, whatever the floor
             )
             out[bank] = [hit["text"] for hit in found["hits"]]
     return out

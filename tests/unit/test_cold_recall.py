@@ -45,7 +45,7 @@ def store_path(tmp_path_factory, embedder):
         scope=["global"] * ROWS,
         source_turn_ids=[[f"t{i}"] for i in range(ROWS)],
         valid_from=[datetime(2026, 1, 1, tzinfo=UTC)] * ROWS,
-        vector=list(vectors),
+        vector=list(vectors.astype(np.float16)),  # the hot store keeps float16 vectors
     )
     path = tmp_path_factory.mktemp("cold")
     LanceStore(path).upsert("memories", schema, pa.Table.from_pydict(data, schema=schema))
