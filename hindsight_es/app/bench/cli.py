@@ -29,7 +29,13 @@ from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_l
 from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
 from hindsight_es.app.bench.cmd_startup import startup as bench_startup
 from hindsight_es.app.bench.cmd_storage import storage as bench_storage
-from hindsight_es.app.bench.offtopic import best_relevance, off_topic_report, print_cross_fit, print_off_topic
+from hindsight_es.app.bench.offtopic import (
+    FloorOption,
+    best_relevance,
+    off_topic_report,
+    print_cross_fit,
+    print_off_topic,
+)
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr, warm_reads
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
@@ -256,9 +262,7 @@ def locomo(
             "memory in get_context, beside in-bank recall, with the relevance floor on and off",
         ),
     ] = False,
-    min_relevance: Annotated[
-        Optional[float], typer.Option(help="The floor when on (default HINDSIGHT_MIN_RELEVANCE)", min=0, max=1)
-    ] = None,
+    min_relevance: FloorOption = None,
 ) -> None:
     """LoCoMo evidence recall@5/10/20, NDCG@10, Full@10 per category, through the real pipeline."""
     if as_json:

@@ -10,7 +10,13 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from hindsight_es.app.bench.offtopic import best_relevance, off_topic_report, print_cross_fit, print_off_topic
+from hindsight_es.app.bench.offtopic import (
+    FloorOption,
+    best_relevance,
+    off_topic_report,
+    print_cross_fit,
+    print_off_topic,
+)
 from hindsight_es.app.cli.common import console, run_async, settings_from
 
 SHIPPED = ("zh_banks_dev.jsonl",)
@@ -42,9 +48,7 @@ def banks(
             "in get_context, beside in-bank recall, with the relevance floor on and off",
         ),
     ] = False,
-    min_relevance: Annotated[
-        Optional[float], typer.Option(help="The floor when on (default HINDSIGHT_MIN_RELEVANCE)", min=0, max=1)
-    ] = None,
+    min_relevance: FloorOption = None,
 ) -> None:
     """Evidence recall on small single-topic banks (one attribute per question), through the real pipeline,
     beside char-bigram BM25 + USE RRF over the same raw messages."""

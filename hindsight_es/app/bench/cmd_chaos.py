@@ -130,6 +130,11 @@ def _write_wave(path: Path, turns: list[TurnRecorded]) -> None:
             )
 
 
+def _publisher(settings: Settings, path: Path) -> subprocess.Popen[bytes]:
+    """``hindsight-es publish PATH`` as a process of its own (so it can be killed mid-file)."""
+    return subprocess.Popen(_argv(settings, "publish", str(path)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 async def _kills(settings: Settings, turns: int, kills: int, banks: int, rng: random.Random) -> dict[str, Any]:
     inputs = chain_inputs(settings, turns, banks, int(time.time()))
     expected = await reference_decisions(settings, inputs)
@@ -143,18 +148,14 @@ async def _kills(settings: Settings, turns: int, kills: int, banks: int, rng: ra
         for k, wave in enumerate(parts):
             path = root / f"wave-{k}.jsonl"
             _write_wave(path, wave)
-            publisher = subprocess.Popen(
-                _argv(settings, "publish", str(path)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-            )
+            publisher = _publisher(settings, path)
             if k % 2 == 1:  # killed mid-wave, then the whole wave again
                 await asyncio.sleep(rng.uniform(1.0, 3.0))
                 if publisher.poll() is None:
                     publisher.send_signal(signal.SIGKILL)
                     publisher_kills += 1
                 publisher.wait()
-                publisher = subprocess.Popen(
-                    _argv(settings, "publish", str(path)), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-                )
+                publisher = _publisher(settings, path)
             if k < kills:
                 await asyncio.sleep(rng.uniform(2.0, 6.0))
                 service.kill()

@@ -8,13 +8,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from typing import Annotated, Optional
 
+import typer
 from rich.table import Table
 
 from hindsight_es.app.cli.common import console
 from hindsight_es.client import Hindsight
 
 SESSION = "bench-off-topic"  # a session with no turns: the block holds long-term memories or nothing
+
+# ``--min-relevance`` of the benches that print an off-topic share (``bench locomo``, ``bench banks``)
+FloorOption = Annotated[
+    Optional[float], typer.Option(help="The floor when on (default HINDSIGHT_MIN_RELEVANCE)", min=0, max=1)
+]
 
 
 async def empty_share(
