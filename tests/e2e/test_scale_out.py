@@ -9,6 +9,8 @@ embedded log. Ids are derived from the inputs, so the comparison is exact.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -145,8 +147,20 @@ class Workers:
             HINDSIGHT_SNAPSHOT_EVERY="40",
             HINDSIGHT_JANITOR_ENABLED="false",
             HINDSIGHT_LOG_LEVEL="INFO",
+            HINDSIGHT_TRACES=f"file:{self.root / name}.traces.jsonl",
         )
         return env
+
+    def traces(self) -> dict[str, set[str]]:
+        """Trace id -> the names of its spans, over every process's trace file."""
+        out: dict[str, set[str]] = defaultdict(set)
+        for path in self.root.glob("*.traces.jsonl"):
+            for line in path.read_text().splitlines():
+                if line.strip():  # a process killed mid-write leaves a partial last line
+                    with contextlib.suppress(json.JSONDecodeError):
+                        span = json.loads(line)
+                        out[span["context"]["trace_id"]].add(span["name"])
+        return out
 
     def start(self, i: int | str, role: str = "worker", **extra: str) -> None:
         out = open(self.root / f"{role}-{i}.log", "ab")  # noqa: SIM115
@@ -278,6 +292,9 @@ async def test_workers_killed_and_restarted_decide_like_one_worker(broker, s3_se
         workers.start("gateway", "serve", HINDSIGHT_MCP_PORT=str(port), HINDSIGHT_MCP_HOST="127.0.0.1")
         await until_listening(port, workers)
         hits = await recalled_through_serve(workers, port)
+        # A turn is one trace across the processes: decided by one worker, projected by its partition's owner.
+        whole = [names for names in workers.traces().values() if {"bank-actor.decide", "projection.vectors"} <= names]
+        assert len(whole) >= len(BANKS), f"{len(whole)} turns traced from decision to the vectors projection"
         for i, bank in enumerate(BANKS):
             value = VALUES[i % len(PAIRS)]  # what the later turn of the pair states (as a statement or the turn)
             assert any(value in hit for hit in hits[bank]), (bank, hits[bank])

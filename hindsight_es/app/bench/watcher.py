@@ -42,17 +42,21 @@ class Watcher:
         table = self.store.table("memories")
         if table is None or table.version == self._version:
             return
+        # The rows of a version were recallable when the version was seen: the scan that names them
+        # (~0.1 s on object storage) is the watcher's time, not the pipeline's. Unless a newer version
+        # came during the scan (its rows may be in it): then they count from the scan's end.
+        t0 = time.perf_counter()
         self._version = table.version
         where = MemoryFilter(self.bank, statuses=None, past_offset=self._after)
-        t0 = time.perf_counter()
         rows = self.store.scan("memories", where, ["source_turn_ids", "offset"])
-        now = time.perf_counter()
-        self.scans, self.scan_s = self.scans + 1, self.scan_s + now - t0
+        t1 = time.perf_counter()
+        at = t0 if table.version == self._version else t1
+        self.scans, self.scan_s = self.scans + 1, self.scan_s + t1 - t0
         if not rows.num_rows:
             return
         for ids in rows.column("source_turn_ids").to_pylist():
             for turn_id in ids or ():
-                self.seen.setdefault(turn_id, now)
+                self.seen.setdefault(turn_id, at)
         self._after = max(self._after, max(rows.column("offset").to_pylist()))
 
     @contextlib.asynccontextmanager

@@ -26,6 +26,7 @@ INHERITED = (
     "kafka_heartbeat_interval_ms",
     "poll_max_records",
     "snapshot_every",
+    "traces",
 )
 
 

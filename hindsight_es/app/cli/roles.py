@@ -19,15 +19,24 @@ def register(app: typer.Typer) -> None:
     app.command("serve")(serve_readers)
 
 
-async def _until_signalled(body: Any) -> None:
+async def _until_signalled(settings: Any, body: Any) -> None:
+    """Run ``body(stop)`` with ``stop`` set on SIGINT/SIGTERM, under the tracer provider of
+    ``settings.traces`` (a turn's trace crosses the worker's and the gateway's processes)."""
     import asyncio
     import signal
+
+    from hindsight_es.app.observability import tracing
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await body(stop)
+    provider = tracing.configure(settings)
+    try:
+        await body(stop)
+    finally:
+        if provider is not None:
+            provider.shutdown()
 
 
 def worker(ctx: typer.Context) -> None:
@@ -58,7 +67,7 @@ def worker(ctx: typer.Context) -> None:
             await log.close()
         err_console.print("hindsight worker stopped cleanly")
 
-    run_async(lambda: _until_signalled(body))
+    run_async(lambda: _until_signalled(settings, body))
 
 
 def serve_readers(ctx: typer.Context) -> None:
@@ -89,4 +98,4 @@ def serve_readers(ctx: typer.Context) -> None:
             await hs.close()
             await log.close()
 
-    run_async(lambda: _until_signalled(body))
+    run_async(lambda: _until_signalled(settings, body))
