@@ -2,7 +2,7 @@
 
 - ``ingest_workers`` (``bench ingest --workers 1,2 [--pin]``): for each count, start that many
   ``hindsight-es worker`` processes (each pinned to its own core with ``--pin``), then publish
-  ``--turns`` turns at once over 16 banks and time them until recallable (turns/s), then publish
+  ``--turns`` turns at once over 16 banks (4 per partition) and time them until recallable (turns/s), then publish
   ``--rate`` turns/s for ``--seconds`` and measure freshness (publish -> recallable, p50/p95).
 - ``rebalance``: ``--turns`` turns with supersession chains over 60 banks through ``--workers``
   processes, one killed (-9) and restarted ``--kills`` times while the turns flow; the memory events
@@ -32,7 +32,7 @@ from hindsight_es.client import make_turn
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.errors import ConfigError
 from hindsight_es.events import Event, TurnRecorded, decoded, encode
-from hindsight_es.log import EventLog, replay, started_log
+from hindsight_es.log import EventLog, partition_for, replay, started_log
 
 TEMPLATES = [
     ("From now on we use {} for shipping.", ["FedEx", "UPS", "DHL", "USPS"]),
@@ -60,6 +60,22 @@ Key = tuple[str, str]  # (bank, turn id): turn ids repeat across banks
 
 def _keys(turns: Sequence[TurnRecorded]) -> set[Key]:
     return {(t.bank_id, t.turn_id) for t in turns}
+
+
+def _balanced(prefix: str, count: int, partitions: int) -> list[str]:
+    """``count`` bank names spread evenly over the partitions: a bank's partition is its name's hash, and
+    16 hashed names fall unevenly (a 62/38 split of the work between two workers was seen), which would
+    measure the hash's luck, not what a second worker adds. Real deployments have many banks per
+    partition, where the hash evens out."""
+    names: list[str] = []
+    per: defaultdict[int, int] = defaultdict(int)
+    b = 0
+    while len(names) < count:
+        name, b = f"{prefix}-{b}", b + 1
+        if per[p := partition_for(name, partitions)] < -(-count // partitions):
+            per[p] += 1
+            names.append(name)
+    return names
 
 
 async def _watch_until(watchers: list[Watcher], ids: set[Key], deadline: float, every_s: float) -> dict[Key, float]:
@@ -96,7 +112,7 @@ async def _one_count(
             f"in {time.perf_counter() - t0:.1f}s"
         )
 
-        banks = [f"bench-w{n}-{stamp}-{b}" for b in range(16)]
+        banks = _balanced(f"bench-w{n}-{stamp}", 16, settings.partitions)
         batch = [now(t) for b, bank in enumerate(banks) for t in synthetic_turns(settings, bank, turns // 16, seed=b)]
         turns = len(batch)
         cpu0, own0 = workers.cpu_s(), time.process_time()
@@ -119,7 +135,7 @@ async def _one_count(
             f" seconds): {len(seen) / max(busiest, 1e-9):,.1f} turns/s"
         )
 
-        banks = [f"bench-w{n}-{stamp}-fresh-{b}" for b in range(8)]
+        banks = _balanced(f"bench-w{n}-{stamp}-fresh", 8, settings.partitions)
         count = max(1, round(rate * seconds))
         fresh = [
             t for b, bank in enumerate(banks) for t in synthetic_turns(settings, bank, max(1, count // 8), seed=10 + b)
