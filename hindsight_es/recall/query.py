@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from hindsight_es.recall.timeparse import parse_time_range
 from hindsight_es.text import has_cjk
@@ -77,6 +79,46 @@ def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
     return ParsedQuery(
         text=text, cjk=has_cjk(text), since=found[0] if found else None, until=found[1] if found else None, names=names
     )
+
+
+# Capitalised words that name a time or a language, not someone or something a memory must mention.
+_NOT_ENTITIES = {
+    *("january february march april may june july august september october november december".split()),
+    *("monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday".split()),
+    *("christmas easter halloween thanksgiving".split()),
+    *("english chinese mandarin cantonese".split()),
+}
+_ENTITY = re.compile(r"(?<![.!?。！？]\s)(?<=\s)([A-Z][a-z]+)(?:['’]s)?\b")  # after a space, not a sentence start
+
+
+def entities(text: str) -> frozenset[str]:
+    """The lower-cased capitalised words of ``text`` inside a sentence (the first word of a sentence is
+    capitalised whatever it is), other than question words and names of times: the people, places and
+    things a question is about."""
+    return frozenset(w.lower() for w in _ENTITY.findall(text) if w not in _NOT_NAMES and w.lower() not in _NOT_ENTITIES)
+
+
+def unmentioned(names: frozenset[str], rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    """The ``names`` that no row mentions: not its speaker's name (or a short form of it), not a word of
+    its text (or the start of one: "Postgres" in "PostgreSQL")."""
+    left = set(names)
+    for row in rows:
+        if not left:
+            break
+        speaker = (row.get("speaker") or "").split()
+        words = _WORD.findall(str(row.get("text") or "").lower())
+        if speaker:
+            words.append(speaker[0].lower())
+        left = {n for n in left if not any(_mentions(w, n) for w in words)}
+    return sorted(left)
+
+
+def _mentions(word: str, name: str) -> bool:
+    """``word`` is ``name``, a longer form of it, or a short form of 3 letters or more ("Mel")."""
+    return word.startswith(name) or (len(word) >= 3 and name.startswith(word))
+
+
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def without_names(text: str, names: frozenset[str]) -> str:

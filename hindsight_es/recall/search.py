@@ -9,7 +9,7 @@ embedding the query. Only active memories of the bank are candidates unless stat
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -23,7 +23,7 @@ from hindsight_es.errors import ConfigError
 from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
-from hindsight_es.recall.query import parse_query, without_names
+from hindsight_es.recall.query import entities, parse_query, unmentioned, without_names
 from hindsight_es.recall.relevance import relevance, scale
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
@@ -174,6 +174,8 @@ def recall(
     weights = [CROSS_WEIGHT if name == "cross" else 1.0 for name, _ in found]
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], weights, k=RRF_K), rows, parsed)
     rel = _relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows)
+    if _about_the_unmentioned(query, rows.values()):
+        rel = _irrelevant
     hits = [_hit(rows[m], score, rel(m)) for m, score in _distinct(fused, rows)[:limit]]
     return floor(hits, min_relevance)
 
@@ -362,6 +364,26 @@ def _relevance(
     if not any(name == "vector" and hits for name, hits in found):
         bound = 0.0
     return lambda memory_id: best.get(memory_id, bound)
+
+
+def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> bool:
+    """The query names people, places or things (capitalised words inside the sentence) and none of the
+    memories the searches found mentions any of them: whatever those say, they are about someone or
+    something else. Full text finds a memory that has a name (a rare word weighs most), so one the
+    searches did not find has none. One name the bank knows is enough ("would Caroline like Vivaldi?"
+    is answered by what Caroline said about music). Not decided against memories in Chinese, where a
+    Latin name is written otherwise (林 for "Lin")."""
+    named = entities(query)
+    if not named:
+        return False
+    found = list(rows)
+    return not any(has_cjk(str(row.get("text") or "")) for row in found) and len(unmentioned(named, found)) == len(
+        named
+    )
+
+
+def _irrelevant(_memory_id: str) -> float:
+    return 0.0
 
 
 def floor(hits: list[RecallHit], min_relevance: float) -> list[RecallHit]:

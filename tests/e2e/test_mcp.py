@@ -290,6 +290,11 @@ async def test_a_question_about_something_never_said_gets_no_long_term_memories(
     assert not any(text in off["text"] for text in said)
     asked = await call(mcp, "get_context", bank_id=b, session_id="today", text="What is our cat called?")
     assert "Miso" in asked["text"] and asked["memory_ids"]
+    # about someone the bank never mentions: the cat memory is close in words, but it is not about them
+    other = await call(mcp, "get_context", bank_id=b, session_id="today", text="What is Boris's cat called?")
+    assert other["memory_ids"] == [] and "Miso" not in other["text"]
+    named = await call(mcp, "get_context", bank_id=b, session_id="today", text="Is it true that Miso is a cat?")
+    assert "Miso" in named["text"] and named["memory_ids"]
     everything = await call(
         mcp, "get_context", bank_id=b, session_id="today", text="What's the capital of Australia?", min_relevance=0
     )

@@ -12,6 +12,7 @@ import pytest
 
 from hindsight_es.embedding import make_embedder
 from hindsight_es.errors import InvalidInputError
+from hindsight_es.recall.query import entities, unmentioned
 from hindsight_es.recall.relevance import (
     DECLARED,
     Scale,
@@ -87,3 +88,25 @@ def test_an_undeclared_embedder_is_measured_once_and_ranks_a_match_above_noise()
         ["did my sister move to lisbon", "my sister moved to lisbon", "the roof leaks"]
     )
     assert relevance(float(query @ match), measured, 50) > 0.5 > relevance(float(query @ other), measured, 50)
+
+
+@pytest.mark.parametrize(
+    ("query", "named"),
+    [
+        ("When did Caroline go to the support group?", {"caroline"}),
+        ("What is Melanie's favourite book?", {"melanie"}),
+        ("Tell me about my trip to Paris in August.", {"paris"}),  # "Tell" starts the sentence, August is a time
+        ("Caroline's hobbies?", set()),  # a first word is capitalised whatever it is: not taken as a name
+        ("Where do I live? Is it Hangzhou?", {"hangzhou"}),
+        ("What did we decide on Monday about English lessons?", set()),
+        ("我住在哪里？", set()),
+    ],
+)
+def test_the_people_places_and_things_a_question_names(query: str, named: set[str]) -> None:
+    assert entities(query) == named
+
+
+def test_a_name_is_mentioned_by_a_speaker_a_word_or_a_longer_or_short_form_of_it() -> None:
+    rows = [{"speaker": "Melanie", "text": "We moved the billing database to PostgreSQL."}, {"text": "Lin: 好的"}]
+    assert unmentioned(frozenset({"mel", "postgres", "lin", "billing"}), rows) == []
+    assert unmentioned(frozenset({"caroline", "melanie", "boris"}), rows) == ["boris", "caroline"]

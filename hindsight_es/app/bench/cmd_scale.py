@@ -2,8 +2,9 @@
 
 - ``ingest_workers`` (``bench ingest --workers 1,2 [--pin]``): for each count, start that many
   ``hindsight-es worker`` processes (each pinned to its own core with ``--pin``), then publish
-  ``--turns`` turns at once over 16 banks (evenly over the partitions) and time them until recallable (turns/s), then publish
-  ``--rate`` turns/s for ``--seconds`` and measure freshness (publish -> recallable, p50/p95).
+  ``--turns`` turns at once over 16 banks (evenly over the partitions) and time them until
+  recallable (turns/s), then publish ``--rate`` turns/s for ``--seconds`` and measure freshness
+  (publish -> recallable, p50/p95).
 - ``rebalance``: ``--turns`` turns with supersession chains over 60 banks through ``--workers``
   processes, one killed (-9) and restarted ``--kills`` times while the turns flow; the memory events
   are compared with one in-process actor's over the same inputs on the embedded log.
