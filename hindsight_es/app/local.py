@@ -31,6 +31,9 @@ async def local(settings: Settings) -> AsyncIterator[Hindsight]:
             await catch_up_all(settings, hs.log, embedder=hs.embedder)
     finally:
         lock.release()
+    # The models load now, as `up` loads them before its banner: a first `retain(wait=True)` would
+    # otherwise spend its time-out loading them (seconds on a busy machine) and return not ready.
+    await asyncio.to_thread(hs.embedder.embed_query, "hindsight")
     stop = asyncio.Event()
     pipeline = asyncio.create_task(serve_when_free(settings, hs.log, stop, embedder=hs.embedder, retry_s=1.0))
     try:
