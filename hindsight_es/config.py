@@ -44,6 +44,13 @@ class Settings(BaseSettings):
     poll_timeout_ms: int = Field(default=200, ge=1, description="Consumer poll wait")
     kafka_session_timeout_ms: int = Field(default=10_000, ge=100)
     kafka_heartbeat_interval_ms: int = Field(default=3_000, ge=50)
+    kafka_fetch_max_wait_ms: int = Field(
+        default=50,
+        ge=0,
+        le=30_000,
+        description="How long the broker may hold a consumer's fetch that finds nothing new: the most a record "
+        "can wait for a caught-up consumer on a broker that answers a held fetch only when it times out (Tansu)",
+    )
     request_timeout_s: float = Field(default=10.0, gt=0, description="Time-out for log and store calls made by clients")
     read_threads: int = Field(
         default=8,

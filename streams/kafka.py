@@ -185,6 +185,7 @@ def subscribe(
         batch=True,
         max_records=settings.poll_max_records,
         batch_timeout_ms=batch_timeout_ms or settings.poll_timeout_ms,
+        fetch_max_wait_ms=settings.kafka_fetch_max_wait_ms,
         listener=listener,
         ack_policy=AckPolicy.MANUAL,
         auto_offset_reset="earliest",

@@ -48,7 +48,6 @@ from hindsight_es.log.port import Record, partition_for
 logger = logging.getLogger(__name__)
 
 _LINGER_MS = 5
-_READER_FETCH_WAIT_MS = 100  # how long the broker may hold a positional fetch that has nothing yet
 _READ_POLL_MS = 50
 _UNAVAILABLE = (KafkaConnectionError, KafkaTimeoutError, NodeNotReadyError, RequestTimedOutError, TimeoutError)
 
@@ -96,7 +95,7 @@ class KafkaLog:
                     group_id=None,
                     enable_auto_commit=False,
                     auto_offset_reset="none",  # a positional read never jumps elsewhere
-                    fetch_max_wait_ms=_READER_FETCH_WAIT_MS,
+                    fetch_max_wait_ms=self._settings.kafka_fetch_max_wait_ms,
                     **common,
                 )
                 await self._reader.start()
@@ -298,6 +297,7 @@ class KafkaLog:
             auto_offset_reset="earliest",
             session_timeout_ms=s.kafka_session_timeout_ms,
             heartbeat_interval_ms=s.kafka_heartbeat_interval_ms,
+            fetch_max_wait_ms=s.kafka_fetch_max_wait_ms,
             request_timeout_ms=max(self._request_timeout_ms, s.kafka_session_timeout_ms + 5000),
         )
         try:

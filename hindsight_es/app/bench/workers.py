@@ -24,6 +24,7 @@ INHERITED = (
     "s3_allow_http",
     "kafka_session_timeout_ms",
     "kafka_heartbeat_interval_ms",
+    "kafka_fetch_max_wait_ms",
     "poll_max_records",
     "snapshot_every",
     "traces",
