@@ -444,7 +444,7 @@ async def log_ends(data: Path) -> dict[str, int]:
     try:
         out = {"hindsight.turns": sum((await log.end_offsets("hindsight.turns")).values()), "hindsight.commands": 0}
         async for records in replay(log, "hindsight.commands"):
-            out["hindsight.commands"] += sum(b'"type":"RecallServed"' not in r.value for r in records)
+            out["hindsight.commands"] += sum(b'"type":"RecallsTallied"' not in r.value for r in records)
         return out
     finally:
         await log.close()
