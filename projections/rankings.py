@@ -20,6 +20,7 @@ from hindsight_es.log import TopicPartition
 from hindsight_es.recall.search import recall
 from hindsight_es.stores import location
 from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.lance_indexes import unindexed_rows
 from hindsight_es.stores.location import s3_options
 from hindsight_es.stores.shards import HotStore, open_hot
 from hindsight_es.text import is_cjk
@@ -35,7 +36,7 @@ class RankingCheck:
     query: str
     live: tuple[str, ...]  # memory ids, best first
     rebuilt: tuple[str, ...]
-    unindexed: int = 0  # live rows its full-text index did not cover (``LanceStore.unindexed_rows``)
+    unindexed: int = 0  # live rows its full-text index did not cover (``lance_indexes.unindexed_rows``)
 
     @property
     def ok(self) -> bool:
@@ -66,7 +67,7 @@ def compare_rankings(
     """The probes of each bank, recalled from both stores (blocking: call from a thread). Probes come
     from the rebuilt rows: the rows both stores must hold."""
     checks: list[RankingCheck] = []
-    unindexed = live.unindexed_rows()
+    unindexed = unindexed_rows(live)
     for bank in banks:
         rows = rebuilt.scan("memories", MemoryFilter(bank), ["memory_id", "text"]).to_pylist()
         for query in probes([(r["memory_id"], r["text"]) for r in rows]):

@@ -188,13 +188,6 @@ class LanceStore:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
         lance_indexes.ensure_indexes(self.table, self.files, tables)
 
-    def unindexed_rows(self) -> int:
-        """Rows of ``memories`` its full-text index does not cover yet (0 without an index): LanceDB searches
-        them, but scores every hit with the statistics of the rows the index covers."""
-        table = self.table("memories")
-        stats = table.index_stats("search_text_idx") if table is not None else None
-        return 0 if stats is None else int(stats.num_unindexed_rows)
-
     def vector_index_info(self) -> VectorIndexInfo | None:
         """The IVF index as trained (rows, partition size), or None."""
         return lance_indexes.vector_index_info(self.files)

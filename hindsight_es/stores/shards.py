@@ -126,9 +126,6 @@ class ShardedLance:
     def has_bank(self, bank_id: str) -> bool:
         return self.for_bank(bank_id).has_bank(bank_id)
 
-    def unindexed_rows(self) -> int:
-        return sum(s.unindexed_rows() for s in self.shards())
-
     def vector_dim(self, name: str = "memories") -> int | None:
         return next((d for s in self.shards() if (d := s.vector_dim(name)) is not None), None)
 

@@ -15,6 +15,7 @@ from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.stores import location
 from hindsight_es.stores.lance import LanceStore
+from hindsight_es.stores.lance_indexes import unindexed_rows
 from projections.rankings import probes
 from projections.replay import open_projections, verify
 from projections.runner import catch_up
@@ -86,7 +87,7 @@ async def test_verify_compares_rankings_and_names_a_stale_full_text_index(tmp_pa
                 await hs.record_turn(BANK, text, session_id="s", turn_id=f"b{i}")
             await decide_and_project(settings, log, embedder, maintain=False)
             store = LanceStore(location.current(settings)["lance"])
-            assert store.unindexed_rows() > 0
+            assert unindexed_rows(store) > 0
             stale = await verify(settings, log, embedder=embedder)
             assert [c.table for c in stale.checks if not c.ok] == []  # the rows are exact
             assert not stale.ok and stale.difference is not None
@@ -94,7 +95,7 @@ async def test_verify_compares_rankings_and_names_a_stale_full_text_index(tmp_pa
             assert "the live full-text index does not cover" in stale.difference
 
             store.ensure_indexes(("memories",))  # what the next maintenance pass does
-            assert store.unindexed_rows() == 0
+            assert unindexed_rows(store) == 0
             again = await verify(settings, log, embedder=embedder)
             assert again.ok, again.difference
             assert [c.query for c in again.rankings] == [c.query for c in stale.rankings]
