@@ -10,7 +10,8 @@ any memory).
 
 Bounded: a tally holds at most ``max_memories`` distinct memories in memory (memories first served
 once it is full are not counted) and an event carries the ``MAX_TALLIED`` most recalled of them (ties:
-the most recently recalled); ``dropped`` counts, in the event and here, the memories left out.
+the most recently recalled); ``dropped`` counts, in the event and here, the memories left out (up to
+``max_memories`` of those never counted: beyond, a lower bound).
 
 Why ``hindsight.commands``: a served recall is an input to the bank's decisions (recall counts and
 last-recall times in the retention score, bringing back an archived memory that was used), so it goes
@@ -56,7 +57,8 @@ class Tally:
         self.recalls += 1
         for memory_id in dict.fromkeys(memory_ids):
             if memory_id not in self.counts and len(self.counts) >= max_memories:
-                self.dropped.add(memory_id)
+                if len(self.dropped) < max_memories:  # the count of what is left out is bounded too
+                    self.dropped.add(memory_id)
                 continue
             self.counts[memory_id] = self.counts.get(memory_id, 0) + 1
             if (last := self.last_at.get(memory_id)) is None or at > last:
