@@ -75,7 +75,12 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("mcp-http")
     data, errors, port = root / "data", root / "up.err", free_port()
     data.mkdir()
-    extra = {"HINDSIGHT_MCP_PORT": str(port), "HINDSIGHT_MCP_TOKENS": json.dumps(TOKENS)}
+    # recall use tallied every half second: a served archived memory comes back within the tests' waits
+    extra = {
+        "HINDSIGHT_MCP_PORT": str(port),
+        "HINDSIGHT_MCP_TOKENS": json.dumps(TOKENS),
+        "HINDSIGHT_RECALL_TALLY_S": "0.5",
+    }
     with open(errors, "wb") as err:
         up = subprocess.Popen(
             command(data, "up"),
