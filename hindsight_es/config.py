@@ -148,7 +148,12 @@ class Settings(BaseSettings):
         gt=0,
         description="Session-scoped memories expire after this idle time (None: only on session end)",
     )
-    record_recalls: bool = Field(default=True, description="Publish what recall serves (RecallServed) for retention")
+    record_recalls: bool = Field(
+        default=True, description="Publish what recall serves (RecallsTallied, per bank and interval) for retention"
+    )
+    recall_tally_s: float = Field(
+        default=60.0, gt=0, description="Seconds between the recall-use events of a bank (one per bank and interval)"
+    )
     restore_on_recall: bool = Field(default=True, description="An archived memory served by recall comes back")
     shared_banks: dict[str, list[str]] = Field(
         default_factory=dict, description='Bank -> shared banks its recalls may include: {"alice": ["team"]}'

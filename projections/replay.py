@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -25,7 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.embedding import Embedder
 from hindsight_es.errors import InvalidInputError, StoreError
+from hindsight_es.events import utcnow
 from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.stores import generations, location
 from hindsight_es.stores.archive import ArchiveStore
@@ -35,6 +38,7 @@ from hindsight_es.stores.shards import ShardedLance, create_layout, layout_of, o
 from projections import archive_child
 from projections.archive import ArchiveProjection
 from projections.digest import NO_BANK, Rows, bank_hashes, digest_rows, first_difference
+from projections.rankings import RankingCheck, rank_banks
 from projections.runner import Projection, Select, log_ends, replay_into
 from projections.vectors import VectorsProjection
 from projections.working_memory import WorkingMemoryProjection
@@ -265,6 +269,8 @@ class Verdict:
     difference: str | None  # the first difference, named; None when the live stores are exact
     behind: dict[str, int]  # table -> records the live store has not projected yet (lag, not a difference)
     damaged: dict[str, str] = field(default_factory=dict)  # live archive file -> why it fails its check
+    rankings: list[RankingCheck] = field(default_factory=list)  # probe queries, live vs rebuilt top ids
+    rankings_skipped: str | None = None  # why no ranking was compared
 
     @property
     def ok(self) -> bool:
@@ -278,12 +284,19 @@ class _Snapshot:
 
 
 async def verify(
-    settings: Settings, log: EventLog, *, bank: str | None = None, progress: Progress | None = None
+    settings: Settings,
+    log: EventLog,
+    *,
+    bank: str | None = None,
+    progress: Progress | None = None,
+    embedder: Embedder | None = None,
 ) -> Verdict:
     """Rebuild into a scratch directory up to where the live stores stand, and compare per-bank
-    content hashes of every table; names the first difference. Live positions must lie within the log."""
+    content hashes of every table, then the rankings of probe queries (``rankings``, with ``embedder``
+    or the settings' one); names the first difference. Live positions must lie within the log."""
     scratch = generations.scratch_dir(settings.data_dir)
     try:
+        now = utcnow()
         live = _snapshot(location.current(settings), bank, s3_options(settings))
         ends = {(t, p): e for t in ALL_TOPICS for p, e in (await log.end_offsets(t)).items()}
         lance_until = _within({**live["memories"].positions, **live["turns"].positions}, ends)
@@ -302,14 +315,31 @@ async def verify(
                 progress=progress.advance if progress else None,
             )
         verdict = _compare(live, _snapshot(stores, bank), ends, bank)
+        if verdict.difference is None:
+            verdict = await _rank(settings, verdict, stores["lance"], live, embedder, now)
         damaged = ArchiveStore(location.current(settings)["archive"], s3_options(settings)).damaged()
         if not damaged:
             return verdict
         key, why = next(iter(sorted(damaged.items())))
         named = f"archive file {key} is damaged ({why}); reads skip it, `replay rebuild` writes it again from the log"
-        return Verdict(verdict.checks, named, verdict.behind, damaged)
+        return Verdict(verdict.checks, named, verdict.behind, damaged, verdict.rankings, verdict.rankings_skipped)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def _rank(
+    settings: Settings,
+    verdict: Verdict,
+    scratch: Path,
+    live: dict[str, _Snapshot],
+    embedder: Embedder | None,
+    now: datetime,
+) -> Verdict:
+    """``verdict`` with the rankings compared; the first ranking difference is its difference."""
+    banks = sorted({c.bank for c in verdict.checks if c.table == "memories" and c.bank != NO_BANK and c.rows})
+    checks, skipped = await rank_banks(settings, banks, scratch, live["memories"].positions, embedder, now)
+    difference = next((c.difference() for c in checks if not c.ok), None)
+    return Verdict(verdict.checks, difference, verdict.behind, verdict.damaged, checks, skipped)
 
 
 def _within(until: dict[TopicPartition, int], ends: dict[TopicPartition, int]) -> dict[TopicPartition, int]:

@@ -17,7 +17,6 @@ from hindsight_es.client.inputs import check_agent, memory_uuid, turn_event_id
 from hindsight_es.client.recording import RecallRecorder
 from hindsight_es.config import ALL_TOPICS
 from hindsight_es.errors import InvalidInputError, NotFoundError
-from hindsight_es.events import RecallServed
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
 from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, Dispute, MemoryView, RecallHit, TurnView
 from hindsight_es.recall.relevance import check_min_relevance
@@ -39,7 +38,9 @@ class Reader:
     def __init__(self, conn: Connection) -> None:
         self.conn = conn
         self.settings = conn.settings
-        self.recorder = RecallRecorder(conn.log, start=conn.start, timeout_s=conn.settings.request_timeout_s)
+        self.recorder = RecallRecorder(
+            conn.log, start=conn.start, flush_s=conn.settings.recall_tally_s, timeout_s=conn.settings.request_timeout_s
+        )
         self._known_banks: set[str] = set()
 
     async def close(self) -> None:
@@ -97,7 +98,7 @@ class Reader:
         ``Settings.restore_on_recall``, those served come back). ``trusted_only`` keeps the owner's word and
         what the owner confirmed. Each hit carries its provenance, its open disputes and its calibrated
         ``relevance``; when no hit reaches ``min_relevance`` (default ``Settings.min_relevance``) there are
-        none. What is served is recorded (``RecallServed``).
+        none. What is served is counted (``RecallsTallied``).
         """
         if not query.strip():
             raise InvalidInputError("query is empty")
@@ -212,7 +213,8 @@ class Reader:
         return block
 
     def _served(self, bank_id: str, hits: Sequence[RecallHit], via: Via, agent: str | None) -> None:
-        """Record what was served, per bank, without waiting (``recording``)."""
+        """Count what was served, per bank, without waiting (``recording``: one event per bank and
+        interval). ``via`` and ``agent`` are not recorded: a tally sums every caller's recalls."""
         if not self.settings.record_recalls or not hits:
             return
         by_bank: dict[str, list[RecallHit]] = defaultdict(list)
@@ -221,16 +223,7 @@ class Reader:
         for bank, served in by_bank.items():
             archived = [UUID(h.memory_id) for h in served if h.status == "archived"]
             restore = archived if self.settings.restore_on_recall else []
-            ids = tuple(UUID(h.memory_id) for h in served)[:500]
-            self.recorder.record(
-                RecallServed(
-                    bank_id=bank,
-                    memory_ids=ids,
-                    restore_ids=tuple(restore),
-                    via="context" if via == "context" else "recall",
-                    agent=agent,
-                )
-            )
+            self.recorder.served(bank, [UUID(h.memory_id) for h in served], restore)
 
     # ------------------------------------------------------------ one memory
 

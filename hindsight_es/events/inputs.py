@@ -206,3 +206,30 @@ class RecallServed(Event):
     restore_ids: tuple[UUID, ...] = ()
     via: Literal["recall", "context"] = "recall"
     agent: AgentId | None = None
+
+
+MAX_TALLIED = 500  # memories one RecallsTallied counts: ~104 B of JSON each, with the restore ids <= ~75 KB
+
+
+class RecallUse(BaseModel):
+    """How often recall served one memory within a tally, and when last."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    memory_id: UUID
+    count: int = Field(ge=1)
+    last_at: Time
+
+
+class RecallsTallied(Event):
+    """What the recalls of one reading process served from one bank over an interval (``since`` to
+    ``occurred_at``), summed per memory: one event per bank and interval whatever the recall rate, in
+    place of a ``RecallServed`` per recall. ``uses`` keeps the ``MAX_TALLIED`` most used memories
+    (``dropped`` counts the memories left out); ``restore_ids`` are archived memories it served that
+    should come back (at most ``MAX_TALLIED``)."""
+
+    type: Literal["RecallsTallied"] = "RecallsTallied"
+    since: Time
+    recalls: int = Field(ge=0)  # recalls and context blocks that served this bank in the interval
+    uses: tuple[RecallUse, ...] = Field(min_length=1, max_length=MAX_TALLIED)
+    restore_ids: tuple[UUID, ...] = Field(default=(), max_length=MAX_TALLIED)
+    dropped: int = Field(default=0, ge=0)

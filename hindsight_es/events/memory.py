@@ -10,6 +10,7 @@ from pydantic import AwareDatetime, Field
 
 from hindsight_es.events import vectors
 from hindsight_es.events.base import Event, VectorBytes
+from hindsight_es.events.inputs import RecallUse
 from hindsight_es.types import AgentId, MemoryKind, Provenance, Scope, SessionId, Source, Trust, TurnId
 
 # ---------------------------------------------------------------- memory events (bank actor only)
@@ -177,6 +178,14 @@ class MemoriesRecalled(Event):
 
     type: Literal["MemoriesRecalled"] = "MemoriesRecalled"
     memory_ids: tuple[UUID, ...]
+
+
+class RecallsCounted(Event):
+    """The bank actor's record of a ``RecallsTallied``: each memory's recalls over the interval and the
+    last of them, for the memories the bank still holds (``count`` recalls, like as many ``MemoriesRecalled``)."""
+
+    type: Literal["RecallsCounted"] = "RecallsCounted"
+    uses: tuple[RecallUse, ...]
 
 
 class MemoryPromoted(Event):

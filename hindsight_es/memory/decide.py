@@ -25,6 +25,7 @@ from hindsight_es.events import (
     MemorySuperseded,
     PromoteRequested,
     RecallServed,
+    RecallsTallied,
     RejectRequested,
     ReleaseRequested,
     RestoreRequested,
@@ -74,7 +75,7 @@ def _decide(
             return commands.decide_retraction(state, event)
         case RestoreRequested():
             return commands.decide_restore(state, event, revived or {})
-        case JanitorTick() | SessionEnded() | RecallServed() | PromoteRequested():
+        case JanitorTick() | SessionEnded() | RecallServed() | RecallsTallied() | PromoteRequested():
             return decide_lifecycle(state, event, revived or {})
         case ReleaseRequested():
             return commands.decide_release(state, event)

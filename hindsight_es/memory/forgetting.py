@@ -22,7 +22,10 @@ from hindsight_es.events import (
     MemoryRestored,
     MemoryRetained,
     PromoteRequested,
+    RecallsCounted,
     RecallServed,
+    RecallsTallied,
+    RecallUse,
     RestoreRequested,
     SessionEnded,
 )
@@ -42,6 +45,8 @@ def decide_lifecycle(state: BankState, event: Event, revived: Revived) -> list[E
             return _session_ended(state, event)
         case RecallServed():
             return _recall_served(state, event, revived)
+        case RecallsTallied():
+            return _recalls_tallied(state, event, revived)
         case PromoteRequested():
             return _promote(state, event, revived)
     return []
@@ -53,7 +58,7 @@ def revivals(state: BankState, event: Event) -> list[UUID]:
     match event:
         case RestoreRequested() | PromoteRequested():
             named = event.memory_ids
-        case RecallServed():
+        case RecallServed() | RecallsTallied():
             named = event.restore_ids
         case _:
             return []
@@ -130,11 +135,44 @@ def _recall_served(state: BankState, served: RecallServed, revived: Revived) -> 
                 memory_ids=known,
             )
         )
+    return events + _restores(state, served, revived, f"recalled ({served.via})")
+
+
+def _recalls_tallied(state: BankState, tally: RecallsTallied, revived: Revived) -> list[Event]:
+    """A tally counts like its ``count`` recalls of each memory, the last at ``last_at``: the same
+    recall counts and last-use times as a ``RecallServed`` per recall would give."""
+    uses: dict[UUID, RecallUse] = {}
+    for use in tally.uses:
+        memory = state.memories.get(use.memory_id)
+        if memory is None or memory.status in _GONE:
+            continue
+        if (seen := uses.get(use.memory_id)) is not None:  # a hand-written tally may name one twice
+            count, last = seen.count + use.count, max(seen.last_at, use.last_at)
+            use = RecallUse(memory_id=use.memory_id, count=count, last_at=last)
+        uses[use.memory_id] = use
+    events: list[Event] = []
+    if uses:
+        events.append(
+            RecallsCounted(
+                event_id=derive_id(tally.event_id, "counted"),
+                bank_id=tally.bank_id,
+                occurred_at=tally.occurred_at,
+                causation_id=tally.event_id,
+                actor=tally.actor,
+                uses=tuple(uses.values()),
+            )
+        )
+    return events + _restores(state, tally, revived, "recalled")
+
+
+def _restores(state: BankState, served: RecallServed | RecallsTallied, revived: Revived, reason: str) -> list[Event]:
+    """Bring back the archived memories a recall served, unless their key has a newer active holder."""
+    events: list[Event] = []
     for memory_id in dict.fromkeys(served.restore_ids):
         memory = state.memories.get(memory_id)
         if memory is None or memory.status != "archived" or (memory.key and memory.key in state.heads):
             continue
-        if (event := restored(served, memory, revived, f"recalled ({served.via})")) is not None:
+        if (event := restored(served, memory, revived, reason)) is not None:
             events.append(event)
     return events
 

@@ -21,6 +21,7 @@ from hindsight_es.events import (
     MemoryReinforced,
     MemoryRestored,
     MemoryRetained,
+    RecallsCounted,
 )
 from hindsight_es.events.changes import changes, taken_along
 from hindsight_es.memory.contradiction import anchors
@@ -169,6 +170,12 @@ def _lifecycle(state: BankState, event: Event) -> None:
                 if (memory := state.memories.get(memory_id)) is not None:
                     memory.recalls += 1
                     _used(memory, event)
+        case RecallsCounted():
+            for use in event.uses:
+                if (memory := state.memories.get(use.memory_id)) is not None:
+                    memory.recalls += use.count
+                    if memory.last_used_at is None or use.last_at > memory.last_used_at:
+                        memory.last_used_at = use.last_at
         case MemoryArchived():
             if (memory := state.memories.get(event.memory_id)) is not None:
                 memory.cold = True

@@ -127,3 +127,15 @@ def ivf_nprobes(bank_rows: int, table_rows: int, index: VectorIndexInfo | None) 
     if compared >= bank_rows:
         return None
     return max(MIN_NPROBES, math.ceil(compared / index["partition_rows"]))
+
+
+def unindexed_rows(store: Any) -> int:
+    """Rows of the ``memories`` tables of a hot store (a ``LanceStore`` or its shards) that their
+    full-text index does not cover yet (0 without an index): LanceDB searches them, but scores the hits
+    it has indexed with the statistics of the indexed rows alone."""
+    total = 0
+    for shard in store.shards():
+        table = shard.table("memories")
+        stats = table.index_stats("search_text_idx") if table is not None else None
+        total += 0 if stats is None else int(stats.num_unindexed_rows)
+    return total

@@ -75,7 +75,12 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     root = tmp_path_factory.mktemp("mcp-http")
     data, errors, port = root / "data", root / "up.err", free_port()
     data.mkdir()
-    extra = {"HINDSIGHT_MCP_PORT": str(port), "HINDSIGHT_MCP_TOKENS": json.dumps(TOKENS)}
+    # recall use tallied every half second: a served archived memory comes back within the tests' waits
+    extra = {
+        "HINDSIGHT_MCP_PORT": str(port),
+        "HINDSIGHT_MCP_TOKENS": json.dumps(TOKENS),
+        "HINDSIGHT_RECALL_TALLY_S": "0.5",
+    }
     with open(errors, "wb") as err:
         up = subprocess.Popen(
             command(data, "up"),
@@ -449,7 +454,7 @@ async def log_ends(data: Path) -> dict[str, int]:
     try:
         out = {"hindsight.turns": sum((await log.end_offsets("hindsight.turns")).values()), "hindsight.commands": 0}
         async for records in replay(log, "hindsight.commands"):
-            out["hindsight.commands"] += sum(b'"type":"RecallServed"' not in r.value for r in records)
+            out["hindsight.commands"] += sum(b'"type":"RecallsTallied"' not in r.value for r in records)
         return out
     finally:
         await log.close()

@@ -289,7 +289,14 @@ async def test_workers_killed_and_restarted_decide_like_one_worker(broker, s3_se
         # The shared stores: every bank recallable through a stateless `serve`, and a rebuild equals them.
         await projected(settings, log, workers, timeout_s=90)
         port = free_port()
-        workers.start("gateway", "serve", HINDSIGHT_MCP_PORT=str(port), HINDSIGHT_MCP_HOST="127.0.0.1")
+        # its recall use is tallied at once, so that it is decided before the verify below, not during it
+        workers.start(
+            "gateway",
+            "serve",
+            HINDSIGHT_MCP_PORT=str(port),
+            HINDSIGHT_MCP_HOST="127.0.0.1",
+            HINDSIGHT_RECALL_TALLY_S="0.5",
+        )
         await until_listening(port, workers)
         hits = await recalled_through_serve(workers, port)
         # A turn is one trace across the processes: decided by one worker, projected by its partition's owner.

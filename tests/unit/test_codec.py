@@ -81,6 +81,10 @@ SAMPLES = [
     m.PromoteRequested(bank_id="b", memory_ids=(ID,), scope="global"),
     m.RecallServed(bank_id="b", memory_ids=(ID,), restore_ids=(ID,), agent="planner"),
     m.MemoriesRecalled(bank_id="b", memory_ids=(ID,)),
+    m.RecallsTallied(
+        bank_id="b", since=NOW, recalls=3, uses=(m.RecallUse(memory_id=ID, count=3, last_at=NOW),), restore_ids=(ID,)
+    ),
+    m.RecallsCounted(bank_id="b", uses=(m.RecallUse(memory_id=ID, count=3, last_at=NOW),)),
     m.MemoryPromoted(bank_id="b", memory_id=ID, scope="global"),
     m.MemoryRestored(
         bank_id="b",

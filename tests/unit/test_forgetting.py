@@ -3,12 +3,14 @@ recall, a promotion or a forget arrives at a (simulated) time, then these events
 
 from __future__ import annotations
 
+from copy import deepcopy
 from datetime import UTC, datetime, timedelta
 from uuid import UUID, uuid4
 
 import numpy as np
 import pytest
 
+from hindsight_es.client.recording import Tally
 from hindsight_es.events import (
     Event,
     ForgetRequested,
@@ -20,7 +22,10 @@ from hindsight_es.events import (
     MemoryRestored,
     MemoryRetained,
     PromoteRequested,
+    RecallsCounted,
     RecallServed,
+    RecallsTallied,
+    RecallUse,
     RestoreRequested,
     RetentionPolicy,
     SessionEnded,
@@ -283,3 +288,61 @@ def test_deciding_the_same_inputs_again_gives_the_same_events():
     assert again.log == bank.log and again.log  # same ids, same times, same scores
     cold = lambda b: {m for m, info in b.state.memories.items() if info.cold}  # noqa: E731
     assert cold(again) == cold(bank)
+
+
+def test_recalls_tallied_per_interval_give_the_retention_of_a_recall_served_per_recall():
+    """The same recalls, one ``RecallServed`` each (old logs) or summed into ``RecallsTallied`` per
+    bank and interval (the recorder's ``Tally``): equal counts, last-use times, scores and archiving."""
+    per_recall = Bank()
+    memories = [per_recall.say(preference(f"I like {c}", f"user/like:{c}", "yes"))[0] for c in ("tea", "jazz", "rain")]
+    memories += per_recall.say(episode("we met at the lake"), at=days(1))
+    tallied = deepcopy(per_recall)
+    tea, jazz, rain, lake = (m.memory_id for m in memories)
+    # 40 weeks of recalls: tea five times a day (within a minute), jazz once a week, the lake twice, rain never
+    recalls = [
+        (days(d + 0.5) + timedelta(seconds=s), (tea, jazz) if d % 7 == s == 0 else (tea,))
+        for d in range(2, 282)
+        for s in range(5)
+    ]
+    recalls += [(days(3), (lake, tea)), (days(20), (lake,))]
+    recalls.sort(key=lambda r: r[0])
+    for at, ids in recalls:
+        per_recall.run(RecallServed(bank_id="b", occurred_at=at, memory_ids=ids))
+    interval = timedelta(minutes=1)
+    by_interval: dict[datetime, Tally] = {}
+    for at, ids in recalls:  # what a recorder flushing every minute would have appended
+        start = T0 + interval * ((at - T0) // interval)
+        by_interval.setdefault(start, Tally(since=at)).add(ids, at)
+    for start, tally in by_interval.items():
+        assert tallied.run(tally.event("b", start + interval)) != []
+    state = {m: (i.recalls, i.last_used_at) for m, i in per_recall.state.memories.items()}
+    assert {m: (i.recalls, i.last_used_at) for m, i in tallied.state.memories.items()} == state
+    assert state[tea] == (1401, days(281.5) + timedelta(seconds=4)) and state[rain] == (0, None)
+    ticks = [days(300), days(600), days(900), days(1200), days(1500)]
+
+    def decisions(bank: Bank) -> list[list[tuple[UUID, str, float | None]]]:
+        return [
+            [(e.memory_id, e.reason, e.retention) for e in bank.tick(at) if isinstance(e, MemoryArchived)]
+            for at in ticks
+        ]
+
+    archived = decisions(per_recall)
+    assert decisions(tallied) == archived
+    assert [{m for m, *_ in tick} for tick in archived] == [{lake}, set(), {rain}, set(), {tea, jazz}]  # used lasts
+    assert len(tallied.log) * 4 < len(per_recall.log)  # one RecallsCounted per interval, not one per recall
+
+
+def test_a_tally_counts_only_the_memories_the_bank_still_holds_and_restores_what_it_names():
+    bank = Bank()
+    (old,) = bank.say(episode("the picnic was at the lake"))
+    (gone,) = bank.say(episode("a forgotten remark"))
+    bank.run(ForgetRequested(bank_id="b", occurred_at=days(1), memory_ids=(gone.memory_id,)))
+    assert archived_ids(bank.tick(days(60))) == {old.memory_id}
+    use = [RecallUse(memory_id=m, count=2, last_at=days(61)) for m in (old.memory_id, gone.memory_id, uuid4())]
+    out = bank.run(
+        RecallsTallied(
+            bank_id="b", occurred_at=days(61), since=days(61), recalls=2, uses=tuple(use), restore_ids=(old.memory_id,)
+        )
+    )
+    assert [type(e) for e in out] == [RecallsCounted, MemoryRestored] and bank.status(old) == "active"
+    assert out[0].uses == (use[0],) and bank.state.memories[old.memory_id].recalls == 2

@@ -24,6 +24,7 @@ from hindsight_es.app.bench.cmd_ingest import ingest as bench_ingest
 from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
 from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
 from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
+from hindsight_es.app.bench.cmd_reads import reads as bench_reads
 from hindsight_es.app.bench.cmd_replay import replay as bench_replay
 from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_load
 from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
@@ -49,6 +50,7 @@ app.command("poisoning")(bench_poisoning)
 app.command("ingest")(bench_ingest)
 app.command("mcp")(bench_mcp)
 app.command("startup")(bench_startup)
+app.command("reads")(bench_reads)
 app.command("rebalance")(bench_rebalance)
 app.command("partition-load")(bench_partition_load)
 app.command("chaos")(bench_chaos)

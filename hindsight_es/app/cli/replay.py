@@ -161,7 +161,8 @@ def verify(
     bank: Annotated[Optional[str], typer.Option(help="Only this bank")] = None,
     as_json: Json = False,
 ) -> None:
-    """Rebuild into a scratch directory and compare per-bank content hashes with the live stores.
+    """Rebuild into a scratch directory and compare per-bank content hashes, then the rankings of a few
+    probe queries per bank, with the live stores.
 
     Exits 1 and names the first difference on a mismatch. Records the live stores have not projected
     yet are reported as lag, not as a difference.
@@ -172,9 +173,9 @@ def verify(
 
     async def work(hs: Hindsight) -> Verdict:
         if as_json:
-            return await verify_stores(settings, hs.log, bank=bank)
+            return await verify_stores(settings, hs.log, bank=bank, embedder=hs.embedder)
         with Bar("verify") as bar:
-            return await verify_stores(settings, hs.log, bank=bank, progress=bar)
+            return await verify_stores(settings, hs.log, bank=bank, progress=bar, embedder=hs.embedder)
 
     verdict = with_client(settings, work)
     if as_json:
@@ -186,6 +187,8 @@ def verify(
                     "behind": verdict.behind,
                     "damaged": verdict.damaged,
                     "checks": verdict.checks,
+                    "rankings": verdict.rankings,
+                    "rankings_skipped": verdict.rankings_skipped,
                 }
             )
         )

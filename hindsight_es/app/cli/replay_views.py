@@ -86,6 +86,11 @@ def show_verdict(verdict: Verdict) -> None:
             "ok" if c.ok else "[red]MISMATCH[/red]",
         )
     console.print(table)
+    same = sum(c.ok for c in verdict.rankings)
+    if verdict.rankings:
+        console.print(f"rankings of probe queries, live vs rebuilt: {same} of {len(verdict.rankings)} the same")
+    elif verdict.rankings_skipped:
+        console.print(f"rankings not compared: {verdict.rankings_skipped}")
     for key, why in sorted(verdict.damaged.items()):
         console.print(f"[red]damaged archive file[/red] {key}: {why}")
     lag = ", ".join(f"{name} {n:,}" for name, n in verdict.behind.items() if n)
