@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
+from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.builders import Builder, KeyValue
 from hindsight_es.extraction.filler import is_filler
@@ -87,6 +88,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("plan", px.PLAN, b.keyless, 0.5, 0.7),
     _rule("preference", px.ALWAYS, b.directive("always"), 0.6, 0.75),
 )
+# A category choice stated by its frame (``updates.choices``), after the rule table had its say.
+_CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
 
 # ---- sentences, questions, corrections --------------------------------------------------------
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)(?=\s)")
@@ -210,10 +213,41 @@ def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
     return [(rule, kv) for _, _, rule, kvs in sorted(found, key=lambda f: f[0]) for kv in kvs]
 
 
+def _attribute(key: str | None) -> str:
+    return (key or "").partition("/")[2].partition(":")[0]
+
+
+def _owned(body: str, kv: KeyValue) -> KeyValue | None:
+    """A category choice keyed on the speaker is a relative's when the relative says it ("我老公喝咖啡"),
+    and nobody's memory when someone else's."""
+    key, value = kv
+    if not key or not value or _attribute(key) not in lx.CATEGORIES or key.split("/")[0] not in ("user", "team"):
+        return kv
+    who = ux.relative_of(body, value)
+    if who is None:
+        return kv
+    return None if who == "other" else (f"{who}/{_attribute(key)}", value)
+
+
+def _absorbed(cands: list[Candidate]) -> list[Candidate]:
+    """A value given up for another of its category is the update's old side, not a memory of its own:
+    "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee."""
+    chosen = {
+        (c.key.split("/")[0], _attribute(c.key)) for c in cands if c.key and c.value and not c.value.startswith("not:")
+    }
+    out = []
+    for c in cands:
+        given_up = c.value.removeprefix("not:") if c.key and c.value and c.value.startswith("not:") else None
+        found = vx.category(given_up) if given_up and _attribute(c.key) in ("diet", "preference") else None
+        if found is None or (c.key.split("/")[0] if c.key else "", found[0]) not in chosen:
+            out.append(c)
+    return out
+
+
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/2"
+    id = "rules/3"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -228,17 +262,20 @@ class RuleExtractor:
                 if (cand.kind, cand.key, cand.value) not in seen:
                     seen.add((cand.kind, cand.key, cand.value))
                     out.append(cand)
-        return out
+        return _absorbed(out)
 
     def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool) -> Iterator[Candidate]:
         statement = _statement(sentence)
-        if statement is None:
+        if statement is None or ux.reported(statement):  # someone else's request is not the speaker's
             return
-        norm = _normalize(statement)
+        norm = ux.unquote(_normalize(statement))
         marker = _CORRECTION.match(norm)
         corrected = marker is not None
         body = norm[marker.end() :] if marker else norm
-        found = _matches(body, agreed_only)
+        found = [(rule, owned) for rule, kv in _matches(body, agreed_only) if (owned := _owned(body, kv))]
+        if not agreed_only:
+            taken = {_attribute(kv[0]) for _, kv in found} | {kv[1] or "" for _, kv in found}
+            found += [(_CHOICE, kv) for kv in ux.choices(body, taken)]
         entities = _entities(sentence, speaker) if found or corrected else ()
         said = _Said(sentence, speaker, entities, corrected)
         for rule, kv in found:
@@ -246,7 +283,8 @@ class RuleExtractor:
         if corrected and not found and not agreed_only and (bare := _BARE.match(_NOT_CLAUSE.sub("", body))):
             v = vx.clean(bare["v"])
             category = vx.category(v)
-            kv = vx.category_kv(category, body) if category else (None, v)
+            typed = vx.typed_attribute(v)
+            kv = vx.category_kv(category, body) if category else (f"user/{typed}" if typed else None, v)
             if not vx.vague(v):
                 yield said.candidate("correction", kv, 0.8, 0.9)
 

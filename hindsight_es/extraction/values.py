@@ -23,6 +23,7 @@ ALIAS_RE = re.compile(
 )
 # "Go" the language only when capitalized and not opening the sentence ("rewrite it in Go", "换成 Go").
 _GO = re.compile(r"(?<=[^\s.!?])\s*\bGo\b(?!\s+(?:ahead|back|home|out|for it|on)\b)|(?<=[\u4e00-\u9fff])\s*Go\b")
+GO_RE = _GO
 ZH_PLACES = frozenset(lx.ZH_PLACES)
 PLACE_RE = re.compile("|".join(sorted(lx.ZH_PLACES, key=len, reverse=True)))
 WE = re.compile(r"\b(?:we|our|ours|us)\b|我们|咱们|咱", re.I)
@@ -129,6 +130,20 @@ def category(text: str) -> tuple[str, str] | None:
     if m:
         return ALIASES[m.group(0).lower()][:2]
     return ("programming_language", "go") if text.strip() == "Go" or _GO.search(text) else None
+
+
+_PHONE = re.compile(r"\+?\d[\d -]{6,}\d")
+_EMAIL_VALUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+def typed_attribute(value: str) -> str | None:
+    """The attribute a bare corrected value can only be ("I meant 32", "不对，是138…"): an age, an email, a
+    phone number; None when its form does not say."""
+    if _EMAIL_VALUE.fullmatch(value):
+        return "email"
+    if _PHONE.fullmatch(value):
+        return "phone"
+    return "age" if value.isdigit() and 0 < int(value) < 120 else None
 
 
 def facet(value: str) -> str | None:
