@@ -62,7 +62,7 @@ def relation(attr: str) -> Builder:
         who = lx.RELATIONS.get(vx.clean(m["r"]))
         raw = vx.PLACE_CUT.sub("", m["v"]) if attr in ("location", "employer") else m["v"]
         v = vx.clean(raw)
-        return None if who is None or vx.vague(v) else (f"{who}/{attr}", v)
+        return None if who is None or (vx.vague(v) and not v.isdigit()) else (f"{who}/{attr}", v)
 
     return build
 
@@ -75,6 +75,13 @@ def relation_place(m: re.Match[str]) -> Built:
     """Where a relative lives, works or studies (the verb of the match says which)."""
     attr = "employer" if _WORKS.search(m[0]) else "school" if _STUDIES.search(m[0]) else "location"
     return relation(attr)(m)
+
+
+def relation_pet(m: re.Match[str]) -> Built:
+    """A relative's pet: "my mom has a cat named Luna" -> ``mother/pet:cat``."""
+    who, animal = lx.RELATIONS.get(vx.clean(m["r"])), lx.PETS.get(vx.clean(m["a"]))
+    v = vx.clean(m["v"])
+    return None if who is None or animal is None or vx.vague(v) else (f"{who}/pet:{animal}", v)
 
 
 def pet(m: re.Match[str]) -> Built:
@@ -95,12 +102,19 @@ def categorical(m: re.Match[str]) -> Built:
     return vx.category_kv(found, m) if found else None
 
 
+_ACTS_ON_ME = re.compile(r"[\u4e00-\u9fff]我|\b(?:me|us)\b", re.I)
+_USE_VERB = re.compile(r"(?:用|使用)$")
+
+
 def choice(m: re.Match[str]) -> Built:
     """A choice among alternatives: a lexicon category, a favorite's facet the value names ("更喜欢喝普洱"
     -> ``favorite:tea``), else a preference keyed by the head noun ("window seats" -> ``preference:seats``)."""
     raw = vx.CHOICE_CUT.sub("", m["v"])
     if found := vx.category(raw):
         return vx.category_kv(found, m)
+    if _ACTS_ON_ME.search(raw):  # "以后都用微信通知我": a way to act on the speaker is an instruction, not a taste
+        verb = _USE_VERB.search(m.string, 0, m.start("v"))
+        return f"user/instruction:{vx.slug((verb[0] if verb else '') + vx.clean(raw))}", "always"
     v = vx.object_of(raw)
     if vx.vague(v):
         return None

@@ -92,6 +92,14 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "beer": ("beer", ("beer", "啤酒")),
         "wine": ("wine", ("wine", "红酒", "葡萄酒")),
         "juice": ("juice", ("juice", "果汁")),
+        "espresso": ("espresso", ("espresso", "浓缩咖啡")),
+        "latte": ("latte", ("latte", "拿铁")),
+        "cappuccino": ("cappuccino", ("cappuccino", "卡布奇诺")),
+        "matcha": ("matcha", ("matcha", "抹茶")),
+        "soy milk": ("soy milk", ("soy milk", "soymilk", "豆浆")),
+        "milk": ("milk", ("milk", "牛奶")),
+        "hot chocolate": ("hot chocolate", ("hot chocolate", "热巧克力")),
+        "kombucha": ("kombucha", ("kombucha",)),
     },
 }
 

@@ -47,7 +47,7 @@ _REL_ZH = (
 )
 _PET_EN = r"cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|turtle|fish"
 _PET_ZH = r"小猫|猫咪|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|鸟"
-_EMAIL = r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+_EMAIL = r"(?P<v>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)"
 _TIME_EN = (
     r"(?:tomorrow|tonight|next\s+(?:week|month|year|weekend|time|summer|winter|spring|fall|monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday)|this\s+(?:weekend|week|month|year|summer|winter|evening"
@@ -69,7 +69,8 @@ _JOBS_EN = (
     r"|founder|freelancer|counselor|therapist|journalist|pharmacist|dentist|entrepreneur|dancer|singer|actor"
     r"|actress|pilot|police officer|firefighter|banker|farmer|baker|mechanic|electrician|plumber|carpenter|cashier"
     r"|waiter|waitress|barista|driver|coach|trainer|librarian|secretary|intern|cook|veterinarian|vet|surgeon"
-    r"|psychologist|social worker|painter|poet|editor|producer|director|officer|instructor|tutor"
+    r"|psychologist|social worker|painter|poet|editor|producer|director|officer|instructor|tutor|paramedic"
+    r"|midwife|nanny|realtor|translator|interpreter|recruiter|sales rep|salesperson|illustrator|animator|clerk"
 )
 _JOBS_ZH = (
     r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
@@ -87,9 +88,11 @@ ALLERGY = (
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
     rf"我{ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
+_DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher"
 DIET = (
-    rf"\bi\s+am\s+{ADV}(?:an?\s+)?"
-    r"(?P<v>vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher)\b",
+    rf"\bi\s+am\s+{ADV}(?:an?\s+)?(?P<v>{_DIETS})\b",
+    rf"\bi\s+(?:have\s+)?{ADV}(?:went|gone|became|become|turned|switched to being|am going)\s+(?:fully\s+)?"
+    rf"(?P<v>{_DIETS})\b",
 )
 DIET_ZH = (rf"我{ZADV}(?:吃素|是素食主义者|是素食者|是素食)",)
 DIET_OK = (rf"我{ZADV}(?:能吃|可以吃|敢吃|又能吃|又吃){VZ}",)
@@ -98,7 +101,11 @@ DIET_AVOID = (
     rf"我{ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
 )
 BUDGET = (
-    r"\bbudget\s+(?:is\s+|was\s+|of\s+|will be\s+|stays?\s+)?(?:now\s+|still\s+)?(?:(?:under|below|less than"
+    r"\b(?:cut|raised|increased|reduced|lowered|bumped|trimmed)\s+(?:the\s+|our\s+|my\s+)budget\s+(?:down\s+|up\s+)?to\s+"
+    r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
+    r"\bbudget\s+(?:(?:for|on)\s+(?:the\s+|our\s+|this\s+)?[a-z]+(?:\s+[a-z]+)?\s+)?(?:is\s+|was\s+|of\s+|will be\s+"
+    r"|stays?\s+|(?:has\s+been\s+|was\s+|got\s+)?(?:cut|raised|increased|reduced|lowered|bumped|trimmed|dropped|down|up)\s+"
+    r"|is\s+(?:now\s+)?(?:down|up)\s+)?(?:now\s+|still\s+)?(?:(?:to|under|below|less than"
     r"|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just|within)\s+)*"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
     r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到)?"
@@ -149,7 +156,7 @@ LOCATION = (
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
     rf"{ZI}(?:家)?{ZADV}(?:住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
     rf"{ZI}家{ZADV}在{VZ}",
-    rf"(?<=[，,])(?:现在|目前|一直)?(?:住在|居住在|定居在|生活在){VZ}",  # "我叫张伟，住在深圳"
+    rf"(?<=[，,])(?:现在|目前|一直|已经|后来|又)?(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
 )
 HOMETOWN = (
     rf"\bi\s+(?:am|come|came)\s+(?:originally\s+)?from\s+{V}",
@@ -167,6 +174,9 @@ EMPLOYMENT = (
     rf"(?:an?\s+)?{V}",
 )
 EMPLOYER = (
+    rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"
+    rf"|now work (?:at|for))\s+(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
 )
@@ -175,7 +185,7 @@ OCCUPATION = (
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"(?:我|{ZCL}){ZADV}(?:是|当了|成为了|成了)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"(?:我|{ZCL}){ZADV}(?:改行|转行)?(?:是|当了|成为了|成了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 AGE = (
     r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+now\b)",
@@ -188,7 +198,7 @@ ATTRIBUTE = (
 )
 EMAIL = (
     rf"\b(?:use|reach me at|contact me at|email me at|write to me at|send (?:it|them|everything|mail) to)\s+{_EMAIL}",
-    rf"(?:邮箱|邮件|email)[^，。！？；]{{0,8}}?(?:用|是|发到|发给|改成|换成)\s*{_EMAIL}",
+    rf"(?:邮箱|邮件|email)[^，。！？；]{{0,8}}?(?:用|是|发到|发给|改成|换成)了?\s*{_EMAIL}",
 )
 RELATIVE = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:lives|is living|is based|lived|has moved|moved)\s+(?:in|to)\s+{V}",
@@ -202,6 +212,17 @@ RELATIVE_JOB = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
+RELATIVE_AGE = (
+    r"\bmy\s+(?P<r>" + _REL_EN + r")\s+(?:is|just turned|turned)\s+(?:now\s+)?(?P<v>\d{1,3})"
+    r"(?=\s*(?:years?\s+old)?\s*(?:[,.!;]|$|now\b))",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
+)
+RELATIVE_PET = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:has|had|got|adopted|owns)\s+(?:a|an)\s+(?:new\s+|little\s+)?(?P<a>{_PET_EN})\s+"
+    r"(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
+    rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+)
 RELATIVE_NAME = (
     rf"\bmy\s+(?P<r>{_REL_EN})(?:'s name is|\s+is called|\s+is named)\s+{V}",
     rf"我的?(?P<r>{_REL_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
@@ -213,6 +234,9 @@ PET = (
     rf"{ZI}{ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
     rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
     rf"{ZI}的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"\brenamed\s+(?:the|our|my)\s+(?P<a>{_PET_EN})\b(?:\s+to\s+|[^.;!?]*?\b(?:called|named)\s+)(?P<v>[A-Za-z][\w'-]*)",
+    rf"(?:给|把)(?:我们的|我的)?(?P<a>{_PET_ZH})(?:的名字)?(?:改了名字|改了名|改名字|改名|换了名字|改成|改叫|改为)了?[，,]?(?:现在|以后)?(?:叫|改叫)?"
+    rf"(?P<v>[^，。！？；,!?;\s了]{{1,8}})",
 )
 USES = (
     rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|am on|rely on|work with|code in|write in|program in"
@@ -247,7 +271,7 @@ LIKE = (
     rf"\bi\s+{ADV}(?:like|love|enjoy|adore)\s+{V}",
     rf"\bi\s+(?:have\s+)?{ADV}(?:started|begun|begin|start|come|came|grown|grew)\s+to\s+(?:like|love|enjoy)\s+{V}",
     rf"\bi\s+am\s+{ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of|obsessed\s+with|passionate\s+about)\s+{V}",
-    rf"{ZI}{ZADV}(?:喜欢|热爱|喜爱|爱){VZ}",
+    rf"{ZI}{ZADV}(?:喜欢上了|喜欢上|爱上了|爱上|迷上了|迷上|喜欢|热爱|喜爱|爱){VZ}",
 )
 AGREED = (
     rf"\bwe\s+(?:have\s+)?{ADV}(?:decided|agreed)\s+(?:to\s+|on\s+|that\s+|upon\s+)?{V}",

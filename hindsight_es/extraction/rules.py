@@ -69,6 +69,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
     _rule("fact", px.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
     _rule("fact", px.RELATIVE, b.relation_place, 0.5, 0.8),
+    _rule("fact", px.RELATIVE_AGE, b.relation("age"), 0.5, 0.8),
+    _rule("fact", px.RELATIVE_PET, b.relation_pet, 0.5, 0.85),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),

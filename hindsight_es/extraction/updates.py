@@ -62,7 +62,10 @@ _OLD_AFTER_ZH = re.compile(r"^(?:换成|改成|换掉|不用|太)")
 # Who the clause is about: a relative named before the value, or someone else.
 _RELATIVE_EN = re.compile(rf"\bmy\s+(?P<r>{px._REL_EN})\b(?!\s*'s)", re.I)
 _RELATIVE_ZH = re.compile(rf"我的?(?P<r>{px._REL_ZH})")
-_OTHER_EN = re.compile(r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?P<name>[A-Z][a-z]+)(?:'s)?\s+(?=[a-z])")
+_OTHER_EN = re.compile(  # a pronoun, or a name as the subject of a verb in the third person ("Dana only drinks tea")
+    r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?P<name>[A-Z][a-z]+)(?:'s\s+\w+)?\s+(?:[a-z]+\s+)?"
+    r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears)\b"
+)
 _OTHER_ZH = re.compile(r"(?<!我)(?:他|她)(?!们的?[\u4e00-\u9fff]{0,2}(?:我|咱))")
 # Reported words: a quoted clause, a third party's request relayed to the assistant.
 _QUOTED = re.compile(r"\"[^\"]*\s[^\"]*\s[^\"]*\"|“[^”]{4,}”|「[^」]{4,}」|(?<!\w)'[^']*\s[^']*\s[^']*'(?!\w)")

@@ -34,7 +34,8 @@ _LEAD_ARTICLE = re.compile(r"^(?:(?:the|a|an|some)\s+)+", re.I)
 _TRAIL_FILLER = re.compile(
     r"(?:\s+(?:anymore|any more|now|too|as well|either|instead|please|again|these days|nowadays|for now"
     r"|from now on|a lot|very much|so much|lol|haha|though|tbh|honestly|really|mostly|full time|for me|to me"
-    r"|at the moment|right now|lately|recently|every day|every morning|at work|at home))+$",
+    r"|at the moment|right now|lately|recently|every day|every morning|at work|at home|more|better|the most|most"
+    r"|than ever|a bit|a little))+$",
     re.I,
 )
 _ZH_PARTICLES = re.compile(r"[了吧啊呀哦呢啦嘛的哈～~]+$")
@@ -133,7 +134,7 @@ def category(text: str) -> tuple[str, str] | None:
 
 
 _PHONE = re.compile(r"\+?\d[\d -]{6,}\d")
-_EMAIL_VALUE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_EMAIL_VALUE = re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+")
 
 
 def typed_attribute(value: str) -> str | None:

@@ -101,3 +101,29 @@ def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives()
     assert ("team/programming_language", "elixir") in active
     assert ("brother/programming_language", "java") in active
     assert ("team/programming_language", "ruby") not in active
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("My grandpa is 88.", "grandfather/age", "88"),
+        ("我女儿今年6岁。", "daughter/age", "6"),
+        ("My brother adopted a puppy called Bean.", "brother/pet:dog", "bean"),
+        ("我姐姐养了一只兔子叫豆豆。", "sister/pet:rabbit", "豆豆"),
+        ("We renamed our cat to Pixel.", "user/pet:cat", "pixel"),
+        ("我把狗的名字改成了可乐。", "user/pet:dog", "可乐"),
+        ("In January I joined Atlassian.", "user/employer", "atlassian"),
+        ("我上个月跳槽到了京东。", "user/employer", "京东"),
+        ("I've gone vegetarian.", "user/diet", "vegetarian"),
+        ("我转行当了程序员。", "user/occupation", "程序员"),
+        ("以后都用短信提醒我。", "user/instruction:用短信提醒我", "always"),
+        ("我的邮箱改成了wei@example.org。", "user/email", "wei@example.org"),
+    ],
+)
+def test_updates_of_other_attributes_keep_their_key(text, key, value):
+    assert (key, value) in keyed(text)
+
+
+def test_a_relatives_age_is_not_the_speakers():
+    assert keyed("My son is 12.") == [("son/age", "12")]
+    assert ("user/age", "12") not in keyed("My son is 12.")
