@@ -77,6 +77,18 @@ def relation_place(m: re.Match[str]) -> Built:
     return relation(attr)(m)
 
 
+def relation_in(m: re.Match[str]) -> Built:
+    """ "我哥哥还在成都": a relative's place, when 在 names a known place (not "在开会")."""
+    who, v = lx.RELATIONS.get(vx.clean(m["r"])), vx.clean(m["v"])
+    return (f"{who}/location", v) if who and v in vx.ZH_PLACES else None
+
+
+def relation_likes(m: re.Match[str]) -> Built:
+    who = lx.RELATIONS.get(vx.clean(m["r"]).lower())
+    found = [v for v in vx.objects(m["v"]) if not vx.vague(v)]
+    return [(f"{who}/preference:{vx.slug(v)}", v) for v in found] if who and found else None
+
+
 def relation_pet(m: re.Match[str]) -> Built:
     """A relative's pet: "my mom has a cat named Luna" -> ``mother/pet:cat``."""
     who, animal = lx.RELATIONS.get(vx.clean(m["r"])), lx.PETS.get(vx.clean(m["a"]))
@@ -196,6 +208,8 @@ def attribute(m: re.Match[str]) -> Built:
         if owner[1] in lx.PETS and owner[2] == "name":  # "my dog's name is Rex"
             v = vx.clean(m["v"])
             return None if vx.vague(v) else (f"user/pet:{lx.PETS[owner[1]]}", v)
+        if owner[1] not in lx.RELATIONS and owner[2] != "name":  # "my neighbour's cat is …" is not the user's
+            return None
         who = lx.RELATIONS.get(owner[1], "user")
         attr = lx.ATTRIBUTES.get(owner[2]) if who != "user" else f"{owner[1]}_{owner[2]}".replace(" ", "_")
     if attr is None:

@@ -40,10 +40,11 @@ _GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0
 _REL_EN = (
     r"sister|brother|mom|mother|mum|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter"
     r"|best friend|friend|boss|manager|colleague|coworker|roommate|grandma|grandmother|grandpa|grandfather|kid|child"
+    r"|neighbou?r"
 )
 _REL_ZH = (
     r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|男朋友|女朋友|朋友|老板|领导|同事|室友"
-    r"|奶奶|外婆|爷爷|外公|孩子"
+    r"|奶奶|外婆|爷爷|外公|孩子|邻居"
 )
 _PET_EN = r"cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|turtle|fish"
 _PET_ZH = r"小猫|猫咪|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|鸟"
@@ -79,14 +80,15 @@ _JOBS_ZH = (
 )
 
 REPLY_LANGUAGE = (
-    rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+)?"
+    rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+|me\s+)?"
     rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
     rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写|聊天|聊)",
+    rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
 )
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
-    rf"我{ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
+    rf"(?:我|{ZCL}(?:而是|是)?){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
 _DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher"
 DIET = (
@@ -141,7 +143,7 @@ FROM_NOW_ON_USE = (
     rf"\bfrom now on[\s,]*(?:please\s+)?(?:(?:i|we)\s+will\s+|let us\s+)?(?:always\s+)?(?:use|ship with|ship via"
     rf"|send (?:it |them |everything |packages |orders )?(?:with|via)|go with|switch to|stick with)\s+{V}",
     rf"(?:{ZI}{ZADV})?(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后)[，,\s]*{ZI}?{ZADV}"
-    rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为){VZ}",
+    rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
 )
 FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between may be anything, so the value must be a choice
     rf"(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后){_GAP}(?:用|使用|改用|换成|换用|选|选用|走|改成|改为){VZ}",
@@ -154,8 +156,9 @@ LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
     rf"|lived)|settled\s+down)\s+(?:in|at)\s+{V}",
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
-    rf"{ZI}(?:家)?{ZADV}(?:住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
+    rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}(?:住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
     rf"{ZI}家{ZADV}在{VZ}",
+    rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
     rf"(?<=[，,])(?:现在|目前|一直|已经|后来|又)?(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
 )
 HOMETOWN = (
@@ -168,6 +171,7 @@ NAME = (
     rf"\b(?:i\s+am\s+called|the\s+name\s+is)\s+{V}",
     r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
     r"叫我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
+    r"(?:大家|朋友们|朋友|别人|他们|家里人|同事们|同事)都?(?:叫我|喊我|管我叫)(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
 )
 EMPLOYMENT = (
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+(?P<e>{_BODY_EN}+?)\s+as\s+"
@@ -185,7 +189,7 @@ OCCUPATION = (
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"(?:我|{ZCL}){ZADV}(?:改行|转行)?(?:是|当了|成为了|成了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"(?:我|{ZCL}){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 AGE = (
     r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+now\b)",
@@ -207,6 +211,11 @@ RELATIVE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:住在|生活在|搬到了|搬到|定居在){VZ}",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
+)
+RELATIVE_IN = (rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{2,6}}?){_STOP_ZH}",)
+RELATIVE_LIKE = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:likes|loves|enjoys|adores|is\s+(?:really\s+)?into)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
 )
 RELATIVE_JOB = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
@@ -233,7 +242,7 @@ PET = (
     rf"\bmy\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
     rf"{ZI}{ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
     rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
-    rf"{ZI}的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"{ZI}(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
     rf"\brenamed\s+(?:the|our|my)\s+(?P<a>{_PET_EN})\b(?:\s+to\s+|[^.;!?]*?\b(?:called|named)\s+)(?P<v>[A-Za-z][\w'-]*)",
     rf"(?:给|把)(?:我们的|我的)?(?P<a>{_PET_ZH})(?:的名字)?(?:改了名字|改了名|改名字|改名|换了名字|改成|改叫|改为)了?[，,]?(?:现在|以后)?(?:叫|改叫)?"
     rf"(?P<v>[^，。！？；,!?;\s了]{{1,8}})",
@@ -265,7 +274,7 @@ DISLIKE = (
     rf"\bi\s+(?:have\s+)?{ADV}(?:quit|stopped|gave up|given up)\s+(?:drinking|eating|using|playing|watching)\s+{V}",
     rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+stand|can\s+not\s+stand)\s+{V}",
     rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
-    rf"{ZI}{ZADV}(?:不再喜欢|不喜欢|不再爱|不爱|讨厌|受不了){VZ}",
+    rf"{ZI}{ZADV}(?:不再喜欢|不(?:怎么|太|是很|再那么|那么|大)?喜欢|不再爱|不爱|讨厌|受不了){VZ}",
 )
 LIKE = (
     rf"\bi\s+{ADV}(?:like|love|enjoy|adore)\s+{V}",

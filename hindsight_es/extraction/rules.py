@@ -71,6 +71,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.RELATIVE, b.relation_place, 0.5, 0.8),
     _rule("fact", px.RELATIVE_AGE, b.relation("age"), 0.5, 0.8),
     _rule("fact", px.RELATIVE_PET, b.relation_pet, 0.5, 0.85),
+    _rule("fact", px.RELATIVE_IN, b.relation_in, 0.5, 0.75),
+    _rule("preference", px.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
@@ -231,16 +233,22 @@ def _owned(body: str, kv: KeyValue) -> KeyValue | None:
     return None if who == "other" else (f"{who}/{_attribute(key)}", value)
 
 
+_GIVEN_UP_AS = ("diet", "preference", "instruction")
+
+
 def _absorbed(cands: list[Candidate]) -> list[Candidate]:
     """A value given up for another of its category is the update's old side, not a memory of its own:
-    "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee."""
+    "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee; "以后改发京东物流，
+    别再用韵达了" is the carrier, not also an instruction never to use 韵达."""
     chosen = {
         (c.key.split("/")[0], _attribute(c.key)) for c in cands if c.key and c.value and not c.value.startswith("not:")
     }
     out = []
     for c in cands:
         given_up = c.value.removeprefix("not:") if c.key and c.value and c.value.startswith("not:") else None
-        found = vx.category(given_up) if given_up and _attribute(c.key) in ("diet", "preference") else None
+        if c.key and c.value == "never" and _attribute(c.key) == "instruction":
+            given_up = c.key.partition(":")[2]
+        found = vx.category(given_up) if given_up and _attribute(c.key) in _GIVEN_UP_AS else None
         if found is None or (c.key.split("/")[0] if c.key else "", found[0]) not in chosen:
             out.append(c)
     return out

@@ -28,20 +28,24 @@ _CLAUSE = re.compile(r"[,，;；:：—–]|\s+-\s+|\s+(?:and|but|so|while|where
 # A verb of use (or a measure of a drink) anywhere before the value in its clause.
 _USE_EN = re.compile(
     r"\b(?:use[sd]?|using|run[s]?|running|ran|host(?:s|ed|ing)?|deploy(?:s|ed|ing)?|build(?:s|ing)?|built"
-    r"|write|writes|writing|wrote|written|code|codes|coding|coded|develop(?:s|ed|ing)?|program(?:s|med|ming)?"
+    r"|(?:re-?)?(?:write|writes|writing|wrote|written|built|build)|code|codes|coding|coded|via|through|develop(?:s|ed|ing)?|program(?:s|med|ming)?"
     r"|ship(?:s|ped|ping)?|send(?:s|ing)?|drink(?:s|ing)?|(?:cups?|glass(?:es)?|mugs?|pots?|bottles?)\s+of"
     r"|rel(?:y|ies|ied)\s+on|switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went\s+with|go(?:ing)?\s+with"
     r"|chose|chosen|picked|settled\s+on|stick(?:ing)?\s+with|(?:am|are|is|was|were)\s+(?:\w+\s+)?on"
-    r"|work(?:s|ing)?\s+(?:with|in)|prefer(?:s|red)?|(?:has|have)\s+(?:been\s+)?on)\b"
-    r"|\b(?:keep|keeps|kept|stor(?:e|es|ed|ing)|put|puts)\b.*\b(?:in|on)\s+$",  # "keep the logs in ClickHouse"
+    r"|work(?:s|ing)?\s+(?:with|in)|(?:went|gone|going|go|came|come|got|get)\s+back\s+to|returned\s+to|prefer(?:s|red)?|(?:has|have)\s+(?:been\s+)?on)\b"
+    r"|\b(?:keep|keeps|kept|stor(?:e|es|ed|ing)|put|puts)\b.*\b(?:in|on)\s+$"  # "keep the logs in ClickHouse"
+    r"|\b(?:codebase|code|stack|backend|frontend|app|apps|service|services|api|site|website|project|laptop|computer"
+    r"|machine|desktop|pc|server|servers|phone|everything)\b.*\b(?:is|are|was|runs?|all)\b",  # "our codebase is X"
     re.I,
 )
 _USE_ZH = re.compile(
-    r"用|使用|采用|部署|跑在|托管|放在|迁到|迁移|换成|换到|改成|切换|转到|喝|寄|发货|写|开发|选|走|装"
+    r"(?:电脑|笔记本|系统|后端|前端|网站|项目|代码|服务|手机)[^，。！？；,!?;]{0,6}是|用|使用|采用|部署|跑在|托管|放在|迁到|迁移|换成|换到|改成|切换|转到|喝|寄|发货|写|开发|选|走|装"
 )
 # A frame after the value that makes it the choice.
 _AFTER_EN = re.compile(
-    r"^\s*(?:person|fan|user|shop|house|guy|girl|all the way|handles|does|takes care of|is what (?:i|we)"
+    r"^\s*(?:person|fan|user|shop|house|guy|girl|drinker|lover|addict|all the way|handles|does|takes care of"
+    r"|is what (?:i|we)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:\w+\s+)?(?:ide|editor|database|db|language|cloud|os"
+    r"|drink|carrier|courier|stack|tool|default|go-to)"
     r"|for (?:me|us|everything|all)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:go-to|default|main|daily))\b",
     re.I,
 )
@@ -141,9 +145,8 @@ def choices(text: str, skip: set[str]) -> list[tuple[str, str]]:
     ``skip``: categories and values the rule table already took from this sentence."""
     new: dict[str, set[tuple[str, str]]] = {}
     for at, said, category, canonical in mentions(text):
-        if (
-            category in skip or canonical in skip or (len(said) <= 3 and said.isascii() and said.islower())
-        ):  # "ups and downs"
+        short = len(said) <= 3 and said.isascii() and said.islower() and category not in lx.NOT_ENTITY_CATEGORIES
+        if category in skip or canonical in skip or short:  # "ups and downs"; a drink is a common noun
             continue
         before, after = _clause_of(text, at)
         after = after[len(said) :]

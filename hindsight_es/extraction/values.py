@@ -43,7 +43,8 @@ _ZH_TRAIL = re.compile(r"(?:了|吧|啊|呀|呢|啦|嘛|就行|就好|就可以)
 _OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用|玩|看|听)\s*)", re.I)
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 PLACE_CUT = re.compile(
-    r"\s+(?:with|for|since|last|next|this|ago|now|recently|currently|at the moment|in\s+\d{4}|these days"
+    r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
+    r"|currently|at the moment|in\s+\d{4}|these days"
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{_MONTHS}|the\s+\w+|spring|summer|fall|autumn|winter)"
     r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$|(?:工作|上班|生活|读书|已经|快|有|好多年|很多年).*$",
     re.I,

@@ -127,3 +127,34 @@ def test_updates_of_other_attributes_keep_their_key(text, key, value):
 def test_a_relatives_age_is_not_the_speakers():
     assert keyed("My son is 12.") == [("son/age", "12")]
     assert ("user/age", "12") not in keyed("My son is 12.")
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("Our frontend is all TypeScript.", "team/programming_language", "typescript"),
+        ("I'm a huge coffee drinker.", "user/drink", "coffee"),
+        ("I went back to Vim after a year.", "user/editor", "vim"),
+        ("Orders go out via DHL.", "user/shipping_carrier", "dhl"),
+        ("My roommate loves sushi.", "roommate/preference:sushi", "sushi"),
+        ("我女朋友特别喜欢跳舞。", "girlfriend/preference:跳舞", "跳舞"),
+        ("我爸爸还在西安。", "father/location", "西安"),
+        ("我们一家在杭州定居。", "user/location", "杭州"),
+        ("朋友们都叫我阿杰。", "user/name", "阿杰"),
+        ("我在一所中学当老师。", "user/occupation", "老师"),
+        ("跟我聊天请用日语。", "user/reply_language", "japanese"),
+        ("我家的猫叫花花。", "user/pet:cat", "花花"),
+        ("我不太喜欢爬山。", "user/preference:爬山", "not:爬山"),
+    ],
+)
+def test_more_frames_of_a_statement(text, key, value):
+    assert (key, value) in keyed(text)
+
+
+def test_an_instruction_never_to_use_the_value_given_up_is_the_update_itself():
+    assert keyed("以后改寄顺丰，别再用中通了。") == [("user/shipping_carrier", "顺丰")]
+
+
+@pytest.mark.parametrize("text", ["我哥哥还在开会。", "My neighbour's dog is called Rex."])
+def test_no_memory_of_the_speaker_from_a_place_that_is_not_one_or_a_strangers_pet(text):
+    assert [kv for kv in keyed(text) if kv[0] and kv[0].startswith("user/")] == []

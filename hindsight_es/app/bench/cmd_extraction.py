@@ -15,6 +15,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled.jsonl",
     "extraction_labelled_after.jsonl",
     "extraction_labelled_third.jsonl",
+    "extraction_labelled_fourth.jsonl",
 )
 
 
