@@ -16,6 +16,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_after.jsonl",
     "extraction_labelled_third.jsonl",
     "extraction_labelled_fourth.jsonl",
+    "extraction_labelled_fifth.jsonl",
 )
 
 
