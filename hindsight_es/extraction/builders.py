@@ -26,7 +26,7 @@ def _group(m: re.Match[str], name: str) -> str | None:
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
 def place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
-        if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice, not an address
+        if attr != "employer" and (found := vx.category(m["v"])):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
         v = vx.clean(vx.PLACE_CUT.sub("", m["v"]))
         if attr == "employer" and v in vx.ZH_PLACES:  # "我在上海工作" names a city, not a company

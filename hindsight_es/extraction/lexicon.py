@@ -213,7 +213,10 @@ RELATIONS: dict[str, str] = {
     "friend": "friend", "best friend": "friend", "boss": "boss", "manager": "boss", "colleague": "colleague",
     "coworker": "colleague", "roommate": "roommate", "grandma": "grandmother", "grandmother": "grandmother",
     "grandpa": "grandfather", "grandfather": "grandfather", "kid": "child", "child": "child",
-    "neighbour": "neighbor", "neighbor": "neighbor", "邻居": "neighbor",
+    "cousin": "cousin", "aunt": "aunt",
+    "uncle": "uncle", "niece": "niece", "nephew": "nephew", "表哥": "cousin", "表姐": "cousin", "表弟": "cousin",
+    "表妹": "cousin", "堂哥": "cousin", "堂姐": "cousin", "堂弟": "cousin", "堂妹": "cousin", "叔叔": "uncle",
+    "舅舅": "uncle", "阿姨": "aunt", "姑姑": "aunt",
     "妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
     "爸爸": "father", "父亲": "father", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband",
     "儿子": "son", "女儿": "daughter", "男朋友": "boyfriend", "女朋友": "girlfriend", "朋友": "friend",
@@ -226,7 +229,9 @@ RELATION_NAMES: dict[str, tuple[str, str]] = {
     "partner": ("partner", "伴侣"), "boyfriend": ("boyfriend", "男朋友"), "girlfriend": ("girlfriend", "女朋友"),
     "son": ("son", "儿子"), "daughter": ("daughter", "女儿"), "friend": ("friend", "朋友"), "boss": ("boss", "老板"),
     "colleague": ("colleague", "同事"), "roommate": ("roommate", "室友"), "grandmother": ("grandmother", "奶奶"),
-    "grandfather": ("grandfather", "爷爷"), "child": ("child", "孩子"), "neighbor": ("neighbour", "邻居"),
+    "grandfather": ("grandfather", "爷爷"), "child": ("child", "孩子"),
+    "cousin": ("cousin", "表亲"), "aunt": ("aunt", "阿姨"), "uncle": ("uncle", "叔叔"), "niece": ("niece", "侄女"),
+    "nephew": ("nephew", "侄子"),
 }
 
 # Pets ("we adopted a cat named Miso", "我的狗叫旺财"): word -> animal of the key "user/pet:<animal>".

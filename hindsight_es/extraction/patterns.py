@@ -40,11 +40,11 @@ _GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0
 _REL_EN = (
     r"sister|brother|mom|mother|mum|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter"
     r"|best friend|friend|boss|manager|colleague|coworker|roommate|grandma|grandmother|grandpa|grandfather|kid|child"
-    r"|neighbou?r"
+    r"|cousin|aunt|uncle|niece|nephew"
 )
 _REL_ZH = (
     r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|男朋友|女朋友|朋友|老板|领导|同事|室友"
-    r"|奶奶|外婆|爷爷|外公|孩子|邻居"
+    r"|奶奶|外婆|爷爷|外公|孩子|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|叔叔|阿姨|舅舅|姑姑"
 )
 _PET_EN = r"cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|turtle|fish"
 _PET_ZH = r"小猫|猫咪|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|鸟"
@@ -83,6 +83,7 @@ REPLY_LANGUAGE = (
     rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+|me\s+)?"
     rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
     rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写|聊天|聊)",
+    rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:to|into)\s+(?P<v>{_LANG_EN})\b",
     rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
 )
 ALLERGY = (
@@ -110,7 +111,7 @@ BUDGET = (
     r"|is\s+(?:now\s+)?(?:down|up)\s+)?(?:now\s+|still\s+)?(?:(?:to|under|below|less than"
     r"|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just|within)\s+)*"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
-    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到)?"
+    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到|追加到|增加到|涨到|提到|减到|砍到|压到)?"
     r"(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
     r"\s*(?P<v>\d[\d,.]*\s*(?:万|千|百|k)?\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
 )
@@ -156,7 +157,8 @@ LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
     rf"|lived)|settled\s+down)\s+(?:in|at)\s+{V}",
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
-    rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}(?:住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
+    rf"\b(?:i|we)\s+(?:am|are|have|got)\s+{ADV}(?:settled|based|living)\s+(?:down\s+)?in\s+{V}",
+    rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}(?:现居住在|现居于|现居|常住在|常住|搬回了|搬回到|搬回|住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
     rf"{ZI}家{ZADV}在{VZ}",
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
     rf"(?<=[，,])(?:现在|目前|一直|已经|后来|又)?(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
@@ -171,6 +173,7 @@ NAME = (
     rf"\b(?:i\s+am\s+called|the\s+name\s+is)\s+{V}",
     r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
     r"叫我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
+    r"(?:你可以|可以|请|你就)叫我(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
     r"(?:大家|朋友们|朋友|别人|他们|家里人|同事们|同事)都?(?:叫我|喊我|管我叫)(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
 )
 EMPLOYMENT = (
@@ -180,6 +183,10 @@ EMPLOYMENT = (
 EMPLOYER = (
     rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"
     rf"|now work (?:at|for))\s+(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:换到了|换到|调到了|调到|去了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
+    r"(?:工作|上班)",
+    rf"\bi\s+(?:have\s+)?{ADV}been\s+(?:at|with)\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
+    r"\bfirst\s+day\s+at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
     rf"(?:{ZI}|{ZCL}){ZADV}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
@@ -189,7 +196,7 @@ OCCUPATION = (
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"(?:我|{ZCL}){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"(?:我|{ZCL}){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 AGE = (
     r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+now\b)",
@@ -227,6 +234,8 @@ RELATIVE_AGE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
 )
 RELATIVE_PET = (
+    rf"\bmy\s+(?P<r>{_REL_EN})'s\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"我的?(?P<r>{_REL_ZH})(?:家)?的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:has|had|got|adopted|owns)\s+(?:a|an)\s+(?:new\s+|little\s+)?(?P<a>{_PET_EN})\s+"
     r"(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
@@ -272,7 +281,7 @@ DISLIKE = (
     rf"\bi\s+{ADV}(?:do\s+not|no\s+longer|never|did\s+not)\s+(?:really\s+|much\s+)?"
     rf"(?:like|love|enjoy|care\s+for)\s+{V}",
     rf"\bi\s+(?:have\s+)?{ADV}(?:quit|stopped|gave up|given up)\s+(?:drinking|eating|using|playing|watching)\s+{V}",
-    rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+stand|can\s+not\s+stand)\s+{V}",
+    rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+(?:stand|handle|bear)|can\s+not\s+(?:stand|handle|bear))\s+{V}",
     rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
     rf"{ZI}{ZADV}(?:不再喜欢|不(?:怎么|太|是很|再那么|那么|大)?喜欢|不再爱|不爱|讨厌|受不了){VZ}",
 )

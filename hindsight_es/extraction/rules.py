@@ -112,6 +112,15 @@ _CORRECTION = re.compile(
     r"[\s,，:：;；.。!！—–-]*)+",
     re.I,
 )
+# A time still to come: a fact or a choice said with it is not yet the case ("下个月我就26岁了", "we're
+# moving off AWS to Google Cloud next quarter": a plan, which the plan rules take).
+_FUTURE = re.compile(
+    r"\b(?:next\s+(?:week|month|year|quarter|sprint|summer|winter|spring|fall|autumn)|tomorrow"
+    r"|in\s+(?:a|two|three|a few|\d+)\s+(?:weeks?|months?|years?))\b"
+    r"|下个?月|下周|下个?星期|下个?季度|下个?迭代|明年|明天|后天|过几天|快要|就要",
+    re.I,
+)
+_NOT_YET = frozenset({"age", "location", "employer", "occupation", "hometown"})
 _NOT_CLAUSE = re.compile(r"^(?:not|不是)\s*[^,，;；]{1,40}[,，;；]\s*", re.I)  # "no, not Hamburg, it's Bremen"
 _BARE = re.compile(
     r"^(?:it is|it was|that is|i meant|i mean|i said|should be|应该是|其实是|我是说|我的意思是|我说的是|是)\s*"
@@ -249,6 +258,8 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
         if c.key and c.value == "never" and _attribute(c.key) == "instruction":
             given_up = c.key.partition(":")[2]
         found = vx.category(given_up) if given_up and _attribute(c.key) in _GIVEN_UP_AS else None
+        if found is None and given_up and vx.reply_language(given_up):  # "以后别用粤语了，用普通话回答我"
+            found = ("reply_language", "")
         if found is None or (c.key.split("/")[0] if c.key else "", found[0]) not in chosen:
             out.append(c)
     return out
@@ -283,7 +294,10 @@ class RuleExtractor:
         corrected = marker is not None
         body = norm[marker.end() :] if marker else norm
         found = [(rule, owned) for rule, kv in _matches(body, agreed_only) if (owned := _owned(body, kv))]
-        if not agreed_only:
+        future = _FUTURE.search(body) is not None
+        if future:
+            found = [(rule, kv) for rule, kv in found if rule.kind != "fact" or _attribute(kv[0]) not in _NOT_YET]
+        if not agreed_only and not future:
             taken = {_attribute(kv[0]) for _, kv in found} | {kv[1] or "" for _, kv in found}
             found += [(_CHOICE, kv) for kv in ux.choices(body, taken)]
         entities = _entities(sentence, speaker) if found or corrected else ()

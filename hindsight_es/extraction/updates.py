@@ -30,30 +30,37 @@ _USE_EN = re.compile(
     r"\b(?:use[sd]?|using|run[s]?|running|ran|host(?:s|ed|ing)?|deploy(?:s|ed|ing)?|build(?:s|ing)?|built"
     r"|(?:re-?)?(?:write|writes|writing|wrote|written|built|build)|code|codes|coding|coded|via|through|develop(?:s|ed|ing)?|program(?:s|med|ming)?"
     r"|ship(?:s|ped|ping)?|send(?:s|ing)?|drink(?:s|ing)?|(?:cups?|glass(?:es)?|mugs?|pots?|bottles?)\s+of"
-    r"|rel(?:y|ies|ied)\s+on|switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went\s+with|go(?:ing)?\s+with"
+    r"|port(?:s|ed|ing)?|rel(?:y|ies|ied)\s+on|switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went\s+with|go(?:ing)?\s+with"
     r"|chose|chosen|picked|settled\s+on|stick(?:ing)?\s+with|(?:am|are|is|was|were)\s+(?:\w+\s+)?on"
     r"|work(?:s|ing)?\s+(?:with|in)|(?:went|gone|going|go|came|come|got|get)\s+back\s+to|returned\s+to|prefer(?:s|red)?|(?:has|have)\s+(?:been\s+)?on)\b"
     r"|\b(?:keep|keeps|kept|stor(?:e|es|ed|ing)|put|puts)\b.*\b(?:in|on)\s+$"  # "keep the logs in ClickHouse"
     r"|\b(?:codebase|code|stack|backend|frontend|app|apps|service|services|api|site|website|project|laptop|computer"
-    r"|machine|desktop|pc|server|servers|phone|everything)\b.*\b(?:is|are|was|runs?|all)\b",  # "our codebase is X"
+    r"|machine|desktop|pc|server|servers|phone|everything|infrastructure|infra|data)\b.*\b(?:is|are|was|runs?|all|lives?"
+    r"|sits?)\b"  # "our codebase is X"
+    r"|\bit\s+is\s+(?:just|all|only|mostly|now)?\s*(?:\w+\s+)?$"  # "it is just black X now"
+    r"|\b(?:standardi[sz]ed|swears?|swore)\s+(?:on|by)\b",
     re.I,
 )
 _USE_ZH = re.compile(
-    r"(?:电脑|笔记本|系统|后端|前端|网站|项目|代码|服务|手机)[^，。！？；,!?;]{0,6}是|用|使用|采用|部署|跑在|托管|放在|迁到|迁移|换成|换到|改成|切换|转到|喝|寄|发货|写|开发|选|走|装"
+    r"(?:电脑|笔记本|系统|后端|前端|网站|项目|代码|服务|手机)[^，。！？；,!?;]{0,6}是"
+    r"|用|使用|采用|部署|跑在|托管|放在|迁到|迁移|换成|换到|改成|切换|转到|喝|寄|发货|写|开发|选|走|装"
 )
 # A frame after the value that makes it the choice.
 _AFTER_EN = re.compile(
     r"^\s*(?:person|fan|user|shop|house|guy|girl|drinker|lover|addict|all the way|handles|does|takes care of"
-    r"|is what (?:i|we)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:\w+\s+)?(?:ide|editor|database|db|language|cloud|os"
+    r"|it is|is what (?:i|we)|(?:is|are|was|has been|have been)\s+(?:now\s+)?(?:my|our)\s+(?:\w+\s+)?"
+    r"(?:ide|editor|database|db|language|cloud|os"
     r"|drink|carrier|courier|stack|tool|default|go-to)"
     r"|for (?:me|us|everything|all)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:go-to|default|main|daily))\b",
     re.I,
 )
+_HAVE = re.compile(r"\b(?:have|has|having|had|order|orders|ordered|grab|get)\b", re.I)
 _AFTER_ZH = re.compile(r"^(?:写|开发|发货|寄|部署|托管)")
 # An update cue that makes the value the one given up (its scope: the few words before the value).
 _OLD_BEFORE_EN = re.compile(
     r"\b(?:off|from|instead\s+of|rather\s+than|over|replac(?:e|ed|ing)|away\s+from|not|never|no\s+longer(?:\s+\w+)?"
-    r"|stop(?:ped)?\s+\w+|quit(?:ting)?|gave\s+up|given\s+up|giving\s+up|drop(?:ped)?|ditch(?:ed)?|left"
+    r"|stop(?:ped)?\s+\w+|quit(?:ting)?|gave\s+up|given\s+up|giving\s+up|drop(?:ped)?|ditch(?:ed)?|left|cut\s+out"
+    r"|cut\s+back\s+on|scratch|done\s+with|finished\s+with|got\s+rid\s+of"
     r"|used\s+to\s+\w+|out\s+of)\s+(?:\S+\s+){0,2}$",
     re.I,
 )
@@ -113,8 +120,13 @@ def owner(before: str) -> str | None:
     return None if _OTHER_ZH.search(before) else "user"
 
 
+_NEW_SIDE = re.compile(r"\b(?:to|into|onto)\s+$|(?:换成|改成|改用|换用|迁到|转到)了?$", re.I)
+
+
 def is_old(before: str, after: str) -> bool:
-    """The value is the one given up: an update cue governs it."""
+    """The value is the one given up: an update cue governs it ("from Python to Go": Go is the new side)."""
+    if _NEW_SIDE.search(before):
+        return False
     return bool(
         _OLD_BEFORE_EN.search(before)
         or _OLD_AFTER_EN.match(after)
@@ -126,9 +138,9 @@ def is_old(before: str, after: str) -> bool:
 def _framed(before: str, after: str, category: str) -> bool:
     nouns = {name for name, attr in lx.ATTRIBUTES.items() if attr == category}
     noun = any(re.search(rf"\b{re.escape(n)}\b" if n.isascii() else re.escape(n), before, re.I) for n in nouns)
-    return bool(
-        noun or _USE_EN.search(before) or _USE_ZH.search(before) or _AFTER_EN.match(after) or _AFTER_ZH.match(after)
-    )
+    drunk = category == "drink" and _HAVE.search(before)  # "every afternoon I have a latte"
+    used = _USE_EN.search(before) or _USE_ZH.search(before)
+    return bool(noun or drunk or used or _AFTER_EN.match(after) or _AFTER_ZH.match(after))
 
 
 def mentions(text: str) -> Iterator[tuple[int, str, str, str]]:

@@ -35,12 +35,14 @@ _TRAIL_FILLER = re.compile(
     r"(?:\s+(?:anymore|any more|now|too|as well|either|instead|please|again|these days|nowadays|for now"
     r"|from now on|a lot|very much|so much|lol|haha|though|tbh|honestly|really|mostly|full time|for me|to me"
     r"|at the moment|right now|lately|recently|every day|every morning|at work|at home|more|better|the most|most"
-    r"|than ever|a bit|a little))+$",
+    r"|than ever|a bit|a little|after all|anyway|anyways|at all|for good|any longer))+$",
     re.I,
 )
 _ZH_PARTICLES = re.compile(r"[了吧啊呀哦呢啦嘛的哈～~]+$")
 _ZH_TRAIL = re.compile(r"(?:了|吧|啊|呀|呢|啦|嘛|就行|就好|就可以)+$")
-_OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用|玩|看|听)\s*)", re.I)
+# Eating and drinking name their object ("喝奶茶" is about milk tea); other activities are the verb and its
+# object ("看书" is reading, not books).
+_OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用)\s*)", re.I)
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 PLACE_CUT = re.compile(
     r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
@@ -146,6 +148,21 @@ def typed_attribute(value: str) -> str | None:
     if _PHONE.fullmatch(value):
         return "phone"
     return "age" if value.isdigit() and 0 < int(value) < 120 else None
+
+
+_LANGUAGE_RE = re.compile(
+    "|".join(
+        rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
+        for w in sorted(lx.REPLY_LANGUAGES, key=len, reverse=True)
+    ),
+    re.I,
+)
+
+
+def reply_language(text: str) -> str | None:
+    """The reply language a text names ("用粤语" -> cantonese), if any."""
+    m = _LANGUAGE_RE.search(text)
+    return lx.REPLY_LANGUAGES[m[0].lower()] if m else None
 
 
 def facet(value: str) -> str | None:

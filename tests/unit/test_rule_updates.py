@@ -158,3 +158,29 @@ def test_an_instruction_never_to_use_the_value_given_up_is_the_update_itself():
 @pytest.mark.parametrize("text", ["我哥哥还在开会。", "My neighbour's dog is called Rex."])
 def test_no_memory_of_the_speaker_from_a_place_that_is_not_one_or_a_strangers_pet(text):
     assert [kv for kv in keyed(text) if kv[0] and kv[0].startswith("user/")] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("We ported the service from Ruby to Go.", "team/programming_language", "go"),
+        ("Most mornings I grab an espresso.", "user/drink", "espresso"),
+        ("My aunt's dog is named Pepper.", "aunt/pet:dog", "pepper"),
+        ("我表姐的猫叫雪球。", "cousin/pet:cat", "雪球"),
+        ("Emacs has been my editor since college.", "user/editor", "emacs"),
+        ("我转行做了摄影师。", "user/occupation", "摄影师"),
+    ],
+)
+def test_new_side_of_an_update_possessive_relatives_and_past_frames(text, key, value):
+    assert (key, value) in keyed(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["明年我就40岁了。", "We're moving off Azure to AWS next quarter.", "Next month I'll be 30."]
+)
+def test_a_fact_or_choice_still_to_come_is_not_the_current_one(text):
+    assert [kv for kv in keyed(text) if kv[0] in ("user/age", "team/cloud_provider")] == []
+
+
+def test_a_reply_language_given_up_for_another_is_no_instruction_of_its_own():
+    assert keyed("以后别用英文了，用中文回答我。") == [("user/reply_language", "chinese")]
