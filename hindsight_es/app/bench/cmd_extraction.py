@@ -17,6 +17,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_third.jsonl",
     "extraction_labelled_fourth.jsonl",
     "extraction_labelled_fifth.jsonl",
+    "extraction_labelled_sixth.jsonl",
 )
 
 
