@@ -26,7 +26,7 @@ def _group(m: re.Match[str], name: str) -> str | None:
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
 def place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
-        if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice, not an address
+        if attr != "employer" and (found := vx.category(m["v"])):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
         v = vx.clean(vx.PLACE_CUT.sub("", m["v"]))
         if attr == "employer" and v in vx.ZH_PLACES:  # "我在上海工作" names a city, not a company
@@ -62,7 +62,7 @@ def relation(attr: str) -> Builder:
         who = lx.RELATIONS.get(vx.clean(m["r"]))
         raw = vx.PLACE_CUT.sub("", m["v"]) if attr in ("location", "employer") else m["v"]
         v = vx.clean(raw)
-        return None if who is None or vx.vague(v) else (f"{who}/{attr}", v)
+        return None if who is None or (vx.vague(v) and not v.isdigit()) else (f"{who}/{attr}", v)
 
     return build
 
@@ -75,6 +75,25 @@ def relation_place(m: re.Match[str]) -> Built:
     """Where a relative lives, works or studies (the verb of the match says which)."""
     attr = "employer" if _WORKS.search(m[0]) else "school" if _STUDIES.search(m[0]) else "location"
     return relation(attr)(m)
+
+
+def relation_in(m: re.Match[str]) -> Built:
+    """ "我哥哥还在成都": a relative's place, when 在 names a known place (not "在开会")."""
+    who, v = lx.RELATIONS.get(vx.clean(m["r"])), vx.clean(m["v"])
+    return (f"{who}/location", v) if who and v in vx.ZH_PLACES else None
+
+
+def relation_likes(m: re.Match[str]) -> Built:
+    who = lx.RELATIONS.get(vx.clean(m["r"]).lower())
+    found = [v for v in vx.objects(m["v"]) if not vx.vague(v)]
+    return [(f"{who}/preference:{vx.slug(v)}", v) for v in found] if who and found else None
+
+
+def relation_pet(m: re.Match[str]) -> Built:
+    """A relative's pet: "my mom has a cat named Luna" -> ``mother/pet:cat``."""
+    who, animal = lx.RELATIONS.get(vx.clean(m["r"])), lx.PETS.get(vx.clean(m["a"]))
+    v = vx.clean(m["v"])
+    return None if who is None or animal is None or vx.vague(v) else (f"{who}/pet:{animal}", v)
 
 
 def pet(m: re.Match[str]) -> Built:
@@ -95,12 +114,19 @@ def categorical(m: re.Match[str]) -> Built:
     return vx.category_kv(found, m) if found else None
 
 
+_ACTS_ON_ME = re.compile(r"[\u4e00-\u9fff]我|\b(?:me|us)\b", re.I)
+_USE_VERB = re.compile(r"(?:用|使用)$")
+
+
 def choice(m: re.Match[str]) -> Built:
     """A choice among alternatives: a lexicon category, a favorite's facet the value names ("更喜欢喝普洱"
     -> ``favorite:tea``), else a preference keyed by the head noun ("window seats" -> ``preference:seats``)."""
     raw = vx.CHOICE_CUT.sub("", m["v"])
     if found := vx.category(raw):
         return vx.category_kv(found, m)
+    if _ACTS_ON_ME.search(raw):  # "以后都用微信通知我": a way to act on the speaker is an instruction, not a taste
+        verb = _USE_VERB.search(m.string, 0, m.start("v"))
+        return f"user/instruction:{vx.slug((verb[0] if verb else '') + vx.clean(raw))}", "always"
     v = vx.object_of(raw)
     if vx.vague(v):
         return None
@@ -182,6 +208,8 @@ def attribute(m: re.Match[str]) -> Built:
         if owner[1] in lx.PETS and owner[2] == "name":  # "my dog's name is Rex"
             v = vx.clean(m["v"])
             return None if vx.vague(v) else (f"user/pet:{lx.PETS[owner[1]]}", v)
+        if owner[1] not in lx.RELATIONS and owner[2] != "name":  # "my neighbour's cat is …" is not the user's
+            return None
         who = lx.RELATIONS.get(owner[1], "user")
         attr = lx.ATTRIBUTES.get(owner[2]) if who != "user" else f"{owner[1]}_{owner[2]}".replace(" ", "_")
     if attr is None:

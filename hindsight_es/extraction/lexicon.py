@@ -92,6 +92,14 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "beer": ("beer", ("beer", "啤酒")),
         "wine": ("wine", ("wine", "红酒", "葡萄酒")),
         "juice": ("juice", ("juice", "果汁")),
+        "espresso": ("espresso", ("espresso", "浓缩咖啡")),
+        "latte": ("latte", ("latte", "拿铁")),
+        "cappuccino": ("cappuccino", ("cappuccino", "卡布奇诺")),
+        "matcha": ("matcha", ("matcha", "抹茶")),
+        "soy milk": ("soy milk", ("soy milk", "soymilk", "豆浆")),
+        "milk": ("milk", ("milk", "牛奶")),
+        "hot chocolate": ("hot chocolate", ("hot chocolate", "热巧克力")),
+        "kombucha": ("kombucha", ("kombucha",)),
     },
 }
 
@@ -205,6 +213,10 @@ RELATIONS: dict[str, str] = {
     "friend": "friend", "best friend": "friend", "boss": "boss", "manager": "boss", "colleague": "colleague",
     "coworker": "colleague", "roommate": "roommate", "grandma": "grandmother", "grandmother": "grandmother",
     "grandpa": "grandfather", "grandfather": "grandfather", "kid": "child", "child": "child",
+    "cousin": "cousin", "aunt": "aunt",
+    "uncle": "uncle", "niece": "niece", "nephew": "nephew", "表哥": "cousin", "表姐": "cousin", "表弟": "cousin",
+    "表妹": "cousin", "堂哥": "cousin", "堂姐": "cousin", "堂弟": "cousin", "堂妹": "cousin", "叔叔": "uncle",
+    "舅舅": "uncle", "阿姨": "aunt", "姑姑": "aunt",
     "妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
     "爸爸": "father", "父亲": "father", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband",
     "儿子": "son", "女儿": "daughter", "男朋友": "boyfriend", "女朋友": "girlfriend", "朋友": "friend",
@@ -218,6 +230,8 @@ RELATION_NAMES: dict[str, tuple[str, str]] = {
     "son": ("son", "儿子"), "daughter": ("daughter", "女儿"), "friend": ("friend", "朋友"), "boss": ("boss", "老板"),
     "colleague": ("colleague", "同事"), "roommate": ("roommate", "室友"), "grandmother": ("grandmother", "奶奶"),
     "grandfather": ("grandfather", "爷爷"), "child": ("child", "孩子"),
+    "cousin": ("cousin", "表亲"), "aunt": ("aunt", "阿姨"), "uncle": ("uncle", "叔叔"), "niece": ("niece", "侄女"),
+    "nephew": ("nephew", "侄子"),
 }
 
 # Pets ("we adopted a cat named Miso", "我的狗叫旺财"): word -> animal of the key "user/pet:<animal>".

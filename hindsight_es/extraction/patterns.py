@@ -40,14 +40,15 @@ _GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0
 _REL_EN = (
     r"sister|brother|mom|mother|mum|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter"
     r"|best friend|friend|boss|manager|colleague|coworker|roommate|grandma|grandmother|grandpa|grandfather|kid|child"
+    r"|cousin|aunt|uncle|niece|nephew"
 )
 _REL_ZH = (
     r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|男朋友|女朋友|朋友|老板|领导|同事|室友"
-    r"|奶奶|外婆|爷爷|外公|孩子"
+    r"|奶奶|外婆|爷爷|外公|孩子|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|叔叔|阿姨|舅舅|姑姑"
 )
 _PET_EN = r"cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|turtle|fish"
 _PET_ZH = r"小猫|猫咪|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|鸟"
-_EMAIL = r"(?P<v>[\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+_EMAIL = r"(?P<v>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)"
 _TIME_EN = (
     r"(?:tomorrow|tonight|next\s+(?:week|month|year|weekend|time|summer|winter|spring|fall|monday|tuesday"
     r"|wednesday|thursday|friday|saturday|sunday)|this\s+(?:weekend|week|month|year|summer|winter|evening"
@@ -69,7 +70,8 @@ _JOBS_EN = (
     r"|founder|freelancer|counselor|therapist|journalist|pharmacist|dentist|entrepreneur|dancer|singer|actor"
     r"|actress|pilot|police officer|firefighter|banker|farmer|baker|mechanic|electrician|plumber|carpenter|cashier"
     r"|waiter|waitress|barista|driver|coach|trainer|librarian|secretary|intern|cook|veterinarian|vet|surgeon"
-    r"|psychologist|social worker|painter|poet|editor|producer|director|officer|instructor|tutor"
+    r"|psychologist|social worker|painter|poet|editor|producer|director|officer|instructor|tutor|paramedic"
+    r"|midwife|nanny|realtor|translator|interpreter|recruiter|sales rep|salesperson|illustrator|animator|clerk"
 )
 _JOBS_ZH = (
     r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
@@ -78,18 +80,22 @@ _JOBS_ZH = (
 )
 
 REPLY_LANGUAGE = (
-    rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+)?"
+    rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+|me\s+)?"
     rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
     rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写|聊天|聊)",
+    rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:to|into)\s+(?P<v>{_LANG_EN})\b",
+    rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
 )
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
-    rf"我{ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
+    rf"(?:我|{ZCL}(?:而是|是)?){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
+_DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher"
 DIET = (
-    rf"\bi\s+am\s+{ADV}(?:an?\s+)?"
-    r"(?P<v>vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher)\b",
+    rf"\bi\s+am\s+{ADV}(?:an?\s+)?(?P<v>{_DIETS})\b",
+    rf"\bi\s+(?:have\s+)?{ADV}(?:went|gone|became|become|turned|switched to being|am going)\s+(?:fully\s+)?"
+    rf"(?P<v>{_DIETS})\b",
 )
 DIET_ZH = (rf"我{ZADV}(?:吃素|是素食主义者|是素食者|是素食)",)
 DIET_OK = (rf"我{ZADV}(?:能吃|可以吃|敢吃|又能吃|又吃){VZ}",)
@@ -98,10 +104,14 @@ DIET_AVOID = (
     rf"我{ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
 )
 BUDGET = (
-    r"\bbudget\s+(?:is\s+|was\s+|of\s+|will be\s+|stays?\s+)?(?:now\s+|still\s+)?(?:(?:under|below|less than"
+    r"\b(?:cut|raised|increased|reduced|lowered|bumped|trimmed)\s+(?:the\s+|our\s+|my\s+)budget\s+(?:down\s+|up\s+)?to\s+"
+    r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
+    r"\bbudget\s+(?:(?:for|on)\s+(?:the\s+|our\s+|this\s+)?[a-z]+(?:\s+[a-z]+)?\s+)?(?:is\s+|was\s+|of\s+|will be\s+"
+    r"|stays?\s+|(?:has\s+been\s+|was\s+|got\s+)?(?:cut|raised|increased|reduced|lowered|bumped|trimmed|dropped|down|up)\s+"
+    r"|is\s+(?:now\s+)?(?:down|up)\s+)?(?:now\s+|still\s+)?(?:(?:to|under|below|less than"
     r"|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just|within)\s+)*"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
-    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到)?"
+    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到|追加到|增加到|涨到|提到|减到|砍到|压到)?"
     r"(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
     r"\s*(?P<v>\d[\d,.]*\s*(?:万|千|百|k)?\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
 )
@@ -134,7 +144,7 @@ FROM_NOW_ON_USE = (
     rf"\bfrom now on[\s,]*(?:please\s+)?(?:(?:i|we)\s+will\s+|let us\s+)?(?:always\s+)?(?:use|ship with|ship via"
     rf"|send (?:it |them |everything |packages |orders )?(?:with|via)|go with|switch to|stick with)\s+{V}",
     rf"(?:{ZI}{ZADV})?(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后)[，,\s]*{ZI}?{ZADV}"
-    rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为){VZ}",
+    rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
 )
 FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between may be anything, so the value must be a choice
     rf"(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后){_GAP}(?:用|使用|改用|换成|换用|选|选用|走|改成|改为){VZ}",
@@ -147,9 +157,11 @@ LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
     rf"|lived)|settled\s+down)\s+(?:in|at)\s+{V}",
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
-    rf"{ZI}(?:家)?{ZADV}(?:住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
+    rf"\b(?:i|we)\s+(?:am|are|have|got)\s+{ADV}(?:settled|based|living)\s+(?:down\s+)?in\s+{V}",
+    rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}(?:现居住在|现居于|现居|常住在|常住|搬回了|搬回到|搬回|住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
     rf"{ZI}家{ZADV}在{VZ}",
-    rf"(?<=[，,])(?:现在|目前|一直)?(?:住在|居住在|定居在|生活在){VZ}",  # "我叫张伟，住在深圳"
+    rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
+    rf"(?<=[，,])(?:现在|目前|一直|已经|后来|又)?(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
 )
 HOMETOWN = (
     rf"\bi\s+(?:am|come|came)\s+(?:originally\s+)?from\s+{V}",
@@ -161,12 +173,21 @@ NAME = (
     rf"\b(?:i\s+am\s+called|the\s+name\s+is)\s+{V}",
     r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
     r"叫我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
+    r"(?:你可以|可以|请|你就)叫我(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
+    r"(?:大家|朋友们|朋友|别人|他们|家里人|同事们|同事)都?(?:叫我|喊我|管我叫)(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
 )
 EMPLOYMENT = (
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+(?P<e>{_BODY_EN}+?)\s+as\s+"
     rf"(?:an?\s+)?{V}",
 )
 EMPLOYER = (
+    rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"
+    rf"|now work (?:at|for))\s+(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:换到了|换到|调到了|调到|去了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
+    r"(?:工作|上班)",
+    rf"\bi\s+(?:have\s+)?{ADV}been\s+(?:at|with)\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
+    r"\bfirst\s+day\s+at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
 )
@@ -175,7 +196,7 @@ OCCUPATION = (
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"(?:我|{ZCL}){ZADV}(?:是|当了|成为了|成了)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"(?:我|{ZCL}){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 AGE = (
     r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+now\b)",
@@ -188,7 +209,7 @@ ATTRIBUTE = (
 )
 EMAIL = (
     rf"\b(?:use|reach me at|contact me at|email me at|write to me at|send (?:it|them|everything|mail) to)\s+{_EMAIL}",
-    rf"(?:邮箱|邮件|email)[^，。！？；]{{0,8}}?(?:用|是|发到|发给|改成|换成)\s*{_EMAIL}",
+    rf"(?:邮箱|邮件|email)[^，。！？；]{{0,8}}?(?:用|是|发到|发给|改成|换成)了?\s*{_EMAIL}",
 )
 RELATIVE = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:lives|is living|is based|lived|has moved|moved)\s+(?:in|to)\s+{V}",
@@ -198,9 +219,27 @@ RELATIVE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
 )
+RELATIVE_IN = (rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{2,6}}?){_STOP_ZH}",)
+RELATIVE_LIKE = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:likes|loves|enjoys|adores|is\s+(?:really\s+)?into)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
+)
 RELATIVE_JOB = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+)
+RELATIVE_AGE = (
+    r"\bmy\s+(?P<r>" + _REL_EN + r")\s+(?:is|just turned|turned)\s+(?:now\s+)?(?P<v>\d{1,3})"
+    r"(?=\s*(?:years?\s+old)?\s*(?:[,.!;]|$|now\b))",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
+)
+RELATIVE_PET = (
+    rf"\bmy\s+(?P<r>{_REL_EN})'s\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"我的?(?P<r>{_REL_ZH})(?:家)?的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:has|had|got|adopted|owns)\s+(?:a|an)\s+(?:new\s+|little\s+)?(?P<a>{_PET_EN})\s+"
+    r"(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
+    rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
 )
 RELATIVE_NAME = (
     rf"\bmy\s+(?P<r>{_REL_EN})(?:'s name is|\s+is called|\s+is named)\s+{V}",
@@ -212,7 +251,10 @@ PET = (
     rf"\bmy\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
     rf"{ZI}{ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
     rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
-    rf"{ZI}的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"{ZI}(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"\brenamed\s+(?:the|our|my)\s+(?P<a>{_PET_EN})\b(?:\s+to\s+|[^.;!?]*?\b(?:called|named)\s+)(?P<v>[A-Za-z][\w'-]*)",
+    rf"(?:给|把)(?:我们的|我的)?(?P<a>{_PET_ZH})(?:的名字)?(?:改了名字|改了名|改名字|改名|换了名字|改成|改叫|改为)了?[，,]?(?:现在|以后)?(?:叫|改叫)?"
+    rf"(?P<v>[^，。！？；,!?;\s了]{{1,8}})",
 )
 USES = (
     rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|am on|rely on|work with|code in|write in|program in"
@@ -239,15 +281,15 @@ DISLIKE = (
     rf"\bi\s+{ADV}(?:do\s+not|no\s+longer|never|did\s+not)\s+(?:really\s+|much\s+)?"
     rf"(?:like|love|enjoy|care\s+for)\s+{V}",
     rf"\bi\s+(?:have\s+)?{ADV}(?:quit|stopped|gave up|given up)\s+(?:drinking|eating|using|playing|watching)\s+{V}",
-    rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+stand|can\s+not\s+stand)\s+{V}",
+    rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+(?:stand|handle|bear)|can\s+not\s+(?:stand|handle|bear))\s+{V}",
     rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
-    rf"{ZI}{ZADV}(?:不再喜欢|不喜欢|不再爱|不爱|讨厌|受不了){VZ}",
+    rf"{ZI}{ZADV}(?:不再喜欢|不(?:怎么|太|是很|再那么|那么|大)?喜欢|不再爱|不爱|讨厌|受不了){VZ}",
 )
 LIKE = (
     rf"\bi\s+{ADV}(?:like|love|enjoy|adore)\s+{V}",
     rf"\bi\s+(?:have\s+)?{ADV}(?:started|begun|begin|start|come|came|grown|grew)\s+to\s+(?:like|love|enjoy)\s+{V}",
     rf"\bi\s+am\s+{ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of|obsessed\s+with|passionate\s+about)\s+{V}",
-    rf"{ZI}{ZADV}(?:喜欢|热爱|喜爱|爱){VZ}",
+    rf"{ZI}{ZADV}(?:喜欢上了|喜欢上|爱上了|爱上|迷上了|迷上|喜欢|热爱|喜爱|爱){VZ}",
 )
 AGREED = (
     rf"\bwe\s+(?:have\s+)?{ADV}(?:decided|agreed)\s+(?:to\s+|on\s+|that\s+|upon\s+)?{V}",

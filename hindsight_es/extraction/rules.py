@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
+from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.builders import Builder, KeyValue
 from hindsight_es.extraction.filler import is_filler
@@ -68,6 +69,10 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
     _rule("fact", px.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
     _rule("fact", px.RELATIVE, b.relation_place, 0.5, 0.8),
+    _rule("fact", px.RELATIVE_AGE, b.relation("age"), 0.5, 0.8),
+    _rule("fact", px.RELATIVE_PET, b.relation_pet, 0.5, 0.85),
+    _rule("fact", px.RELATIVE_IN, b.relation_in, 0.5, 0.75),
+    _rule("preference", px.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
@@ -87,6 +92,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("plan", px.PLAN, b.keyless, 0.5, 0.7),
     _rule("preference", px.ALWAYS, b.directive("always"), 0.6, 0.75),
 )
+# A category choice stated by its frame (``updates.choices``), after the rule table had its say.
+_CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
 
 # ---- sentences, questions, corrections --------------------------------------------------------
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)(?=\s)")
@@ -105,6 +112,15 @@ _CORRECTION = re.compile(
     r"[\s,，:：;；.。!！—–-]*)+",
     re.I,
 )
+# A time still to come: a fact or a choice said with it is not yet the case ("下个月我就26岁了", "we're
+# moving off AWS to Google Cloud next quarter": a plan, which the plan rules take).
+_FUTURE = re.compile(
+    r"\b(?:next\s+(?:week|month|year|quarter|sprint|summer|winter|spring|fall|autumn)|tomorrow"
+    r"|in\s+(?:a|two|three|a few|\d+)\s+(?:weeks?|months?|years?))\b"
+    r"|下个?月|下周|下个?星期|下个?季度|下个?迭代|明年|明天|后天|过几天|快要|就要",
+    re.I,
+)
+_NOT_YET = frozenset({"age", "location", "employer", "occupation", "hometown"})
 _NOT_CLAUSE = re.compile(r"^(?:not|不是)\s*[^,，;；]{1,40}[,，;；]\s*", re.I)  # "no, not Hamburg, it's Bremen"
 _BARE = re.compile(
     r"^(?:it is|it was|that is|i meant|i mean|i said|should be|应该是|其实是|我是说|我的意思是|我说的是|是)\s*"
@@ -210,10 +226,49 @@ def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
     return [(rule, kv) for _, _, rule, kvs in sorted(found, key=lambda f: f[0]) for kv in kvs]
 
 
+def _attribute(key: str | None) -> str:
+    return (key or "").partition("/")[2].partition(":")[0]
+
+
+def _owned(body: str, kv: KeyValue) -> KeyValue | None:
+    """A category choice keyed on the speaker is a relative's when the relative says it ("我老公喝咖啡"),
+    and nobody's memory when someone else's."""
+    key, value = kv
+    if not key or not value or _attribute(key) not in lx.CATEGORIES or key.split("/")[0] not in ("user", "team"):
+        return kv
+    who = ux.relative_of(body, value)
+    if who is None:
+        return kv
+    return None if who == "other" else (f"{who}/{_attribute(key)}", value)
+
+
+_GIVEN_UP_AS = ("diet", "preference", "instruction")
+
+
+def _absorbed(cands: list[Candidate]) -> list[Candidate]:
+    """A value given up for another of its category is the update's old side, not a memory of its own:
+    "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee; "以后改发京东物流，
+    别再用韵达了" is the carrier, not also an instruction never to use 韵达."""
+    chosen = {
+        (c.key.split("/")[0], _attribute(c.key)) for c in cands if c.key and c.value and not c.value.startswith("not:")
+    }
+    out = []
+    for c in cands:
+        given_up = c.value.removeprefix("not:") if c.key and c.value and c.value.startswith("not:") else None
+        if c.key and c.value == "never" and _attribute(c.key) == "instruction":
+            given_up = c.key.partition(":")[2]
+        found = vx.category(given_up) if given_up and _attribute(c.key) in _GIVEN_UP_AS else None
+        if found is None and given_up and vx.reply_language(given_up):  # "以后别用粤语了，用普通话回答我"
+            found = ("reply_language", "")
+        if found is None or (c.key.split("/")[0] if c.key else "", found[0]) not in chosen:
+            out.append(c)
+    return out
+
+
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/2"
+    id = "rules/3"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -228,17 +283,23 @@ class RuleExtractor:
                 if (cand.kind, cand.key, cand.value) not in seen:
                     seen.add((cand.kind, cand.key, cand.value))
                     out.append(cand)
-        return out
+        return _absorbed(out)
 
     def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool) -> Iterator[Candidate]:
         statement = _statement(sentence)
-        if statement is None:
+        if statement is None or ux.reported(statement):  # someone else's request is not the speaker's
             return
-        norm = _normalize(statement)
+        norm = ux.unquote(_normalize(statement))
         marker = _CORRECTION.match(norm)
         corrected = marker is not None
         body = norm[marker.end() :] if marker else norm
-        found = _matches(body, agreed_only)
+        found = [(rule, owned) for rule, kv in _matches(body, agreed_only) if (owned := _owned(body, kv))]
+        future = _FUTURE.search(body) is not None
+        if future:
+            found = [(rule, kv) for rule, kv in found if rule.kind != "fact" or _attribute(kv[0]) not in _NOT_YET]
+        if not agreed_only and not future:
+            taken = {_attribute(kv[0]) for _, kv in found} | {kv[1] or "" for _, kv in found}
+            found += [(_CHOICE, kv) for kv in ux.choices(body, taken)]
         entities = _entities(sentence, speaker) if found or corrected else ()
         said = _Said(sentence, speaker, entities, corrected)
         for rule, kv in found:
@@ -246,7 +307,8 @@ class RuleExtractor:
         if corrected and not found and not agreed_only and (bare := _BARE.match(_NOT_CLAUSE.sub("", body))):
             v = vx.clean(bare["v"])
             category = vx.category(v)
-            kv = vx.category_kv(category, body) if category else (None, v)
+            typed = vx.typed_attribute(v)
+            kv = vx.category_kv(category, body) if category else (f"user/{typed}" if typed else None, v)
             if not vx.vague(v):
                 yield said.candidate("correction", kv, 0.8, 0.9)
 

@@ -23,6 +23,7 @@ ALIAS_RE = re.compile(
 )
 # "Go" the language only when capitalized and not opening the sentence ("rewrite it in Go", "换成 Go").
 _GO = re.compile(r"(?<=[^\s.!?])\s*\bGo\b(?!\s+(?:ahead|back|home|out|for it|on)\b)|(?<=[\u4e00-\u9fff])\s*Go\b")
+GO_RE = _GO
 ZH_PLACES = frozenset(lx.ZH_PLACES)
 PLACE_RE = re.compile("|".join(sorted(lx.ZH_PLACES, key=len, reverse=True)))
 WE = re.compile(r"\b(?:we|our|ours|us)\b|我们|咱们|咱", re.I)
@@ -33,15 +34,19 @@ _LEAD_ARTICLE = re.compile(r"^(?:(?:the|a|an|some)\s+)+", re.I)
 _TRAIL_FILLER = re.compile(
     r"(?:\s+(?:anymore|any more|now|too|as well|either|instead|please|again|these days|nowadays|for now"
     r"|from now on|a lot|very much|so much|lol|haha|though|tbh|honestly|really|mostly|full time|for me|to me"
-    r"|at the moment|right now|lately|recently|every day|every morning|at work|at home))+$",
+    r"|at the moment|right now|lately|recently|every day|every morning|at work|at home|more|better|the most|most"
+    r"|than ever|a bit|a little|after all|anyway|anyways|at all|for good|any longer))+$",
     re.I,
 )
 _ZH_PARTICLES = re.compile(r"[了吧啊呀哦呢啦嘛的哈～~]+$")
 _ZH_TRAIL = re.compile(r"(?:了|吧|啊|呀|呢|啦|嘛|就行|就好|就可以)+$")
-_OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用|玩|看|听)\s*)", re.I)
+# Eating and drinking name their object ("喝奶茶" is about milk tea); other activities are the verb and its
+# object ("看书" is reading, not books).
+_OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用)\s*)", re.I)
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 PLACE_CUT = re.compile(
-    r"\s+(?:with|for|since|last|next|this|ago|now|recently|currently|at the moment|in\s+\d{4}|these days"
+    r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
+    r"|currently|at the moment|in\s+\d{4}|these days"
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{_MONTHS}|the\s+\w+|spring|summer|fall|autumn|winter)"
     r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$|(?:工作|上班|生活|读书|已经|快|有|好多年|很多年).*$",
     re.I,
@@ -129,6 +134,35 @@ def category(text: str) -> tuple[str, str] | None:
     if m:
         return ALIASES[m.group(0).lower()][:2]
     return ("programming_language", "go") if text.strip() == "Go" or _GO.search(text) else None
+
+
+_PHONE = re.compile(r"\+?\d[\d -]{6,}\d")
+_EMAIL_VALUE = re.compile(r"[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+")
+
+
+def typed_attribute(value: str) -> str | None:
+    """The attribute a bare corrected value can only be ("I meant 32", "不对，是138…"): an age, an email, a
+    phone number; None when its form does not say."""
+    if _EMAIL_VALUE.fullmatch(value):
+        return "email"
+    if _PHONE.fullmatch(value):
+        return "phone"
+    return "age" if value.isdigit() and 0 < int(value) < 120 else None
+
+
+_LANGUAGE_RE = re.compile(
+    "|".join(
+        rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w)
+        for w in sorted(lx.REPLY_LANGUAGES, key=len, reverse=True)
+    ),
+    re.I,
+)
+
+
+def reply_language(text: str) -> str | None:
+    """The reply language a text names ("用粤语" -> cantonese), if any."""
+    m = _LANGUAGE_RE.search(text)
+    return lx.REPLY_LANGUAGES[m[0].lower()] if m else None
 
 
 def facet(value: str) -> str | None:

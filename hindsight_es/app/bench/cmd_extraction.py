@@ -11,7 +11,14 @@ from rich.table import Table
 
 from hindsight_es.app.cli.common import console
 
-_EXTRACTION_SETS = ("extraction_labelled.jsonl", "extraction_labelled_after.jsonl")
+_EXTRACTION_SETS = (
+    "extraction_labelled.jsonl",
+    "extraction_labelled_after.jsonl",
+    "extraction_labelled_third.jsonl",
+    "extraction_labelled_fourth.jsonl",
+    "extraction_labelled_fifth.jsonl",
+    "extraction_labelled_sixth.jsonl",
+)
 
 
 def extraction(

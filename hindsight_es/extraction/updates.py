@@ -1,0 +1,186 @@
+"""A grammar of choices and their updates: which lexicon values a sentence says the speaker now uses.
+
+A lexicon value (a database, an editor, a drink, …) mentioned in a clause is the speaker's current
+choice when the clause frames it as one: a verb of use before it ("we host everything on Azure",
+"I write all my code in VS Code", "我们的服务都部署在阿里云上"), an attribute noun ("our main database
+is MySQL"), or a frame after it ("I'm a Vim person now", "DHL handles everything now", "it's green tea
+for me now"). It is the old value, not the choice, when an update cue governs it: "off MySQL", "from
+Java", "instead of AWS", "do not use UPS any more", "gave up coffee", "不用VS Code了", "把MySQL换成…".
+The owner is the speaker (or the team, by pronoun), a relative named before it ("my wife only drinks
+green tea" is ``wife/drink``), or someone else, whose choices are not the speaker's and are dropped.
+
+Reported words are not the speaker's statements: a quoted clause ('the CTO keeps saying "we should move
+to AWS"') is left out, and so is a sentence relaying someone else's request to the assistant ("my
+colleague asked you to answer in French", "我朋友让你用日语回答"). Pure; ``rules.py`` applies it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import patterns as px
+from hindsight_es.extraction import values as vx
+
+# fmt: off
+_CLAUSE = re.compile(r"[,，;；:：—–]|\s+-\s+|\s+(?:and|but|so|while|whereas)\s+|而且|但是|不过|所以", re.I)
+# A verb of use (or a measure of a drink) anywhere before the value in its clause.
+_USE_EN = re.compile(
+    r"\b(?:use[sd]?|using|run[s]?|running|ran|host(?:s|ed|ing)?|deploy(?:s|ed|ing)?|build(?:s|ing)?|built"
+    r"|(?:re-?)?(?:write|writes|writing|wrote|written|built|build)|code|codes|coding|coded|via|through|develop(?:s|ed|ing)?|program(?:s|med|ming)?"
+    r"|ship(?:s|ped|ping)?|send(?:s|ing)?|drink(?:s|ing)?|(?:cups?|glass(?:es)?|mugs?|pots?|bottles?)\s+of"
+    r"|port(?:s|ed|ing)?|rel(?:y|ies|ied)\s+on|switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went\s+with|go(?:ing)?\s+with"
+    r"|chose|chosen|picked|settled\s+on|stick(?:ing)?\s+with|(?:am|are|is|was|were)\s+(?:\w+\s+)?on"
+    r"|work(?:s|ing)?\s+(?:with|in)|(?:went|gone|going|go|came|come|got|get)\s+back\s+to|returned\s+to|prefer(?:s|red)?|(?:has|have)\s+(?:been\s+)?on)\b"
+    r"|\b(?:keep|keeps|kept|stor(?:e|es|ed|ing)|put|puts)\b.*\b(?:in|on)\s+$"  # "keep the logs in ClickHouse"
+    r"|\b(?:codebase|code|stack|backend|frontend|app|apps|service|services|api|site|website|project|laptop|computer"
+    r"|machine|desktop|pc|server|servers|phone|everything|infrastructure|infra|data)\b.*\b(?:is|are|was|runs?|all|lives?"
+    r"|sits?)\b"  # "our codebase is X"
+    r"|\bit\s+is\s+(?:just|all|only|mostly|now)?\s*(?:\w+\s+)?$"  # "it is just black X now"
+    r"|\b(?:standardi[sz]ed|swears?|swore)\s+(?:on|by)\b",
+    re.I,
+)
+_USE_ZH = re.compile(
+    r"(?:电脑|笔记本|系统|后端|前端|网站|项目|代码|服务|手机)[^，。！？；,!?;]{0,6}是"
+    r"|用|使用|采用|部署|跑在|托管|放在|迁到|迁移|换成|换到|改成|切换|转到|喝|寄|发货|写|开发|选|走|装"
+)
+# A frame after the value that makes it the choice.
+_AFTER_EN = re.compile(
+    r"^\s*(?:person|fan|user|shop|house|guy|girl|drinker|lover|addict|all the way|handles|does|takes care of"
+    r"|it is|is what (?:i|we)|(?:is|are|was|has been|have been)\s+(?:now\s+)?(?:my|our)\s+(?:\w+\s+)?"
+    r"(?:ide|editor|database|db|language|cloud|os"
+    r"|drink|carrier|courier|stack|tool|default|go-to)"
+    r"|for (?:me|us|everything|all)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:go-to|default|main|daily))\b",
+    re.I,
+)
+_HAVE = re.compile(r"\b(?:have|has|having|had|order|orders|ordered|grab|get)\b", re.I)
+_AFTER_ZH = re.compile(r"^(?:写|开发|发货|寄|部署|托管)")
+# An update cue that makes the value the one given up (its scope: the few words before the value).
+_OLD_BEFORE_EN = re.compile(
+    r"\b(?:off|from|instead\s+of|rather\s+than|over|replac(?:e|ed|ing)|away\s+from|not|never|no\s+longer(?:\s+\w+)?"
+    r"|stop(?:ped)?\s+\w+|quit(?:ting)?|gave\s+up|given\s+up|giving\s+up|drop(?:ped)?|ditch(?:ed)?|left|cut\s+out"
+    r"|cut\s+back\s+on|scratch|done\s+with|finished\s+with|got\s+rid\s+of"
+    r"|used\s+to\s+\w+|out\s+of)\s+(?:\S+\s+){0,2}$",
+    re.I,
+)
+_OLD_AFTER_EN = re.compile(r"^\s*(?:any\s*more|no\s+more|is\s+behind|is\s+gone|is\s+out|was\s+(?:too|so))\b", re.I)
+_OLD_BEFORE_ZH = re.compile(
+    r"(?:不用|不再用|不再使用|不再|不喝|别用|别再用|没再用|停用|弃用|放弃|从|把|而不是|不是|不想用|以前用|之前用|原来用"
+    r"|以前是|之前是|以前|原来|离开|退出)[^，。！？；,!?;]{0,4}$"
+)
+_OLD_AFTER_ZH = re.compile(r"^(?:换成|改成|换掉|不用|太)")
+# Who the clause is about: a relative named before the value, or someone else.
+_RELATIVE_EN = re.compile(rf"\bmy\s+(?P<r>{px._REL_EN})\b(?!\s*'s)", re.I)
+_RELATIVE_ZH = re.compile(rf"我的?(?P<r>{px._REL_ZH})")
+_OTHER_EN = re.compile(  # a pronoun, or a name as the subject of a verb in the third person ("Dana only drinks tea")
+    r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?P<name>[A-Z][a-z]+)(?:'s\s+\w+)?\s+(?:[a-z]+\s+)?"
+    r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears)\b"
+)
+_OTHER_ZH = re.compile(r"(?<!我)(?:他|她)(?!们的?[\u4e00-\u9fff]{0,2}(?:我|咱))")
+# Reported words: a quoted clause, a third party's request relayed to the assistant.
+_QUOTED = re.compile(r"\"[^\"]*\s[^\"]*\s[^\"]*\"|“[^”]{4,}”|「[^」]{4,}」|(?<!\w)'[^']*\s[^']*\s[^']*'(?!\w)")
+_REPORTED_EN = re.compile(
+    rf"\b(?:my\s+(?:{px._REL_EN})|he|she|they|(?:the|our|my)\s+(?:cto|ceo|lead|doctor|teacher|client|customer"
+    r"|neighbou?r))\s+(?:\w+\s+)?(?:said|says|saying|told|tells|asked|asks|suggested|suggests|thinks|wants|wanted"
+    r"|insists|insisted)\s+(?:that\s+)?(?:you\b|we\s+(?:should|must|need)|to\b)",
+    re.I,
+)
+_REPORTED_ZH = re.compile(
+    rf"(?:{px._REL_ZH}|他|她|他们|她们|别人)[^，。！？；]{{0,4}}?(?:说|觉得|认为|建议|要求|让|叫|要)(?:过)?(?:你|我们应该|应该)"
+)
+# fmt: on
+
+
+def unquote(sentence: str) -> str:
+    """The sentence without its quoted clauses (a quoted name or a word in quotes stays)."""
+    return _QUOTED.sub(" ", sentence)
+
+
+def reported(sentence: str) -> bool:
+    """Someone else's request or suggestion relayed ("my colleague asked you to…", "老板说我们应该…")."""
+    return bool(_REPORTED_EN.search(sentence) or _REPORTED_ZH.search(sentence))
+
+
+def _clause_of(text: str, at: int) -> tuple[str, str]:
+    """The text of ``at``'s clause before it and after it."""
+    start = max((m.end() for m in _CLAUSE.finditer(text, 0, at)), default=0)
+    end = next((m.start() for m in _CLAUSE.finditer(text, at)), len(text))
+    return text[start:at], text[at:end]
+
+
+def owner(before: str) -> str | None:
+    """``user`` (the speaker or the team: decided by pronoun later), a relative's subject, or None when the
+    clause is about someone else ("he uses Vim", "Dana drinks tea", "他用Vim")."""
+    if m := _RELATIVE_EN.search(before) or _RELATIVE_ZH.search(before):
+        return lx.RELATIONS.get(m["r"].lower())
+    other = _OTHER_EN.search(before)
+    if other and not (other["name"] and other["name"].lower() in lx.EN_STOPWORDS | set(vx.ALIASES)):
+        return None
+    return None if _OTHER_ZH.search(before) else "user"
+
+
+_NEW_SIDE = re.compile(r"\b(?:to|into|onto)\s+$|(?:换成|改成|改用|换用|迁到|转到)了?$", re.I)
+
+
+def is_old(before: str, after: str) -> bool:
+    """The value is the one given up: an update cue governs it ("from Python to Go": Go is the new side)."""
+    if _NEW_SIDE.search(before):
+        return False
+    return bool(
+        _OLD_BEFORE_EN.search(before)
+        or _OLD_AFTER_EN.match(after)
+        or _OLD_BEFORE_ZH.search(before)
+        or _OLD_AFTER_ZH.match(after)
+    )
+
+
+def _framed(before: str, after: str, category: str) -> bool:
+    nouns = {name for name, attr in lx.ATTRIBUTES.items() if attr == category}
+    noun = any(re.search(rf"\b{re.escape(n)}\b" if n.isascii() else re.escape(n), before, re.I) for n in nouns)
+    drunk = category == "drink" and _HAVE.search(before)  # "every afternoon I have a latte"
+    used = _USE_EN.search(before) or _USE_ZH.search(before)
+    return bool(noun or drunk or used or _AFTER_EN.match(after) or _AFTER_ZH.match(after))
+
+
+def mentions(text: str) -> Iterator[tuple[int, str, str, str]]:
+    """Each lexicon value the text mentions: (position, alias as said, category, canonical)."""
+    for m in vx.ALIAS_RE.finditer(text):
+        category, canonical, _ = vx.ALIASES[m[0].lower()]
+        yield m.start(), m[0], category, canonical
+    for m in vx.GO_RE.finditer(text):
+        yield m.end() - 2, "Go", "programming_language", "go"
+
+
+def choices(text: str, skip: set[str]) -> list[tuple[str, str]]:
+    """The (key, value) of each category the text states a current choice in, one value per category;
+    ``skip``: categories and values the rule table already took from this sentence."""
+    new: dict[str, set[tuple[str, str]]] = {}
+    for at, said, category, canonical in mentions(text):
+        short = len(said) <= 3 and said.isascii() and said.islower() and category not in lx.NOT_ENTITY_CATEGORIES
+        if category in skip or canonical in skip or short:  # "ups and downs"; a drink is a common noun
+            continue
+        before, after = _clause_of(text, at)
+        after = after[len(said) :]
+        who = owner(before)
+        if who is None or is_old(before, after) or not _framed(before, after, category):
+            continue
+        if who == "user":
+            key, value = vx.category_kv((category, canonical), text)
+        else:
+            key, value = f"{who}/{category}", canonical
+        new.setdefault(category, set()).add((key, value))
+    return [next(iter(found)) for found in new.values() if len(found) == 1]
+
+
+def relative_of(sentence: str, value: str) -> str | None:
+    """For a category choice the rule table keyed on the speaker: the relative whose choice it is
+    ("我老公还是每天喝咖啡"), ``other`` when someone else's, else None."""
+    for at, _, _, canonical in mentions(sentence):
+        if canonical != value:
+            continue
+        before, _ = _clause_of(sentence, at)
+        who = owner(before)
+        if who != "user":
+            return who or "other"
+    return None
