@@ -20,6 +20,7 @@ from typing import TypeVar, TypeVarTuple
 
 from hindsight_es.errors import LogError, LogFullError
 from hindsight_es.health import HEALTH
+from hindsight_es.log import compression
 from hindsight_es.log.port import Record, TopicPartition, partition_for
 
 _SCHEMA = """
@@ -118,7 +119,7 @@ class EmbeddedLog:
             first = row[0] if row else 0
             db.executemany(
                 "INSERT INTO records VALUES (?,?,?,?,?,?)",
-                [(topic, partition, first + i, key, v, now) for i, v in enumerate(values)],
+                [(topic, partition, first + i, key, compression.pack(v), now) for i, v in enumerate(values)],
             )
             db.execute(
                 "INSERT INTO ends VALUES (?,?,?) "
@@ -152,7 +153,7 @@ class EmbeddedLog:
         return [Record(topic, partition, o, k, v, ts) for o, k, v, ts in rows]
 
     def _read(self, topic: str, partition: int, start: int, stop: int, limit: int) -> list[_Row]:
-        return (
+        rows = (
             self._db()
             .execute(
                 "SELECT offset, key, value, ts FROM records WHERE topic=? AND partition=? AND offset>=? AND offset<?"
@@ -161,6 +162,7 @@ class EmbeddedLog:
             )
             .fetchall()
         )
+        return [(o, k, compression.unpack(v), ts) for o, k, v, ts in rows]
 
     # ------------------------------------------------------------ groups
 

@@ -3,6 +3,7 @@ what it had and keeps serving reads; the process's health says why."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,12 @@ pytestmark = pytest.mark.asyncio
 
 
 async def fill(log: EmbeddedLog) -> int:
-    """Append 4 KiB records until the log refuses one; returns how many it took."""
+    """Append 4 KiB records until the log refuses one; returns how many it took (random bytes: the log
+    compresses what it can, and these must take their size)."""
+    rng = random.Random(5)
     for n in range(10_000):
         try:
-            await log.append("t", "bank", [bytes([n % 251]) * 4096])
+            await log.append("t", "bank", [rng.randbytes(4096)])
         except LogFullError:
             return n
     raise AssertionError("the log never filled up")
@@ -31,7 +34,7 @@ async def test_a_full_log_reports_the_storage_error_and_keeps_serving_reads(tmp_
         stored = await fill(log)
         assert stored > 10
         with pytest.raises(LogFullError, match="database or disk is full") as caught:
-            await log.append("t", "bank", [b"x" * 4096])
+            await log.append("t", "bank", [random.Random(6).randbytes(4096)])
         assert "cannot rollback" not in str(caught.value)
         assert storage_full(caught.value)
         assert [p.component for p in HEALTH.problems()] == ["log"]
@@ -58,7 +61,8 @@ async def test_a_new_log_holds_memory_sized_records_in_little_more_than_their_by
     log = EmbeddedLog(tmp_path / "log.sqlite3", 1)
     await log.start()
     try:
-        values = [bytes([n % 251]) * (1000 + 97 * n % 2000) for n in range(600)]
+        rng = random.Random(7)  # incompressible, so they take their size
+        values = [rng.randbytes(1000 + 97 * n % 2000) for n in range(600)]
         for start in range(0, len(values), 50):
             await log.append("t", "bank", values[start : start + 50])
     finally:
