@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import StoreError
-from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
+from hindsight_es.events import ContentErased, Event, MemoryArchived, MemoryRestored, MemoryRetained
 from hindsight_es.events.changes import changes, subject
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.indexing import full_text
@@ -145,6 +145,10 @@ class VectorsProjection:
             if isinstance(event, MemoryArchived):
                 rows.pop(str(event.memory_id), None)
                 gone.add(str(event.memory_id))
+            elif isinstance(event, ContentErased):  # erased: out of the hot table, whatever its status
+                for erased in map(str, event.memory_ids):
+                    rows.pop(erased, None)
+                    gone.add(erased)
         dim = self._dim(rows)
         if dim is None:
             return  # nothing retained yet: no table to hold positions, redelivery is harmless

@@ -14,6 +14,7 @@ import pyarrow as pa
 from hindsight_es.config import DEFAULT_MAX_TEXT_CHARS, TOPIC_TURNS
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import TurnRecorded
+from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.events.validation import check_input
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
@@ -65,7 +66,12 @@ class WorkingMemoryProjection:
             if record.offset < done.get((record.topic, record.partition), 0):
                 continue
             ends[(record.topic, record.partition)] = record.offset + 1
-            if isinstance(event, TurnRecorded) and event.text.strip() and self._accepted(record, event):
+            if (
+                isinstance(event, TurnRecorded)
+                and event.text.strip()
+                and not is_erased_turn(event.text, event.metadata)
+                and self._accepted(record, event)
+            ):
                 key = turn_key(event.bank_id, event.session_id, event.turn_id)
                 rows[key] = {
                     "turn_key": key,

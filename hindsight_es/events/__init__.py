@@ -8,9 +8,11 @@ from hindsight_es.events.models import (
     AnyEvent,
     BankOwnersSet,
     CommandEvent,
+    ContentErased,
     CorrectionRequested,
     DisputeResolutionRequested,
     DisputeResolved,
+    ErasureRequested,
     Event,
     ExtractionCompleted,
     ExtractionFailed,
@@ -79,4 +81,6 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
+    "ErasureRequested",
+    "ContentErased",
 ]

@@ -17,6 +17,7 @@ from hindsight_es.events.inputs import (
     DEFAULT_WEIGHTS,
     CorrectionRequested,
     DisputeResolutionRequested,
+    ErasureRequested,
     ExtractionCompleted,
     ForgetRequested,
     JanitorTick,
@@ -35,6 +36,7 @@ from hindsight_es.events.inputs import (
 )
 from hindsight_es.events.memory import (
     BankOwnersSet,
+    ContentErased,
     DisputeResolved,
     ExtractionFailed,
     MemoriesRecalled,
@@ -65,6 +67,7 @@ CommandEvent = Union[
     ExtractionCompleted,
     SetOwnersRequested,
     DisputeResolutionRequested,
+    ErasureRequested,
 ]
 MemoryEvent = Union[
     MemoryRetained,
@@ -82,6 +85,7 @@ MemoryEvent = Union[
     MemoryDisputed,
     DisputeResolved,
     BankOwnersSet,
+    ContentErased,
 ]
 AnyEvent = Annotated[Union[TurnRecorded, CommandEvent, MemoryEvent], Field(discriminator="type")]
 
@@ -131,4 +135,6 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
+    "ErasureRequested",
+    "ContentErased",
 ]
