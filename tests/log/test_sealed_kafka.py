@@ -12,7 +12,7 @@ import pytest
 
 from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding.minilm import MiniLMEmbedder
-from hindsight_es.events import MemoryRetained, TurnRecorded, decoded, encode
+from hindsight_es.events import MemoryRetained, TurnRecorded, decoded, encode, vectors
 from hindsight_es.log.kafka import KafkaLog
 from hindsight_es.log.keys import SqliteKeyStore
 from hindsight_es.log.port import EventLog, Record, replay
@@ -33,7 +33,7 @@ async def test_kafka_topics_hold_only_ciphertext(kafka_settings: Settings) -> No
     log = SealedLog(raw, Sealer(keys))
     await log.start()
     try:
-        vector = np.linspace(0.1, 0.9, 384, dtype="<f4")
+        packed = vectors.pack(np.linspace(0.1, 0.9, 384, dtype="<f4"))  # what an event carries (int8 codes)
         turn = TurnRecorded(bank_id=bank, session_id="s1", turn_id="t1", text=f"My {SECRET}.")
         memory = MemoryRetained(
             bank_id=bank,
@@ -43,13 +43,13 @@ async def test_kafka_topics_hold_only_ciphertext(kafka_settings: Settings) -> No
             session_id="s1",
             source_turn_ids=("t1",),
             valid_from=datetime.now(UTC),
-            vector=vector.tobytes(),
+            vector=packed,
             embedder=MiniLMEmbedder.id,
             extractor="rules/1",
         )  # fmt: skip  (a real embedder id: other tests' actors on the shared broker fold this partition)
         await log.append(TOPIC_TURNS, bank, [encode(turn)])
         await log.append(TOPIC_MEMORIES, bank, [encode(memory)])
-        fingerprint = vector.tobytes()[64:96]
+        fingerprint = packed[64:96]
         stored = await everything(raw, TOPIC_TURNS, bank) + await everything(raw, TOPIC_MEMORIES, bank)
         assert len(stored) == 2
         assert not any(b"ZX9931Q" in r.value or fingerprint in r.value for r in stored)
