@@ -268,10 +268,12 @@ class LanceStore:
 
 
 def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
-    """Delete the rows with these keys and every older version of the table, whose data files and
-    indexes still hold them (crypto-shredding's last step); returns how many rows went."""
+    """Delete the rows with these keys, then compact the table and drop every older version of it, whose
+    data files and indexes still hold them (crypto-shredding's last step); returns how many rows went.
+    Only the table's writer (its projection) calls it, before the commit that moves its positions past the
+    erasure, so no write of it is in flight and a reader waiting on that position finds the bytes gone."""
     table = store.table(name)
-    if table is None:
+    if table is None or not keys:
         return 0
     gone = 0
     for start in range(0, len(keys), 500):

@@ -11,6 +11,10 @@ import gzip
 import json
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from hindsight_es.config import TOPIC_MEMORIES, Settings
 from hindsight_es.events import MemoryRetained, decoded
 from hindsight_es.log import replay, started_log
@@ -51,6 +55,19 @@ def retained(data: Path) -> list[MemoryRetained]:
     return asyncio.run(read())
 
 
+def decoded_parquet(path: Path) -> bytes:
+    """Every cell of a Parquet file as bytes: text as UTF-8, the archive's int8 vector codes as raw bytes."""
+    table = pq.read_table(path)
+    out = bytearray()
+    for column in table.columns:
+        if pa.types.is_list(column.type) and pa.types.is_int8(column.type.value_type):
+            for cell in column.to_pylist():
+                out += b"" if cell is None else np.asarray(cell, np.int8).tobytes() + b"\n"
+        else:
+            out += "\n".join(str(v) for v in column.to_pylist()).encode("utf-8") + b"\n"
+    return bytes(out)
+
+
 def files_holding(root: Path, needles: list[bytes]) -> list[str]:
     found = []
     paths = sorted(root.parent.glob(root.name + "*")) if root.is_file() else sorted(root.rglob("*"))
@@ -58,6 +75,8 @@ def files_holding(root: Path, needles: list[bytes]) -> list[str]:
         data = path.read_bytes()
         if path.suffix == ".gz":  # the snapshots
             data = gzip.decompress(data)
+        elif path.suffix == ".parquet":  # zstd pages: the raw bytes and what they decode to
+            data += decoded_parquet(path)
         lowered = data.lower()
         found += [f"{path.relative_to(root)}: {n[:16]!r}" for n in needles if n in data or n.lower() in lowered]
     return found
@@ -119,6 +138,7 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     again = cli(data, "erase", "--bank", "alice", "--turn", "t1", "--reason", "asked", **ENV)
     assert again.returncode == 0, again.stderr  # idempotent
     proc = cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV)
+    assert proc.returncode == 0, proc.stderr
     tea = [m["memory_id"] for m in json.loads(proc.stdout) if "green tea" in m["text"]]
     assert tea
     one = cli(data, "erase", "--bank", "alice", "--memory", tea[0], "--reason", "asked", **ENV)

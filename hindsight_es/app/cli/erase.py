@@ -1,9 +1,11 @@
 """``erase --bank B (--session S | --turn T | --memory M) --reason R``: erase content for good.
 
-Crypto-shredding: the data keys of the session's turns and memories (or of one turn and the memories
-from it, or of one memory) are destroyed, an ``ErasureRequested`` / ``ContentErased`` pair records who
-erased what and when, and the stores drop what they derived (``projections.erasure``). Without a
-running service the bank actor and the projections run in this process first, as for ``forget``.
+Crypto-shredding (``client.erasure``, the same path as HTTP and MCP): the data keys of the session's
+turns and memories (or of one turn and the memories from it, or of one memory) are destroyed, an
+``ErasureRequested`` / ``ContentErased`` pair records who erased what and when, and each projection drops
+what it derived when it applies the ``ContentErased``. Without a running service the bank actor and the
+projections run in this process, as for ``forget``; with ``up`` running on the data directory, its own
+projections do it and this waits for them (``--timeout``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from hindsight_es.app.cli.common import fail, run_async, settings_from
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
-    from hindsight_es.events import ContentErased
 
 Opt = Optional[str]
 
@@ -30,7 +31,7 @@ def erase(
     turn: Annotated[Opt, typer.Option("--turn", help="Erase one turn and the memories from it")] = None,
     memory: Annotated[Opt, typer.Option("--memory", help="Erase one memory")] = None,
     by: Annotated[str, typer.Option("--by", help="Who erases (recorded as the event's actor)")] = "operator",
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for a running service's bank actor")] = 30.0,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait until every projection has applied it")] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Erase a session, a turn or a memory for good: keys destroyed, rows dropped, placeholders in the log."""
@@ -55,12 +56,15 @@ def erase(
     if as_json:
         print(json.dumps(found, ensure_ascii=False))
         return
-    print(
-        f"erased {len(found['units'])} keys: {len(found['memory_ids'])} memories, {len(found['turn_ids'])} turns "
-        f"({found['hot_rows']} hot rows, {found['turn_rows']} turn rows, {found['archive_files']} archive files "
-        f"rewritten, {found['snapshots']} snapshots and {found['generations']} old generations dropped)"
-        + (f"; {found['note']}" if "note" in found else "")
-    )
+    line = f"erased {len(found['units'])} keys"
+    if found["ready"]:
+        line += (
+            f": {len(found['memory_ids'])} memories and {len(found['turn_ids'])} turns, at {found['erased_at']}; "
+            "every store has dropped them"
+        )
+    if found["generations"]:
+        line += f" ({found['generations']} old store generations removed)"
+    print(line + (f"; {found['note']}" if "note" in found else ""))
 
 
 async def _erase(
@@ -73,54 +77,36 @@ async def _erase(
     by: str,
     wait: float,
 ) -> dict[str, Any]:
-    from uuid import UUID
-
-    from hindsight_es.client import build
-    from hindsight_es.events import ErasureRequested
-    from hindsight_es.history import request
-    from hindsight_es.log import sealer_for
-    from hindsight_es.stores import generations, location
-    from streams.bank_actor import SNAPSHOTS
+    from hindsight_es.stores import generations
     from streams.service import ServiceLock, catch_up_all
 
-    sealer = sealer_for(hs.settings)
-    assert sealer is not None
     lock = ServiceLock(hs.settings)
-    here = lock.acquire()
+    here = lock.acquire()  # no service on this data directory: this process runs the actor and projections
     try:
-        if here:  # every turn decided first: the memories from the erased turns have their keys by now
+
+        async def drive() -> None:
             await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
-        units = sealer.keys.select(bank, session_id=session, turn_id=turn, memory_id=memory)
-        command = build(
-            ErasureRequested,
-            bank_id=bank,
+
+        if here:  # every turn decided first: the memories from the erased turns have their keys by now
+            await drive()
+        done = await hs.operator.erase(
+            bank,
             session_id=session,
             turn_id=turn,
-            memory_id=UUID(memory) if memory else None,
-            units=tuple(units),
+            memory_id=memory,
             reason=reason,
             actor=by,
+            timeout_s=wait,
+            drive=drive if here else None,
         )
-        since = await request(hs.log, command)  # recorded before anything is destroyed
-        sealer.keys.destroy(bank, units, by=by, reason=reason, at=command.occurred_at)
-        sealer.forget_cached()
-        if here:
-            await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
-        found = await _content_erased(hs, bank, command.event_id, since, 0 if here else wait)
-        out: dict[str, Any] = {"units": units, "memory_ids": [], "turn_ids": [], "recorded": found is not None}
-        out |= {"hot_rows": 0, "turn_rows": 0, "archive_files": 0, "snapshots": 0, "generations": 0}
-        if found is None:
-            out["note"] = "the bank actor has not answered yet: run the same erase again once it has (keys are gone)"
-            return out
-        from projections.erasure import purge
-
-        erased, partition, offset = found
-        stores = hs.stores()
-        snapshots = location.snapshots(hs.settings, SNAPSHOTS)
-        done = await purge(hs.log, stores.lance, stores.archive, snapshots, erased, partition=partition, offset=offset)
-        out |= {"memory_ids": [str(m) for m in erased.memory_ids], "turn_ids": list(erased.turn_ids)}
-        out |= {"hot_rows": done.hot_rows, "turn_rows": done.turn_rows, "archive_files": done.archive_files}
-        out["snapshots"] = done.snapshots
+        out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
+        out |= {"ready": bool(done.ready), "erased_at": done.erased_at, "request_id": done.request_id}
+        out["generations"] = 0
+        if not done.ready:
+            out["note"] = (
+                "the keys are destroyed and the erasure recorded; the service has not applied it everywhere yet "
+                "(see `hindsight-es status`)"
+            )
         # Generations no reader is pointed at (older rebuilds) still hold the content: gone with it.
         # With a service running they wait for `replay gc` (the service may still be moving off one).
         old = generations.unused(hs.settings.data_dir)
@@ -132,28 +118,6 @@ async def _erase(
         return out
     finally:
         lock.release()
-
-
-async def _content_erased(
-    hs: Hindsight, bank: str, cause: Any, since: int, wait: float
-) -> tuple[ContentErased, int, int] | None:
-    """The ``ContentErased`` the bank actor decided for ``cause``, with its partition and offset."""
-    import asyncio
-    import time
-
-    from hindsight_es.client.outcome import memory_partition_end
-    from hindsight_es.config import TOPIC_MEMORIES
-    from hindsight_es.events import ContentErased, decoded
-
-    deadline = time.monotonic() + wait
-    while True:
-        partition, end = await memory_partition_end(hs.log, bank)
-        for record, event in decoded(await hs.log.read(TOPIC_MEMORIES, partition, since, end, 100_000)):
-            if isinstance(event, ContentErased) and event.causation_id == cause:
-                return event, partition, record.offset
-        if time.monotonic() >= deadline:
-            return None
-        await asyncio.sleep(0.2)
 
 
 def register(app: typer.Typer) -> None:
