@@ -100,9 +100,12 @@ async def erase(
     async def projected(part: int, last: int) -> bool:
         def check() -> bool:
             lance = conn.lance()
-            hot = [lance.positions(t).get((TOPIC_MEMORIES, part), 0) for t in ("memories", "turns")]
-            cold = conn.archive().positions().get((TOPIC_MEMORIES, part), 0)
-            return min(*hot, cold) > last
+            stands = [lance.positions("memories").get((TOPIC_MEMORIES, part), 0)]
+            stands.append(conn.archive().positions().get((TOPIC_MEMORIES, part), 0))
+            turns = lance.positions("turns")
+            if any(topic == TOPIC_MEMORIES for topic, _ in turns):  # a working memory that reads the erasures
+                stands.append(turns.get((TOPIC_MEMORIES, part), 0))
+            return min(stands) > last
 
         return await conn.read(check)
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -18,11 +19,15 @@ _SCOPES = ("session_id", "turn_id", "memory_id")
 class EraseRequest(_Body):
     """Exactly one of ``session_id``, ``turn_id``, ``memory_id``: what to erase for good."""
 
-    model_config = ConfigDict(extra="forbid", json_schema_extra={"oneOf": [{"required": [s]} for s in _SCOPES]})
+    model_config = ConfigDict(
+        extra="forbid",
+        # exactly one given, and given as a value (null is "not given" here, as the server reads it)
+        json_schema_extra={"oneOf": [{"required": [s], "properties": {s: {"type": "string"}}} for s in _SCOPES]},
+    )
 
     session_id: SessionId | None = Field(None, description="Erase a whole session: its turns and their memories")
     turn_id: TurnId | None = Field(None, description="Erase one turn and the memories drawn from it")
-    memory_id: str | None = Field(None, min_length=1, max_length=64, description="Erase one memory (a UUID)")
+    memory_id: UUID | None = Field(None, description="Erase one memory")
     reason: str = Field(
         min_length=1, max_length=2000, pattern=r"\S", description="Why (kept with the erasure; never the content)"
     )
