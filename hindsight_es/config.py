@@ -35,6 +35,9 @@ class Settings(BaseSettings):
         "and retry as on a full disk",
     )
     partitions: int = Field(default=4, ge=1, le=256, description="Partitions per topic (embedded log, topic creation)")
+    seal_content: bool = Field(
+        default=True, description="Encrypt personal content in the log with erasable per-turn/per-memory keys"
+    )
     embedder: str = Field(
         default="hybrid", description="Embedding model: hybrid (MiniLM + multilingual USE) | minilm | use"
     )
@@ -224,3 +227,11 @@ class Settings(BaseSettings):
     @property
     def log_path(self) -> Path:
         return self.data_dir / "log.sqlite3"
+
+    @property
+    def keys_path(self) -> Path | None:
+        """The data keys' store beside the stores every process shares (``stores_uri``, else the data
+        directory); None on object storage, which has no key store yet (``log.sealed``: not sealed)."""
+        if self.stores_uri is None:
+            return self.data_dir / "keys.sqlite3"
+        return None if self.stores_uri.startswith("s3://") else Path(self.stores_uri) / "keys.sqlite3"

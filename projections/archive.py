@@ -17,9 +17,10 @@ import numpy as np
 import pyarrow as pa
 
 from hindsight_es.config import ALL_TOPICS
-from hindsight_es.events import Event, MemoryRetained, vectors
+from hindsight_es.events import ContentErased, Event, MemoryRetained, vectors
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.stores.archive import SCHEMA, ArchiveStore
+from projections.erasure import erase_archived, erase_table
 from projections.runner import Batch
 
 _ENVELOPE = ("event_id", "type", "schema_version", "bank_id", "occurred_at", "causation_id", "actor")
@@ -63,11 +64,19 @@ class ArchiveProjection:
         await asyncio.to_thread(self.store.compact_all, min_files=16, topics=self.topics, partitions=self.partitions)
 
     def _apply(self, batch: Batch) -> None:
+        # An erasure rewrites the files written before it first, and blanks this batch's rows of it too,
+        # so a reader waiting on a position past it (``client.erasure``) finds every file without it.
+        erased = [event for _, event in batch if isinstance(event, ContentErased)]
+        for event in erased:
+            erase_archived(self.store, event, self.topics, self.partitions, archive_table)
         for (topic, partition), items in _groups(batch).items():
             start = self.store.position(topic, partition)
             fresh = [item for item in items if item[0].offset >= start]
             if fresh:
-                self.store.write(archive_table(fresh), topic, partition, fresh[0][0].offset, fresh[-1][0].offset)
+                table = archive_table(fresh)
+                for event in erased:
+                    table = erase_table(table, event, archive_table)
+                self.store.write(table, topic, partition, fresh[0][0].offset, fresh[-1][0].offset)
 
 
 def _groups(batch: Batch) -> dict[TopicPartition, list[tuple[Record, Event | None]]]:

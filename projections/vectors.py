@@ -18,11 +18,11 @@ import pyarrow as pa
 
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import StoreError
-from hindsight_es.events import Event, MemoryArchived, MemoryRestored, MemoryRetained
+from hindsight_es.events import ContentErased, Event, MemoryArchived, MemoryRestored, MemoryRetained
 from hindsight_es.events.changes import changes, subject
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.indexing import full_text
-from hindsight_es.stores.lance import LanceStore, memory_schema
+from hindsight_es.stores.lance import LanceStore, erase_rows, memory_schema
 from hindsight_es.text import has_cjk, is_cjk
 from projections.runner import Batch
 
@@ -128,6 +128,7 @@ class VectorsProjection:
         steps = [(record, event, changes(event)) for record, event in fresh if event is not None]
         rows = self._load_touched(steps)
         gone: set[str] = set()  # archived: out of the hot table, in the same commit
+        erased: set[str] = set()
         for record, event, changed in steps:
             if isinstance(event, MemoryRetained):
                 row = retained_row(event)
@@ -145,6 +146,10 @@ class VectorsProjection:
             if isinstance(event, MemoryArchived):
                 rows.pop(str(event.memory_id), None)
                 gone.add(str(event.memory_id))
+            elif isinstance(event, ContentErased):  # erased: out of the hot table, whatever its status
+                for erased_id in map(str, event.memory_ids):
+                    rows.pop(erased_id, None)
+                    erased.add(erased_id)
         dim = self._dim(rows)
         if dim is None:
             return  # nothing retained yet: no table to hold positions, redelivery is harmless
@@ -165,6 +170,8 @@ class VectorsProjection:
         for record, _ in fresh:
             ends[(record.topic, record.partition)] = record.offset + 1
         self._done = None  # read again from the table if this write fails
+        if erased:  # gone with every older version before the positions pass the erasure (``erase_rows``)
+            erase_rows(self.store, TABLE, sorted(erased))
         self.store.commit(TABLE, memory_schema(dim), memory_table(list(rows.values()), dim), ends, delete=sorted(gone))
         # This projection is the table's only writer, so what it wrote is the stored position: the next
         # batch need not read it back (a read per batch cost as much as the write on a busy service).

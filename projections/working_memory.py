@@ -2,6 +2,11 @@
 
 One row per turn (key ``bank/session/turn``), from which the recent turns of a session are read
 for prompt context. The batch's positions are written in the same commit as the turns.
+
+It reads ``hindsight.memories`` too, for ``ContentErased`` alone: the rows of the erased turns leave the
+table, with every older version of it (this projection is the table's only writer, so it is the one
+that drops them). Its positions on that topic are committed with every batch, as on its own topic:
+a rebuild and ``replay verify`` read how far each table stands from them.
 """
 
 from __future__ import annotations
@@ -11,12 +16,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from hindsight_es.config import DEFAULT_MAX_TEXT_CHARS, TOPIC_TURNS
+from hindsight_es.config import DEFAULT_MAX_TEXT_CHARS, TOPIC_MEMORIES, TOPIC_TURNS
 from hindsight_es.errors import DecodeError
-from hindsight_es.events import TurnRecorded
+from hindsight_es.events import ContentErased, TurnRecorded
+from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.events.validation import check_input
 from hindsight_es.log import Record, TopicPartition
-from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
+from hindsight_es.stores.filters import TurnFilter
+from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore, erase_rows
 from projections.runner import Batch
 
 TABLE = "turns"
@@ -28,7 +35,7 @@ def turn_key(bank_id: str, session_id: str, turn_id: str) -> str:
 
 class WorkingMemoryProjection:
     name = "working_memory"
-    topics: tuple[str, ...] = (TOPIC_TURNS,)
+    topics: tuple[str, ...] = (TOPIC_TURNS, TOPIC_MEMORIES)
     linger_s = 0.25  # a session's recent turns, not recall's memories: batch the commits a little (runner.run)
 
     def __init__(
@@ -61,11 +68,19 @@ class WorkingMemoryProjection:
         done = self._done if self._done is not None else self.store.positions(TABLE)
         rows: dict[str, dict[str, Any]] = {}
         ends: dict[TopicPartition, int] = {}
+        erased: list[ContentErased] = []
         for record, event in batch:
             if record.offset < done.get((record.topic, record.partition), 0):
                 continue
             ends[(record.topic, record.partition)] = record.offset + 1
-            if isinstance(event, TurnRecorded) and event.text.strip() and self._accepted(record, event):
+            if isinstance(event, ContentErased):
+                erased.append(event)
+            elif (
+                isinstance(event, TurnRecorded)
+                and event.text.strip()
+                and not is_erased_turn(event.text, event.metadata)
+                and self._accepted(record, event)
+            ):
                 key = turn_key(event.bank_id, event.session_id, event.turn_id)
                 rows[key] = {
                     "turn_key": key,
@@ -81,6 +96,22 @@ class WorkingMemoryProjection:
                     "partition": record.partition,
                     "offset": record.offset,
                 }
+        gone = self._erased_keys(erased, rows)
         self._done = None  # read again from the table if this write fails
-        self.store.commit(TABLE, TURN_SCHEMA, pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA), ends)
+        erase_rows(self.store, TABLE, gone)  # with every older version, before the positions pass the erasure
+        table = pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA)
+        self.store.commit(TABLE, TURN_SCHEMA, table, ends)
         self._done = {**done, **ends}  # the only writer of the table: no read-back per batch
+
+    def _erased_keys(self, erased: list[ContentErased], rows: dict[str, dict[str, Any]]) -> list[str]:
+        """The keys of the table's rows of the erased turns; this batch's rows of them are left out."""
+        keys: set[str] = set()
+        for event in erased:
+            turns = set(event.turn_ids)
+            for key in [k for k, row in rows.items() if row["bank_id"] == event.bank_id and row["turn_id"] in turns]:
+                del rows[key]
+            found = self.store.scan(TABLE, TurnFilter(event.bank_id), ["turn_key", "turn_id"]) if turns else None
+            if found is not None and found.num_rows:
+                pairs = zip(found.column("turn_key").to_pylist(), found.column("turn_id").to_pylist(), strict=True)
+                keys.update(key for key, turn in pairs if turn in turns)
+        return sorted(keys)

@@ -27,6 +27,7 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
 from hindsight_es.errors import ConfigError, DecodeError, LogError
 from hindsight_es.events import (
+    ContentErased,
     CorrectionRequested,
     Event,
     ExtractionCompleted,
@@ -205,6 +206,7 @@ class BankActor:
             elif offsets:
                 owned.covered, owned.last_id = offsets[-1] + 1, str(events[-1].event_id)
                 owned.unsaved += len(events)
+            await self._drop_erased_snapshots(owned.partition, events, offsets)
             observe(bank_id, events)
         for partition in sorted(stale):
             log_.warning(
@@ -218,6 +220,13 @@ class BankActor:
         tracing.spans_for("bank-actor.decide", [e for _, e in inputs], started)  # one trace per input
         tracing.consumed(self.group, records)
         return sum(len(v) for v in out.values())
+
+    async def _drop_erased_snapshots(self, partition: int, events: list[Event], offsets: list[int]) -> None:
+        """Snapshots taken before a ``ContentErased`` hold the erased memories' text: this actor wrote them,
+        so it deletes them (the next load folds the log, which reads the placeholders)."""
+        erased = [o for e, o in zip(events, offsets, strict=False) if isinstance(e, ContentErased)]
+        if erased and self.snapshots is not None:
+            await asyncio.to_thread(self.snapshots.drop_through, partition, max(erased))
 
     async def _catch_up(self, partitions: set[int]) -> None:
         """Fold what a previous owner appended after this one loaded the partition (it was still

@@ -31,8 +31,9 @@ from faststream.kafka import KafkaBroker, KafkaRouter
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
-from hindsight_es.log import EventLog, Record, partition_for
+from hindsight_es.log import EventLog, Record, partition_for, sealer_for
 from hindsight_es.log.kafka_consumer import record_of
+from hindsight_es.log.sealed import Sealer
 
 log_ = logging.getLogger("hindsight.kafka")
 REBALANCE_TIMEOUT_MS = 60_000
@@ -100,6 +101,7 @@ class Publisher:
 
     def __init__(self, router: KafkaRouter, log: EventLog, topics: dict[str, tuple[Any, str]]) -> None:
         self.log = log
+        self.sealer: Sealer | None = getattr(log, "sealer", None)  # a SealedLog's: what it appends is sealed
         self.publishers = {
             t: router.publisher(t, batch=True, schema=schema, description=what) for t, (schema, what) in topics.items()
         }
@@ -107,6 +109,8 @@ class Publisher:
     async def __call__(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
         if not values:
             return []
+        if self.sealer is not None:
+            values = self.sealer.seal_all(values)
         partition = partition_for(key, await self.log.partitions(topic))
         offsets: list[int] = []
         for chunk in _chunks(list(values)):
@@ -148,12 +152,15 @@ def subscribe(
     handler that returns positions (topic-partition -> next offset) is committed at those, and rewound
     to them where they fall short of the batch."""
     listener = Rebalance(owner, topics)
+    sealer = sealer_for(settings)
 
     async def consume(batch: Polled) -> None:
         consumer = batch.consumer
         async with owner.lock:
             mine = {tp.partition for tp in consumer.assignment() if tp.topic in listener.topics}
             records = [record_of(r) for r in batch.records if r.partition in mine]
+            if sealer is not None:
+                records = sealer.open(records)
             if not records:
                 return
             try:

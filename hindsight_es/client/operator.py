@@ -8,7 +8,8 @@ Used by ``hindsight-es quarantine`` and the MCP ``quarantine`` tool.
 Rollbacks (``hindsight_es.history``) are the operator's too: ``rollback_plan`` is the dry run (what the
 actor will decide, on the state folded from the log; it writes nothing), ``rollback`` publishes the
 ``RetractionRequested`` and waits for its ``SourceRetracted``, ``undo_rollback`` brings back what one
-took away, and ``state_as_of`` folds a bank's memory events up to a time.
+took away, and ``state_as_of`` folds a bank's memory events up to a time. ``erase`` erases content for
+good (``client.erasure``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from hindsight_es.client.connection import Connection
+from hindsight_es.client.erasure import Drive, Erasure, erase
 from hindsight_es.client.inputs import build, memory_uuid
 from hindsight_es.client.reader import Reader
 from hindsight_es.client.writer import Receipt, Writer
@@ -130,6 +132,34 @@ class Operator:
             return None, found[0]
         receipt = await self.writer.submit(undo(found[0], reason=reason, actor=actor), wait=wait)
         return receipt, found[0]
+
+    async def erase(
+        self,
+        bank_id: str,
+        *,
+        session_id: str | None = None,
+        turn_id: str | None = None,
+        memory_id: str | UUID | None = None,
+        reason: str,
+        actor: str = "operator",
+        wait: bool = True,
+        timeout_s: float | None = None,
+        drive: Drive | None = None,
+    ) -> Erasure:
+        """Erase a session, a turn (and the memories from it) or a memory for good (``client.erasure``)."""
+        return await erase(
+            self.conn,
+            self.writer,
+            bank_id,
+            session_id=session_id,
+            turn_id=turn_id,
+            memory_id=memory_id,
+            reason=reason,
+            actor=actor,
+            wait=wait,
+            timeout_s=timeout_s,
+            drive=drive,
+        )
 
     async def state_as_of(self, bank_id: str, as_of: datetime | None = None) -> BankState:
         """The bank's memories as they stood at ``as_of`` (event time, inclusive), folded from the log."""

@@ -8,9 +8,11 @@ from hindsight_es.events.models import (
     AnyEvent,
     BankOwnersSet,
     CommandEvent,
+    ContentErased,
     CorrectionRequested,
     DisputeResolutionRequested,
     DisputeResolved,
+    ErasureRequested,
     Event,
     ExtractionCompleted,
     ExtractionFailed,
@@ -85,4 +87,6 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
+    "ErasureRequested",
+    "ContentErased",
 ]

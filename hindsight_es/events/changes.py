@@ -10,6 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from hindsight_es.events import (
+    ContentErased,
     DisputeResolved,
     Event,
     MemoryArchived,
@@ -24,6 +25,7 @@ from hindsight_es.events import (
     MemorySuperseded,
     SourceRetracted,
 )
+from hindsight_es.events.memory import erased_text
 
 ACTIVE: dict[str, Any] = {"status": "active", "valid_to": None, "superseded_by": None}
 # The memory events about one memory (their ``memory_id``); SourceRetracted names several.
@@ -90,6 +92,10 @@ def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:
             return [(event.memory_id, dict(ACTIVE))]
         case MemoryPromoted():
             return [(event.memory_id, {"scope": event.scope})]
+        case ContentErased():
+            text = erased_text(event.erased_by, event.occurred_at.isoformat(timespec="seconds"), event.reason)
+            blank = {"status": "forgotten", "text": text, "quote": None, "key": None, "value": None, "entities": ()}
+            return [(m, dict(blank)) for m in event.memory_ids]
         case SourceRetracted():
             return [(m, {"status": "retracted", "valid_to": event.occurred_at}) for m in event.retracted_memory_ids] + [
                 (m, dict(ACTIVE)) for m in event.restored_memory_ids

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
 from hindsight_es.errors import DecodeError
+from hindsight_es.events import sealing
 from hindsight_es.events.identity import stable_id
 from hindsight_es.events.models import AnyEvent, Event
 
@@ -41,8 +43,9 @@ def decode(data: bytes) -> Event:
     """Decode one record; raises ``DecodeError`` naming what is wrong. A record without an ``event_id``
     (a foreign producer's) gets a stable one (``identity.stable_id``), the same at every decode."""
     # One pass in pydantic-core (replays decode every record); a record without its version is upcast
-    # from version 1 below, as a record of a version with an upcaster is.
-    if b'"event_id"' in data and b'"schema_version"' in data:
+    # from version 1 below, as a record of a version with an upcaster is; a sealed box reaching here (read
+    # past its sealed log) takes the slow path too.
+    if b'"event_id"' in data and b'"schema_version"' in data and sealing.MARK not in data:
         try:
             event = _ADAPTER.validate_json(data)
         except ValidationError:
@@ -59,6 +62,8 @@ def decode(data: bytes) -> Event:
         raise DecodeError(f"not JSON: {exc}") from exc
     if not isinstance(record, dict):
         raise DecodeError("not a JSON object")
+    if sealing.MARK in data and sealing.unopened(record):  # read past its sealed log: no key at hand
+        _warn_unopened()
     record = upcast(record)
     if "event_id" not in record and (derived := stable_id(record)) is not None:
         record["event_id"] = str(derived)
@@ -68,6 +73,18 @@ def decode(data: bytes) -> Event:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise DecodeError(f"invalid {record.get('type', 'event')}: {where}: {first['msg']}") from exc
+
+
+_WARNED: list[bool] = []
+
+
+def _warn_unopened() -> None:
+    if not _WARNED:
+        _WARNED.append(True)
+        logging.getLogger("hindsight.sealed").warning(
+            "a record with sealed content was decoded without its key store (read past its sealed log, or "
+            "another deployment's): its personal content reads as erased"
+        )
 
 
 class _Stored(Protocol):

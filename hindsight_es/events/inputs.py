@@ -63,6 +63,18 @@ class RetractionRequested(Event):
     reason: str = Field(default="", max_length=2000)
 
 
+class ErasureRequested(Event):
+    """An operator erases content for good (crypto-shredding): a session, a turn or a memory, one set.
+    ``units`` are the data keys destroyed with it (``log.keys``); the bank actor answers ``ContentErased``."""
+
+    type: Literal["ErasureRequested"] = "ErasureRequested"
+    session_id: SessionId | None = None
+    turn_id: TurnId | None = None
+    memory_id: UUID | None = None
+    units: tuple[str, ...] = ()
+    reason: str = Field(default="", max_length=2000)
+
+
 class RestoreRequested(Event):
     type: Literal["RestoreRequested"] = "RestoreRequested"
     memory_ids: tuple[UUID, ...] = ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 from uuid import UUID
 
@@ -186,6 +187,34 @@ class RecallsCounted(Event):
 
     type: Literal["RecallsCounted"] = "RecallsCounted"
     uses: tuple[RecallUse, ...]
+
+
+def erased_text(by: str | None, at: str | None, reason: str = "") -> str:
+    """What erased content reads as, in the log and everywhere derived from it."""
+    if by is None:
+        return "[erased]"
+    return f"[erased by {by} at {at}: {reason}]" if reason else f"[erased by {by} at {at}]"
+
+
+def is_erased_turn(text: str, metadata: Mapping[str, object]) -> bool:
+    """A turn whose content was erased (its placeholder and the metadata ``log.sealed`` gives it)."""
+    by, at = metadata.get("erased_by"), metadata.get("erased_at")
+    if not isinstance(by, str) or not isinstance(at, str):
+        return False
+    reason = metadata.get("erased_reason")
+    return text == erased_text(by, at, reason if isinstance(reason, str) else "")
+
+
+class ContentErased(Event):
+    """The content of these memories and turns is gone (their keys destroyed): they leave every store and
+    read as an erased placeholder in the log. What stays: that they were erased, by whom, when, why."""
+
+    type: Literal["ContentErased"] = "ContentErased"
+    memory_ids: tuple[UUID, ...] = ()
+    turn_ids: tuple[TurnId, ...] = ()
+    session_id: SessionId | None = None
+    erased_by: str = ""
+    reason: str = ""
 
 
 class MemoryPromoted(Event):

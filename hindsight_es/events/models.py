@@ -17,6 +17,7 @@ from hindsight_es.events.inputs import (
     DEFAULT_WEIGHTS,
     CorrectionRequested,
     DisputeResolutionRequested,
+    ErasureRequested,
     ExtractionCompleted,
     ForgetRequested,
     JanitorTick,
@@ -37,6 +38,7 @@ from hindsight_es.events.inputs import (
 )
 from hindsight_es.events.memory import (
     BankOwnersSet,
+    ContentErased,
     DisputeResolved,
     ExtractionFailed,
     MemoriesRecalled,
@@ -69,6 +71,7 @@ CommandEvent = Union[
     ExtractionCompleted,
     SetOwnersRequested,
     DisputeResolutionRequested,
+    ErasureRequested,
 ]
 MemoryEvent = Union[
     MemoryRetained,
@@ -87,6 +90,7 @@ MemoryEvent = Union[
     MemoryDisputed,
     DisputeResolved,
     BankOwnersSet,
+    ContentErased,
 ]
 AnyEvent = Annotated[Union[TurnRecorded, CommandEvent, MemoryEvent], Field(discriminator="type")]
 
@@ -139,4 +143,6 @@ __all__ = [
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",
+    "ErasureRequested",
+    "ContentErased",
 ]

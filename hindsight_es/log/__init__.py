@@ -3,21 +3,68 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from hindsight_es.config import Settings
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition, partition_for, replay
 
+if TYPE_CHECKING:
+    from hindsight_es.log.sealed import Sealer
+
 
 def open_log(settings: Settings) -> EventLog:
-    """The Kafka log when a broker is configured, else the embedded log in the data directory."""
+    """The Kafka log when a broker is configured, else the embedded log in the data directory; sealed
+    (``log.sealed``) unless ``seal_content`` is off."""
+    inner: EventLog
     if settings.broker:
         from hindsight_es.log.kafka import KafkaLog
 
-        return KafkaLog(settings)
-    from hindsight_es.log.embedded import EmbeddedLog
+        inner = KafkaLog(settings)
+    else:
+        from hindsight_es.log.embedded import EmbeddedLog
 
-    return EmbeddedLog(settings.log_path, settings.partitions, max_bytes=settings.log_max_bytes)
+        inner = EmbeddedLog(settings.log_path, settings.partitions, max_bytes=settings.log_max_bytes)
+    sealer = sealer_for(settings)
+    if sealer is None:
+        return inner
+    from hindsight_es.log.sealed import SealedLog
+
+    return SealedLog(inner, sealer)
+
+
+def sealed(log: EventLog, settings: Settings) -> EventLog:
+    """``log`` reading and writing sealed content (``log.sealed``) as ``open_log``'s does; an adapter
+    built directly (tests, tools) gets the same view. Idempotent."""
+    from hindsight_es.log.sealed import SealedLog
+
+    sealer = sealer_for(settings)
+    if sealer is None or isinstance(log, SealedLog):
+        return log
+    return SealedLog(log, sealer)
+
+
+_WARNED: list[bool] = []
+
+
+def sealer_for(settings: Settings) -> Sealer | None:
+    """A sealer over the key store of ``settings`` (None where content is not sealed). Each log gets its
+    own and closes it with itself: nothing decodes a record with keys of another data directory. Sealers
+    over one store stay in step through its erasure generation (``KeyStore.generation``)."""
+    if not settings.seal_content:
+        return None
+    if settings.keys_path is None:  # stores on object storage: no shared key store to seal with yet
+        if not _WARNED:
+            _WARNED.append(True)
+            logging.getLogger("hindsight.sealed").warning(
+                "stores on object storage: personal content is not sealed (erase cannot shred it)"
+            )
+        return None
+    from hindsight_es.log.keys import SqliteKeyStore
+    from hindsight_es.log.sealed import Sealer
+
+    return Sealer(SqliteKeyStore(settings.keys_path.resolve()))
 
 
 @contextlib.asynccontextmanager
@@ -31,4 +78,14 @@ async def started_log(settings: Settings) -> AsyncIterator[EventLog]:
         await log.close()
 
 
-__all__ = ["Consumer", "EventLog", "Record", "TopicPartition", "open_log", "partition_for", "replay", "started_log"]
+__all__ = [
+    "Consumer",
+    "EventLog",
+    "Record",
+    "TopicPartition",
+    "open_log",
+    "partition_for",
+    "replay",
+    "sealer_for",
+    "started_log",
+]

@@ -10,7 +10,9 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from hindsight_es.events import (
+    ContentErased,
     CorrectionRequested,
+    ErasureRequested,
     Event,
     ForgetRequested,
     MemoryForgotten,
@@ -239,6 +241,33 @@ def decide_reject(state: BankState, command: RejectRequested) -> list[Event]:
         )
         for memory_id in _unique(command.memory_ids)
         if memory_id in state.memories and state.memories[memory_id].status == "quarantined"
+    ]
+
+
+def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
+    """The memories of the erased session, turn or memory (their keys, and those the state links to it)."""
+    units = set(command.units)
+    turns = {u.removeprefix("turn:") for u in units if u.startswith("turn:")} | (
+        {command.turn_id} if command.turn_id else set()
+    )
+    ids = [
+        m.memory_id
+        for m in state.memories.values()
+        if f"memory:{m.memory_id}" in units
+        or m.memory_id == command.memory_id
+        or (command.session_id is not None and m.session_id == command.session_id)
+        or (command.memory_id is None and turns.intersection(m.source_turn_ids))
+    ]
+    return [
+        ContentErased(
+            event_id=derive_id(command.event_id, "erased"),
+            **caused(command),
+            memory_ids=tuple(ids),
+            turn_ids=tuple(sorted(turns)),
+            session_id=command.session_id,
+            erased_by=command.actor,
+            reason=command.reason,
+        )
     ]
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from hindsight_es.events import (
     CorrectionRequested,
     DisputeResolutionRequested,
+    ErasureRequested,
     Event,
     ExtractionFailed,
     ForgetRequested,
@@ -85,6 +86,8 @@ def _decide(
             return [trust.owners_set(state, event)]
         case DisputeResolutionRequested():
             return disputes.resolve(state, event)
+        case ErasureRequested():
+            return commands.decide_erasure(state, event)
     return []
 
 

@@ -14,6 +14,7 @@ from uuid import UUID
 
 from hindsight_es.events import (
     BankOwnersSet,
+    ContentErased,
     Event,
     MemoriesRecalled,
     MemoryArchived,
@@ -141,6 +142,8 @@ def evolve(state: BankState, event: Event) -> BankState:
         if event.causation_id is not None and event.causation_id not in reinforced.restated_by:
             reinforced.restated_by += (event.causation_id,)
             _yielded(state, event)
+    if isinstance(event, ContentErased):
+        _unindex(state, event)
     for memory_id, fields in changes(event):
         memory = state.memories.get(memory_id)
         if memory is not None:
@@ -149,10 +152,31 @@ def evolve(state: BankState, event: Event) -> BankState:
             if "status" in fields:
                 memory.along_with = taken_along(event)
             _reindex(state, memory)
+    if isinstance(event, ContentErased):  # what the erased turns said is gone from the reply context too
+        erased = {m.session_id for i in event.memory_ids if (m := state.memories.get(i)) is not None}
+        for session in erased | {event.session_id}:
+            state.last_turn.pop(session or "", None)
     if isinstance(event, BankOwnersSet):
         state.owners, state.owners_set = event.owners, True
     _lifecycle(state, event)
     return state
+
+
+def _unindex(state: BankState, event: ContentErased) -> None:
+    """Drop the erased memories' words and texts from the indexes (``_reindex`` only sees the placeholder)."""
+    for memory_id in event.memory_ids:
+        if (memory := state.memories.get(memory_id)) is None:
+            continue
+        for token in anchors(memory.text):
+            if (ids := state.anchors.get(token)) is not None:
+                ids.discard(memory_id)
+                if not ids:
+                    del state.anchors[token]
+        same = text_key(memory.kind, memory.text)
+        if state.texts.get(same) == memory_id:
+            del state.texts[same]
+        if memory.key is not None and state.heads.get(memory.key) == memory_id:
+            del state.heads[memory.key]  # a key names what it is about ("user/allergy:peanuts")
 
 
 def _yielded(state: BankState, event: MemoryRetained | MemoryReinforced) -> None:

@@ -17,6 +17,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from hindsight_es.remote import models as m
 from hindsight_es.remote import requests as r
+from hindsight_es.remote.erasure import EraseRequest, ErasureResult
 from hindsight_es.remote.errors import RefusedError
 
 T = TypeVar("T")
@@ -171,6 +172,11 @@ def rollback_plan(bank_id: str, **selection: Any) -> Call[m.RollbackPlan]:
 
 def rollback(bank_id: str, **selection: Any) -> Call[m.RollbackResult]:
     return Call("POST", f"{_bank(bank_id)}/rollback", m.RollbackResult, _body(r.RollbackRequest, **selection))
+
+
+def erase(bank_id: str, **scope_and_options: Any) -> Call[ErasureResult]:
+    """``session_id``, ``turn_id`` or ``memory_id`` (one), ``reason``, and ``wait`` / ``timeout_s``."""
+    return Call("POST", f"{_bank(bank_id)}/erase", ErasureResult, _body(EraseRequest, **scope_and_options))
 
 
 def undo_rollback(bank_id: str, retraction_id: str | UUID, **options: Any) -> Call[m.UndoResult]:

@@ -4,7 +4,7 @@
         hs.retain("alice", "we moved to Paris", session_id="s1", wait=True)
         hits = hs.recall("alice", "where do we live?").hits
 
-``hs.operator`` has the operator's calls (quarantine review, rollback). Errors are the kernel's error
+``hs.operator`` has the operator's calls (quarantine review, rollback, erase). Errors are the kernel's error
 classes (``hindsight_es.remote.errors``); 429 and 5xx answers are retried (``transport``).
 """
 
@@ -20,6 +20,7 @@ import httpx
 
 from hindsight_es.remote import calls
 from hindsight_es.remote import models as m
+from hindsight_es.remote.erasure import ErasureResult
 from hindsight_es.remote.transport import Policy, headers, outcome, request_args, retryable, unreachable
 
 T = TypeVar("T")
@@ -145,6 +146,10 @@ class Operator:
 
     def rollback(self, bank_id: str, **selection: Any) -> m.RollbackResult:
         return self._client.send(calls.rollback(bank_id, **selection))
+
+    def erase(self, bank_id: str, reason: str, **scope_and_options: Any) -> ErasureResult:
+        """Erase a session, a turn or a memory for good (``session_id=``, ``turn_id=`` or ``memory_id=``)."""
+        return self._client.send(calls.erase(bank_id, reason=reason, **scope_and_options))
 
     def undo_rollback(self, bank_id: str, retraction_id: str | UUID, **options: Any) -> m.UndoResult:
         return self._client.send(calls.undo_rollback(bank_id, retraction_id, **options))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, overload
@@ -158,6 +158,20 @@ class ArchiveFiles:
             self.objects.put(merged, _parquet(_dedupe(pa.concat_tables(self._read(p.key) for p in run))))
             removed += self._unlink([p for p in run if p.key != merged])
         return removed
+
+    def rewrite(self, topic: str, partition: int, edit: Callable[[pa.Table], pa.Table | None]) -> int:
+        """Replace each file of a topic-partition that ``edit`` changes (it returns None for "unchanged")
+        by its edited rows, under the same name; returns how many files were rewritten."""
+        rewritten = 0
+        for part in self._parts(topic, partition):
+            edited = edit(self._read(part.key))
+            if edited is not None:
+                self.objects.put(part.key, _parquet(edited.select(SCHEMA.names).cast(SCHEMA)))
+                rewritten += 1
+        return rewritten
+
+    def topic_partitions(self) -> list[TopicPartition]:
+        return self._partitions()
 
     def _read(self, key: str) -> pa.Table:
         data = self.objects.get(key)

@@ -7,6 +7,7 @@ leaves them out. Reads take a ``MemoryFilter`` / ``TurnFilter`` (``stores.filter
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -26,7 +27,7 @@ from hindsight_es.stores.objects import S3Options, is_remote, objects
 from hindsight_es.stores.tracking import POSITION_BANK, Positions
 
 Filter = MemoryFilter | TurnFilter
-__all__ = ["KEYS", "TURN_SCHEMA", "Filter", "LanceStore", "ivf_nprobes", "memory_schema"]
+__all__ = ["KEYS", "TURN_SCHEMA", "Filter", "LanceStore", "erase_rows", "ivf_nprobes", "memory_schema"]
 APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys before merging (see upsert)
 
 
@@ -264,3 +265,20 @@ class LanceStore:
             self.scan(name, where, ["bank_id"], limit=1).num_rows
             for name, where in (("memories", MemoryFilter(bank_id, statuses=None)), ("turns", TurnFilter(bank_id)))
         )
+
+
+def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
+    """Delete the rows with these keys, then compact the table and drop every older version of it, whose
+    data files and indexes still hold them (crypto-shredding's last step); returns how many rows went.
+    Only the table's writer (its projection) calls it, before the commit that moves its positions past the
+    erasure, so no write of it is in flight and a reader waiting on that position finds the bytes gone."""
+    table = store.table(name)
+    if table is None or not keys:
+        return 0
+    gone = 0
+    for start in range(0, len(keys), 500):
+        gone += int(getattr(table.delete(one_of(KEYS[name], list(keys[start : start + 500]))), "num_deleted_rows", 0))
+    with warnings.catch_warnings():  # dropping every older version is the point (readers reopen the latest)
+        warnings.simplefilter("ignore", UserWarning)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+    return gone

@@ -57,6 +57,14 @@ class Snapshots:
             if isinstance(body, dict):
                 yield covered, body
 
+    def drop_through(self, partition: int, offset: int) -> int:
+        """Delete the snapshots covering at most ``offset + 1`` offsets (taken before the event at ``offset``:
+        an erasure they may hold the content of); returns how many went."""
+        old = [c for c in self.covered(partition) if c <= offset]
+        for covered in old:
+            self.objects.delete(f"{self._prefix(partition)}{covered:020d}.json.gz")
+        return len(old)
+
     def prune(self, partition: int, keep: int = 2) -> int:
         """Delete all but the ``keep`` newest snapshots of a partition; returns how many went."""
         old = self.covered(partition)[keep:]

@@ -48,6 +48,7 @@ TOOLS = {
     "list_banks",
     "bank_stats",
     "quarantine",
+    "erase",
     "restore",
     "trust",
 }
@@ -510,6 +511,11 @@ async def test_http_token_for_another_bank_is_refused_and_writes_nothing(http_se
         assert retained["bank_id"] == "alice" and retained["ready"] is True
         assert (await call(alice, "list_banks"))["banks"] == ["alice"]
         assert any("Oslo" in h["text"] for h in (await call(alice, "recall", query="where do I live?"))["hits"])
+        # Erase is the operator's, even on the token's own bank.
+        before = await log_ends(http_server.data)
+        text = await refused(alice, "erase", session_id="s", reason="asked")
+        assert "erase is for operators" in text, text
+        assert await log_ends(http_server.data) == before
     async with http_client(http_server.url, OPS) as ops:
         assert "bob" not in (await call(ops, "list_banks"))["banks"]
 

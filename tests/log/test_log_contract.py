@@ -27,10 +27,16 @@ OpenConsumer = Callable[[str, list[str]], Awaitable[Consumer]]
 # --------------------------------------------------------------------------- fixtures and helpers
 
 
-@pytest.fixture(params=["embedded", pytest.param("kafka", marks=pytest.mark.kafka)])
+@pytest.fixture(params=["embedded", "sealed", pytest.param("kafka", marks=pytest.mark.kafka)])
 async def log(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[EventLog]:
     if request.param == "embedded":
         event_log: EventLog = EmbeddedLog(tmp_path / "log.sqlite3", PARTITIONS)
+    elif request.param == "sealed":  # the wrapper every entry point gets (log.open_log): the same semantics
+        from hindsight_es.log.keys import SqliteKeyStore
+        from hindsight_es.log.sealed import SealedLog, Sealer
+
+        keys = SqliteKeyStore(tmp_path / "keys.sqlite3")
+        event_log = SealedLog(EmbeddedLog(tmp_path / "log.sqlite3", PARTITIONS), Sealer(keys))
     else:
         from hindsight_es.log.kafka import KafkaLog
 

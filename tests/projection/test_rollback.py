@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 from uuid import NAMESPACE_URL, uuid4, uuid5
 
+import pyarrow.parquet as pq
 import pytest
 
 from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
-from hindsight_es.events import CorrectionRequested, Event, SourceRetracted
+from hindsight_es.events import CorrectionRequested, Event, SourceRetracted, TurnRecorded
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.history import (
     Plan,
@@ -39,6 +40,7 @@ from hindsight_es.history import (
     undo,
 )
 from hindsight_es.log import EventLog, started_log
+from hindsight_es.log.keys import SqliteKeyStore
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.recall import recall
 from hindsight_es.stores import generations
@@ -382,6 +384,11 @@ async def test_export_then_import_into_the_other_log_recalls_the_same(
         source_events = await memory_events(log, bank)
         source_hits = hits(await bank_only_store(log, bank, tmp_path / "source-store"), embedder, bank)
     entries = read_export(tmp_path / f"bank.{fmt}")
+    # Content leaving the system is opened: no sealed box whose key only the source's key store holds.
+    path = tmp_path / f"bank.{fmt}"
+    exported = "".join(pq.read_table(path).column("value").to_pylist()) if source.broker else path.read_text()
+    assert '"sealed":{' not in exported.replace(" ", "")
+    assert any(isinstance(e.event, TurnRecorded) and e.event.text for e in entries)
     assert counts == {
         TOPIC_TURNS: len(SESSION_A) + len(SESSION_B),
         TOPIC_COMMANDS: 4,
@@ -395,6 +402,12 @@ async def test_export_then_import_into_the_other_log_recalls_the_same(
         assert [e.event_id for e in await memory_events(log, bank)] == [e.event_id for e in source_events]
         again = await import_entries(log, entries)
         target_hits = hits(await bank_only_store(log, bank, tmp_path / "target-store"), embedder, bank)
+    # ... and the import sealed it again under the target's own keys.
+    target_keys = SqliteKeyStore(target.data_dir / "keys.sqlite3")
+    turn_units = [f"turn:{e.event.turn_id}" for e in entries if isinstance(e.event, TurnRecorded)]
+    assert all(isinstance(k, bytes) for k in target_keys.lookup(bank, turn_units).values())
+    assert len(target_keys.lookup(bank, turn_units)) == len(set(turn_units))
+    target_keys.close()
     assert imported.appended == counts and imported.present == 0 and imported.undecided == 0
     assert sum(again.appended.values()) == 0 and again.present == len(entries)
     assert target_hits == source_hits

@@ -21,8 +21,7 @@ from hindsight_es.events import (
     MemorySuperseded,
     decode,
 )
-from hindsight_es.log import replay
-from hindsight_es.log.embedded import EmbeddedLog
+from hindsight_es.log import open_log, replay
 from streams.service import catch_up_all
 from tests.fake_openai import Reply, memories
 
@@ -60,7 +59,7 @@ async def publish(settings: Settings, embedder, bank: str, texts: list[str]) -> 
 
 
 async def events_of(settings: Settings, topic: str) -> list:
-    log = EmbeddedLog(settings.log_path, settings.partitions)
+    log = open_log(settings)
     await log.start()
     try:
         return [decode(r.value) async for records in replay(log, topic) for r in records]
@@ -69,7 +68,7 @@ async def events_of(settings: Settings, topic: str) -> list:
 
 
 async def drain(settings: Settings, embedder) -> None:
-    log = EmbeddedLog(settings.log_path, settings.partitions)
+    log = open_log(settings)
     await log.start()
     try:
         await catch_up_all(settings, log, embedder=embedder)
@@ -222,7 +221,7 @@ async def test_replay_reproduces_every_decision_without_calling_the_llm(tmp_path
 
     # the same inputs (turns and commands, ExtractionCompleted included) in a fresh data directory
     copy = llm_settings(tmp_path / "copy", fake_llm)
-    target = EmbeddedLog(copy.log_path, copy.partitions)
+    target = open_log(copy)
     await target.start()
     for topic in (TOPIC_TURNS, TOPIC_COMMANDS):
         for event in await events_of(live, topic):

@@ -12,8 +12,7 @@ from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import make_embedder
 from hindsight_es.events import ExtractionCompleted, MemoryQuarantined, MemoryRetained, decode, encode
-from hindsight_es.log import replay
-from hindsight_es.log.embedded import EmbeddedLog
+from hindsight_es.log import open_log, replay
 from streams.service import catch_up_all
 from tests.fake_openai import Reply
 
@@ -40,7 +39,7 @@ def settings_for(root, fake) -> Settings:
 
 
 async def events_of(settings: Settings, topic: str) -> list:
-    log = EmbeddedLog(settings.log_path, settings.partitions)
+    log = open_log(settings)
     await log.start()
     try:
         return [decode(r.value) async for records in replay(log, topic) for r in records]
@@ -49,7 +48,7 @@ async def events_of(settings: Settings, topic: str) -> list:
 
 
 async def drain(settings: Settings, embedder) -> None:
-    log = EmbeddedLog(settings.log_path, settings.partitions)
+    log = open_log(settings)
     await log.start()
     try:
         await catch_up_all(settings, log, embedder=embedder)
@@ -78,7 +77,7 @@ async def test_the_judges_verdict_is_recorded_holds_the_turn_back_and_replays_wi
     assert {e.memory_id for e in held} == {e.memory_id for e in memories if isinstance(e, MemoryRetained)}
 
     copy = settings_for(tmp_path / "copy", fake_llm)  # the same inputs elsewhere: decided from the log alone
-    target = EmbeddedLog(copy.log_path, copy.partitions)
+    target = open_log(copy)
     await target.start()
     for topic in (TOPIC_TURNS, TOPIC_COMMANDS):
         for event in await events_of(live, topic):

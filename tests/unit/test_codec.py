@@ -46,6 +46,8 @@ SAMPLES = [
     m.MemoryDisputed(bank_id="b", memory_id=ID, disputes=uuid4(), reason="contradicts", open_disputes=(ID,)),
     m.DisputeResolved(bank_id="b", memory_id=ID, disputes=uuid4(), outcome="accepted"),
     m.BankOwnersSet(bank_id="b", owners=("mcp:token-ab12cd34",), previous=("user",)),
+    m.ErasureRequested(bank_id="b", session_id="s", units=("turn:t", f"memory:{ID}"), reason="gdpr", actor="operator"),
+    m.ContentErased(bank_id="b", memory_ids=(ID,), turn_ids=("t",), session_id="s", erased_by="operator", reason="x"),
     m.SetOwnersRequested(bank_id="b", owners=("mcp:token-ab12cd34",), actor="operator"),
     m.DisputeResolutionRequested(bank_id="b", memory_ids=(ID,), outcome="reject", operator=True),
     m.SourceRetracted(bank_id="b", turn_ids=("t",), retracted_memory_ids=(ID,), restored_memory_ids=()),

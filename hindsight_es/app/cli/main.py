@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 from typer.core import TyperGroup
 
-from hindsight_es.app.cli import lifecycle, memory_commands, roles
+from hindsight_es.app.cli import erase, lifecycle, memory_commands, roles
 from hindsight_es.app.cli.common import (
     EXIT_USAGE,
     Options,
@@ -391,6 +391,7 @@ def demo(
 
 lifecycle.register(app)  # forget, restore, end-session, promote, janitor
 memory_commands.register(app)  # history, correct
+erase.register(app)  # erase (crypto-shredding)
 roles.register(app)  # worker, serve
 
 if __name__ == "__main__":

@@ -125,7 +125,7 @@ def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True)
             m.session_id or "",
             ",".join(m.source_turn_ids),
             when(m.valid_from),
-            m.text,
+            Text(m.text),  # not markup: a placeholder "[erased by …]" or a user's "[b]" reads as written
         )
     return table
 
@@ -161,7 +161,7 @@ def show_lineage(lineage: dict[str, Any]) -> None:
             t["turn_id"],
             t.get("speaker") or t.get("role") or "",
             t.get("source") or "",
-            t["text"],
+            Text(t["text"] or ""),
         )
     console.print(turns)
     texts = {m["memory_id"]: m["text"] for m in lineage["supersedes"] + lineage["superseded_by"]}
@@ -169,7 +169,9 @@ def show_lineage(lineage: dict[str, Any]) -> None:
     for column in ("time", "event", "by", "what", "event id"):
         history.add_column(column, overflow="fold")
     for e in lineage["events"]:
-        history.add_row(when(e["occurred_at"]), e["type"], e["actor"] or "", describe(e, mid, texts), e["event_id"])
+        history.add_row(
+            when(e["occurred_at"]), e["type"], e["actor"] or "", Text(describe(e, mid, texts)), e["event_id"]
+        )
     console.print(history)
 
 
@@ -199,7 +201,7 @@ def show_session(bank: str, session: str, turns: list[dict[str, Any]], memories:
     for column in ("time", "turn", "by", "text"):
         table.add_column(column, overflow="fold")
     for t in turns:
-        table.add_row(when(t["occurred_at"]), t["turn_id"], t["actor"] or "", t["text"])
+        table.add_row(when(t["occurred_at"]), t["turn_id"], t["actor"] or "", Text(t["text"] or ""))
     console.print(table)
     console.print(archived_memories(f"{len(memories)} memories it produced", memories))
 
@@ -217,7 +219,7 @@ def archived_memories(title: str, memories: list[dict[str, Any]]) -> Table:
             m["status"],
             ",".join(m["source_turn_ids"] or []),
             when(m["occurred_at"]),
-            m["text"],
+            Text(m["text"] or ""),
         )
     return table
 

@@ -276,6 +276,7 @@ class Tools(ReviewTools):
             (self.list_banks, READ),
             (self.bank_stats, READ),
             (self.quarantine, CHANGE),
+            (self.erase, REMOVE),
             (self.trust, CHANGE),
             (self.restore, CHANGE),
         ]

@@ -1,5 +1,6 @@
-"""Operator routes (a token for every bank): the quarantine review, rollback (dry run, apply, undo) and a
-bank's state as of a time. Each is an event in the log (``ReleaseRequested``, ``RetractionRequested``, …),
+"""Operator routes (a token for every bank): the quarantine review, rollback (dry run, apply, undo), erase
+(crypto-shredding, ``client.erasure``) and a bank's state as of a time. Each is an event in the log
+(``ReleaseRequested``, ``RetractionRequested``, ``ErasureRequested``, …),
 so every review and rollback stays in the memories' history."""
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
@@ -18,6 +19,7 @@ from hindsight_es.app.gateway.models import planned_of, quarantined_of
 from hindsight_es.client import Hindsight
 from hindsight_es.events import RejectRequested, ReleaseRequested, RetractionRequested
 from hindsight_es.history import retraction
+from hindsight_es.remote.erasure import EraseRequest, ErasureResult
 from hindsight_es.remote.models import (
     QuarantineResult,
     RollbackPlan,
@@ -128,6 +130,24 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             retraction_id=str(done.event_id),
             restored=[str(m) for m in done.retracted_memory_ids],
             ready=True if receipt is None else bool(receipt.ready),
+        )
+
+    @api.post("/banks/{bank_id}/erase", response_model=ErasureResult, summary="Erase for good")
+    async def erase(bank_id: BankPath, body: EraseRequest, access: Operator) -> ErasureResult:
+        """Erase a session, a turn (with the memories drawn from it) or a memory for good: its data keys are
+        destroyed, an ErasureRequested / ContentErased pair records who erased what and when, and every store
+        drops it; the log, a rebuild, an export and an audit read an erased placeholder from then on."""
+        done = await hs.operator.erase(
+            bank_id, **body.scope(), reason=body.reason, actor=access.actor, wait=body.wait, timeout_s=body.timeout_s
+        )
+        return ErasureResult(
+            bank_id=bank_id,
+            request_id=done.request_id,
+            units=done.units,
+            memory_ids=done.memory_ids,
+            turn_ids=done.turn_ids,
+            erased_at=done.erased_at,
+            ready=bool(done.ready),
         )
 
     @api.get("/banks/{bank_id}/state", response_model=StateAsOf, summary="The bank as of a time")

@@ -1,0 +1,127 @@
+"""``erase --bank B (--session S | --turn T | --memory M) --reason R``: erase content for good.
+
+Crypto-shredding (``client.erasure``, the same path as HTTP and MCP): the data keys of the session's
+turns and memories (or of one turn and the memories from it, or of one memory) are destroyed, an
+``ErasureRequested`` / ``ContentErased`` pair records who erased what and when, and each projection drops
+what it derived when it applies the ``ContentErased``. Without a running service the bank actor and the
+projections run in this process, as for ``forget``; with ``up`` running on the data directory, its own
+projections do it and this waits for them (``--timeout``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Annotated, Any, Optional
+
+import typer
+
+from hindsight_es.app.cli.common import fail, run_async, settings_from
+
+if TYPE_CHECKING:
+    from hindsight_es.client import Hindsight
+
+Opt = Optional[str]
+
+
+def erase(
+    ctx: typer.Context,
+    bank: Annotated[str, typer.Option("--bank", help="The bank")],
+    reason: Annotated[str, typer.Option(help="Why (kept: the fact of the erasure, never the content)")],
+    session: Annotated[Opt, typer.Option("--session", help="Erase a whole session (conversation)")] = None,
+    turn: Annotated[Opt, typer.Option("--turn", help="Erase one turn and the memories from it")] = None,
+    memory: Annotated[Opt, typer.Option("--memory", help="Erase one memory")] = None,
+    by: Annotated[str, typer.Option("--by", help="Who erases (recorded as the event's actor)")] = "operator",
+    timeout: Annotated[float, typer.Option(help="Seconds to wait until every projection has applied it")] = 30.0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
+) -> None:
+    """Erase a session, a turn or a memory for good: keys destroyed, rows dropped, placeholders in the log."""
+    if sum(x is not None for x in (session, turn, memory)) != 1:
+        raise fail("give exactly one of --session, --turn, --memory", 2)
+    if not reason.strip():
+        raise fail("--reason must say why (it is kept with the erasure)", 2)
+    settings = settings_from(ctx)
+    if not settings.seal_content or settings.keys_path is None:
+        raise fail(
+            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off, or stores on object storage, which has no "
+            "key store yet), so it cannot be erased for good",
+            2,
+        )
+    from hindsight_es.client import Hindsight
+
+    async def go() -> dict[str, Any]:
+        async with Hindsight(settings) as hs:
+            return await _erase(hs, bank, session, turn, memory, reason, by, timeout)
+
+    found = run_async(go)
+    if as_json:
+        print(json.dumps(found, ensure_ascii=False))
+        return
+    line = f"erased {len(found['units'])} keys"
+    if found["ready"]:
+        line += (
+            f": {len(found['memory_ids'])} memories and {len(found['turn_ids'])} turns, at {found['erased_at']}; "
+            "every store has dropped them"
+        )
+    if found["generations"]:
+        line += f" ({found['generations']} old store generations removed)"
+    print(line + (f"; {found['note']}" if "note" in found else ""))
+
+
+async def _erase(
+    hs: Hindsight,
+    bank: str,
+    session: str | None,
+    turn: str | None,
+    memory: str | None,
+    reason: str,
+    by: str,
+    wait: float,
+) -> dict[str, Any]:
+    from hindsight_es.stores import generations
+    from streams.service import ServiceLock, catch_up_all
+
+    lock = ServiceLock(hs.settings)
+    here = lock.acquire()  # no service on this data directory: this process runs the actor and projections
+    try:
+
+        async def drive() -> None:
+            await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
+
+        if here:  # every turn decided first: the memories from the erased turns have their keys by now
+            await drive()
+        done = await hs.operator.erase(
+            bank,
+            session_id=session,
+            turn_id=turn,
+            memory_id=memory,
+            reason=reason,
+            actor=by,
+            timeout_s=wait,
+            drive=drive if here else None,
+        )
+        out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
+        out |= {"ready": bool(done.ready), "erased_at": done.erased_at, "request_id": done.request_id}
+        out["generations"] = 0
+        if not done.ready:
+            out["note"] = (
+                "the keys are destroyed and the erasure recorded; the service has not applied it everywhere yet "
+                "(see `hindsight-es status`)"
+            )
+        # Generations no reader is pointed at (older rebuilds) still hold the content: gone with it.
+        # With a service running they wait for `replay gc` (the service may still be moving off one).
+        old = generations.unused(hs.settings.data_dir)
+        if here:
+            generations.remove(old, hs.settings.data_dir)
+            out["generations"] = len(old)
+        elif old:
+            out["note"] = f"{len(old)} unused store generations still hold it: run `replay gc` with the service stopped"
+        return out
+    finally:
+        lock.release()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("erase")(erase)
+
+
+__all__ = ["register"]

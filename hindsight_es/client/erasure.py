@@ -1,0 +1,128 @@
+"""Erase content for good (crypto-shredding): the one code path of ``hindsight-es erase``, the HTTP
+``POST /v1/banks/{bank}/erase`` route, the MCP ``erase`` tool and the remote clients.
+
+An erase records an ``ErasureRequested`` (the units it covers: the data keys of a session's turns and
+memories, of one turn and the memories drawn from it, or of one memory), then destroys those keys in the
+key store (``log.keys``): from then on every read of the log gives the erased placeholder. The bank
+actor answers ``ContentErased`` and drops its older snapshots; each projection, the only writer of its
+table, drops the erased rows itself when it applies it (``projections.vectors``,
+``projections.working_memory``, ``projections.erasure``). This module writes no store: with ``wait`` it
+returns once every projection has applied the ``ContentErased`` (the writer's wait-for-position).
+Recorded before destroyed, so a failure in between leaves the record and live keys: the same erase again
+destroys them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from hindsight_es.client.connection import Connection
+from hindsight_es.client.inputs import build, memory_uuid
+from hindsight_es.client.outcome import await_outcome, memory_partition_end
+from hindsight_es.client.writer import Writer
+from hindsight_es.config import TOPIC_MEMORIES
+from hindsight_es.errors import InvalidInputError
+from hindsight_es.events import ContentErased, ErasureRequested
+
+__all__ = ["Erasure", "erase"]
+
+Drive = Callable[[], Awaitable[object]]
+
+
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """What an erase destroyed, and (when waited for) what the bank actor found to erase."""
+
+    bank_id: str
+    request_id: str
+    units: list[str]
+    ready: bool | None  # None: not waited for; False: not applied by every projection within the time-out
+    memory_ids: list[str] = field(default_factory=list)
+    turn_ids: list[str] = field(default_factory=list)
+    erased_at: str = ""
+
+
+async def erase(
+    conn: Connection,
+    writer: Writer,
+    bank_id: str,
+    *,
+    session_id: str | None = None,
+    turn_id: str | None = None,
+    memory_id: str | UUID | None = None,
+    reason: str,
+    actor: str = "operator",
+    wait: bool = True,
+    timeout_s: float | None = None,
+    drive: Drive | None = None,
+) -> Erasure:
+    """Erase one session, turn or memory of ``bank_id`` (exactly one). ``drive``: run after the keys are
+    destroyed, for a caller without a running service (the CLI runs the actor and projections there)."""
+    if sum(x is not None for x in (session_id, turn_id, memory_id)) != 1:
+        raise InvalidInputError("give exactly one of session_id, turn_id, memory_id")
+    if not reason.strip():
+        raise InvalidInputError("a reason is required: it is kept with the erasure (never the content)")
+    await conn.start()
+    sealer = getattr(conn.log, "sealer", None)
+    if sealer is None:
+        raise InvalidInputError(
+            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off, or stores on object storage, which has no "
+            "key store yet), so it cannot be erased for good"
+        )
+    memory = memory_uuid(memory_id) if memory_id is not None else None
+    scope = {"session_id": session_id, "turn_id": turn_id, "memory_id": None if memory is None else str(memory)}
+    units = await asyncio.to_thread(sealer.keys.select, bank_id, **scope)
+    command = build(
+        ErasureRequested,
+        bank_id=bank_id,
+        session_id=session_id,
+        turn_id=turn_id,
+        memory_id=memory,
+        units=tuple(units),
+        reason=reason,
+        actor=actor,
+    )
+    timeout = timeout_s or conn.settings.mcp_wait_timeout_s
+    partition, start = await conn.logged(memory_partition_end(conn.log, bank_id))
+    await writer.publish([command])  # recorded before anything is destroyed
+    await asyncio.to_thread(sealer.keys.destroy, bank_id, units, by=actor, reason=reason, at=command.occurred_at)
+    sealer.forget_cached()
+    if drive is not None:
+        await drive()
+    out = Erasure(bank_id, str(command.event_id), list(units), None)
+    if not wait:
+        return out
+
+    async def projected(part: int, last: int) -> bool:
+        def check() -> bool:
+            lance = conn.lance()
+            stands = [lance.positions("memories").get((TOPIC_MEMORIES, part), 0)]
+            stands.append(conn.archive().positions().get((TOPIC_MEMORIES, part), 0))
+            turns = lance.positions("turns")
+            if any(topic == TOPIC_MEMORIES for topic, _ in turns):  # a working memory that reads the erasures
+                stands.append(turns.get((TOPIC_MEMORIES, part), 0))
+            return min(stands) > last
+
+        return await conn.read(check)
+
+    deadline = time.monotonic() + timeout
+    outcome = await conn.logged(
+        await_outcome(conn.log, command.event_id, partition, start, deadline, projected),
+        timeout + conn.settings.request_timeout_s,
+    )
+    done = next((e for e in outcome.events if isinstance(e, ContentErased)), None)
+    if done is None:
+        return Erasure(bank_id, out.request_id, out.units, False)
+    return Erasure(
+        bank_id,
+        out.request_id,
+        out.units,
+        outcome.ready,
+        [str(m) for m in done.memory_ids],
+        list(done.turn_ids),
+        done.occurred_at.isoformat(timespec="seconds"),
+    )

@@ -1,0 +1,182 @@
+"""Data keys for erasable units, behind ``KeyStore`` (where a KMS could sit), and the default store: a
+SQLite file in the data directory.
+
+A unit is ``turn:<turn_id>`` or ``memory:<memory_id>`` within a bank; each has its own random 256-bit
+key, tagged with the session it belongs to (and, for a memory, the turns it came from), so erasing a
+session, a turn or a memory is destroying a set of keys. A destroyed key leaves a tombstone (who, when,
+why) and no key bytes: the file runs with ``secure_delete`` and no journal is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol
+
+from hindsight_es.events.sealing import Erased
+
+__all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags"]
+
+
+@dataclass(frozen=True, slots=True)
+class UnitTags:
+    session_id: str | None = None
+    turn_ids: tuple[str, ...] = ()
+
+
+class KeyStore(Protocol):
+    def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
+        """Each unit's key, created (durably, before it is returned) where it has none yet."""
+
+    def lookup(self, bank_id: str, units: Iterable[str]) -> dict[str, bytes | Erased]:
+        """The units' keys or tombstones; a unit never keyed is absent."""
+
+    def select(
+        self, bank_id: str, *, session_id: str | None = None, turn_id: str | None = None, memory_id: str | None = None
+    ) -> list[str]:
+        """The units an erase of that scope covers (live ones only)."""
+
+    def destroy(
+        self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None
+    ) -> Erased:
+        """Destroy the units' keys for good; returns the tombstone they now carry (erased ``at``, default now)."""
+
+    def generation(self) -> int:
+        """Grows with every destroy: a reader holding keys in memory drops them when it changes."""
+
+    def close(self) -> None:
+        """Release the store (a later call opens it again)."""
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS unit_keys (
+  bank_id TEXT NOT NULL, unit TEXT NOT NULL, session_id TEXT, turn_ids TEXT NOT NULL DEFAULT '[]',
+  key BLOB, erased_at TEXT, erased_by TEXT, erased_reason TEXT, PRIMARY KEY (bank_id, unit)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS unit_keys_session ON unit_keys (bank_id, session_id);
+CREATE TABLE IF NOT EXISTS erasures (generation INTEGER NOT NULL);
+"""
+
+
+class SqliteKeyStore:
+    """Keys in ``keys.sqlite3`` beside the log; safe to share between the processes of one machine."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._opening = threading.Lock()
+        self._con: sqlite3.Connection | None = None
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            if self._db.execute("SELECT count(*) FROM erasures").fetchone()[0] == 0:
+                self._db.execute("INSERT INTO erasures VALUES (0)")
+            self._db.execute("COMMIT")
+        if os.name == "posix":
+            os.chmod(path, 0o600)
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        with self._opening:
+            if self._con is None:
+                con = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+                con.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: a destroyed key leaves no bytes
+                con.execute("PRAGMA journal_mode=DELETE")
+                con.executescript(_SCHEMA)
+                self._con = con
+            return self._con
+
+    def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
+        found = self.lookup(bank_id, units)
+        missing = [u for u in units if u not in found]
+        # A memory decided from a turn already erased is born erased (a service still deciding that turn
+        # when the erase came): its content is never sealed under a live key.
+        sources = {f"turn:{t}" for u in missing for t in units[u].turn_ids}
+        gone = {u: k for u, k in self.lookup(bank_id, sources).items() if isinstance(k, Erased)} if sources else {}
+        for u in missing:
+            born_dead = next((gone[f"turn:{t}"] for t in units[u].turn_ids if f"turn:{t}" in gone), None)
+            if born_dead is not None:
+                found[u] = born_dead
+        missing = [u for u in missing if u not in found]
+        if missing:
+            with self._lock:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.executemany(
+                        "INSERT OR IGNORE INTO unit_keys (bank_id, unit, session_id, turn_ids, key) VALUES (?,?,?,?,?)",
+                        [
+                            (bank_id, u, units[u].session_id, json.dumps(list(units[u].turn_ids)), os.urandom(32))
+                            for u in missing
+                        ],
+                    )
+                    self._db.execute("COMMIT")
+                except BaseException:
+                    if self._db.in_transaction:
+                        self._db.execute("ROLLBACK")
+                    raise
+            found.update(self.lookup(bank_id, missing))
+        return found
+
+    def lookup(self, bank_id: str, units: Iterable[str]) -> dict[str, bytes | Erased]:
+        wanted = list(dict.fromkeys(units))
+        out: dict[str, bytes | Erased] = {}
+        with self._lock:
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                rows = self._db.execute(
+                    "SELECT unit, key, erased_at, erased_by, erased_reason FROM unit_keys "
+                    f"WHERE bank_id = ? AND unit IN ({','.join('?' * len(chunk))})",
+                    (bank_id, *chunk),
+                ).fetchall()
+                for unit, key, at, by, reason in rows:
+                    out[unit] = bytes(key) if key is not None else Erased(at or "", by or "", reason or "")
+        return out
+
+    def select(
+        self, bank_id: str, *, session_id: str | None = None, turn_id: str | None = None, memory_id: str | None = None
+    ) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT unit, session_id, turn_ids FROM unit_keys WHERE bank_id = ? AND key IS NOT NULL", (bank_id,)
+            ).fetchall()
+        if memory_id is not None:
+            return [u for u, _, _ in rows if u == f"memory:{memory_id}"]
+        if turn_id is not None:
+            return [u for u, _, t in rows if u == f"turn:{turn_id}" or turn_id in json.loads(t)]
+        turns = {u.removeprefix("turn:") for u, s, _ in rows if s == session_id and u.startswith("turn:")}
+        return [u for u, s, t in rows if s == session_id or turns.intersection(json.loads(t))]
+
+    def destroy(
+        self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None
+    ) -> Erased:
+        tomb = Erased((at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds"), by, reason)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.executemany(
+                "UPDATE unit_keys SET key = NULL, erased_at = ?, erased_by = ?, erased_reason = ? "
+                "WHERE bank_id = ? AND unit = ? AND key IS NOT NULL",
+                [(tomb.at, tomb.by, tomb.reason, bank_id, u) for u in units],
+            )
+            self._db.execute("UPDATE erasures SET generation = generation + 1")
+            self._db.execute("COMMIT")
+            self._db.execute("VACUUM")  # rewrites the file: no page keeps the old key bytes
+        return tomb
+
+    def generation(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT generation FROM erasures").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock, self._opening:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+
+    def __repr__(self) -> str:
+        return f"SqliteKeyStore({str(self.path)!r})"

@@ -1,0 +1,283 @@
+"""Personal content sealed in the log: AES-GCM per erasable unit, opened on every read.
+
+``SealedLog`` wraps any ``EventLog``: on append, the personal fields of an event (a turn's text, speaker
+and metadata; a memory's text, key, value, entities, context and vector; extracted candidates; a
+correction's text) move into ``"sealed": {"unit", "n", "c"}``, encrypted with the unit's data key
+(``keys.KeyStore``), the event's id and bank as associated data. On read they come back, so everything
+that decodes events sees plaintext while the key exists; once it is destroyed, the fields read as an
+erased placeholder naming who erased them and when (a vector as zeros of its dimension). Records
+without ``"sealed"`` (a log from before sealing) pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import os
+import struct
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from hindsight_es.events import vectors
+from hindsight_es.events.sealing import FIELDS, KIND, MARK, MEMORY_FIELDS, TURN_FIELDS, Erased, blank, sealed_objects
+from hindsight_es.log.keys import KeyStore, UnitTags
+from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
+
+log_ = logging.getLogger("hindsight.sealed")
+
+__all__ = ["SealedLog", "Sealer"]
+
+Json = dict[str, Any]
+_CACHE_MAX = 500_000  # keys held in memory (about 100 B each); past it the cache starts again
+
+
+class Sealer:
+    """Seals and opens event records (JSON objects) with the keys of one ``KeyStore``."""
+
+    def __init__(self, keys: KeyStore) -> None:
+        self.keys = keys
+        self._cache: dict[tuple[str, str], bytes | Erased] = {}
+        self._missing: set[tuple[str, str]] = set()
+        self._generation = keys.generation()
+
+    # ------------------------------------------------------------ sealing
+
+    def seal(self, value: bytes) -> bytes:
+        return self.seal_all([value])[0]
+
+    def seal_all(self, values: Sequence[bytes]) -> list[bytes]:
+        """The values sealed; the keys they need are created in one key-store write."""
+        self._refresh()  # a unit erased by another process since is never sealed under its old key
+        parsed = [_parsed(v) for v in values]
+        wanted: dict[str, dict[str, UnitTags]] = {}
+        for item in parsed:
+            if item is not None:
+                for _, unit, tags, _ in item[1]:
+                    wanted.setdefault(str(item[0].get("bank_id", "")), {})[unit] = tags
+        keys = {bank: self._keys(bank, units) for bank, units in wanted.items()}
+        return [value if item is None else _sealed(item, keys) for value, item in zip(values, parsed, strict=True)]
+
+    # ------------------------------------------------------------ opening
+
+    def open(self, records: Sequence[Record]) -> list[Record]:
+        if not any(MARK in r.value for r in records):
+            return list(records)
+        self._refresh()
+        parsed: dict[int, Json] = {}
+        wanted: dict[str, set[str]] = {}
+        for i, r in enumerate(records):
+            if MARK in r.value and isinstance(record := _json(r.value), dict):
+                parsed[i] = record
+                bank = str(record.get("bank_id", ""))
+                for target in sealed_objects(record):
+                    if (bank, unit := str(target["sealed"].get("unit"))) not in self._cache:
+                        wanted.setdefault(bank, set()).add(unit)
+        self._fetch(wanted)  # one key-store read per bank for the whole batch
+        return [replace(r, value=self._opened(parsed[i])) if i in parsed else r for i, r in enumerate(records)]
+
+    def open_value(self, value: bytes) -> bytes:
+        return self.open([Record("", 0, 0, None, value, 0)])[0].value
+
+    def _opened(self, record: Json) -> bytes:
+        bank, aad = str(record.get("bank_id", "")), _aad(record)
+        for target in sealed_objects(record):
+            box = target.pop("sealed")
+            key = self._cache.get((bank, str(box.get("unit"))))
+            fields = FIELDS.get(str(box.get("f")), TURN_FIELDS)
+            opened: Json | None = None
+            if isinstance(key, bytes):
+                try:
+                    opened = json.loads(
+                        AESGCM(key).decrypt(base64.b64decode(box["n"]), base64.b64decode(box["c"]), aad)
+                    )
+                except (InvalidTag, ValueError, binascii.Error):  # tampered or foreign: unreadable, as if erased
+                    opened = None
+            if opened is not None:
+                target.update(opened)
+            else:
+                if key is None and (bank, unit := str(box.get("unit"))) not in self._missing:
+                    self._missing.add((bank, unit))  # a key store that is not the writers' (see docs/operations.md)
+                    log_.warning("no key for %s of bank %s in %s: it reads as erased", unit, bank, self.keys)
+                _blank(target, fields, key, {}, int(box.get("dim", 0)))
+        return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+    def _fetch(self, wanted: dict[str, set[str]]) -> None:
+        if len(self._cache) > _CACHE_MAX:
+            self._cache.clear()
+        for bank, units in wanted.items():
+            for unit, key in self.keys.lookup(bank, sorted(units)).items():
+                self._cache[(bank, unit)] = key
+
+    # ------------------------------------------------------------ keys
+
+    def close(self) -> None:
+        self.keys.close()
+
+    def forget_cached(self) -> None:
+        self._cache.clear()
+        self._generation = self.keys.generation()
+
+    def _refresh(self) -> None:
+        if (now := self.keys.generation()) != self._generation:
+            self._cache.clear()
+            self._generation = now
+
+    def _keys(self, bank: str, units: dict[str, UnitTags]) -> dict[str, bytes | Erased]:
+        have = {u: k for u in units if (k := self._cache.get((bank, u))) is not None}
+        missing = {u: t for u, t in units.items() if u not in have}
+        if missing:
+            for u, k in self.keys.keys(bank, missing).items():
+                self._cache[(bank, u)] = k
+                have[u] = k
+        return have
+
+
+def _json(value: bytes) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return None
+
+
+def _parsed(value: bytes) -> tuple[Json, Plan] | None:
+    """The record and what to seal in it; None for a record with nothing to seal."""
+    if b'"type":"TurnRecorded"' not in value and b'"text"' not in value and b'"vector"' not in value:
+        return None
+    try:
+        record = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or not (plan := _plan(record)):
+        return None
+    return record, plan
+
+
+def _sealed(item: tuple[Json, Plan], keys: dict[str, dict[str, bytes | Erased]]) -> bytes:
+    record, plan = item
+    mine, aad = keys[str(record.get("bank_id", ""))], _aad(record)
+    for target, unit, _, fields in plan:
+        key = mine[unit]
+        taken = {f: target.pop(f) for f in fields if f in target}
+        if isinstance(key, Erased):  # written after its unit was erased: erased it stays
+            _blank(target, fields, key, taken)
+            continue
+        nonce = os.urandom(12)
+        sealed = AESGCM(key).encrypt(nonce, json.dumps(taken, separators=(",", ":")).encode(), aad)
+        target["sealed"] = {"unit": unit, "f": KIND[fields], "n": _b64(nonce), "c": _b64(sealed)}
+        if "vector" in taken:
+            target["sealed"]["dim"] = vectors.dim(base64.b64decode(taken["vector"]))
+    return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _blank(target: Json, fields: Sequence[str], key: bytes | Erased | None, taken: Json, dim: int = 0) -> None:
+    erased = key if isinstance(key, Erased) else None
+    if "vector" in fields and not dim:
+        dim = vectors.dim(base64.b64decode(taken.get("vector") or ""))
+    blank(target, fields, erased, dim)
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _aad(record: Json) -> bytes:
+    bank = str(record.get("bank_id", "")).encode()
+    return str(record.get("event_id", "")).encode() + struct.pack(">H", len(bank)) + bank
+
+
+Plan = list[tuple[Json, str, UnitTags, tuple[str, ...]]]
+
+
+def _turn_plan(turn: Json) -> Plan:
+    tags = UnitTags(session_id=turn.get("session_id"))
+    return [(turn, f"turn:{turn.get('turn_id')}", tags, TURN_FIELDS)]
+
+
+def _memory_plan(memory: Json) -> Plan:
+    tags = UnitTags(session_id=memory.get("session_id"), turn_ids=tuple(memory.get("source_turn_ids") or ()))
+    return [(memory, f"memory:{memory.get('memory_id')}", tags, MEMORY_FIELDS)]
+
+
+def _extraction_plan(record: Json) -> Plan:
+    plan: Plan = []
+    for extraction in record.get("extractions") or ():
+        turn = extraction.get("turn") or {}
+        plan += _turn_plan(turn)
+        tags = UnitTags(session_id=turn.get("session_id"))
+        plan.append((extraction, f"turn:{turn.get('turn_id')}", tags, ("candidates", "guard")))
+    return plan
+
+
+def _correction_plan(record: Json) -> Plan:
+    return [(record, f"memory:{record.get('memory_id')}", UnitTags(), ("text",))]
+
+
+_PLANS: dict[str, Callable[[Json], Plan]] = {
+    "TurnRecorded": _turn_plan,
+    "MemoryRetained": _memory_plan,
+    "MemoryRestored": lambda r: _memory_plan(r["revived"]) if isinstance(r.get("revived"), dict) else [],
+    "ExtractionCompleted": _extraction_plan,
+    "CorrectionRequested": _correction_plan,
+}
+
+
+def _plan(record: Json) -> Plan:
+    make = _PLANS.get(str(record.get("type")))
+    return make(record) if make is not None else []
+
+
+class _SealedConsumer:
+    def __init__(self, inner: Consumer, sealer: Sealer) -> None:
+        self._inner, self._sealer = inner, sealer
+
+    async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]:
+        return self._sealer.open(await self._inner.poll(max_records, timeout_ms))
+
+    async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+        await self._inner.commit(offsets)
+
+    async def committed(self, topic: str, partition: int) -> int | None:
+        return await self._inner.committed(topic, partition)
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+class SealedLog:
+    """An ``EventLog`` whose records hold personal content only sealed (see the module docstring)."""
+
+    def __init__(self, inner: EventLog, sealer: Sealer) -> None:
+        self.inner, self.sealer = inner, sealer
+
+    async def start(self) -> None:
+        await self.inner.start()
+
+    async def close(self) -> None:
+        try:
+            await self.inner.close()
+        finally:
+            self.sealer.close()
+
+    async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
+        return await self.inner.append(topic, key, self.sealer.seal_all(values))
+
+    async def partitions(self, topic: str) -> int:
+        return await self.inner.partitions(topic)
+
+    async def end_offsets(self, topic: str) -> dict[int, int]:
+        return await self.inner.end_offsets(topic)
+
+    async def read(self, topic: str, partition: int, start: int, stop: int, limit: int = 1000) -> list[Record]:
+        return self.sealer.open(await self.inner.read(topic, partition, start, stop, limit))
+
+    async def consumer(self, group: str, topics: Sequence[str]) -> Consumer:
+        return _SealedConsumer(await self.inner.consumer(group, topics), self.sealer)
+
+    def __getattr__(self, name: str) -> Any:  # adapter-specific extras (e.g. the embedded log's path)
+        return getattr(self.inner, name)
