@@ -1,7 +1,7 @@
 """``bench recall --concurrency N``: recalls/s and latency under N concurrent clients, each in its own process.
 
 The bank (built by ``bench recall``) is served by a real ``hindsight-es up``; every client is a separate
-``bench recall-client`` process that calls ``POST /v1/banks/{bank}/recall`` over the HTTP API in a closed
+process (``load_client recall``) that calls ``POST /v1/banks/{bank}/recall`` over the HTTP API in a closed
 loop (one call at a time) for ``--seconds``, so the load generator's own CPU is visible beside the server's
 rather than hidden in the server's event loop. With ``--ingest-rate R`` another process retains R turns
 per second into the same bank meanwhile (an open loop: the schedule does not slow down when the server does).
@@ -13,41 +13,19 @@ import asyncio
 import functools
 import json
 import os
-import random
 import secrets
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
-
-from hindsight_es.app.bench.cmd_mcp import _argv, _free_port, percentile, serving
+from hindsight_es.app.bench.cmd_mcp import _free_port, percentile, serving
+from hindsight_es.app.bench.load_client import queries
 from hindsight_es.app.cli.common import console, run_async
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
 
-WORDS = [
-    "status",
-    "update",
-    "quarterly",
-    "report",
-    "release",
-    "notes",
-    "budget",
-    "onboarding",
-    "design",
-    "review",
-    "migration",
-    "plan",
-    "customer",
-    "survey",
-    "security",
-    "audit",
-    "team",
-    "offsite",
-]
 READY_TIMEOUT_S = 300.0  # a client process's imports on a loaded machine
 START_MARGIN_S = 0.5  # between the last client's "ready" and the common start
 
@@ -66,13 +44,6 @@ def _cpu_delta(before: dict[int, float | None], after: dict[int, float | None]) 
     return sum(deltas) if deltas else None
 
 
-def queries(n: int, seed: int) -> list[str]:
-    """``n`` queries over the synthetic bank's vocabulary, plus one English and one Chinese question."""
-    rng = random.Random(seed)
-    asks = [" ".join(rng.choices(WORDS, k=rng.randint(2, 6))) for _ in range(n)]
-    return asks + ["what did we decide about the budget last month?", "上周的安全审计怎么样？"]
-
-
 def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, ingest_rate: float) -> dict[str, Any]:
     """Serve ``bank`` from a real ``up`` and drive it with ``concurrency`` client processes; the figures.
 
@@ -85,12 +56,12 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
         async with serving(settings, _free_port(), token, listen_s=300) as (mcp_url, server):
             url = mcp_url.removesuffix("/mcp")
             await _warm(url, token, bank)
-            argv = _argv(settings, "bench")
+            argv = [sys.executable, "-m", "hindsight_es.app.bench.load_client"]
             common = ["--url", url, "--token", token, "--bank", bank, "--seconds", str(seconds)]
             spawn = functools.partial(subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            procs = [spawn([*argv, "recall-client", *common, "--seed", str(n)]) for n in range(concurrency)]
+            procs = [spawn([*argv, "recall", *common, "--seed", str(n)]) for n in range(concurrency)]
             if ingest_rate > 0:
-                procs.append(spawn([*argv, "recall-ingest", *common, "--rate", str(ingest_rate)]))
+                procs.append(spawn([*argv, "ingest", *common, "--rate", str(ingest_rate)]))
             try:
                 for p in procs:
                     assert p.stdout is not None
@@ -177,81 +148,6 @@ async def _warm(url: str, token: str, bank: str) -> None:
     async with AsyncHindsightClient(url, token, retries=0, timeout_s=120) as api:
         for query in queries(WARM_UP_RECALLS, 1000):
             await api.recall(bank, query, limit=10)
-
-
-Url = Annotated[str, typer.Option()]
-Token = Annotated[str, typer.Option()]
-Bank = Annotated[str, typer.Option()]
-Seconds = Annotated[float, typer.Option()]
-
-
-def _await_start() -> None:
-    """Tell ``run_load`` this process is ready, then sleep until the start time it sends back on stdin."""
-    print("ready", flush=True)
-    start = float(sys.stdin.readline())
-    time.sleep(max(0.0, start - time.time()))
-
-
-def recall_client(url: Url, token: Token, bank: Bank, seconds: Seconds, seed: int = 0) -> None:
-    """(used by ``bench recall --concurrency``) One client: recalls in a closed loop; latencies as JSON."""
-    from hindsight_es.remote import AsyncHindsightClient
-
-    asks = queries(200, seed)
-
-    async def go() -> dict[str, Any]:
-        times: list[float] = []
-        errors = 0
-        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
-            await asyncio.to_thread(_await_start)
-            end = time.time() + seconds
-            for n in range(sys.maxsize):
-                if time.time() >= end:
-                    break
-                t0 = time.perf_counter()
-                try:
-                    await api.recall(bank, asks[n % len(asks)], limit=10)
-                except HindsightError:
-                    errors += 1
-                    continue
-                if time.time() <= end:  # a call that ends after the run is not counted
-                    times.append((time.perf_counter() - t0) * 1000)
-        return {"ms": times, "errors": errors}
-
-    print(json.dumps(asyncio.run(go())))
-
-
-def recall_ingest(url: Url, token: Token, bank: Bank, seconds: Seconds, rate: Annotated[float, typer.Option()]) -> None:
-    """(used by ``bench recall --ingest-rate``) Retain ``rate`` turns per second on a fixed schedule."""
-    from hindsight_es.remote import AsyncHindsightClient
-
-    rng = random.Random(99)
-
-    async def go() -> dict[str, Any]:
-        times: list[float] = []
-        errors = 0
-        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
-
-            async def one(n: int) -> None:
-                nonlocal errors
-                text = f"{' '.join(rng.choices(WORDS, k=8))} (ingest #{n})"
-                t0 = time.perf_counter()
-                try:
-                    await api.retain(bank, text, session_id=f"ingest-{n // 20}")
-                except HindsightError:
-                    errors += 1
-                    return
-                times.append((time.perf_counter() - t0) * 1000)
-
-            await asyncio.to_thread(_await_start)
-            t_start = time.time()
-            pending = []
-            for n in range(int(seconds * rate)):
-                await asyncio.sleep(max(0.0, t_start + n / rate - time.time()))
-                pending.append(asyncio.create_task(one(n)))
-            await asyncio.gather(*pending)
-        return {"retained": len(times), "errors": errors, "ms": times}
-
-    print(json.dumps(asyncio.run(go())))
 
 
 def check_free(settings: Settings) -> None:
