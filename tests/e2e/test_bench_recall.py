@@ -38,4 +38,7 @@ def test_bench_recall_times_the_first_recall_then_serves_concurrent_clients_besi
     assert load["concurrency"] == 2 and load["errors"] == 0 and load["recalls"] > 0
     assert abs(load["recalls_per_s"] - load["recalls"] / 3) < 1e-9
     assert 0 < load["p50_ms"] <= load["p95_ms"] <= load["p99_ms"]
+    assert load["server_cpu_s"] > 0  # the server's CPU over the timed window, from /proc
+    assert load["server_cpu_ms_per_recall"] == load["server_cpu_s"] * 1000 / load["recalls"]
+    assert load["clients_cpu_ms_per_recall"] > 0
     assert load["ingest"]["errors"] == 0 and load["ingest"]["retained"] == 12  # 3 s at 4 turns/s

@@ -56,8 +56,6 @@ app.command("partition-load")(bench_partition_load)
 app.command("chaos")(bench_chaos)
 app.command("extraction")(bench_extraction)
 app.command("banks")(bench_banks)
-app.command("recall-client", hidden=True)(cmd_load.recall_client)
-app.command("recall-ingest", hidden=True)(cmd_load.recall_ingest)
 app.command("storage")(bench_storage)
 
 
@@ -170,7 +168,7 @@ def recall_serve(
 ) -> None:
     """(used by ``bench recall``) Answer queries against an existing bank; print latencies as JSON."""
     settings = settings_from(ctx)
-    from hindsight_es.app.bench.cmd_load import queries as make_queries
+    from hindsight_es.app.bench.load_client import queries as make_queries
 
     asks = make_queries(queries, 5)
 

@@ -1,7 +1,7 @@
 """``bench recall --concurrency N``: recalls/s and latency under N concurrent clients, each in its own process.
 
 The bank (built by ``bench recall``) is served by a real ``hindsight-es up``; every client is a separate
-``bench recall-client`` process that calls ``POST /v1/banks/{bank}/recall`` over the HTTP API in a closed
+process (``load_client recall``) that calls ``POST /v1/banks/{bank}/recall`` over the HTTP API in a closed
 loop (one call at a time) for ``--seconds``, so the load generator's own CPU is visible beside the server's
 rather than hidden in the server's event loop. With ``--ingest-rate R`` another process retains R turns
 per second into the same bank meanwhile (an open loop: the schedule does not slow down when the server does).
@@ -10,72 +10,78 @@ per second into the same bank meanwhile (an open loop: the schedule does not slo
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-import random
+import os
 import secrets
 import subprocess
 import sys
 import time
-from typing import Annotated, Any
+from pathlib import Path
+from typing import Any
 
-import typer
-
-from hindsight_es.app.bench.cmd_mcp import _argv, _free_port, _up, percentile
+from hindsight_es.app.bench.cmd_mcp import _free_port, percentile, serving
+from hindsight_es.app.bench.load_client import queries
 from hindsight_es.app.cli.common import console, run_async
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
 
-WORDS = [
-    "status",
-    "update",
-    "quarterly",
-    "report",
-    "release",
-    "notes",
-    "budget",
-    "onboarding",
-    "design",
-    "review",
-    "migration",
-    "plan",
-    "customer",
-    "survey",
-    "security",
-    "audit",
-    "team",
-    "offsite",
-]
-START_DELAY_S = 3.0  # clients start together this long after they are spawned (imports done by then)
+READY_TIMEOUT_S = 300.0  # a client process's imports on a loaded machine
+START_MARGIN_S = 0.5  # between the last client's "ready" and the common start
 
 
-def queries(n: int, seed: int) -> list[str]:
-    """``n`` queries over the synthetic bank's vocabulary, plus one English and one Chinese question."""
-    rng = random.Random(seed)
-    asks = [" ".join(rng.choices(WORDS, k=rng.randint(2, 6))) for _ in range(n)]
-    return asks + ["what did we decide about the budget last month?", "上周的安全审计怎么样？"]
+def cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system, every thread) of a live process, from /proc; None where there is none."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15 of stat(5)
+
+
+def _cpu_delta(before: dict[int, float | None], after: dict[int, float | None]) -> float | None:
+    deltas = [after[p] - b for p, b in before.items() if b is not None and after.get(p) is not None]  # type: ignore[operator]
+    return sum(deltas) if deltas else None
 
 
 def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, ingest_rate: float) -> dict[str, Any]:
-    """Serve ``bank`` from a real ``up`` and drive it with ``concurrency`` client processes; the figures."""
+    """Serve ``bank`` from a real ``up`` and drive it with ``concurrency`` client processes; the figures.
+
+    Every client process reports "ready" once imported and connected, and all start at one instant
+    after the last is ready, so no client's start-up falls in the timed window. The server's and the
+    clients' CPU seconds are read from /proc at the window's start and end."""
     token = secrets.token_urlsafe(24)
 
     async def go() -> dict[str, Any]:
-        async with _up(settings, _free_port(), token, listen_s=300) as mcp_url:  # a loaded machine starts slowly
+        async with serving(settings, _free_port(), token, listen_s=300) as (mcp_url, server):
             url = mcp_url.removesuffix("/mcp")
             await _warm(url, token, bank)
-            start = time.time() + START_DELAY_S + concurrency * 0.05
-            argv = _argv(settings, "bench")
-            common = ["--url", url, "--token", token, "--bank", bank, "--seconds", str(seconds), "--start", str(start)]
-            procs = [
-                subprocess.Popen([*argv, "recall-client", *common, "--seed", str(n)], stdout=subprocess.PIPE, text=True)
-                for n in range(concurrency)
-            ]
+            argv = [sys.executable, "-m", "hindsight_es.app.bench.load_client"]
+            common = ["--url", url, "--token", token, "--bank", bank, "--seconds", str(seconds)]
+            spawn = functools.partial(subprocess.Popen, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            procs = [spawn([*argv, "recall", *common, "--seed", str(n)]) for n in range(concurrency)]
             if ingest_rate > 0:
-                procs.append(
-                    subprocess.Popen(
-                        [*argv, "recall-ingest", *common, "--rate", str(ingest_rate)], stdout=subprocess.PIPE, text=True
-                    )
-                )
+                procs.append(spawn([*argv, "ingest", *common, "--rate", str(ingest_rate)]))
+            try:
+                for p in procs:
+                    assert p.stdout is not None
+                    line = await asyncio.wait_for(asyncio.to_thread(p.stdout.readline), READY_TIMEOUT_S)
+                    if line.strip() != "ready":
+                        raise HindsightError(f"a bench client process did not start (exit code {p.wait()})")
+            except BaseException:
+                for p in procs:
+                    p.kill()
+                raise
+            start = time.time() + START_MARGIN_S
+            for p in procs:
+                assert p.stdin is not None
+                p.stdin.write(f"{start!r}\n")
+                p.stdin.flush()
+            pids = [server.pid, *(p.pid for p in procs)]
+            await asyncio.sleep(max(0.0, start - time.time()))
+            cpu0 = {pid: cpu_s(pid) for pid in pids}
+            await asyncio.sleep(max(0.0, start + seconds - time.time()))
+            cpu1 = {pid: cpu_s(pid) for pid in pids}
             outs = [await asyncio.to_thread(p.communicate) for p in procs]
             if failed := [p.returncode for p in procs if p.returncode]:
                 raise HindsightError(f"{len(failed)} bench client processes failed (exit codes {failed})")
@@ -84,6 +90,8 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
         times = [t for r in clients for t in r["ms"]]
         if not times:
             raise HindsightError("no recall completed within the run")
+        server_cpu = _cpu_delta({server.pid: cpu0[server.pid]}, cpu1)
+        clients_cpu = _cpu_delta({p.pid: cpu0[p.pid] for p in procs[:concurrency]}, cpu1)
         report: dict[str, Any] = {
             "concurrency": concurrency,
             "seconds": seconds,
@@ -93,6 +101,10 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
             "p50_ms": percentile(times, 50),
             "p95_ms": percentile(times, 95),
             "p99_ms": percentile(times, 99),
+            "server_cpu_s": server_cpu,
+            "server_cpu_ms_per_recall": None if server_cpu is None else server_cpu * 1000 / len(times),
+            "clients_cpu_ms_per_recall": None if clients_cpu is None else clients_cpu * 1000 / len(times),
+            "load_average": os.getloadavg()[0],
         }
         if ingest_rate > 0:
             ingest = results[-1]
@@ -113,6 +125,12 @@ def print_load(report: dict[str, Any]) -> None:
         f"({report['recalls']:,} recalls, {report['errors']} errors), p50 {report['p50_ms']:.1f} ms, "
         f"p95 {report['p95_ms']:.1f} ms, p99 {report['p99_ms']:.1f} ms"
     )
+    if report["server_cpu_ms_per_recall"] is not None:
+        console.print(
+            f"  CPU per recall: server {report['server_cpu_ms_per_recall']:.1f} ms "
+            f"({report['server_cpu_s']:.1f} s over the run), clients {report['clients_cpu_ms_per_recall']:.1f} ms; "
+            f"load average {report['load_average']:.1f}"
+        )
     if ingest := report.get("ingest"):
         console.print(
             f"  beside it: {ingest['retained']:,} turns retained at {ingest['rate']:g}/s "
@@ -130,77 +148,6 @@ async def _warm(url: str, token: str, bank: str) -> None:
     async with AsyncHindsightClient(url, token, retries=0, timeout_s=120) as api:
         for query in queries(WARM_UP_RECALLS, 1000):
             await api.recall(bank, query, limit=10)
-
-
-Url = Annotated[str, typer.Option()]
-Token = Annotated[str, typer.Option()]
-Bank = Annotated[str, typer.Option()]
-Seconds = Annotated[float, typer.Option()]
-Start = Annotated[float, typer.Option(help="Epoch time to start at")]
-
-
-def recall_client(url: Url, token: Token, bank: Bank, seconds: Seconds, start: Start, seed: int = 0) -> None:
-    """(used by ``bench recall --concurrency``) One client: recalls in a closed loop; latencies as JSON."""
-    from hindsight_es.remote import AsyncHindsightClient
-
-    asks = queries(200, seed)
-
-    async def go() -> dict[str, Any]:
-        times: list[float] = []
-        errors = 0
-        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
-            await asyncio.sleep(max(0.0, start - time.time()))
-            end = time.time() + seconds
-            for n in range(sys.maxsize):
-                if time.time() >= end:
-                    break
-                t0 = time.perf_counter()
-                try:
-                    await api.recall(bank, asks[n % len(asks)], limit=10)
-                except HindsightError:
-                    errors += 1
-                    continue
-                if time.time() <= end:  # a call that ends after the run is not counted
-                    times.append((time.perf_counter() - t0) * 1000)
-        return {"ms": times, "errors": errors}
-
-    print(json.dumps(asyncio.run(go())))
-
-
-def recall_ingest(
-    url: Url, token: Token, bank: Bank, seconds: Seconds, start: Start, rate: Annotated[float, typer.Option()]
-) -> None:
-    """(used by ``bench recall --ingest-rate``) Retain ``rate`` turns per second on a fixed schedule."""
-    from hindsight_es.remote import AsyncHindsightClient
-
-    rng = random.Random(99)
-
-    async def go() -> dict[str, Any]:
-        times: list[float] = []
-        errors = 0
-        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
-
-            async def one(n: int) -> None:
-                nonlocal errors
-                text = f"{' '.join(rng.choices(WORDS, k=8))} (ingest #{n})"
-                t0 = time.perf_counter()
-                try:
-                    await api.retain(bank, text, session_id=f"ingest-{n // 20}")
-                except HindsightError:
-                    errors += 1
-                    return
-                times.append((time.perf_counter() - t0) * 1000)
-
-            await asyncio.sleep(max(0.0, start - time.time()))
-            t_start = time.time()
-            pending = []
-            for n in range(int(seconds * rate)):
-                await asyncio.sleep(max(0.0, t_start + n / rate - time.time()))
-                pending.append(asyncio.create_task(one(n)))
-            await asyncio.gather(*pending)
-        return {"retained": len(times), "errors": errors, "ms": times}
-
-    print(json.dumps(asyncio.run(go())))
 
 
 def check_free(settings: Settings) -> None:

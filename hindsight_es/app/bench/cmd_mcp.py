@@ -95,6 +95,15 @@ def _argv(settings: Settings, *args: str) -> list[str]:
 async def _up(settings: Settings, port: int, token: str, role: str = "up", listen_s: float = 60) -> AsyncIterator[str]:
     """``hindsight-es up`` (or another gateway ``role``: ``serve``) with MCP over HTTP on ``port``; yields
     the URL once it answers (within ``listen_s``)."""
+    async with serving(settings, port, token, role, listen_s) as (url, _):
+        yield url
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    settings: Settings, port: int, token: str, role: str = "up", listen_s: float = 60
+) -> AsyncIterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``_up`` that also yields the server's process (for its CPU accounting)."""
     env = {
         **os.environ,
         "HINDSIGHT_MCP_PORT": str(port),
@@ -114,7 +123,7 @@ async def _up(settings: Settings, port: int, token: str, role: str = "up", liste
             if time.monotonic() > deadline:
                 raise HindsightError(f"`hindsight-es {role}` did not listen within {listen_s:g} s")
             time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield f"http://127.0.0.1:{port}/mcp", proc
     finally:
         proc.send_signal(signal.SIGINT)
         try:

@@ -1,0 +1,126 @@
+"""The client processes of ``bench recall --concurrency`` (``cmd_load``): ``python -m`` this module.
+
+A module of its own, importing the HTTP client and nothing else (not the CLI, the stores or the models),
+so that N of them start in seconds on a busy machine and their CPU in the timed window is the calls'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from typing import Annotated, Any
+
+import typer
+
+from hindsight_es.errors import HindsightError
+from hindsight_es.remote import AsyncHindsightClient
+
+WORDS = [
+    "status",
+    "update",
+    "quarterly",
+    "report",
+    "release",
+    "notes",
+    "budget",
+    "onboarding",
+    "design",
+    "review",
+    "migration",
+    "plan",
+    "customer",
+    "survey",
+    "security",
+    "audit",
+    "team",
+    "offsite",
+]
+
+
+def queries(n: int, seed: int) -> list[str]:
+    """``n`` queries over the synthetic bank's vocabulary, plus one English and one Chinese question."""
+    rng = random.Random(seed)
+    asks = [" ".join(rng.choices(WORDS, k=rng.randint(2, 6))) for _ in range(n)]
+    return asks + ["what did we decide about the budget last month?", "上周的安全审计怎么样？"]
+
+
+Url = Annotated[str, typer.Option()]
+Token = Annotated[str, typer.Option()]
+Bank = Annotated[str, typer.Option()]
+Seconds = Annotated[float, typer.Option()]
+
+
+def _await_start() -> None:
+    """Tell ``run_load`` this process is ready, then sleep until the start time it sends back on stdin."""
+    print("ready", flush=True)
+    start = float(sys.stdin.readline())
+    time.sleep(max(0.0, start - time.time()))
+
+
+def recall_client(url: Url, token: Token, bank: Bank, seconds: Seconds, seed: int = 0) -> None:
+    """One client: recalls in a closed loop; latencies as JSON."""
+    asks = queries(200, seed)
+
+    async def go() -> dict[str, Any]:
+        times: list[float] = []
+        errors = 0
+        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
+            await asyncio.to_thread(_await_start)
+            end = time.time() + seconds
+            for n in range(sys.maxsize):
+                if time.time() >= end:
+                    break
+                t0 = time.perf_counter()
+                try:
+                    await api.recall(bank, asks[n % len(asks)], limit=10)
+                except HindsightError:
+                    errors += 1
+                    continue
+                if time.time() <= end:  # a call that ends after the run is not counted
+                    times.append((time.perf_counter() - t0) * 1000)
+        return {"ms": times, "errors": errors}
+
+    print(json.dumps(asyncio.run(go())))
+
+
+def recall_ingest(url: Url, token: Token, bank: Bank, seconds: Seconds, rate: Annotated[float, typer.Option()]) -> None:
+    """Retain ``rate`` turns per second on a fixed schedule."""
+    rng = random.Random(99)
+
+    async def go() -> dict[str, Any]:
+        times: list[float] = []
+        errors = 0
+        async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
+
+            async def one(n: int) -> None:
+                nonlocal errors
+                text = f"{' '.join(rng.choices(WORDS, k=8))} (ingest #{n})"
+                t0 = time.perf_counter()
+                try:
+                    await api.retain(bank, text, session_id=f"ingest-{n // 20}")
+                except HindsightError:
+                    errors += 1
+                    return
+                times.append((time.perf_counter() - t0) * 1000)
+
+            await asyncio.to_thread(_await_start)
+            t_start = time.time()
+            pending = []
+            for n in range(int(seconds * rate)):
+                await asyncio.sleep(max(0.0, t_start + n / rate - time.time()))
+                pending.append(asyncio.create_task(one(n)))
+            await asyncio.gather(*pending)
+        return {"retained": len(times), "errors": errors, "ms": times}
+
+    print(json.dumps(asyncio.run(go())))
+
+
+app = typer.Typer(add_completion=False)
+app.command("recall")(recall_client)
+app.command("ingest")(recall_ingest)
+
+if __name__ == "__main__":
+    app()
