@@ -48,7 +48,7 @@ class Settings(BaseSettings):
     kafka_session_timeout_ms: int = Field(default=10_000, ge=100)
     kafka_heartbeat_interval_ms: int = Field(default=3_000, ge=50)
     kafka_fetch_max_wait_ms: int = Field(
-        default=50,
+        default=100,
         ge=0,
         le=30_000,
         description="How long the broker may hold a consumer's fetch that finds nothing new: the most a record "

@@ -35,11 +35,10 @@ GROUPS = {
     "working_memory": ("hindsight.projection.working-memory", (TOPIC_TURNS,), list[TurnRecorded], 250),
     "archive": ("hindsight.projection.archive", ALL_TOPICS, list[AnyEvent], 1000),
 }
-# A projection is maintained once it has MAINTAIN_COMMITS commits since its last maintenance (each
-# commit adds a fragment, and every later write reads every fragment's keys: on object storage a write
-# took 0.08 s on a fresh table and 0.9 s after 60 commits), or MAINTAIN_EVERY_S after new rows; never
-# more than 1/MAINTAIN_SHARE of its time.
-MAINTAIN_COMMITS = 20
+# A projection with new rows is maintained MAINTAIN_EVERY_S after its last maintenance, and never for
+# more than 1/MAINTAIN_SHARE of its time (each commit adds a fragment, and every later write reads every
+# fragment's keys: on object storage a write took 0.08 s on a fresh table and 0.9 s after 60 commits;
+# but a pass costs CPU the embedding models need, so passes are spaced in time, not by commits).
 MAINTAIN_EVERY_S = 5.0
 MAINTAIN_CHECK_S = 0.25  # how often the maintainer looks for a projection due
 POINTER_CHECK_S = 1.0
@@ -66,7 +65,6 @@ class OwnedProjections:
         self._dirty: set[int] = set()
         # projection object -> (when its maintenance last ended, how long it took)
         self._maintained: dict[int, tuple[float, float]] = {}
-        self._commits: dict[int, int] = {}  # projection object -> commits since its last maintenance
         self._maintainer: asyncio.Task[None] | None = None
 
     def _lock(self, partition: int) -> asyncio.Lock:
@@ -153,7 +151,6 @@ class OwnedProjections:
                 await projection.apply(decoded)
                 stood[tp] = fresh[-1].offset + 1
                 self._dirty.add(tp[1])
-                self._commits[id(projection)] = self._commits.get(id(projection), 0) + 1
                 # the same observation points as the embedded runner's: a turn's trace and the lag metric
                 observe.spans_for(f"projection.{self.name}", [event for _, event in decoded], started)
                 observe.projected(self.name, fresh)
@@ -177,9 +174,7 @@ class OwnedProjections:
                 continue
             seen.add(id(projection))
             last, took = self._maintained.get(id(projection), (0.0, 0.0))
-            since = time.monotonic() - last
-            due = self._commits.get(id(projection), 0) >= MAINTAIN_COMMITS or since >= MAINTAIN_EVERY_S
-            if not due or since < MAINTAIN_SHARE * took:
+            if time.monotonic() - last < max(MAINTAIN_EVERY_S, MAINTAIN_SHARE * took):
                 continue
             async with self._lock(partition):
                 if self.owned.get(partition) is not projection:  # released while waiting for the lock
@@ -187,7 +182,6 @@ class OwnedProjections:
                 covered = [p for p, owner in self.owned.items() if owner is projection]
                 self._dirty.difference_update(covered)
                 started = time.monotonic()
-                self._commits[id(projection)] = 0
                 try:
                     await projection.maintain()
                 except Exception:  # housekeeping only: queries stay correct, try again later
