@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import gzip
 import json
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +19,7 @@ import pyarrow.parquet as pq
 
 from hindsight_es.config import TOPIC_MEMORIES, Settings
 from hindsight_es.events import MemoryRetained, decoded
-from hindsight_es.log import replay, started_log
+from hindsight_es.log import compression, replay, started_log
 from hindsight_es.log.keys import SqliteKeyStore
 from tests.e2e.test_cli import cli, flat, no_traceback
 
@@ -68,6 +70,12 @@ def decoded_parquet(path: Path) -> bytes:
     return bytes(out)
 
 
+def decompressed_log(path: Path) -> bytes:
+    """Every record value of the log, as the log reads it (the records in the WAL file included)."""
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+        return b"\n".join(compression.unpack(v) for (v,) in db.execute("SELECT value FROM records"))
+
+
 def files_holding(root: Path, needles: list[bytes]) -> list[str]:
     found = []
     paths = sorted(root.parent.glob(root.name + "*")) if root.is_file() else sorted(root.rglob("*"))
@@ -77,6 +85,8 @@ def files_holding(root: Path, needles: list[bytes]) -> list[str]:
             data = gzip.decompress(data)
         elif path.suffix == ".parquet":  # zstd pages: the raw bytes and what they decode to
             data += decoded_parquet(path)
+        elif path.name == "log.sqlite3":  # compressed records: the raw bytes and what they decompress to
+            data += decompressed_log(path)
         lowered = data.lower()
         found += [f"{path.relative_to(root)}: {n[:16]!r}" for n in needles if n in data or n.lower() in lowered]
     return found

@@ -383,6 +383,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/banks/{bank_id}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase for good
+         * @description Erase a session, a turn (with the memories drawn from it) or a memory for good: its data keys are
+         *     destroyed, an ErasureRequested / ContentErased pair records who erased what and when, and every store
+         *     drops it; the log, a rebuild, an export and an audit read an erased placeholder from then on.
+         */
+        post: operations["erase_v1_banks__bank_id__erase_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks/{bank_id}/state": {
         parameters: {
             query?: never;
@@ -711,6 +733,84 @@ export interface components {
              * @default
              */
             reason: string;
+        };
+        /**
+         * EraseRequest
+         * @description Exactly one of ``session_id``, ``turn_id``, ``memory_id``: what to erase for good.
+         */
+        EraseRequest: {
+            /**
+             * Session Id
+             * @description Erase a whole session: its turns and their memories
+             */
+            session_id?: string | null;
+            /**
+             * Turn Id
+             * @description Erase one turn and the memories drawn from it
+             */
+            turn_id?: string | null;
+            /**
+             * Memory Id
+             * @description Erase one memory
+             */
+            memory_id?: string | null;
+            /**
+             * Reason
+             * @description Why (kept with the erasure; never the content)
+             */
+            reason: string;
+            /**
+             * Wait
+             * @description Return once the change is visible to recall
+             * @default true
+             */
+            wait: boolean;
+            /**
+             * Timeout S
+             * @description Seconds to wait at most (default 10)
+             */
+            timeout_s?: number | null;
+        } & ({
+            session_id: string;
+        } | {
+            turn_id: string;
+        } | {
+            memory_id: string;
+        });
+        /** ErasureResult */
+        ErasureResult: {
+            /** Bank Id */
+            bank_id: string;
+            /**
+             * Request Id
+             * @description The ErasureRequested event
+             */
+            request_id: string;
+            /**
+             * Units
+             * @description The data keys destroyed (turn:… and memory:… units)
+             */
+            units: string[];
+            /**
+             * Memory Ids
+             * @description The memories erased (from the bank actor's ContentErased)
+             */
+            memory_ids: string[];
+            /**
+             * Turn Ids
+             * @description The turns erased
+             */
+            turn_ids: string[];
+            /**
+             * Erased At
+             * @description When (ISO 8601); empty until the bank actor has decided it
+             */
+            erased_at: string;
+            /**
+             * Ready
+             * @description true: every store has dropped it; false: keys destroyed, not applied yet
+             */
+            ready: boolean;
         };
         /** ForgetRequest */
         ForgetRequest: {
@@ -3460,6 +3560,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UndoResult"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    erase_v1_banks__bank_id__erase_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErasureResult"];
                 };
             };
             /** @description Refused input (the detail says why) */
