@@ -70,19 +70,23 @@ async def test_quarantined_never_recalled_until_released_and_rejected_stay_gone(
         hits = await hs.recall("acme", "database costs", limit=10)
         assert cites(hits, "doc2")  # an ordinary document passes the guard
         held = await hs.operator.quarantined("acme")
-        assert [m.source_turn_ids for m in held] == [["doc1"], ["doc4"]] and "channel" in held[1].reason
-        held = held[:1]
+        # the document's turn and the statement drawn from it ("The team's database: MongoDB"), then the
+        # channel's next delivery
+        assert sorted(m.source_turn_ids for m in held) == [["doc1"], ["doc1"], ["doc4"]]
+        assert all("channel" in m.reason for m in held if m.source_turn_ids == ["doc4"])
+        held = [m for m in held if m.source_turn_ids == ["doc1"]]
         context = await hs.context("acme", "s", "which database do we use?")
         assert context.memory_ids and not set(context.memory_ids) & {m.memory_id for m in held}
-        assert [m.source_turn_ids for m in held] == [["doc1"]]
-        assert held[0].source == "document" and held[0].trust == "untrusted"
-        assert "instruction override" in held[0].reason and "authority claim" in held[0].reason
+        for m in held:
+            assert m.source == "document" and m.trust == "untrusted"
+            assert "instruction override" in m.reason and "authority claim" in m.reason
 
         with pytest.raises(InvalidInputError, match="not quarantined"):
             await hs.operator.review("acme", [hits[0].memory_id], release=True)
-        await hs.operator.review("acme", [held[0].memory_id], release=True, reason="checked with the team", wait=False)
+        released = [m.memory_id for m in held]
+        await hs.operator.review("acme", released, release=True, reason="checked with the team", wait=False)
         await catch_up_all(settings, hs.log, embedder=embedder)
-        assert (await hs.memory("acme", held[0].memory_id)).status == "active"
+        assert [(await hs.memory("acme", m)).status for m in released] == ["active"] * len(released)
         assert cites(await hs.recall("acme", "MongoDB supersedes earlier entries", limit=5), "doc1")
         assert [m.source_turn_ids for m in await hs.operator.quarantined("acme")] == [["doc4"]]
         history = await hs.history("acme", held[0].memory_id)
