@@ -210,3 +210,18 @@ def _bucket_ready(endpoint: str) -> bool:
             return answer.status == 200
     except OSError:
         return False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With two test processes (pytest-xdist, ``--dist loadgroup``): every test that may use the session's
+    Kafka broker runs in one process, in collection order, as in a serial run (tests on the shared broker
+    reuse topics, so their order matters); every other file is one group (its module fixtures, such as a
+    running ``up``, stay in one process)."""
+    for item in items:
+        kafka = (
+            item.get_closest_marker("kafka") is not None
+            or "kafka" in item.nodeid
+            or {"broker", "tansu", "kafka_log"} & set(getattr(item, "fixturenames", ()))
+            or item.nodeid.startswith(("tests/stream/", "tests/log/"))
+        )
+        item.add_marker(pytest.mark.xdist_group("kafka" if kafka else item.nodeid.split("::")[0]))
