@@ -1,7 +1,8 @@
 """Rankings of ``replay verify``: a rebuilt store must rank like the live one, not only hold its rows.
 
-Equal rows can still rank differently: LanceDB scores full-text hits with the statistics of its index, so
-rows the index has not covered yet change every score (see ``recall.search``). Per bank, a few probe
+Equal rows can still rank differently: where LanceDB's full-text scores stand (a match larger than
+``recall.lexical.EXACT_MATCHES``), they use the statistics of its index, so rows the index has not
+covered yet change them, and anything else that makes a store rank apart shows here too. Per bank, a few probe
 queries derived from the bank's own memories (the same for both stores) are recalled from the live store
 and from the rebuild (its indexes built as a rebuild builds them), and their top ids compared.
 """

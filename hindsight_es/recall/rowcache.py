@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from hindsight_es.recall.lexical import terms_row
 from hindsight_es.stores.lance import LanceStore
 
 COLUMNS = (
@@ -45,13 +46,25 @@ COLUMNS = (
 )
 MAX_ROWS = 300_000  # about 1.2 KB each (~360 MB); the least recently used go first beyond this
 
+TERM_COLUMNS = ("search_text", "text")
+TERM_ROWS = 100_000  # rows whose terms are kept (a few hundred bytes each; CJK rows keep their text)
 _caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
+_term_caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
 
 
 class RowCache:
-    def __init__(self, store: LanceStore, max_rows: int = MAX_ROWS) -> None:
-        self.store, self.max_rows = store, max_rows
+    """Rows of ``columns`` by row id, each as ``shape`` makes it of the row read (with ``_rowid``)."""
+
+    def __init__(
+        self,
+        store: LanceStore,
+        max_rows: int = MAX_ROWS,
+        *,
+        columns: Sequence[str] = COLUMNS,
+        shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+    ) -> None:
+        self.store, self.max_rows, self.columns, self.shape = store, max_rows, tuple(columns), shape
         self._rows: dict[int, dict[str, Any]] = {}  # in order of last use
         self._lock = threading.Lock()
 
@@ -68,9 +81,9 @@ class RowCache:
                     found[row_id] = self._rows[row_id] = row
         if (
             missing
-            and (table := self.store.search.start(self.store.search.take(missing, COLUMNS)).result()) is not None
+            and (table := self.store.search.start(self.store.search.take(missing, self.columns)).result()) is not None
         ):
-            fetched = table.to_pylist()
+            fetched = table.to_pylist() if self.shape is None else [self.shape(row) for row in table.to_pylist()]
             with self._lock:
                 self._put(fetched)
             found.update((row["_rowid"], row) for row in fetched)
@@ -87,8 +100,21 @@ class RowCache:
 
 
 def row_cache(store: LanceStore) -> RowCache:
+    """The store's cache of what recall shows (``COLUMNS``)."""
+    return _cache(_caches, store, lambda: RowCache(store))
+
+
+def term_cache(store: LanceStore) -> RowCache:
+    """The store's cache of the indexed terms of rows (``lexical.terms_row``), for the full-text lists
+    scored over the bank's own statistics (``lexical``)."""
+    return _cache(_term_caches, store, lambda: RowCache(store, TERM_ROWS, columns=TERM_COLUMNS, shape=terms_row))
+
+
+def _cache(
+    caches: weakref.WeakKeyDictionary[LanceStore, RowCache], store: LanceStore, make: Callable[[], RowCache]
+) -> RowCache:
     with _caches_lock:
-        cache = _caches.get(store)
+        cache = caches.get(store)
         if cache is None:
-            cache = _caches[store] = RowCache(store)
+            cache = caches[store] = make()
         return cache

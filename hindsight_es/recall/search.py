@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -22,10 +23,11 @@ from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import ConfigError
 from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.fusion import rrf
+from hindsight_es.recall.lexical import EXACT_MATCHES, bm25, query_terms
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, parse_query, unmentioned, without_names
 from hindsight_es.recall.relevance import relevance, scale
-from hindsight_es.recall.rowcache import row_cache
+from hindsight_es.recall.rowcache import row_cache, term_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
@@ -106,9 +108,9 @@ def recall(
     query_cjk = is_cjk(query)
     searches = []  # (list name, the search); a CJK query's n-gram hits count only on CJK memories (below)
     if not query_cjk:
-        searches.append(("search_text", partial(_text_hits, store, query, "search_text", where, pool, fetch)))
+        searches.append(("search_text", partial(store.search.text_search, query, "search_text", where, MATCHES)))
     if parsed.cjk:
-        searches.append(("text_ngram", partial(_text_hits, store, query, "text_ngram", where, pool, fetch)))
+        searches.append(("text_ngram", partial(store.search.text_search, query, "text_ngram", where, MATCHES)))
     vector = None
     # Memories in the other script (Chinese for an English query, English for a Chinese one) are their
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
@@ -124,8 +126,9 @@ def recall(
         similar = partial(cross_script.similarity, memory_cjk=not query_cjk)
         probes = partial(ivf_nprobes, table_rows=_table_rows(store), index=_index(store))
         cross = partial(_cross_hits, store, where=other, fetch=fetch, similarity=similar, probes=probes)
-    for _ in range(SEARCH_ATTEMPTS):
+    for attempt in range(SEARCH_ATTEMPTS):
         texts = [(name, store.search.start(search())) for name, search in searches]
+        searched = store.search.start(store.search.count_memories(where)) if searches else None
         if vector is None:
             vector = embedder.embed_query(query)
             cross_vector = cross_script.query(vector) if cross_script is not None else None
@@ -136,6 +139,11 @@ def recall(
         if cross_vector is not None:
             vectors.append(("cross", store.search.start(cross(cross_vector))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
+        last = attempt == SEARCH_ATTEMPTS - 1
+        scored = [(name, _scored(store, query, name, hits, searched, pool, fetch, last)) for name, hits in found]
+        if any(hits is None for _, hits in scored):
+            continue  # a row a search returned was moved before its terms were read: search again
+        found = cast(list[tuple[str, list[tuple[int, float]]]], scored)
         if cross_vector is not None and not content_only and parsed.names:
             # Memories are embedded with their speaker, so a query naming a speaker is similar to every
             # other-script memory of theirs by the name alone ("is Lin allergic to anything?" and "Lin: 好的":
@@ -236,7 +244,8 @@ def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
     return _cached((str(store.path), "bank", bank_id), compute)
 
 
-MAX_FETCH = 2_000
+MATCHES = EXACT_MATCHES + 1  # full-text hits asked for: more than EXACT_MATCHES says the match is larger
+TEXTS = ("search_text", "text_ngram")
 
 
 async def _cross_hits(
@@ -263,24 +272,42 @@ async def _cross_hits(
     return [(row_id, distance) for row_id, distance in hits if similarity(distance) >= CROSS_MIN_SIMILARITY]
 
 
-async def _text_hits(
-    store: LanceStore, query: str, column: str, where: MemoryFilter, pool: int, fetch: int
-) -> list[tuple[int, float]]:
-    """Full-text hits, enough of them that a tie at the pool's cut is complete.
+def _scored(
+    store: LanceStore,
+    query: str,
+    column: str,
+    hits: list[tuple[int, float]],
+    searched: Future[int] | None,
+    pool: int,
+    fetch: int,
+    last: bool,
+) -> list[tuple[int, float]] | None:
+    """A full-text list, best first: BM25 over the bank's own statistics (``lexical``) when the search
+    returned every row that matches (``EXACT_MATCHES``), else LanceDB's scores; None when a row moved
+    before its terms were read (search again), unless this is the ``last`` attempt (scored without it).
+    Vector lists pass through.
 
-    BM25 gives equal scores to equal texts (a speaker's many short turns answering the same question),
-    and LanceDB returns an arbitrary ``fetch`` of a larger tie: the candidates, and so the ranking, would
-    depend on storage order and a rebuilt store could rank differently. So while the hits at the cut and
-    at the end of the fetch tie, fetch four times as many (up to ``MAX_FETCH``).
+    Either way ``fetch`` of them, longer while they tie with the hit at the pool's cut: BM25 gives equal
+    scores to equal texts (a speaker's many short turns answering the same question), and an arbitrary
+    ``fetch`` of a larger tie would make the candidates, and so the ranking, depend on storage order.
     """
-    while True:
-        hits = await store.search.text_search(query, column, where, fetch)
-        if len(hits) < fetch or len(hits) <= pool or fetch >= MAX_FETCH:
-            return hits
-        scores = sorted((score for _, score in hits), reverse=True)
-        if not _tied(scores[pool - 1], scores[-1]):
-            return hits
-        fetch = min(MAX_FETCH, fetch * 4)
+    if column not in TEXTS:
+        return hits
+    if len(hits) <= EXACT_MATCHES and hits:
+        docs = term_cache(store).rows(row_id for row_id, _ in hits)
+        if len(docs) < len(hits) and not last:
+            return None
+        assert searched is not None  # started with every full-text search
+        ids = [row_id for row_id, _ in hits if row_id in docs]
+        scores = bm25(query_terms(query, column), [docs[i] for i in ids], searched.result(), column)
+        hits = list(zip(ids, scores, strict=True))
+    ordered = sorted(hits, key=lambda hit: -hit[1])
+    if len(ordered) <= fetch:
+        return ordered
+    cut, end = ordered[min(pool, len(ordered)) - 1][1], fetch
+    while end < len(ordered) and _tied(cut, ordered[end][1]):
+        end += 1
+    return ordered[:end]
 
 
 TIE = 1e-5  # scores this close (relative) are one score: float sums in LanceDB vary in their last bits

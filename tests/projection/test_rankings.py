@@ -13,6 +13,8 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import make_embedder
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log.embedded import EmbeddedLog
+from hindsight_es.recall import search
+from hindsight_es.recall.search import recall
 from hindsight_es.stores import location
 from hindsight_es.stores.lance import LanceStore
 from hindsight_es.stores.lance_indexes import unindexed_rows
@@ -69,35 +71,65 @@ def test_probes_depend_on_the_memories_not_on_their_order():
     assert probes([("a", "我们用缓存做订单服务的加速和限流")], 4) == ["我们用缓存做订单服务"]
 
 
-async def test_verify_compares_rankings_and_names_a_stale_full_text_index(tmp_path, embedder):
-    settings = Settings(data_dir=tmp_path, partitions=1, embedder="minilm", record_recalls=False)
+async def stale_store(settings: Settings, embedder) -> tuple[EmbeddedLog, LanceStore]:
+    """A bank recorded, projected and indexed, then 120 turns more projected without the index maintenance
+    of ``up``: the full-text index does not cover the newest rows (the log is the caller's to close)."""
     log = EmbeddedLog(settings.log_path, settings.partitions)
     await log.start()
+    async with Hindsight(settings, log=log, embedder=embedder) as hs:
+        for i, text in enumerate(turns(60, 1, AREAS)):
+            await hs.record_turn(BANK, text, session_id="s", turn_id=f"a{i}")
+        await catch_up_all(settings, log, embedder=embedder)
+        fresh = await verify(settings, log, embedder=embedder)
+        assert fresh.ok, fresh.difference
+        assert len(fresh.rankings) >= 3 and all(c.ok and len(c.live) > 0 for c in fresh.rankings)
+        # newer turns about two areas only: their words' statistics move, and the index has not seen them
+        for i, text in enumerate(turns(120, 2, AREAS[:2])):
+            await hs.record_turn(BANK, text, session_id="s", turn_id=f"b{i}")
+    await decide_and_project(settings, log, embedder, maintain=False)
+    store = LanceStore(location.current(settings)["lance"])
+    assert unindexed_rows(store) > 0
+    return log, store
+
+
+QUERIES = ["PostgreSQL for billing", "Redis search service", "which tool runs payroll", "Kafka orders"]
+
+
+async def test_a_stale_full_text_index_ranks_like_a_rebuild(tmp_path, embedder):
+    """The full-text lists are scored over the bank's own statistics (``recall.lexical``), not the
+    index's: rows the index has not covered yet change no ranking, and verify agrees."""
+    settings = Settings(data_dir=tmp_path, partitions=1, embedder="minilm", record_recalls=False)
+    log, store = await stale_store(settings, embedder)
     try:
-        async with Hindsight(settings, log=log, embedder=embedder) as hs:
-            for i, text in enumerate(turns(60, 1, AREAS)):
-                await hs.record_turn(BANK, text, session_id="s", turn_id=f"a{i}")
-            await catch_up_all(settings, log, embedder=embedder)
-            fresh = await verify(settings, log, embedder=embedder)
-            assert fresh.ok, fresh.difference
-            assert len(fresh.rankings) >= 3 and all(c.ok and len(c.live) > 0 for c in fresh.rankings)
+        before = [[h.memory_id for h in recall(store, embedder, BANK, q, limit=10)] for q in QUERIES]
+        stale = await verify(settings, log, embedder=embedder)
+        assert stale.ok, stale.difference
+        assert stale.rankings and all(c.ok and c.unindexed > 0 and len(c.live) > 0 for c in stale.rankings)
 
-            # newer turns about two areas only: their words' statistics move, and the index has not seen them
-            for i, text in enumerate(turns(120, 2, AREAS[:2])):
-                await hs.record_turn(BANK, text, session_id="s", turn_id=f"b{i}")
-            await decide_and_project(settings, log, embedder, maintain=False)
-            store = LanceStore(location.current(settings)["lance"])
-            assert unindexed_rows(store) > 0
-            stale = await verify(settings, log, embedder=embedder)
-            assert [c.table for c in stale.checks if not c.ok] == []  # the rows are exact
-            assert not stale.ok and stale.difference is not None
-            assert stale.difference.startswith(f"rankings, bank {BANK!r}: the probe ")
-            assert "the live full-text index does not cover" in stale.difference
+        store.ensure_indexes(("memories",))  # what the next maintenance pass does
+        assert unindexed_rows(store) == 0
+        after = [[h.memory_id for h in recall(LanceStore(store.path), embedder, BANK, q, limit=10)] for q in QUERIES]
+        assert before == after and all(len(r) == 10 for r in before)
+    finally:
+        await log.close()
 
-            store.ensure_indexes(("memories",))  # what the next maintenance pass does
-            assert unindexed_rows(store) == 0
-            again = await verify(settings, log, embedder=embedder)
-            assert again.ok, again.difference
-            assert [c.query for c in again.rankings] == [c.query for c in stale.rankings]
+
+async def test_verify_names_a_stale_index_where_lancedb_scores_the_match(tmp_path, embedder, monkeypatch):
+    """A match larger than ``EXACT_MATCHES`` keeps LanceDB's scores, which its index's statistics decide:
+    there a stale index ranks differently, and verify names the bank, the probe and the index."""
+    monkeypatch.setattr(search, "EXACT_MATCHES", 5)  # searches still ask for MATCHES hits
+    settings = Settings(data_dir=tmp_path, partitions=1, embedder="minilm", record_recalls=False)
+    log, store = await stale_store(settings, embedder)
+    try:
+        stale = await verify(settings, log, embedder=embedder)
+        assert [c.table for c in stale.checks if not c.ok] == []  # the rows are exact
+        assert not stale.ok and stale.difference is not None
+        assert stale.difference.startswith(f"rankings, bank {BANK!r}: the probe ")
+        assert "the live full-text index does not cover" in stale.difference
+
+        store.ensure_indexes(("memories",))
+        again = await verify(settings, log, embedder=embedder)
+        assert again.ok, again.difference
+        assert [c.query for c in again.rankings] == [c.query for c in stale.rankings]
     finally:
         await log.close()

@@ -4,8 +4,8 @@ The history is the replay benchmark's: decided by the real ``decide``/``evolve``
 supersessions, forgets, corrections, session retractions and their undoing) with random vectors,
 written in chunks while the live projections tail it one at a time in small batches, with index
 maintenance now and then, as ``up`` does. No model is involved: this is about the projections.
-Vectors are 384-d like MiniLM's: on the shared Kafka broker other tests project these topics too, and a
-vectors table holds one dimension.
+On Kafka it has a broker of its own: its memories are the bench's synthetic-384 ones, and the bank actor
+of a later test on a shared broker refuses a log that holds another embedder's memories.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import uuid4
@@ -34,6 +35,7 @@ from hindsight_es.stores.lance import TURN_SCHEMA, LanceStore
 from projections import archive_child
 from projections.replay import open_projections, rebuild, switch, verify
 from projections.runner import catch_up
+from tests.conftest import tansu
 
 EVENTS_PER_BANK = 1600
 CHUNK = 450
@@ -67,19 +69,18 @@ async def build(settings: Settings) -> History:
 
 
 @pytest.fixture(scope="module", params=["embedded", "kafka"])
-def history(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> History:
+def history(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[History]:
     root = tmp_path_factory.mktemp(f"replay-ops-{request.param}")
     if request.param == "embedded":
-        settings = Settings(data_dir=root, partitions=4)
-    else:
+        yield asyncio.run(build(Settings(data_dir=root, partitions=4)))
+        return
+    # A broker of its own: the shared one's later tests decide with MiniLM, and a bank actor refuses a
+    # log that holds memories of another embedder (these are the bench's synthetic-384 ones).
+    with tansu() as broker:
         settings = Settings(
-            data_dir=root,
-            broker=request.getfixturevalue("kafka_broker"),
-            partitions=4,
-            kafka_session_timeout_ms=1500,
-            kafka_heartbeat_interval_ms=300,
+            data_dir=root, broker=broker, partitions=4, kafka_session_timeout_ms=1500, kafka_heartbeat_interval_ms=300
         )
-    return asyncio.run(build(settings))
+        yield asyncio.run(build(settings))
 
 
 def lance_rows(path: Path) -> dict[str, list[dict]]:
