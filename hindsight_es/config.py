@@ -230,8 +230,8 @@ class Settings(BaseSettings):
 
     @property
     def keys_path(self) -> Path | None:
-        """The data keys' store beside the stores every process shares (``stores_uri``, else the data
-        directory); None on object storage, which has no key store yet (``log.sealed``: not sealed)."""
+        """The data keys' SQLite store beside the stores every process shares (``stores_uri``, else the
+        data directory); None on object storage, where the keys are objects under ``<stores_uri>/keys``."""
         if self.stores_uri is None:
             return self.data_dir / "keys.sqlite3"
         return None if self.stores_uri.startswith("s3://") else Path(self.stores_uri) / "keys.sqlite3"

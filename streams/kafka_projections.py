@@ -1,10 +1,12 @@
 """The projections on Kafka: one FastStream subscriber per projection, in its own consumer group, each
 member projecting only the partitions the group assigns it, into the shared stores.
 
-Consumes ``hindsight.memories`` (vectors), ``hindsight.turns`` (working memory) or every topic (the
-archive); produces the rows of the current generation's stores, per partition (a sharded hot store
-has one LanceDB store per partition, the archive one set of files per topic-partition), so each table
-and file has one writer. The stores keep their own positions, as the embedded runner's do: records
+Consumes ``hindsight.memories`` (vectors), ``hindsight.turns`` and, for ``ContentErased`` alone,
+``hindsight.memories`` (working memory: a partition's positions on both topics are kept, as the
+embedded runner keeps them) or every topic (the archive); produces the rows of the current generation's
+stores, per partition (a sharded hot store has one LanceDB store per partition, the archive one set of
+files per topic-partition), so each table and file has one writer. The stores keep their own
+positions, as the embedded runner's do: records
 below a partition's stored position are skipped, and a batch that starts past it (the group's
 committed offset ahead of a store, e.g. after a switch to a rebuilt generation) rewinds the consumer to
 the store's position. Committed group offsets follow the stores' positions (for lag monitoring only).
@@ -22,7 +24,7 @@ from faststream.kafka import KafkaRouter
 
 from hindsight_es import observe
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
-from hindsight_es.events import AnyEvent, MemoryEvent, TurnRecorded
+from hindsight_es.events import AnyEvent, ContentErased, MemoryEvent, TurnRecorded
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.stores import location
 from projections.replay import open_projections
@@ -32,7 +34,13 @@ from streams.kafka import subscribe
 log_ = logging.getLogger("hindsight.kafka.projections")
 GROUPS = {
     "vectors": ("hindsight.projection.vectors", (TOPIC_MEMORIES,), list[MemoryEvent], 200),
-    "working_memory": ("hindsight.projection.working-memory", (TOPIC_TURNS,), list[TurnRecorded], 250),
+    # its turns table drops the rows of erased turns: it reads the erasures on the memories topic too
+    "working_memory": (
+        "hindsight.projection.working-memory",
+        (TOPIC_TURNS, TOPIC_MEMORIES),
+        list[TurnRecorded | ContentErased],
+        250,
+    ),
     "archive": ("hindsight.projection.archive", ALL_TOPICS, list[AnyEvent], 1000),
 }
 # A projection with new rows is maintained MAINTAIN_EVERY_S after its last maintenance, and never for

@@ -70,8 +70,7 @@ async def erase(
     sealer = getattr(conn.log, "sealer", None)
     if sealer is None:
         raise InvalidInputError(
-            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off, or stores on object storage, which has no "
-            "key store yet), so it cannot be erased for good"
+            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off), so it cannot be erased for good"
         )
     memory = memory_uuid(memory_id) if memory_id is not None else None
     scope = {"session_id": session_id, "turn_id": turn_id, "memory_id": None if memory is None else str(memory)}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -45,24 +44,23 @@ def sealed(log: EventLog, settings: Settings) -> EventLog:
     return SealedLog(log, sealer)
 
 
-_WARNED: list[bool] = []
-
-
 def sealer_for(settings: Settings) -> Sealer | None:
-    """A sealer over the key store of ``settings`` (None where content is not sealed). Each log gets its
-    own and closes it with itself: nothing decodes a record with keys of another data directory. Sealers
-    over one store stay in step through its erasure generation (``KeyStore.generation``)."""
+    """A sealer over the key store of ``settings`` (None where content is not sealed): a SQLite file beside
+    the stores (``Settings.keys_path``), or, for stores on object storage, objects under ``<stores
+    uri>/keys`` (``log.object_keys``) that every machine shares. Each log gets its own and closes it with
+    itself: nothing decodes a record with keys of another deployment. Sealers over one store stay in step
+    through its erasure generation (``KeyStore.generation``)."""
     if not settings.seal_content:
         return None
-    if settings.keys_path is None:  # stores on object storage: no shared key store to seal with yet
-        if not _WARNED:
-            _WARNED.append(True)
-            logging.getLogger("hindsight.sealed").warning(
-                "stores on object storage: personal content is not sealed (erase cannot shred it)"
-            )
-        return None
-    from hindsight_es.log.keys import SqliteKeyStore
     from hindsight_es.log.sealed import Sealer
+
+    if settings.keys_path is None:
+        from hindsight_es.log.object_keys import ObjectKeyStore
+        from hindsight_es.objects import join, objects, s3_options
+
+        assert settings.stores_uri is not None  # no keys_path: the stores are on object storage
+        return Sealer(ObjectKeyStore(objects(join(settings.stores_uri, "keys"), s3_options(settings))))
+    from hindsight_es.log.keys import SqliteKeyStore
 
     return Sealer(SqliteKeyStore(settings.keys_path.resolve()))
 

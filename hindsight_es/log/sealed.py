@@ -35,6 +35,7 @@ __all__ = ["SealedLog", "Sealer"]
 
 Json = dict[str, Any]
 _CACHE_MAX = 500_000  # keys held in memory (about 100 B each); past it the cache starts again
+_ERASURES = (b'"type":"ErasureRequested"', b'"type":"ContentErased"')
 
 
 class Sealer:
@@ -66,6 +67,7 @@ class Sealer:
     # ------------------------------------------------------------ opening
 
     def open(self, records: Sequence[Record]) -> list[Record]:
+        self._forget_erased(records)
         if not any(MARK in r.value for r in records):
             return list(records)
         self._refresh()
@@ -122,6 +124,18 @@ class Sealer:
     def forget_cached(self) -> None:
         self._cache.clear()
         self._generation = self.keys.generation()
+
+    def _forget_erased(self, records: Sequence[Record]) -> None:
+        """An erasure read from the log drops the cached keys of its bank before anything after it is
+        opened: every reader of the topic holding it sees the erase at once, whatever the key store's
+        generation says yet (an object store's is read at most once a second)."""
+        banks = {
+            str(record.get("bank_id", ""))
+            for r in records
+            if any(m in r.value for m in _ERASURES) and isinstance(record := _json(r.value), dict)
+        }
+        if banks:
+            self._cache = {k: v for k, v in self._cache.items() if k[0] not in banks}
 
     def _refresh(self) -> None:
         if (now := self.keys.generation()) != self._generation:

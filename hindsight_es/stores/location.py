@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from hindsight_es.config import Settings
-from hindsight_es.stores.objects import ObjectStore, S3Options, is_remote, objects
+from hindsight_es.objects import ObjectStore, is_remote, objects, s3_options
 from hindsight_es.stores.snapshots import Snapshots
+
+__all__ = ["current", "object_store", "root", "s3_options", "shard", "snapshots"]
 
 
 def root(settings: Settings) -> Path | str:
@@ -16,16 +18,6 @@ def root(settings: Settings) -> Path | str:
     if uri is None:
         return settings.data_dir
     return uri.rstrip("/") if is_remote(uri) else Path(uri)
-
-
-def s3_options(settings: Settings) -> S3Options:
-    return S3Options(
-        endpoint=settings.s3_endpoint,
-        region=settings.s3_region,
-        access_key_id=settings.s3_access_key_id,
-        secret_access_key=settings.s3_secret_access_key,
-        allow_http=settings.s3_allow_http,
-    )
 
 
 def object_store(settings: Settings) -> ObjectStore:

@@ -40,12 +40,8 @@ def erase(
     if not reason.strip():
         raise fail("--reason must say why (it is kept with the erasure)", 2)
     settings = settings_from(ctx)
-    if not settings.seal_content or settings.keys_path is None:
-        raise fail(
-            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off, or stores on object storage, which has no "
-            "key store yet), so it cannot be erased for good",
-            2,
-        )
+    if not settings.seal_content:
+        raise fail("content is not sealed here (HINDSIGHT_SEAL_CONTENT off), so it cannot be erased for good", 2)
     from hindsight_es.client import Hindsight
 
     async def go() -> dict[str, Any]:
