@@ -8,8 +8,9 @@ actor answers ``ContentErased`` and drops its older snapshots; each projection, 
 table, drops the erased rows itself when it applies it (``projections.vectors``,
 ``projections.working_memory``, ``projections.erasure``). This module writes no store: with ``wait`` it
 returns once every projection has applied the ``ContentErased`` (the writer's wait-for-position).
-Recorded before destroyed, so a failure in between leaves the record and live keys: the same erase again
-destroys them.
+Recorded before destroyed, so a failure in between leaves the record, not live content: the bank actor
+destroys the request's keys too (a second destroy is a no-op) before it appends ``ContentErased``, so no
+key opens content the log says is erased.
 """
 
 from __future__ import annotations
