@@ -20,6 +20,7 @@ from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
+from hindsight_es.extraction.anchors import UNKNOWN
 from hindsight_es.extraction.builders import Builder, KeyValue
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate, MemoryKind
@@ -90,6 +91,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("decision", px.AGREED, b.decision, 0.7, 0.85, agreed=True),
     _rule("decision", px.DECIDED, b.decision, 0.7, 0.8),
     _rule("plan", px.PLAN, b.keyless, 0.5, 0.7),
+    _rule("preference", px.ALLOWED, b.directive("always"), 0.6, 0.75),
+    _rule("fact", px.UPDATED, b.updated, 0.6, 0.75),
     _rule("preference", px.ALWAYS, b.directive("always"), 0.6, 0.75),
 )
 # A category choice stated by its frame (``updates.choices``), after the rule table had its say.
@@ -325,6 +328,8 @@ class _Said:
     def candidate(self, kind: MemoryKind, kv: KeyValue, imp: float, conf: float) -> Candidate:
         if self.corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
             kind, imp, conf = "correction", max(imp, 0.8), 0.9
+            if kv[0] and kv[0].endswith("/" + UNKNOWN):  # a bare corrected value, as ``_BARE`` gives it
+                kv = (None, kv[1])
         text = statement(kv[0], kv[1], self.sentence, self.speaker, kind)
         return Candidate(
             kind=kind,
