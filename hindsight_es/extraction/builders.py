@@ -250,7 +250,10 @@ def attribute(m: re.Match[str]) -> Built:
 def updated(m: re.Match[str]) -> Built:
     """The new side of an update whose attribute is the replaced value's (``anchors``): ``<subject>/?``."""
     v = vx.clean(m["v"])
-    return None if vx.vague(v) or vx.category(v) else ("user/?", v)  # a category's frames are ``updates.choices``
+    if vx.vague(v) or vx.category(v):  # a category's frames are ``updates.choices``
+        return None
+    typed = vx.typed_attribute(v)  # a value whose form names its attribute: "new email: ray@…"
+    return (f"user/{typed}", v) if typed else ("user/?", v)
 
 
 def keyless(m: re.Match[str]) -> Built:

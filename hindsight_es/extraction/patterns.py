@@ -334,7 +334,14 @@ UPDATED = (
     rf"\brenamed\s+(?:him|her|it|them)\s+(?:to\s+)?{V}",
     rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:so|but|now)\s+)?(?:make\s+it|go\s+with|change\s+(?:it|that)\s+to"
     rf"|it\s+should\s+be|should\s+be|put)\s+{V}",
+    rf"\bfrom\s+{_BODY_EN}{{1,40}}?\s+(?:to|into)\s+{V}",  # "moved from Siemens to Bosch"
+    rf"\b(?:replac|swapp|trad|exchang|substitut)(?:e|es|ed|ing)\s+{_BODY_EN}{{1,40}}?\s+(?:with|for|by)\s+{V}",
+    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:just|only|rather|but|now|these\s+days)\s+)+{V}",  # "not X any more, just Y"
+    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:so|but|now)\s+)?(?:use|try|pick|choose|take)\s+{V}",
+    rf"\b(?:new|updated|changed)\s+[a-z]+(?:\s+[a-z]+)?\s*:\s*{V}",  # "new email: …"
     rf"{ZCL}(?:现在|如今|目前|后来|已经)+(?:是|叫|改成了|改成|换成了|换成|改为|变成了|变成|成了|改叫){VZ}",
+    rf"{ZCL}(?:现在|如今|目前|后来)?(?:改|转)(?:当|做|行做|行当|学|去|住|到|在|读|教)了?{VZ}",  # "不做建筑了，改当老师"
+    rf"从[^，。！？；,!?;\n]{{1,12}}?(?:换到了|换到|换成了|换成|改成了|改成|转到了|转到|搬到了|搬到|跳到了|跳到|变成了|变成){VZ}",
     rf"{ZCL}(?:改成了|改成|换成了|换成|改为|变成了|变成|改叫|改名叫|改名为|更名为){VZ}",
     rf"(?:改名叫|改名为|更名为|改叫|现在叫){VZ}",
 )
