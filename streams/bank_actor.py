@@ -29,7 +29,6 @@ from hindsight_es.errors import ConfigError, DecodeError, LogError
 from hindsight_es.events import (
     ContentErased,
     CorrectionRequested,
-    ErasureRequested,
     Event,
     ExtractionCompleted,
     TurnRecorded,
@@ -40,6 +39,7 @@ from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, partition_for
+from hindsight_es.log.sealed import shred
 from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.guard import GuardPolicy
 from hindsight_es.memory.indexing import LastTurn, index_text, reply_context
@@ -187,7 +187,8 @@ class BankActor:
                 continue
             inputs.append((record, event))
         inputs = self._expand(inputs)
-        await self._destroy_erased_keys([e for _, e in inputs])
+        # An erasure's keys go before its ContentErased is appended (``log.sealed.shred``).
+        await asyncio.to_thread(shred, self.log, [e for _, e in inputs])
         prepared = await asyncio.to_thread(self._prepare, [e for _, e in inputs])
         out: dict[str, list[Event]] = defaultdict(list)
         for (_, event), prep in zip(inputs, prepared, strict=True):
@@ -222,18 +223,6 @@ class BankActor:
         tracing.spans_for("bank-actor.decide", [e for _, e in inputs], started)  # one trace per input
         tracing.consumed(self.group, records)
         return sum(len(v) for v in out.values())
-
-    async def _destroy_erased_keys(self, events: list[Event]) -> None:
-        """Destroy an erase's keys before its ``ContentErased`` is appended. The erasing client destroys
-        them right after recording the request, but an actor quick enough would otherwise declare the
-        content erased while its keys still open it (a projection could copy it into a row after the
-        erasure dropped the rows). Destroying twice is a no-op."""
-        keys = getattr(getattr(self.log, "sealer", None), "keys", None)
-        for event in events:
-            if keys is not None and isinstance(event, ErasureRequested) and event.units:
-                await asyncio.to_thread(
-                    keys.destroy, event.bank_id, event.units, by=event.actor, reason=event.reason, at=event.occurred_at
-                )
 
     async def _drop_erased_snapshots(self, partition: int, events: list[Event], offsets: list[int]) -> None:
         """Snapshots taken before a ``ContentErased`` hold the erased memories' text: this actor wrote them,

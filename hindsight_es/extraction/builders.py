@@ -200,6 +200,29 @@ def favorite(m: re.Match[str]) -> Built:
     return (f"user/favorite:{facet}", v) if facet else ("user/favorite", v)
 
 
+# Nouns of talk, not attributes of the speaker: "my point is …", "我的意思是…".
+_NOT_ATTRIBUTES = frozenset(
+    "point question guess problem issue concern worry bet idea hope feeling sense impression opinion view take thought"
+    " plan plans goal answer reason excuse fault bad pleasure turn mistake understanding experience advice"
+    " suggestion request"
+    " 意思 问题 想法 看法 意见 感觉 建议 要求 观点 理解 经验 原因 错 天".split()
+)
+_NOUN_EN = re.compile(r"[a-z]+(?: [a-z]+){0,2}")
+_NOUN_ZH = re.compile(r"[\u4e00-\u9fff]{1,4}")
+
+
+def _named(raw: str, span: str) -> str | None:
+    """An attribute the lexicon does not list, named by its noun after "my"/"我的": "my car is a Tesla" is
+    ``car``, so "my car is now a Rivian" updates it. Nouns of talk and a third party's things are not."""
+    words = raw.split()
+    possessed = re.match(r"(?:my|our)\s", span, re.I) or re.match(r"(?:我|我们)的", span)
+    if not possessed or not words or raw in _NOT_ATTRIBUTES or words[-1] in _NOT_ATTRIBUTES:
+        return None
+    if not (_NOUN_EN.fullmatch(raw) or _NOUN_ZH.fullmatch(raw)) or words[0] in lx.EN_STOPWORDS | set(lx.RELATIONS):
+        return None
+    return vx.slug(raw)
+
+
 def attribute(m: re.Match[str]) -> Built:
     raw_attr = re.sub(r"^(?:new|current|old|actual|real|own)\s+|^(?:新的?|现在的|目前的|新)", "", vx.clean(m["a"]))
     owner = re.fullmatch(r"([\w ]+?)'s ([\w ]+)", raw_attr)
@@ -212,7 +235,7 @@ def attribute(m: re.Match[str]) -> Built:
             return None
         who = lx.RELATIONS.get(owner[1], "user")
         attr = lx.ATTRIBUTES.get(owner[2]) if who != "user" else f"{owner[1]}_{owner[2]}".replace(" ", "_")
-    if attr is None:
+    if attr is None and (owner is not None or vx.category(m["v"]) or (attr := _named(raw_attr, m[0])) is None):
         return None
     if attr in lx.CATEGORIES and (found := vx.category(m["v"])):
         return vx.category_kv(found, m)
@@ -222,6 +245,15 @@ def attribute(m: re.Match[str]) -> Built:
     if attr == "budget":
         v = v.replace(" ", "")
     return None if vx.vague(v) else (f"{who if who != 'user' else vx.subject(attr, m[0])}/{attr}", v)
+
+
+def updated(m: re.Match[str]) -> Built:
+    """The new side of an update whose attribute is the replaced value's (``anchors``): ``<subject>/?``."""
+    v = vx.clean(m["v"])
+    if vx.vague(v) or vx.category(v):  # a category's frames are ``updates.choices``
+        return None
+    typed = vx.typed_attribute(v)  # a value whose form names its attribute: "new email: ray@…"
+    return (f"user/{typed}", v) if typed else ("user/?", v)
 
 
 def keyless(m: re.Match[str]) -> Built:

@@ -101,7 +101,7 @@ DIET_ZH = (rf"我{ZADV}(?:吃素|是素食主义者|是素食者|是素食)",)
 DIET_OK = (rf"我{ZADV}(?:能吃|可以吃|敢吃|又能吃|又吃){VZ}",)
 DIET_AVOID = (
     rf"\bi\s+{ADV}(?:do not|cannot|never|no longer|can not)\s+(?:eat|drink)\s+{V}",
-    rf"我{ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
+    rf"(?:我|{ZCL}){ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
 )
 BUDGET = (
     r"\b(?:cut|raised|increased|reduced|lowered|bumped|trimmed)\s+(?:the\s+|our\s+|my\s+)budget\s+(?:down\s+|up\s+)?to\s+"
@@ -132,7 +132,7 @@ FAVORITE = (
     rf"\b(?:my|our)\s+(?:new\s+)?favou?rite\s+(?:is|are)\s+(?:now\s+)?{V}",
     r"(?:^|(?<=,\s)|(?<=;\s))(?:(?:so|but|and|then)\s+)?(?P<v>[^,;.!?]{1,40}?)\s+(?:is|are)\s+(?:now\s+)?(?:my|our)\s+"
     r"(?:new\s+)?(?:all-time\s+)?favou?rites?(?:\s+(?!now\b|these days|nowadays|again\b)(?P<a>[a-z][a-z -]{0,25}?))?"
-    r"(?=\s*(?:now|these days|nowadays|again)?\s*(?:[,.;!?]|$))",
+    r"(?=\s*(?:now|these days|nowadays|again)?\s*(?:[,.;!?]|$|(?:now\s+that|because|since|as)\b))",
     rf"{ZI}{_ZPRE}最(?:喜欢|爱)的(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:就是|是|换成了|换成|变成了|变成|改成了|改成){VZ}",
     rf"{ZI}{_ZPRE}最(?:喜欢|爱)的(?:就)?是{VZ}",
 )
@@ -283,7 +283,7 @@ DISLIKE = (
     rf"\bi\s+(?:have\s+)?{ADV}(?:quit|stopped|gave up|given up)\s+(?:drinking|eating|using|playing|watching)\s+{V}",
     rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+(?:stand|handle|bear)|can\s+not\s+(?:stand|handle|bear))\s+{V}",
     rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
-    rf"{ZI}{ZADV}(?:不再喜欢|不(?:怎么|太|是很|再那么|那么|大)?喜欢|不再爱|不爱|讨厌|受不了){VZ}",
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:不再喜欢|不(?:怎么|太|是很|再那么|那么|大)?喜欢|不再爱|不爱|讨厌|受不了){VZ}",
 )
 LIKE = (
     rf"\bi\s+{ADV}(?:like|love|enjoy|adore)\s+{V}",
@@ -315,6 +315,35 @@ PLAN = (
     rf"{ZI}{ZADV}(?:{_TIME_ZH})?{ZADV}(?:打算|计划|准备(?!好)|规划){VZ}",
     rf"{_TIME_ZH}[，,\s]*{ZI}{ZADV}(?:要|会|将|得|想要|想){VZ}",
     rf"{ZI}{_TIME_ZH}{ZADV}(?:要|会|将|得|想要|想){VZ}",
+)
+# A prohibition lifted: "you can call me before 9am now", "feel free to schedule meetings on Friday again",
+# "现在可以在周末给我发消息了" (the same instruction key as the "never" it reverses, value "always").
+ALLOWED = (
+    rf"\b(?:you\s+(?:can|may|could)|feel\s+free\s+to|it\s+is\s+(?:fine|ok|okay|alright)\s+(?:now\s+|again\s+)?to"
+    rf"|go\s+ahead\s+and)\s+(?:now\s+|again\s+)?(?=[^,;.!?]*\b(?:again|now|from now on|once more)\b){V}",
+    r"(?:^|(?<=[，,])|你)(?:现在|以后|今后|又|也)*(?:可以|能)(?:再|继续)?(?P<v>[^，。！？；,!?;\n]{2,}?)了(?=[，。！？；,!?;\n]|$)",
+)
+# The new side of an update whose attribute the sentence does not name: "it's green now", "Mochi is now
+# called Momo", "make it Thursday", "现在是绿色了", "改成周四了". Its key is the one of the value the sentence
+# gives up (``anchors``); nothing given up, nothing kept.
+UPDATED = (
+    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:so|and|but|now)\s+)?(?:it\s+is|that\s+is|now\s+it\s+is|it\s+has\s+been)"
+    rf"\s+(?:now\s+|actually\s+|just\s+)?{V}",
+    rf"\b(?:is|are)\s+now\s+(?:called|named|known\s+as)\s+{V}",
+    rf"\b(?:has|have)\s+been\s+renamed(?:\s+to)?\s+{V}",
+    rf"\brenamed\s+(?:him|her|it|them)\s+(?:to\s+)?{V}",
+    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:so|but|now)\s+)?(?:make\s+it|go\s+with|change\s+(?:it|that)\s+to"
+    rf"|it\s+should\s+be|should\s+be|put)\s+{V}",
+    rf"\bfrom\s+{_BODY_EN}{{1,40}}?\s+(?:to|into)\s+{V}",  # "moved from Siemens to Bosch"
+    rf"\b(?:replac|swapp|trad|exchang|substitut)(?:e|es|ed|ing)\s+{_BODY_EN}{{1,40}}?\s+(?:with|for|by)\s+{V}",
+    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:just|only|rather|but|now|these\s+days)\s+)+{V}",  # "not X any more, just Y"
+    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:so|but|now)\s+)?(?:use|try|pick|choose|take)\s+{V}",
+    rf"\b(?:new|updated|changed)\s+[a-z]+(?:\s+[a-z]+)?\s*:\s*{V}",  # "new email: …"
+    rf"{ZCL}(?:现在|如今|目前|后来|已经)+(?:是|叫|改成了|改成|换成了|换成|改为|变成了|变成|成了|改叫){VZ}",
+    rf"{ZCL}(?:现在|如今|目前|后来)?(?:改|转)(?:当|做|行做|行当|学|去|住|到|在|读|教)了?{VZ}",  # "不做建筑了，改当老师"
+    rf"从[^，。！？；,!?;\n]{{1,12}}?(?:换到了|换到|换成了|换成|改成了|改成|转到了|转到|搬到了|搬到|跳到了|跳到|变成了|变成){VZ}",
+    rf"{ZCL}(?:改成了|改成|换成了|换成|改为|变成了|变成|改叫|改名叫|改名为|更名为){VZ}",
+    rf"(?:改名叫|改名为|更名为|改叫|现在叫){VZ}",
 )
 ALWAYS = (
     rf"(?:^|\bplease\s+)(?:always|make sure to|remember to)\s+(?!here|there|been|be\b|a\b|the\b|so\b|on\b|in\b){V}",

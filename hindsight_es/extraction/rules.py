@@ -20,6 +20,7 @@ from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
+from hindsight_es.extraction.anchors import UNKNOWN
 from hindsight_es.extraction.builders import Builder, KeyValue
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate, MemoryKind
@@ -90,6 +91,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("decision", px.AGREED, b.decision, 0.7, 0.85, agreed=True),
     _rule("decision", px.DECIDED, b.decision, 0.7, 0.8),
     _rule("plan", px.PLAN, b.keyless, 0.5, 0.7),
+    _rule("preference", px.ALLOWED, b.directive("always"), 0.6, 0.75),
+    _rule("fact", px.UPDATED, b.updated, 0.6, 0.75),
     _rule("preference", px.ALWAYS, b.directive("always"), 0.6, 0.75),
 )
 # A category choice stated by its frame (``updates.choices``), after the rule table had its say.
@@ -243,6 +246,7 @@ def _owned(body: str, kv: KeyValue) -> KeyValue | None:
 
 
 _GIVEN_UP_AS = ("diet", "preference", "instruction")
+PLACEHOLDER = "user/?"  # the key of an update's new side whose attribute only the bank knows (``anchors``)
 
 
 def _absorbed(cands: list[Candidate]) -> list[Candidate]:
@@ -268,7 +272,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/3"
+    id = "rules/4"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -298,8 +302,12 @@ class RuleExtractor:
         if future:
             found = [(rule, kv) for rule, kv in found if rule.kind != "fact" or _attribute(kv[0]) not in _NOT_YET]
         if not agreed_only and not future:
-            taken = {_attribute(kv[0]) for _, kv in found} | {kv[1] or "" for _, kv in found}
-            found += [(_CHOICE, kv) for kv in ux.choices(body, taken)]
+            # A placeholder update ("from Ruby to Go": ``user/?``) gives way to a frame that names the category.
+            keyed = [kv for _, kv in found if kv[0] != PLACEHOLDER]
+            chosen = ux.choices(body, {_attribute(kv[0]) for kv in keyed} | {kv[1] or "" for kv in keyed})
+            named = {kv[1] for kv in chosen}
+            found = [(r, kv) for r, kv in found if kv[0] != PLACEHOLDER or kv[1] not in named]
+            found += [(_CHOICE, kv) for kv in chosen]
         entities = _entities(sentence, speaker) if found or corrected else ()
         said = _Said(sentence, speaker, entities, corrected)
         for rule, kv in found:
@@ -325,6 +333,8 @@ class _Said:
     def candidate(self, kind: MemoryKind, kv: KeyValue, imp: float, conf: float) -> Candidate:
         if self.corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
             kind, imp, conf = "correction", max(imp, 0.8), 0.9
+            if kv[0] and kv[0].endswith("/" + UNKNOWN):  # a bare corrected value, as ``_BARE`` gives it
+                kv = (None, kv[1])
         text = statement(kv[0], kv[1], self.sentence, self.speaker, kind)
         return Candidate(
             kind=kind,

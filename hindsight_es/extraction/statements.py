@@ -58,7 +58,7 @@ def statement(key: str | None, value: str | None, sentence: str, speaker: str | 
     negated = value.startswith("not:")
     v = _shown(value.removeprefix("not:"), sentence)
     attr, _, facet = attribute.partition(":")
-    made = _keyed(attr, facet, v, negated, who, zh)
+    made = _keyed(attr, facet, value if attr == "instruction" else v, negated, who, zh)
     return made or sentence
 
 
@@ -127,4 +127,6 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool) -> 
             return f"{who}叫{v}" if zh else f"{_possessive(who)} name: {v.title()}"
     if attr.endswith("_name"):
         return f"{who}的{attr[:-5]}叫{v}" if zh else f"{_possessive(who)} {attr[:-5].replace('_', ' ')}'s name: {v}"
+    if not facet:  # an attribute named by the speaker's own noun ("my car is a Tesla")
+        return f"{who}的{attr}：{v}" if zh else f"{_possessive(who)} {attr.replace('_', ' ')}: {v}"
     return None

@@ -102,7 +102,7 @@ def reported(sentence: str) -> bool:
     return bool(_REPORTED_EN.search(sentence) or _REPORTED_ZH.search(sentence))
 
 
-def _clause_of(text: str, at: int) -> tuple[str, str]:
+def clause_of(text: str, at: int) -> tuple[str, str]:
     """The text of ``at``'s clause before it and after it."""
     start = max((m.end() for m in _CLAUSE.finditer(text, 0, at)), default=0)
     end = next((m.start() for m in _CLAUSE.finditer(text, at)), len(text))
@@ -160,7 +160,7 @@ def choices(text: str, skip: set[str]) -> list[tuple[str, str]]:
         short = len(said) <= 3 and said.isascii() and said.islower() and category not in lx.NOT_ENTITY_CATEGORIES
         if category in skip or canonical in skip or short:  # "ups and downs"; a drink is a common noun
             continue
-        before, after = _clause_of(text, at)
+        before, after = clause_of(text, at)
         after = after[len(said) :]
         who = owner(before)
         if who is None or is_old(before, after) or not _framed(before, after, category):
@@ -179,7 +179,7 @@ def relative_of(sentence: str, value: str) -> str | None:
     for at, _, _, canonical in mentions(sentence):
         if canonical != value:
             continue
-        before, _ = _clause_of(sentence, at)
+        before, _ = clause_of(sentence, at)
         who = owner(before)
         if who != "user":
             return who or "other"

@@ -17,14 +17,14 @@ import json
 import logging
 import os
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from hindsight_es.events import vectors
+from hindsight_es.events import ErasureRequested, Event, vectors
 from hindsight_es.events.sealing import FIELDS, KIND, MARK, MEMORY_FIELDS, TURN_FIELDS, Erased, blank, sealed_objects
 from hindsight_es.log.keys import KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
@@ -295,3 +295,15 @@ class SealedLog:
 
     def __getattr__(self, name: str) -> Any:  # adapter-specific extras (e.g. the embedded log's path)
         return getattr(self.inner, name)
+
+
+def shred(log: object, events: Iterable[Event]) -> None:
+    """Destroy the keys of the erasures among ``events`` (nothing on an unsealed log), as the bank actor
+    does before it appends their ``ContentErased``. The erasing client destroys them right after recording
+    the request, but an actor quick enough would otherwise declare the content erased while its keys
+    still open it (a projection could copy it into a row after the erasure dropped the rows), and a
+    client that died in between would leave them live. Destroying twice is a no-op."""
+    sealer = getattr(log, "sealer", None)
+    for event in events:
+        if isinstance(sealer, Sealer) and isinstance(event, ErasureRequested) and event.units:
+            sealer.keys.destroy(event.bank_id, event.units, by=event.actor, reason=event.reason, at=event.occurred_at)

@@ -7,6 +7,7 @@ redelivered input yields the same ids (and the ``handled`` set drops it).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from uuid import UUID
 
 import numpy as np
@@ -35,6 +36,7 @@ from hindsight_es.events import (
     SetOwnersRequested,
     TurnRecorded,
 )
+from hindsight_es.extraction import anchors
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import commands, disputes, episodes, guard, ids, judge, trust
@@ -100,6 +102,7 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
     events: list[Event] = []
     prov = trust.provenance(turn, trust.owners(state, turn))
     level = trust.trust_of(turn, prov)
+    prepared = resolved(state, turn, prepared, prov)
     candidates = trust.own_keys(prepared.candidates, prov, turn.actor)
     if prepared.failure is not None:
         events.append(
@@ -178,6 +181,24 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
         if cand.key:
             heads[cand.key] = retained.memory_id
     return events
+
+
+def resolved(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str = "user") -> Prepared:
+    """The rule extractor's candidates resolved against the owner's active memories (``extraction.anchors``):
+    an update takes the key of what it replaces; a placeholder nothing anchors is dropped, with its vector."""
+    if not prepared.extractor.startswith("rules/"):
+        return prepared
+    holders = [state.memories[i] for i in state.heads.values()] if prov == "user" else []
+    held = [
+        anchors.Held(m.memory_id, m.key, m.value, m.session_id)
+        for m in sorted(holders, key=lambda m: m.valid_from)
+        if m.key and m.value and m.provenance == "user"
+    ]
+    found = anchors.resolve(prepared.candidates, held, text=turn.text, session_id=turn.session_id, speaker=turn.speaker)
+    kept = [i for i, c in enumerate(found) if c is not None]
+    if len(kept) == len(found) and all(a is b for a, b in zip(found, prepared.candidates, strict=True)):
+        return prepared
+    return replace(prepared, candidates=[c for c in found if c is not None], vectors=prepared.vectors[kept])
 
 
 def _retained(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -22,12 +21,12 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import ConfigError
 from hindsight_es.memory.episodes import says_nothing_else
+from hindsight_es.recall.fulltext import MATCHES, scored, tied
 from hindsight_es.recall.fusion import rrf
-from hindsight_es.recall.lexical import EXACT_MATCHES, bm25, query_terms
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, parse_query, unmentioned, without_names
 from hindsight_es.recall.relevance import relevance, scale
-from hindsight_es.recall.rowcache import row_cache, term_cache
+from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
@@ -140,10 +139,10 @@ def recall(
             vectors.append(("cross", store.search.start(cross(cross_vector))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
         last = attempt == SEARCH_ATTEMPTS - 1
-        scored = [(name, _scored(store, query, name, hits, searched, pool, fetch, last)) for name, hits in found]
-        if any(hits is None for _, hits in scored):
+        rescored = [(name, scored(store, query, name, hits, searched, pool, fetch, last)) for name, hits in found]
+        if any(hits is None for _, hits in rescored):
             continue  # a row a search returned was moved before its terms were read: search again
-        found = cast(list[tuple[str, list[tuple[int, float]]]], scored)
+        found = cast(list[tuple[str, list[tuple[int, float]]]], rescored)
         if cross_vector is not None and not content_only and parsed.names:
             # Memories are embedded with their speaker, so a query naming a speaker is similar to every
             # other-script memory of theirs by the name alone ("is Lin allergic to anything?" and "Lin: 好的":
@@ -244,10 +243,6 @@ def _plan(store: LanceStore, bank_id: str) -> tuple[int, int | None]:
     return _cached((str(store.path), "bank", bank_id), compute)
 
 
-MATCHES = EXACT_MATCHES + 1  # full-text hits asked for: more than EXACT_MATCHES says the match is larger
-TEXTS = ("search_text", "text_ngram")
-
-
 async def _cross_hits(
     store: LanceStore,
     vector: Vector,
@@ -272,51 +267,6 @@ async def _cross_hits(
     return [(row_id, distance) for row_id, distance in hits if similarity(distance) >= CROSS_MIN_SIMILARITY]
 
 
-def _scored(
-    store: LanceStore,
-    query: str,
-    column: str,
-    hits: list[tuple[int, float]],
-    searched: Future[int] | None,
-    pool: int,
-    fetch: int,
-    last: bool,
-) -> list[tuple[int, float]] | None:
-    """A full-text list, best first: BM25 over the bank's own statistics (``lexical``) when the search
-    returned every row that matches (``EXACT_MATCHES``), else LanceDB's scores; None when a row moved
-    before its terms were read (search again), unless this is the ``last`` attempt (scored without it).
-    Vector lists pass through.
-
-    Either way ``fetch`` of them, longer while they tie with the hit at the pool's cut: BM25 gives equal
-    scores to equal texts (a speaker's many short turns answering the same question), and an arbitrary
-    ``fetch`` of a larger tie would make the candidates, and so the ranking, depend on storage order.
-    """
-    if column not in TEXTS:
-        return hits
-    if len(hits) <= EXACT_MATCHES and hits:
-        docs = term_cache(store).rows(row_id for row_id, _ in hits)
-        if len(docs) < len(hits) and not last:
-            return None
-        assert searched is not None  # started with every full-text search
-        ids = [row_id for row_id, _ in hits if row_id in docs]
-        scores = bm25(query_terms(query, column), [docs[i] for i in ids], searched.result(), column)
-        hits = list(zip(ids, scores, strict=True))
-    ordered = sorted(hits, key=lambda hit: -hit[1])
-    if len(ordered) <= fetch:
-        return ordered
-    cut, end = ordered[min(pool, len(ordered)) - 1][1], fetch
-    while end < len(ordered) and _tied(cut, ordered[end][1]):
-        end += 1
-    return ordered[:end]
-
-
-TIE = 1e-5  # scores this close (relative) are one score: float sums in LanceDB vary in their last bits
-
-
-def _tied(first: float, other: float) -> bool:
-    return abs(first - other) <= TIE * max(1.0, abs(first))
-
-
 def _ranked(hits: list[tuple[dict[str, Any], float]], sign: int, pool: int) -> list[dict[str, Any]]:
     """Best first with ties broken by id, so a rebuilt table ranks exactly like the live one.
 
@@ -328,7 +278,7 @@ def _ranked(hits: list[tuple[dict[str, Any], float]], sign: int, pool: int) -> l
     out: list[dict[str, Any]] = []
     start = 0
     for i in range(1, len(ordered) + 1):
-        if i == len(ordered) or not _tied(ordered[start][1], ordered[i][1]):
+        if i == len(ordered) or not tied(ordered[start][1], ordered[i][1]):
             out += sorted((row for row, _ in ordered[start:i]), key=lambda row: row["memory_id"])
             start = i
     return out[:pool]

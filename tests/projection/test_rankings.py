@@ -13,7 +13,7 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.embedding import make_embedder
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log.embedded import EmbeddedLog
-from hindsight_es.recall import search
+from hindsight_es.recall import fulltext
 from hindsight_es.recall.search import recall
 from hindsight_es.stores import location
 from hindsight_es.stores.lance import LanceStore
@@ -117,7 +117,7 @@ async def test_a_stale_full_text_index_ranks_like_a_rebuild(tmp_path, embedder):
 async def test_verify_names_a_stale_index_where_lancedb_scores_the_match(tmp_path, embedder, monkeypatch):
     """A match larger than ``EXACT_MATCHES`` keeps LanceDB's scores, which its index's statistics decide:
     there a stale index ranks differently, and verify names the bank, the probe and the index."""
-    monkeypatch.setattr(search, "EXACT_MATCHES", 5)  # searches still ask for MATCHES hits
+    monkeypatch.setattr(fulltext, "EXACT_MATCHES", 5)  # searches still ask for MATCHES hits
     settings = Settings(data_dir=tmp_path, partitions=1, embedder="minilm", record_recalls=False)
     log, store = await stale_store(settings, embedder)
     try:

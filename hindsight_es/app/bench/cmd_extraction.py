@@ -18,6 +18,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_fourth.jsonl",
     "extraction_labelled_fifth.jsonl",
     "extraction_labelled_sixth.jsonl",
+    "extraction_labelled_seventh.jsonl",
 )
 
 

@@ -3,7 +3,8 @@
 Each labelled turn (``data/extraction_*.jsonl``) says whether it is filler (nothing retained), which
 typed memories it yields (key, value, short statement; plans and decisions keyless) and which earlier
 turns of its sequence it supersedes. A sequence is one bank: its turns are extracted and decided in
-order by the real ``decide``/``evolve`` (the guard included), with placeholder vectors (no model).
+order by the real ``decide``/``evolve`` (the guard included), with placeholder vectors (no model); a turn's
+typed memories are its candidates as the bank resolves them (``extraction.anchors``).
 
 - filler: precision and recall of "the turn left no memory at all";
 - key+value: precision, recall and F1 of the (key, value) pairs of the keyed typed memories;
@@ -29,7 +30,8 @@ import numpy as np
 
 from hindsight_es.events import Event, MemoryRetained, MemorySuperseded, TurnRecorded
 from hindsight_es.extraction import Extractor
-from hindsight_es.memory import BankState, Prepared, decide, evolve
+from hindsight_es.memory import BankState, Prepared, decide, evolve, trust
+from hindsight_es.memory.decide import resolved
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 _NS = UUID("6f1d3c2a-9e55-4d8e-a0c1-2b7e4f6a8d90")
@@ -68,6 +70,9 @@ def run(extractor: Extractor, rows: list[dict[str, Any]]) -> list[dict[str, Any]
             )
             found = extractor.extract(row["text"], speaker=row.get("speaker"), source=row.get("source", "user"))
             prepared = Prepared(found, np.zeros((len(found), 4), np.float32), "none", extractor.id) if found else None
+            if prepared is not None:  # what the bank makes of the candidates: updates resolved against it
+                prov = trust.provenance(event, trust.owners(state, event))
+                found = list(resolved(state, event, prepared, prov).candidates)
             events: list[Event] = decide(state, event, prepared)
             for produced in events:
                 evolve(state, produced)

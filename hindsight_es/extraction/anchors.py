@@ -1,0 +1,210 @@
+"""Updates resolved against what the bank holds: the new side of an update takes the key of what it replaces.
+
+The rule extractor sees one turn; whether "it's Bremen now" or "不喝奶茶了" updates something depends on what
+the bank already holds. Given the bank's active keyed memories (``Held``, oldest first), each rule
+candidate of a turn is resolved:
+
+- a value the sentence gives up ("from X", "not X any more", "X is now called …", "不再X", "把X换成…")
+  anchors the update: a candidate whose attribute the rules could not name (key ``<subject>/?``, or a
+  bare correction) takes the anchored memory's key, and so does one whose own key nothing holds yet;
+- a negation of a held value ("I don't drink coffee any more" after "I drink coffee") is that value's
+  key with the value ``not:<x>``, unless another candidate of the turn takes the key with a new value;
+- a bare correction with nothing given up ("Actually, go with Liz.") corrects the session's latest
+  keyed memory;
+- a statement with no pronoun about a pronoun-scoped attribute ("the budget is now $15k") is about
+  whoever holds it; an instruction is the held one whose action contains it or it contains
+  ("别再用表格了" and "用表格总结").
+
+A placeholder key nothing anchors is dropped (its turn's episode keeps the words). Pure.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from uuid import UUID
+
+from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import updates as ux
+from hindsight_es.extraction import values as vx
+from hindsight_es.extraction.schema import Candidate
+from hindsight_es.extraction.statements import statement
+
+UNKNOWN = "?"  # the attribute of a ``<subject>/?`` key: the one of the memory the update replaces
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """An active keyed memory of the bank, as resolution needs it."""
+
+    memory_id: UUID
+    key: str
+    value: str
+    session_id: str | None
+
+
+# A value given up after it is said: "X is not my favourite any more", "X is no longer …", "X is now
+# called Y", "花生不过敏了", "奶茶不喝了".
+_GONE_AFTER_EN = re.compile(
+    r"^\s*(?:is|are|was|were)\s+(?:not|no\s+longer)\b|^[^,;.!?]{0,40}\bany\s*more\b"
+    r"|^\s*(?:is|are)\s+now\s+(?:called|named)\b|^\s*(?:has|have)\s+been\s+(?:renamed|replaced)\b",
+    re.I,
+)
+_GONE_AFTER_ZH = re.compile(r"^[^，。！？；,!?;]{0,3}?(?:不再|不|没有?|改名|换成|改成|现在叫|改叫)")
+_NEGATED_BEFORE_ZH = re.compile(r"(?:不|没|别)[^，。！？；,!?;]{0,3}$")
+
+
+def _occurrences(sentence: str, value: str) -> list[tuple[int, str]]:
+    """Where the sentence says the held value: its lexicon aliases, else the value's words."""
+    if value.casefold() not in sentence.casefold() and not vx.ALIAS_RE.search(sentence):
+        return []
+    found = [(at, said) for at, said, _, canonical in ux.mentions(sentence) if canonical == value]
+    if found or not value:
+        return found
+    bound = r"(?<![a-z0-9])" if value[:1].isascii() else ""
+    tail = r"(?![a-z0-9])" if value[-1:].isascii() else ""
+    return [(m.start(), m[0]) for m in re.finditer(bound + re.escape(value) + tail, sentence, re.I)]
+
+
+def given_up(sentence: str, held: Sequence[Held]) -> list[Held]:
+    """The held memories whose value the sentence gives up, most recent first."""
+    out = []
+    for h in reversed(held):
+        value = h.value.removeprefix("not:")
+        if h.value.startswith("not:") or len(value) < 2:
+            continue
+        for at, said in _occurrences(sentence, value):
+            before, after = ux.clause_of(sentence, at)
+            after = after[len(said) :]
+            if (
+                ux.is_old(before, after)
+                or _GONE_AFTER_EN.match(after)
+                or _GONE_AFTER_ZH.match(after)
+                or _NEGATED_BEFORE_ZH.search(before)
+            ):
+                out.append(h)
+                break
+    return out
+
+
+def _subject(key: str) -> str:
+    return key.partition("/")[0]
+
+
+def _attribute(key: str) -> str:
+    return key.partition("/")[2]
+
+
+def _same_owner(subject: str, held_key: str) -> bool:
+    return subject == _subject(held_key) or {subject, _subject(held_key)} <= {"user", "team"}
+
+
+def _rekeyed(c: Candidate, key: str, speaker: str | None, value: str | None = None) -> Candidate:
+    value = c.value if value is None else value
+    attribute = _attribute(key).partition(":")[0]
+    if value and attribute in lx.CATEGORIES and not value.startswith("not:") and (found := vx.category(value)):
+        value = found[1]
+    text = statement(key, value, c.said, speaker, c.kind)
+    return c.model_copy(update={"key": key, "value": value, "text": text, "quote": c.said if text != c.said else None})
+
+
+_PRONOUN = re.compile(rf"{vx.WE.pattern}|{vx.ME.pattern}", re.I)
+
+
+def _action(key: str) -> list[str]:
+    facet = _attribute(key).partition(":")[2]
+    return facet.split("_") if facet.isascii() else list(facet.replace("_", ""))
+
+
+def _contains(outer: list[str], inner: list[str]) -> bool:
+    n = len(inner)
+    return n >= 2 and any(outer[i : i + n] == inner for i in range(len(outer) - n + 1))
+
+
+def _instruction(key: str, held: Sequence[Held]) -> str | None:
+    """The held instruction of the same subject whose action contains this one's, or the other way."""
+    mine = _action(key)
+    for h in reversed(held):
+        if _subject(h.key) != _subject(key) or not _attribute(h.key).startswith("instruction:"):
+            continue
+        theirs = _action(h.key)
+        if _contains(theirs, mine) or _contains(mine, theirs):
+            return h.key
+    return None
+
+
+def _about(h: Held) -> bool:
+    """A key about its value itself ("preference:coffee", "allergy:花生"): a new value is not its update."""
+    facet = _attribute(h.key).partition(":")[2]
+    return bool(facet) and facet == vx.slug(h.value.removeprefix("not:"))
+
+
+def _scoped(key: str, sentence: str, held: Sequence[Held]) -> str | None:
+    """A pronoun-scoped attribute said without a pronoun: the subject that holds it."""
+    attribute = _attribute(key)
+    if attribute.partition(":")[0] not in lx.PRONOUN_SCOPED or _PRONOUN.search(sentence):
+        return None
+    return next((h.key for h in reversed(held) if _attribute(h.key) == attribute and h.key != key), None)
+
+
+def resolve(
+    candidates: Sequence[Candidate],
+    held: Sequence[Held],
+    *,
+    text: str,
+    session_id: str | None,
+    speaker: str | None,
+) -> list[Candidate | None]:
+    """The turn's candidates resolved against ``held`` (one per candidate; None: dropped). ``text``: the turn,
+    where a placeholder's given-up value may be said in a sentence before it ("I gave up X; it's Y now")."""
+    holders = {h.key for h in held}
+    out: list[Candidate | None] = []
+    for c in candidates:
+        if c.kind == "episode":
+            out.append(c)
+            continue
+        out.append(_resolved(c, candidates, held, holders, text, session_id, speaker))
+    return out
+
+
+def _resolved(
+    c: Candidate,
+    turn: Sequence[Candidate],
+    held: Sequence[Held],
+    holders: set[str],
+    text: str,
+    session_id: str | None,
+    speaker: str | None,
+) -> Candidate | None:
+    placeholder = c.key is not None and _attribute(c.key) == UNKNOWN
+    bare = (c.key is None or placeholder) and c.is_correction and bool(c.value)
+    if c.key is None and not bare:
+        return c
+    subject = _subject(c.key) if c.key else "user"
+    said = text if placeholder or bare else c.said
+    olds = [h for h in given_up(said, held) if _same_owner(subject, h.key) and h.key != c.key]
+    if placeholder or bare:
+        if olds:
+            return _rekeyed(c, olds[0].key, speaker)
+        if bare:
+            latest = next((h for h in reversed(held) if h.session_id == session_id), None)
+            return _rekeyed(c, latest.key, speaker) if latest else c
+        return None
+    assert c.key is not None
+    negated = c.value.removeprefix("not:") if c.value and c.value.startswith("not:") else None
+    if negated and c.key not in holders:
+        for h in reversed(held):
+            if h.value == negated and _same_owner(subject, h.key):
+                taken = any(o.key == h.key and o.value and not o.value.startswith("not:") for o in turn)
+                return c if taken else _rekeyed(c, h.key, speaker)
+    if c.key in holders:
+        return c
+    olds = [h for h in olds if not _about(h)]
+    if olds and not negated and not any(o.key == olds[0].key for o in turn):
+        return _rekeyed(c, olds[0].key, speaker)
+    if _attribute(c.key).startswith("instruction:") and (found := _instruction(c.key, held)):
+        return _rekeyed(c, found, speaker)
+    if found := _scoped(c.key, c.said, held):
+        return _rekeyed(c, found, speaker)
+    return c

@@ -1,0 +1,91 @@
+"""Updates resolved against the bank (``extraction.anchors``): an update whose attribute its sentence does
+not name takes the key of the value it gives up; a placeholder nothing anchors leaves no memory."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hindsight_es.events import MemorySuperseded, TurnRecorded
+from hindsight_es.extraction import extract
+from hindsight_es.memory import BankState, Prepared, decide, evolve
+
+
+def said(*turns: str, session: str = "s") -> tuple[BankState, list[tuple[str, list[str]]]]:
+    """Each turn decided in order; per turn, the turns whose memories it superseded."""
+    state = BankState("anchors")
+    out = []
+    for n, text in enumerate(turns):
+        turn = TurnRecorded(
+            bank_id=state.bank_id, session_id=session, turn_id=f"t{n}", text=text, source="user", speaker="Ann"
+        )
+        found = extract(text, speaker="Ann")
+        events = decide(state, turn, Prepared(found, np.zeros((len(found), 4), np.float32), "none", "rules/4"))
+        before = {m.memory_id: m.source_turn_ids[0] for m in state.memories.values()}
+        for event in events:
+            evolve(state, event)
+        out.append((text, sorted({before[e.memory_id] for e in events if isinstance(e, MemorySuperseded)})))
+    return state, out
+
+
+def active(state: BankState) -> set[tuple[str | None, str | None]]:
+    return {(m.key, m.value) for m in state.active() if m.key}
+
+
+@pytest.mark.parametrize(
+    ("first", "update", "key", "value"),
+    [
+        ("My dog is called Rex.", "Rex is now called Max, the kids insisted.", "user/pet:dog", "max"),
+        (
+            "My favourite colour is blue.",
+            "Blue isn't my favourite anymore, it's green now.",
+            "user/favorite:color",
+            "green",
+        ),
+        ("No, wait: I live in Hamburg.", "No, not Hamburg, it's Bremen.", "user/location", "bremen"),
+        ("我喜欢喝奶茶。", "我最近在减肥，不喝奶茶了。", "user/preference:milk_tea", "not:milk tea"),
+        (
+            "Never call me before 9am.",
+            "You can call me before 9am now.",
+            "user/instruction:call_me_before_9am",
+            "always",
+        ),
+    ],
+)
+def test_an_update_takes_the_key_of_what_it_replaces(first, update, key, value):
+    state, out = said(first, update)
+    assert (key, value) in active(state)
+    assert out[1][1] == ["t0"]
+
+
+def test_a_placeholder_nothing_anchors_leaves_only_the_episode():
+    state, out = said("I live in Lisbon.", "It's raining now, make it quick.")
+    assert active(state) == {("user/location", "lisbon")}
+    assert out[1][1] == []
+    kinds = [m.kind for m in state.active()]
+    assert kinds.count("episode") == 2 and "fact" in kinds
+
+
+def test_a_bare_correction_corrects_the_sessions_latest_keyed_memory():
+    state, out = said("Please call me Elizabeth.", "Actually, go with Liz.")
+    assert ("user/name", "liz") in active(state)
+    assert ("user/name", "elizabeth") not in active(state)
+    assert out[1][1] == ["t0"]
+
+
+def test_a_pronoun_less_update_of_a_team_attribute_keeps_the_team_key():
+    state, _ = said("Our budget is $10k for the launch.", "The budget is now $15k, finance approved more.")
+    assert ("team/budget", "$15k") in active(state)
+    assert not any(key == "user/budget" for key, _ in active(state))
+
+
+def test_a_never_instruction_reads_never():
+    retained = [c.text for c in extract("Never schedule meetings on Friday.") if c.key]
+    assert retained and retained[0].startswith("Never ")
+
+
+def test_an_attribute_named_by_its_noun_is_updated_by_the_next_value():
+    state, out = said("My car is a Tesla.", "My car is now a Rivian.")
+    assert active(state) >= {("user/car", "rivian")}
+    assert ("user/car", "tesla") not in active(state)
+    assert not [c for c in extract("My point is that we need more tests.") if c.key]
