@@ -215,7 +215,8 @@ def _named(raw: str, span: str) -> str | None:
     """An attribute the lexicon does not list, named by its noun after "my"/"我的": "my car is a Tesla" is
     ``car``, so "my car is now a Rivian" updates it. Nouns of talk and a third party's things are not."""
     words = raw.split()
-    possessed = re.match(r"(?:my|our)\s", span, re.I) or re.match(r"(?:我|我们)的", span)
+    # The speaker's own things only: "our office is at …" is a team's, whose disputes link the episode.
+    possessed = re.match(r"my\s", span, re.I) or re.match(r"我的", span)
     if not possessed or not words or raw in _NOT_ATTRIBUTES or words[-1] in _NOT_ATTRIBUTES:
         return None
     if not (_NOUN_EN.fullmatch(raw) or _NOUN_ZH.fullmatch(raw)) or words[0] in lx.EN_STOPWORDS | set(lx.RELATIONS):
