@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from hindsight_es.app.bench.bulk import bulk_history, memories_per_turn
-from hindsight_es.app.bench.cmd_replay import write_history
+from hindsight_es.app.bench.cmd_replay import Entry, write_history
 from hindsight_es.app.cli.common import console
-from hindsight_es.config import Settings
+from hindsight_es.config import TOPIC_MEMORIES, Settings
 from hindsight_es.embedding import make_embedder
+from hindsight_es.errors import InvalidInputError
 from hindsight_es.log import started_log
 from hindsight_es.stores import generations, location
 from hindsight_es.stores.filters import MemoryFilter
@@ -51,15 +53,17 @@ async def build_bulk(settings: Settings, bank: str, count: int, per_bank: int, *
     turns = math.ceil(per_bank / memories_per_turn())
     started = time.perf_counter()
     async with started_log(settings) as log:
-        written, shown = 0, time.monotonic()
-        for i, name in enumerate(names):
-            written += await write_history(
-                log, bulk_history(name, turns, dim=embedder.dim, embedder_id=embedder.id, seed=i), chunk=20_000
+        if any((await log.end_offsets(TOPIC_MEMORIES)).values()):
+            raise InvalidInputError(
+                f"{settings.data_dir} holds a log but no store of this layout (a build cut short?): remove it first"
             )
-            if progress and time.monotonic() - shown >= PROGRESS_EVERY_S:
-                shown = time.monotonic()
-                rate = written / (time.perf_counter() - started)
-                console.print(f"  wrote {written:,} events ({i + 1:,} of {count:,} banks), {rate:,.0f} events/s")
+        shown = [time.monotonic()]
+        written = 0
+        for i, name in enumerate(names):
+            entries = bulk_history(name, turns, dim=embedder.dim, embedder_id=embedder.id, seed=i)
+            if progress:
+                entries = _shown(entries, written, started, shown, f"bank {i + 1:,} of {count:,}")
+            written += await write_history(log, entries, chunk=20_000)
         write_s = time.perf_counter() - started
         if progress:
             console.print(f"  wrote {written:,} events in {write_s:.0f}s; rebuilding the projections from the log")
@@ -75,6 +79,16 @@ async def build_bulk(settings: Settings, bank: str, count: int, per_bank: int, *
         rebuild_s=built.replay_seconds,
         index_s=built.index_seconds,
     )
+
+
+def _shown(entries: Iterator[Entry], before: int, started: float, shown: list[float], where: str) -> Iterator[Entry]:
+    """``entries`` as they are, with a line of progress every ``PROGRESS_EVERY_S``."""
+    for n, entry in enumerate(entries, start=before + 1):
+        if time.monotonic() - shown[0] >= PROGRESS_EVERY_S:
+            shown[0] = time.monotonic()
+            rate = n / (time.perf_counter() - started)
+            console.print(f"  wrote {n:,} events ({where}), {rate:,.0f} events/s")
+        yield entry
 
 
 def _active(store: LanceStore, names: list[str]) -> int:
