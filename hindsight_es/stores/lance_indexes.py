@@ -19,6 +19,10 @@ VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
 VECTOR_INDEX_FILE = "memories.vector_index.json"  # rows and partitions the IVF index was trained with
 PROBED_BANK_ROWS = 8_000  # an IVF search probes enough partitions to see about this many rows of the bank
 PARTITION_ROWS = 256  # IVF partition size: ~30 partitions hold PROBED_BANK_ROWS
+# LanceDB (0.40) trains at most this many IVF partitions and leaves the rows it assigned to any higher
+# partition out of the index ("partition index is 4173 but the number of partitions is 4096, skip
+# loading it", at 1.08M rows of 256): past 4096 * PARTITION_ROWS rows the partitions grow instead.
+MAX_PARTITIONS = 4096
 VECTOR_INDEX_TYPE = "IVF_SQ"
 MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is retrained
 MIN_NPROBES = 32
@@ -95,11 +99,16 @@ def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None
     trained = "vector_idx" in names and info is not None and info.get("index") == VECTOR_INDEX_TYPE
     if trained and table.index_stats("vector_idx").num_indices <= MAX_VECTOR_DELTAS:
         return
-    table.create_index(
-        "vector", config=IvfSq(distance_type="cosine", target_partition_size=PARTITION_ROWS), replace=True
-    )
-    body = {"index": VECTOR_INDEX_TYPE, "rows": rows, "partition_rows": PARTITION_ROWS}
+    size = partition_rows(rows)
+    table.create_index("vector", config=IvfSq(distance_type="cosine", target_partition_size=size), replace=True)
+    body = {"index": VECTOR_INDEX_TYPE, "rows": rows, "partition_rows": size}
     path.put(VECTOR_INDEX_FILE, json.dumps(body).encode("utf-8"))
+
+
+def partition_rows(rows: int) -> int:
+    """The IVF partition size to train ``rows`` with: ``PARTITION_ROWS``, or larger where that many rows
+    would need more than ``MAX_PARTITIONS`` partitions (with headroom: k-means does not split evenly)."""
+    return max(PARTITION_ROWS, math.ceil(rows * 1.25 / MAX_PARTITIONS))
 
 
 def vector_index_info(path: ObjectStore) -> VectorIndexInfo | None:

@@ -42,3 +42,18 @@ def test_bench_recall_times_the_first_recall_then_serves_concurrent_clients_besi
     assert load["server_cpu_ms_per_recall"] == load["server_cpu_s"] * 1000 / load["recalls"]
     assert load["clients_cpu_ms_per_recall"] > 0
     assert load["ingest"]["errors"] == 0 and load["ingest"]["retained"] == 12  # 3 s at 4 turns/s
+
+
+def test_bench_recall_builds_in_bulk_one_bank_and_many_banks_through_the_rebuild(tmp_path: Path) -> None:
+    [one] = bench(tmp_path, "--history", "bulk", "--queries", "10")
+    assert one["layout"] == "n400" and one["banks"] == 1
+    assert 400 <= one["active"] < one["rows"]  # superseded and forgotten rows beside the active ones
+    assert one["events"] > one["rows"] and one["rebuild_s"] > 0 and one["write_s"] > 0  # written, then rebuilt
+    assert one["first"] > 0 and 0 < one["p50"] <= one["p95"] <= one["p99"] and one["rss_mb"] > 0
+    [again] = bench(tmp_path, "--history", "bulk", "--queries", "10")  # reused as it stands
+    assert again["active"] == one["active"] and again["seconds"] == 0 and again["events"] == 0
+
+    [many] = bench(tmp_path, "--history", "bulk", "--banks", "3", "--per-bank", "40", "--queries", "10")
+    assert many["layout"] == "b3x40" and many["banks"] == 3
+    assert 3 * 40 <= many["active"] < many["rows"] and many["events"] > many["rows"]
+    assert 0 < many["p50"] <= many["p95"]

@@ -123,3 +123,10 @@ def test_a_search_started_on_an_unopened_table_fails_instead_of_waiting_forever(
         store.search.start(search_from_the_loop()).result(timeout=30)
     store.table("memories")
     assert len(store.search.start(search_from_the_loop()).result(timeout=30)) == 3
+
+
+def test_partitions_grow_before_their_count_passes_what_lancedb_indexes() -> None:
+    assert LI.partition_rows(1000) == LI.PARTITION_ROWS
+    for rows in (1_078_168, 10_000_000, 50_000_000):  # LanceDB leaves rows of partitions past 4096 unindexed
+        assert rows / LI.partition_rows(rows) <= LI.MAX_PARTITIONS * 0.8
+    assert LI.partition_rows(10_000_000) < 2 * 10_000_000 * 1.25 / LI.MAX_PARTITIONS  # no bigger than needed

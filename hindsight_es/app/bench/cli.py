@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Coroutine
@@ -16,7 +12,6 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.table import Table
 
-from hindsight_es.app.bench import cmd_load
 from hindsight_es.app.bench.cmd_banks import banks as bench_banks
 from hindsight_es.app.bench.cmd_chaos import chaos as bench_chaos
 from hindsight_es.app.bench.cmd_extraction import extraction as bench_extraction
@@ -25,6 +20,8 @@ from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
 from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
 from hindsight_es.app.bench.cmd_poisoning import poisoning as bench_poisoning
 from hindsight_es.app.bench.cmd_reads import reads as bench_reads
+from hindsight_es.app.bench.cmd_recall import recall as bench_recall
+from hindsight_es.app.bench.cmd_recall import recall_serve as bench_recall_serve
 from hindsight_es.app.bench.cmd_replay import replay as bench_replay
 from hindsight_es.app.bench.cmd_scale import partition_load as bench_partition_load
 from hindsight_es.app.bench.cmd_scale import rebalance as bench_rebalance
@@ -37,7 +34,7 @@ from hindsight_es.app.bench.offtopic import (
     print_cross_fit,
     print_off_topic,
 )
-from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr, warm_reads
+from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 
@@ -57,159 +54,8 @@ app.command("chaos")(bench_chaos)
 app.command("extraction")(bench_extraction)
 app.command("banks")(bench_banks)
 app.command("storage")(bench_storage)
-
-
-def _pct(values: list[float], q: float) -> float:
-    return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 1 else values[0]
-
-
-@app.command()
-def recall(
-    ctx: typer.Context,
-    sizes: Annotated[str, typer.Option(help="Bank sizes (memories), comma-separated")] = "1000,10000,100000",
-    queries: Annotated[int, typer.Option(min=10)] = 300,
-    work_dir: WorkDir = None,
-    concurrency: Annotated[
-        int, typer.Option(min=0, help="Clients (one process each) against a real `up`; 0: one client in process")
-    ] = 0,
-    seconds: Annotated[float, typer.Option(min=1, help="With --concurrency: how long the clients run")] = 30,
-    ingest_rate: Annotated[
-        float, typer.Option(min=0, help="With --concurrency: turns/s retained into the bank meanwhile")
-    ] = 0,
-    as_json: Annotated[bool, typer.Option("--json", help="Print each size's figures as one JSON line")] = False,
-) -> None:
-    """Recall latency p50/p95/p99, first recall after start and peak RSS at several bank sizes (generated
-    memories); with --concurrency, recalls/s and latency under that many concurrent clients.
-
-    Each bank is written straight to the log (synthetic texts, random unit vectors of the configured
-    embedder's size under its id, no model) until it holds ``size`` active memories (beside about as many superseded,
-    forgotten and retracted ones), projected and indexed; a bank already in ``--work-dir`` is reused. Then a
-    fresh process loads the query embedder, times its first recall (the bank's row cache cold) and answers
-    the queries through ``Hindsight.recall``, so its RSS is the serving footprint. With ``--concurrency N``
-    the bank is served by ``hindsight-es up`` instead and N client processes recall over the HTTP API for
-    ``--seconds`` (``--ingest-rate R``: R turns/s retained beside them).
-    """
-    from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
-    from hindsight_es.embedding import make_embedder
-    from hindsight_es.log import started_log
-    from hindsight_es.stores import generations
-    from hindsight_es.stores.filters import MemoryFilter
-    from hindsight_es.stores.lance import LanceStore
-    from projections.runner import catch_up
-    from projections.vectors import VectorsProjection
-
-    base = settings_from(ctx)
-    embedder = make_embedder(base.embedder)
-    dim = embedder.dim
-    root = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-recall-"))
-    for size in (int(x) for x in sizes.split(",")):
-        settings = base.model_copy(update={"data_dir": root / f"n{size}"})
-        bank = f"bench-recall-{size}"
-
-        async def build(settings: Settings = settings, bank: str = bank, size: int = size) -> tuple[int, int, float]:
-            async with started_log(settings) as log:
-                t0 = time.perf_counter()
-                store = LanceStore(generations.current(settings.data_dir)["lance"])
-                if store.table("memories") is not None and (built := store.count("memories", MemoryFilter(bank))):
-                    return built, store.count("memories", MemoryFilter(bank, statuses=None)), 0.0
-                await write_history(log, synthetic_history(bank, 0, dim=dim, min_active=size, embedder_id=embedder.id))
-                await catch_up(log, VectorsProjection(store))
-                store.ensure_indexes(("memories",))
-                active = store.count("memories", MemoryFilter(bank))
-                rows = store.count("memories", MemoryFilter(bank, statuses=None))
-                return active, rows, time.perf_counter() - t0
-
-        active, rows, built_s = run_async(build)
-        os.sync()  # the build's writes reach the disk now, not while the server is being timed
-        head = f"{active:>7,} active memories, {rows:,} rows (built in {built_s:.0f}s)"
-        if concurrency:
-            cmd_load.check_free(settings)
-            report = cmd_load.run_load(settings, bank, concurrency, seconds, ingest_rate)
-            if as_json:
-                print(json.dumps({"active": active, "rows": rows, **report}))
-            else:
-                console.print(head + ":")
-                cmd_load.print_load(report)
-            continue
-        out = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "hindsight_es.app.cli.main",
-                "--data-dir",
-                str(settings.data_dir),
-                "--embedder",
-                base.embedder,
-                "bench",
-                "recall-serve",
-                "--bank",
-                bank,
-                "--queries",
-                str(queries),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        result = json.loads(out.stdout.strip().splitlines()[-1])
-        if as_json:
-            print(json.dumps({"active": active, "rows": rows, **result}))
-            continue
-        console.print(
-            f"{head}: store warm-up at start {result['warm']:.0f} ms, first recall {result['first']:.1f} ms; "
-            f"recall p50 {result['p50']:.1f} ms, p95 {result['p95']:.1f} ms, p99 {result['p99']:.1f} ms; "
-            f"peak RSS {result['rss_mb']:.0f} MB"
-        )
-
-
-@app.command("recall-serve", hidden=True)
-def recall_serve(
-    ctx: typer.Context, bank: Annotated[str, typer.Option()], queries: Annotated[int, typer.Option(min=10)] = 300
-) -> None:
-    """(used by ``bench recall``) Answer queries against an existing bank; print latencies as JSON."""
-    settings = settings_from(ctx)
-    from hindsight_es.app.bench.load_client import queries as make_queries
-
-    asks = make_queries(queries, 5)
-
-    async def go() -> tuple[float, float, list[float]]:
-        async with Hindsight(settings) as hs:
-            hs.embedder.embed_query("warm up")  # the models load here, not in the first recall
-            t0 = time.perf_counter()
-            await warm_reads(hs)  # as `up` and `serve` do before they serve
-            warmed = (time.perf_counter() - t0) * 1000
-            t0 = time.perf_counter()
-            await hs.recall(bank, "what did we decide about the security audit?", limit=10)
-            first = (time.perf_counter() - t0) * 1000
-            times = []
-            for q in asks:
-                t0 = time.perf_counter()
-                await hs.recall(bank, q, limit=10)
-                times.append((time.perf_counter() - t0) * 1000)
-            return warmed, first, times
-
-    warmed, first, times = run_async(go)
-    rss = _peak_rss_mb()
-    figures = {"warm": warmed, "first": first, "p50": _pct(times, 50), "p95": _pct(times, 95), "p99": _pct(times, 99)}
-    print(json.dumps({**figures, "rss_mb": rss}))
-
-
-def _peak_rss_mb() -> float:
-    """This process's peak resident memory since it started (exec'd).
-
-    ``VmHWM`` from /proc where there is one: ``getrusage``'s ``ru_maxrss`` keeps the peak of the process
-    image an exec replaced, so a server started by ``bench recall`` right after building a 100k bank
-    reported the builder's 2.4 GB (forked, then exec'd) instead of its own ~0.9 GB.
-    """
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource  # POSIX only
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+app.command("recall")(bench_recall)
+app.command("recall-serve", hidden=True)(bench_recall_serve)
 
 
 def _bench_settings(settings: Settings, work_dir: Path | None) -> Settings:

@@ -21,7 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -334,46 +334,30 @@ def partition_load(
     ctx: typer.Context,
     events: Annotated[int, typer.Option(min=1000, help="Memory events in the partition")] = 100_000,
     banks: Annotated[int, typer.Option(min=1, help="Banks on the partition")] = 20,
+    history: Annotated[
+        str, typer.Option(help="decided: the bank actor's decisions (slow to write); bulk: written directly")
+    ] = "decided",
+    work_dir: Annotated[
+        Optional[Path], typer.Option(help="Data directory (default: a new one); a log in it is reused as it is")
+    ] = None,
+    fresh: Annotated[bool, typer.Option(hidden=True, help="Only load from the snapshot; print JSON")] = False,
 ) -> None:
-    """Load time of one partition's bank states: a full fold of its memory events vs a snapshot + tail."""
-    from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
-    from hindsight_es.embedding import make_embedder
-    from hindsight_es.stores.objects import LocalObjects
-    from hindsight_es.stores.snapshots import Snapshots
-    from streams.partitions import load, save
+    """Load time of one partition's bank states: a full fold of its memory events vs a snapshot + tail,
+    and the snapshot load in a fresh process, timed from the process's start (imports included).
+
+    A log already in ``--work-dir`` (a ``bench recall --history bulk`` store, say) is used as it is: its
+    partition with the most memory events is loaded."""
+    from hindsight_es.app.bench.partition_bench import measure, measure_fresh
 
     base = settings_from(ctx)
-    root = Path(tempfile.mkdtemp(prefix="hindsight-bench-partition-"))
-    settings = base.model_copy(update={"data_dir": root, "broker": None, "partitions": 1, "stores_uri": None})
-    dim = make_embedder(settings.embedder).dim
-
-    async def go() -> None:
-        async with started_log(settings) as log:
-            per_bank = events // banks
-            for b in range(banks):
-                entries = (
-                    e
-                    for e in synthetic_history(f"bank-{b}", int(per_bank * 1.6), dim=dim, seed=b)
-                    if e.topic == TOPIC_MEMORIES
-                )
-                await write_history(log, entries)
-            total = (await log.end_offsets(TOPIC_MEMORIES))[0]
-            t0 = time.perf_counter()
-            full, folded = await load(log, 0, None)
-            fold_s = time.perf_counter() - t0
-            snapshots = Snapshots(LocalObjects(root / "stores"), "bank-actor")
-            t0 = time.perf_counter()
-            save(full, snapshots)
-            save_s = time.perf_counter() - t0
-            size = sum(n for _, n in snapshots.objects.list("snapshots/"))
-            t0 = time.perf_counter()
-            again, tail = await load(log, 0, snapshots)
-            load_s = time.perf_counter() - t0
-            assert again.banks == full.banks and tail == 0
-        console.print(f"partition of {total:,} memory events ({len(full.banks)} banks, {dim}-d vectors):")
-        console.print(f"  full fold of the log: {fold_s:.2f}s ({folded / fold_s:,.0f} events/s)")
-        console.print(
-            f"  snapshot: written in {save_s:.2f}s, {size / 1e6:.1f} MB; [bold]load from it: {load_s:.2f}s[/bold]"
-        )
-
-    run_async(go)
+    root = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-partition-"))
+    update: dict[str, object] = {"data_dir": root, "broker": None, "stores_uri": None}
+    if not (root / "log.sqlite3").exists():
+        update["partitions"] = 1
+    settings = base.model_copy(update=update)
+    if history not in ("decided", "bulk"):
+        raise typer.BadParameter("decided or bulk", param_hint="--history")
+    if fresh:
+        measure_fresh(settings)
+    else:
+        measure(settings, events, banks, history)

@@ -1,0 +1,125 @@
+"""``bench partition-load``: how long the bank actor takes to hold a partition's state (``streams.partitions``):
+folding the whole memory partition, writing a snapshot, loading from it in this process, and loading
+from it in a fresh process timed from that process's start (``--fresh``: the actor ready after a restart).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hindsight_es.app.bench.bulk import bulk_history, memory_events_per_turn
+from hindsight_es.app.bench.cmd_recall import peak_rss_mb
+from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
+from hindsight_es.app.cli.common import console, run_async
+from hindsight_es.config import TOPIC_MEMORIES, Settings
+from hindsight_es.log import EventLog, started_log
+from hindsight_es.stores.objects import LocalObjects
+from hindsight_es.stores.snapshots import Snapshots
+from streams.partitions import load, save
+
+ACTOR = "bench-partition-load"  # its own snapshots: never the service's own
+
+
+def _snapshots(settings: Settings) -> Snapshots:
+    return Snapshots(LocalObjects(Path(settings.data_dir) / "stores"), ACTOR)
+
+
+async def _fullest(log: EventLog) -> tuple[int, int]:
+    """(partition, memory events) of the memory partition holding the most events."""
+    ends = await log.end_offsets(TOPIC_MEMORIES)
+    partition = max(ends, key=lambda p: ends[p])
+    return partition, ends[partition]
+
+
+def measure(settings: Settings, events: int, banks: int, history: str) -> None:
+    from hindsight_es.embedding import make_embedder
+
+    dim = make_embedder(settings.embedder).dim
+
+    async def go() -> None:
+        async with started_log(settings) as log:
+            if not (await _fullest(log))[1]:
+                per_bank = events // banks
+                for b in range(banks):
+                    if history == "bulk":
+                        turns = math.ceil(per_bank / memory_events_per_turn())
+                        entries = bulk_history(f"bank-{b}", turns, dim=dim, embedder_id="synthetic", with_turns=False)
+                    else:
+                        made = synthetic_history(f"bank-{b}", int(per_bank * 1.6), dim=dim, seed=b)
+                        entries = (e for e in made if e.topic == TOPIC_MEMORIES)
+                    await write_history(log, entries, chunk=20_000)
+            partition, total = await _fullest(log)
+            t0 = time.perf_counter()
+            full, folded = await load(log, partition, None)
+            fold_s = time.perf_counter() - t0
+            snapshots = _snapshots(settings)
+            t0 = time.perf_counter()
+            save(full, snapshots)
+            save_s = time.perf_counter() - t0
+            size = sum(n for key, n in snapshots.objects.list(f"snapshots/{ACTOR}/partition={partition}/"))
+            t0 = time.perf_counter()
+            again, tail = await load(log, partition, snapshots)
+            load_s = time.perf_counter() - t0
+            assert again.banks == full.banks and tail == 0
+        memories = sum(len(s.memories) for s in full.banks.values())
+        console.print(
+            f"partition {partition}: {total:,} memory events, {len(full.banks)} banks, {memories:,} memories:"
+        )
+        console.print(f"  full fold of the log: {fold_s:.2f}s ({folded / fold_s:,.0f} events/s)")
+        console.print(
+            f"  snapshot: written in {save_s:.2f}s, {size / 1e6:.1f} MB; [bold]load from it: {load_s:.2f}s[/bold]"
+        )
+
+    run_async(go)
+    argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(settings.data_dir)]
+    argv += [
+        "--embedder",
+        settings.embedder,
+        "bench",
+        "partition-load",
+        "--work-dir",
+        str(settings.data_dir),
+        "--fresh",
+    ]
+    started = time.time()
+    out = subprocess.run(argv, capture_output=True, text=True, check=True)
+    wall = time.time() - started
+    fresh = json.loads(out.stdout.strip().splitlines()[-1])
+    console.print(
+        f"  fresh process: [bold]state held {fresh['ready_s']:.2f}s after the process started[/bold] (imports "
+        f"{fresh['imports_s']:.2f}s, load {fresh['load_s']:.2f}s), peak RSS {fresh['rss_mb']:.0f} MB; "
+        f"the process's whole run {wall:.2f}s"
+    )
+
+
+def _process_age_s() -> float:
+    """Seconds since this process started (its start time in /proc, in clock ticks since boot)."""
+    stat = Path("/proc/self/stat").read_text()
+    start_ticks = int(stat.rsplit(")", 1)[1].split()[19])
+    uptime = float(Path("/proc/uptime").read_text().split()[0])
+    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
+
+
+def measure_fresh(settings: Settings) -> None:
+    imports_s = _process_age_s()
+
+    async def go() -> float:
+        async with started_log(settings) as log:
+            partition, _ = await _fullest(log)
+            t0 = time.perf_counter()
+            owned, _ = await load(log, partition, _snapshots(settings))
+            assert owned.covered > 0
+            return time.perf_counter() - t0
+
+    load_s = run_async(go)
+    ready_s = _process_age_s()
+    print(json.dumps({"imports_s": imports_s, "load_s": load_s, "ready_s": ready_s, "rss_mb": peak_rss_mb()}))
+
+
+__all__ = ["measure", "measure_fresh"]
