@@ -15,6 +15,7 @@ import os
 import re
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -99,20 +100,17 @@ class LocalObjects:
         return self.root / key
 
     def put(self, key: str, data: bytes) -> None:
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-        try:
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        finally:
-            tmp.unlink(missing_ok=True)
-        _fsync_dir(path.parent)
+        self._install(key, data, os.replace)
 
     def put_new(self, key: str, data: bytes) -> bool:
+        try:
+            self._install(key, data, os.link)  # link fails if the key exists: the local conditional put
+        except FileExistsError:
+            return False
+        return True
+
+    def _install(self, key: str, data: bytes, install: Callable[[Path, Path], None]) -> None:
+        """Write ``data`` to a temporary file beside the key, durably, then ``install`` it at the key."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
@@ -121,14 +119,10 @@ class LocalObjects:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            try:
-                os.link(tmp, path)  # fails if the key exists: the local conditional put
-            except FileExistsError:
-                return False
+            install(tmp, path)
         finally:
             tmp.unlink(missing_ok=True)
         _fsync_dir(path.parent)
-        return True
 
     def get(self, key: str) -> bytes | None:
         try:

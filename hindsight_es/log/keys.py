@@ -21,7 +21,7 @@ from typing import Protocol
 
 from hindsight_es.events.sealing import Erased
 
-__all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags"]
+__all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags", "known"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,21 @@ class KeyStore(Protocol):
 
     def close(self) -> None:
         """Release the store (a later call opens it again)."""
+
+
+def known(store: KeyStore, bank_id: str, units: Mapping[str, UnitTags]) -> tuple[dict[str, bytes | Erased], list[str]]:
+    """What a key store's ``keys`` starts from: the units' keys or tombstones it holds, with the units born
+    erased, and the units still to key. A memory decided from a turn already erased (a service still
+    deciding that turn when the erase came) is born erased: its content is never sealed under a live key."""
+    found = store.lookup(bank_id, units)
+    missing = [u for u in units if u not in found]
+    sources = {f"turn:{t}" for u in missing for t in units[u].turn_ids}
+    gone = {u: k for u, k in store.lookup(bank_id, sources).items() if isinstance(k, Erased)} if sources else {}
+    for u in missing:
+        born_dead = next((gone[f"turn:{t}"] for t in units[u].turn_ids if f"turn:{t}" in gone), None)
+        if born_dead is not None:
+            found[u] = born_dead
+    return found, [u for u in missing if u not in found]
 
 
 _SCHEMA = """
@@ -93,17 +108,7 @@ class SqliteKeyStore:
             return self._con
 
     def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
-        found = self.lookup(bank_id, units)
-        missing = [u for u in units if u not in found]
-        # A memory decided from a turn already erased is born erased (a service still deciding that turn
-        # when the erase came): its content is never sealed under a live key.
-        sources = {f"turn:{t}" for u in missing for t in units[u].turn_ids}
-        gone = {u: k for u, k in self.lookup(bank_id, sources).items() if isinstance(k, Erased)} if sources else {}
-        for u in missing:
-            born_dead = next((gone[f"turn:{t}"] for t in units[u].turn_ids if f"turn:{t}" in gone), None)
-            if born_dead is not None:
-                found[u] = born_dead
-        missing = [u for u in missing if u not in found]
+        found, missing = known(self, bank_id, units)
         if missing:
             with self._lock:
                 self._db.execute("BEGIN IMMEDIATE")

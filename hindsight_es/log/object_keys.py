@@ -28,7 +28,7 @@ from typing import TypeVar
 from urllib.parse import quote, unquote
 
 from hindsight_es.events.sealing import Erased
-from hindsight_es.log.keys import UnitTags
+from hindsight_es.log.keys import UnitTags, known
 from hindsight_es.objects import ObjectStore
 
 __all__ = ["REFRESH_S", "ObjectKeyStore"]
@@ -57,16 +57,7 @@ class ObjectKeyStore:
     # ------------------------------------------------------------ KeyStore
 
     def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
-        found = self.lookup(bank_id, units)
-        missing = [u for u in units if u not in found]
-        # A memory decided from a turn already erased is born erased, as in the SQLite store.
-        sources = {f"turn:{t}" for u in missing for t in units[u].turn_ids}
-        gone = {u: k for u, k in self.lookup(bank_id, sources).items() if isinstance(k, Erased)} if sources else {}
-        for u in missing:
-            born_dead = next((gone[f"turn:{t}"] for t in units[u].turn_ids if f"turn:{t}" in gone), None)
-            if born_dead is not None:
-                found[u] = born_dead
-        missing = [u for u in missing if u not in found]
+        found, missing = known(self, bank_id, units)
         if not missing:
             return found
         # the index first: a key that exists is always found by the erase that covers it
