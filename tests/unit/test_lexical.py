@@ -29,6 +29,14 @@ def index(tmp_path, texts: list[str], **fts) -> object:
     return table
 
 
+def both_scores(table, texts: list[str], query: str, column: str) -> tuple[list[int], list[float], list[float]]:
+    """The ids LanceDB matches for ``query``, its scores and ours over the same rows."""
+    found = table.search(query, query_type="fts").limit(1000).to_arrow()
+    ids = found["id"].to_pylist()
+    docs = [terms_row({"_rowid": i, "search_text": texts[i], "text": texts[i]}) for i in ids]
+    return ids, found["_score"].to_pylist(), bm25(query_terms(query, column), docs, len(texts), column)
+
+
 def test_the_stop_words_are_the_ones_lancedb_drops(tmp_path):
     table = index(tmp_path, [f"zzz {w} qqq" for w in CANDIDATES], base_tokenizer="simple", stem=True)
     dropped = {w for w in CANDIDATES if len(table.search(w, query_type="fts").limit(5).to_arrow()) == 0}
@@ -48,10 +56,7 @@ def test_stemmed_scores_are_lancedbs_on_a_fully_indexed_bank(tmp_path, query):
     # every row matches "shared": the matching rows are the collection, as their statistics must be
     texts = ["shared " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 12))) for _ in range(300)]
     table = index(tmp_path, texts, base_tokenizer="simple", stem=True, remove_stop_words=True)
-    found = table.search(query, query_type="fts").limit(1000).to_arrow()
-    ids, theirs = found["id"].to_pylist(), found["_score"].to_pylist()
-    docs = [terms_row({"_rowid": i, "search_text": texts[i], "text": texts[i]}) for i in ids]
-    ours = bm25(query_terms(query, "search_text"), docs, len(texts), "search_text")
+    ids, theirs, ours = both_scores(table, texts, query, "search_text")
     assert len(ids) == 300
     assert ours == pytest.approx(theirs, rel=1e-5, abs=1e-6)  # LanceDB sums in float32
 
@@ -62,10 +67,7 @@ def test_ngram_scores_are_lancedbs_on_a_fully_indexed_bank(tmp_path):
     config = dict(base_tokenizer="ngram", ngram_min_length=1, ngram_max_length=2, stem=False)
     table = index(tmp_path, texts, remove_stop_words=False, lower_case=True, **config)
     query = "哈金融科技论坛的主要内容是什么？"
-    found = table.search(query, query_type="fts").limit(1000).to_arrow()
-    ids, theirs = found["id"].to_pylist(), found["_score"].to_pylist()
-    docs = [terms_row({"_rowid": i, "search_text": texts[i], "text": texts[i]}) for i in ids]
-    ours = bm25(query_terms(query, "text_ngram"), docs, len(texts), "text_ngram")
+    ids, theirs, ours = both_scores(table, texts, query, "text_ngram")
     assert len(ids) == 200
     assert ours == pytest.approx(theirs, rel=1e-5, abs=1e-6)  # LanceDB sums in float32
 
