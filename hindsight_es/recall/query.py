@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from hindsight_es.recall.answertype import asks_when
 from hindsight_es.recall.timeparse import parse_time_range
 from hindsight_es.text import has_cjk
 
@@ -66,6 +67,7 @@ class ParsedQuery:
     since: datetime | None
     until: datetime | None
     names: frozenset[str]  # lower-cased capitalised words that may be speakers or entities
+    asks_when: bool = False  # the query asks for a time or a span (``recall.answertype``)
 
 
 def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
@@ -77,7 +79,12 @@ def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
         if m.removesuffix("'s").removesuffix("’s") not in _NOT_NAMES
     )
     return ParsedQuery(
-        text=text, cjk=has_cjk(text), since=found[0] if found else None, until=found[1] if found else None, names=names
+        text=text,
+        cjk=has_cjk(text),
+        since=found[0] if found else None,
+        until=found[1] if found else None,
+        names=names,
+        asks_when=asks_when(text),
     )
 
 

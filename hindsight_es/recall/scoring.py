@@ -2,11 +2,13 @@
 
     s(m)     = rrf(m) · (1 + SPEAKER · [m.speaker is named in the query])
                       · (1 + TIME · [m.valid_from lies in the query's time range])
+                      · (1 + WHEN · [the query asks when and m's text says when])
     score(m) = s(m) · (1 + SESSION · S(session of m) / max S),   S = sum of the session's best 3 s
 
 A query about "Melanie" prefers what Melanie said; "in October 2023" prefers what happened then;
 a memory whose session holds several good candidates is more likely the one (conversations stay
-on a topic for a while). Boosts reorder candidates; they never add or remove one.
+on a topic for a while); "when did…" is answered by a memory that says when ("last year", "上周",
+``recall.answertype``). Boosts reorder candidates; they never add or remove one.
 """
 
 from __future__ import annotations
@@ -14,10 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hindsight_es.recall.answertype import says_when
 from hindsight_es.recall.query import ParsedQuery
 
 SPEAKER = 0.5
 TIME = 1.0
+WHEN = 0.5
 SESSION = 0.6
 SESSION_TOP = 3
 
@@ -33,6 +37,8 @@ def rescore(
         when = row.get("valid_from")
         if query.since is not None and when is not None and query.since <= when < query.until:
             score *= 1 + TIME
+        if query.asks_when and says_when(str(row.get("text") or "")):
+            score *= 1 + WHEN
         out.append((memory_id, score))
     return _by_session(out, rows)
 

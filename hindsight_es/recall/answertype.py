@@ -1,0 +1,60 @@
+"""What kind of answer a query asks for, and whether a memory's text can give it; pure.
+
+A question that asks *when* ("When did…", "How long has…", "什么时候", "多久") is answered by a memory
+that says when: a date, a month, a weekday, or a time relative to when it was said ("yesterday",
+"two weekends ago", "last year", "上周", "三天前"). The memory's own time (``valid_from``) is when it
+was *said*; what it says happened may lie before or after, and only its words tell. A candidate that
+names no time at all can still be the answer (the event may be dated by the session alone), so this
+only reorders candidates the searches found (``recall.scoring``), never adds or removes one.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The question asks for a time: a point ("when did…", "what year", "which month", "what date"), a span
+# ("how long", "how many days/weeks/months/years", "since when") or, in Chinese, 什么时候 / 何时 /
+# 哪年 / 哪一年 / 几月 / 哪个月 / 哪天 / 几号 / 多久 / 多长时间 / 几年 / 几天. "When" asks only as a
+# question word (first, or before an auxiliary), not as a conjunction ("who helps her when she…").
+_AUX = r"did|does|do|is|was|were|will|are|am|has|have|had|can|could|should|would|shall|may|might"
+_ASKS_WHEN = re.compile(
+    rf"^\W*when\b|\bwhen\s+(?:{_AUX})\b|\bhow\s+long\b|\bsince\s+when\b|\bhow\s+many\s+(?:days|weeks|weekends|months|years)\b"
+    r"|\b(?:what|which)\s+(?:year|month|day|date|time|week|season)\b"
+    r"|什么时候|何时|哪(?:一)?年|几月|哪个月|哪(?:一)?天|几号|多久|多长时间|几年|几天|几个月|几周",
+    re.I,
+)
+
+_MONTH = (
+    r"jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june|july|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?"
+    r"|nov(?:ember)?|dec(?:ember)?"
+)  # "may" and "mar" left out: mostly not months in running text
+_UNIT = r"(?:days?|nights?|weeks?|weekends?|months?|years?|decades?|hours?|minutes?)"
+_NUM = (
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+few|few|several|couple(?:\s+of)?)"
+)
+# The text says when: an absolute date or year, a named month, weekday or season, a time relative to
+# when it was said, or a span. English words are whole words; Chinese expressions are matched as written.
+_SAYS_WHEN = re.compile(
+    rf"\b(?:{_MONTH})\b"
+    r"|\b(?:19|20)\d{2}\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:spring|summer|autumn|fall|winter)\b"
+    r"|\b(?:yesterday|today|tonight|tomorrow|recently|lately|earlier|ago|since|until|anniversary|birthday)\b"
+    rf"|\b(?:last|next|this|past|coming|previous|every|each)\s+(?:{_UNIT}|{_MONTH}|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b"
+    rf"|\b{_NUM}\s+{_UNIT}\b|\b(?:in|for|over)\s+the\s+past\b|\bback\s+in\b|\bas\s+a\s+(?:kid|child|teen(?:ager)?)\b"
+    r"|\b(?:morning|afternoon|evening|weekend)\b"
+    r"|[昨今明前后去]天|[昨今明]晚|[上下这本每]\s*(?:周|个?星期|个?礼拜|个?月)|[去今明前]年|年[初底末中]|月[初底末中]"
+    r"|[上中下]旬|\d+\s*[年月日号]|[\d一二三四五六七八九十百两几半]+\s*(?:个多|多个|个)?\s*(?:小时|钟头|分钟|天|周|星期|礼拜|月|年)"
+    r"|(?:[两二三四五六七八九]|十[一二]?|\d{1,2})\s*点|[上下中]午|晚上|早上|凌晨|傍晚"  # not 一点: "a little"
+    r"|星期[一二三四五六日天]|周[一二三四五六日末]|礼拜[一二三四五六日天]|[春夏秋冬][天季]|暑假|寒假|最近|以前|小时候|那时",
+    re.I,
+)
+
+
+def asks_when(query: str) -> bool:
+    """The query asks for a time or a span of time."""
+    return _ASKS_WHEN.search(query) is not None
+
+
+def says_when(text: str) -> bool:
+    """The text names a time: a date, month, weekday, season, or a time relative to when it was said."""
+    return _SAYS_WHEN.search(text) is not None

@@ -1,0 +1,94 @@
+"""Answer types: a question that asks when prefers memories that say when; nothing is added or removed."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from hindsight_es.recall.answertype import asks_when, says_when
+from hindsight_es.recall.query import parse_query
+from hindsight_es.recall.scoring import rescore
+
+NOW = datetime(2023, 11, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "When did Melanie paint a sunrise?",
+        "when Jon has lost his job?",
+        "So when is the party?",
+        "How long has Caroline had her friends?",
+        "What year did Jon start his business?",
+        "How many weeks did the trip take?",
+        "我什么时候去的上海？",
+        "车险几月续保？",
+        "妈妈哪天去医院复查？",
+        "这个项目做了多久？",
+    ],
+)
+def test_questions_that_ask_when(query: str) -> None:
+    assert asks_when(query)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "Who supports Caroline when she has a negative experience?",  # a conjunction, not a question word
+        "What is Jon's job?",
+        "Where do we live now?",
+        "我对什么过敏？",
+    ],
+)
+def test_questions_that_do_not(query: str) -> None:
+    assert not asks_when(query)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Yeah, I painted that lake sunrise last year!",
+        "We went camping with my fam two weekends ago.",
+        "I got mentored by this amazing business dude yesterday!",
+        "The movers are booked for the 3rd of June.",
+        "The roof was replaced in 2019.",
+        "My knee started hurting after the long run last Sunday.",
+        "我们八月中旬出发。",
+        "云南的机票上周二就订好了。",
+        "这辆车是前年春天买的。",
+        "她五年前退休的。",
+        "演唱会从晚上七点半开始，唱了三个多小时。",
+        "会议预计开四个小时。",
+    ],
+)
+def test_texts_that_say_when(text: str) -> None:
+    assert says_when(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wow, Caroline! Books have such an awesome power!",
+        "I may go to the concert with Mar.",  # "may" and "mar" are not read as months
+        "My favourite colour is blue.",
+        "我喜欢喝不加糖的绿茶。",
+        "孩子最想去的是玉龙雪山。",
+        "能不能便宜一点？",
+    ],
+)
+def test_texts_that_do_not(text: str) -> None:
+    assert not says_when(text)
+
+
+def test_a_when_question_prefers_the_memory_that_says_when() -> None:
+    rows = {
+        "talk": {"text": "Books have such an awesome power!"},
+        "dated": {"text": "This book I read last year reminds me to pursue my dreams."},
+    }
+    fused = [("talk", 0.10), ("dated", 0.08)]
+    when = rescore(fused, rows, parse_query("When did Melanie read the book?", NOW))
+    assert [m for m, _ in when] == ["dated", "talk"]
+    what = rescore(fused, rows, parse_query("What book did Melanie read?", NOW))
+    assert [m for m, _ in what] == ["talk", "dated"]  # other questions keep the fused order
+    assert sorted(m for m, _ in when) == sorted(rows)  # reordered, never added or removed
