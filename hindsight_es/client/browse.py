@@ -18,6 +18,7 @@ import numpy as np
 
 from hindsight_es.client.connection import Connection
 from hindsight_es.client.reader import Reader
+from hindsight_es.recall.answertype import says_when
 from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
 from hindsight_es.recall.query import parse_query
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
@@ -192,6 +193,8 @@ class Browser:
                     reasons.append(f"meaning: cosine {cosine:.2f} to the query")
                 if parsed.since is not None and _in_range(hit.valid_from, parsed.since, parsed.until):
                     reasons.append("in the time the query names")
+                if parsed.asks_when and says_when(hit.text):
+                    reasons.append("says when, which the query asks")
                 if hit.speaker and any(n.lower() in hit.speaker.lower() for n in parsed.names):
                     reasons.append(f"said by {hit.speaker}, whom the query names")
                 if hit.status == "archived":

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from hindsight_es.client import Hindsight
+from hindsight_es.config import Settings
 from hindsight_es.recall.answertype import asks_when, says_when
 from hindsight_es.recall.query import parse_query
 from hindsight_es.recall.scoring import rescore
+from streams.service import catch_up_all
 
 NOW = datetime(2023, 11, 1, tzinfo=UTC)
 
@@ -92,3 +96,19 @@ def test_a_when_question_prefers_the_memory_that_says_when() -> None:
     what = rescore(fused, rows, parse_query("What book did Melanie read?", NOW))
     assert [m for m, _ in what] == ["talk", "dated"]  # other questions keep the fused order
     assert sorted(m for m, _ in when) == sorted(rows)  # reordered, never added or removed
+
+
+async def test_explain_says_a_hit_was_preferred_for_saying_when(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path)
+    async with Hindsight(settings) as hs:
+        await hs.record_turn("mel", "Yeah, I painted that lake sunrise last year!", session_id="s1", speaker="Melanie")
+        await hs.record_turn("mel", "Painting is a great outlet for me.", session_id="s1", speaker="Melanie")
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        when = await hs.recall("mel", "When did Melanie paint a sunrise?", min_relevance=0)
+        reasons = await hs.browser.explain("mel", "When did Melanie paint a sunrise?", when)
+        dated = next(h for h in when if "last year" in h.text)
+        assert "says when, which the query asks" in reasons[dated.memory_id]
+        assert all("says when" not in r for h in when if h is not dated for r in reasons[h.memory_id])
+        what = await hs.recall("mel", "What did Melanie paint?", min_relevance=0)
+        reasons = await hs.browser.explain("mel", "What did Melanie paint?", what)
+        assert all("says when" not in r for rs in reasons.values() for r in rs)
