@@ -62,6 +62,14 @@ class Settings(BaseSettings):
         description="Threads of a client's store reads (recall, context, browse): their own pool, so reads never "
         "queue behind the pipeline's writes and index builds in the same process",
     )
+    io_threads: int = Field(
+        default=32,
+        ge=4,
+        le=512,
+        description="Threads of the service's blocking calls (store writes, index builds, object-store "
+        "requests): most wait on IO or run native code without the GIL, so they are many, or the actors' "
+        "steps would queue behind the projections' slow object-store writes",
+    )
     # Shared stores (hindsight_es/stores/location.py): a local path (default: the data directory) or s3://.
     stores_uri: str | None = Field(
         default=None,

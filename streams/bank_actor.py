@@ -29,6 +29,7 @@ from hindsight_es.errors import ConfigError, DecodeError, LogError
 from hindsight_es.events import (
     ContentErased,
     CorrectionRequested,
+    ErasureRequested,
     Event,
     ExtractionCompleted,
     TurnRecorded,
@@ -52,6 +53,7 @@ GROUP = "hindsight.bank-actor"
 SNAPSHOTS = "bank-actor"  # the actor's name under the stores' snapshots/
 # (topic, key, values) -> their offsets: the log's append, or a FastStream publisher's (streams.kafka)
 Publish = Callable[[str, str, Sequence[bytes]], Awaitable[list[int]]]
+_ANOTHER_WRITER = "another writer appended to %s[%d] (an owner whose session expired, or an import): reloading it"
 log_ = logging.getLogger("hindsight.bank_actor")
 
 
@@ -188,7 +190,8 @@ class BankActor:
             inputs.append((record, event))
         inputs = self._expand(inputs)
         # An erasure's keys go before its ContentErased is appended (``log.sealed.shred``).
-        await asyncio.to_thread(shred, self.log, [e for _, e in inputs])
+        if erasures := [e for _, e in inputs if isinstance(e, ErasureRequested)]:
+            await asyncio.to_thread(shred, self.log, erasures)
         prepared = await asyncio.to_thread(self._prepare, [e for _, e in inputs])
         out: dict[str, list[Event]] = defaultdict(list)
         for (_, event), prep in zip(inputs, prepared, strict=True):
@@ -199,30 +202,35 @@ class BankActor:
                 evolve(state, produced)
                 out[event.bank_id].append(produced)
         await self._still_alone({partition_for(b, await self.partition_count()) for b in out})
-        stale: set[int] = set()
+        n = await self.partition_count()
+        by_partition: dict[int, dict[str, list[Event]]] = defaultdict(dict)
         for bank_id, events in out.items():
-            owned = self.owned[partition_for(bank_id, await self.partition_count())]
-            offsets = await self.publish(TOPIC_MEMORIES, bank_id, [encode(e) for e in events])
-            owned.retained.note_appended(events, offsets)
-            if offsets and offsets[0] != owned.covered:
-                stale.add(owned.partition)  # someone else appended to this memory partition meanwhile
-            elif offsets:
-                owned.covered, owned.last_id = offsets[-1] + 1, str(events[-1].event_id)
-                owned.unsaved += len(events)
-            await self._drop_erased_snapshots(owned.partition, events, offsets)
-            observe(bank_id, events)
-        for partition in sorted(stale):
-            log_.warning(
-                "another writer appended to %s[%d] (an owner whose session expired, or an import): "
-                "reloading the partition",
-                TOPIC_MEMORIES,
-                partition,
-            )
+            by_partition[partition_for(bank_id, n)][bank_id] = events
+        # Partitions are independent logs: their appends wait on the broker (and on sealing) side by side.
+        moved = await asyncio.gather(*(self._append(self.owned[p], banks) for p, banks in by_partition.items()))
+        for partition in sorted(owned.partition for owned in moved if owned is not None):
+            log_.warning(_ANOTHER_WRITER, TOPIC_MEMORIES, partition)
             await self.release([partition], snapshot=False)
             await self.acquire([partition])
         tracing.spans_for("bank-actor.decide", [e for _, e in inputs], started)  # one trace per input
         tracing.consumed(self.group, records)
         return sum(len(v) for v in out.values())
+
+    async def _append(self, owned: Owned, out: dict[str, list[Event]]) -> Owned | None:
+        """Append each bank's events in turn (``covered`` follows the partition's appends in order); ``owned``
+        if another writer appended to its memory partition meanwhile."""
+        stale = None
+        for bank_id, events in out.items():
+            offsets = await self.publish(TOPIC_MEMORIES, bank_id, [encode(e) for e in events])
+            owned.retained.note_appended(events, offsets)
+            if offsets and offsets[0] != owned.covered:
+                stale = owned
+            elif offsets:
+                owned.covered, owned.last_id = offsets[-1] + 1, str(events[-1].event_id)
+                owned.unsaved += len(events)
+            await self._drop_erased_snapshots(owned.partition, events, offsets)
+            observe(bank_id, events)
+        return stale
 
     async def _drop_erased_snapshots(self, partition: int, events: list[Event], offsets: list[int]) -> None:
         """Snapshots taken before a ``ContentErased`` hold the erased memories' text: this actor wrote them,
@@ -385,10 +393,7 @@ class BankActor:
 
 
 def next_offsets(records: Sequence[Record]) -> dict[TopicPartition, int]:
-    offsets: dict[TopicPartition, int] = {}
-    for record in records:
-        offsets[(record.topic, record.partition)] = record.offset + 1
-    return offsets
+    return {(record.topic, record.partition): record.offset + 1 for record in records}  # the last of each wins
 
 
 def _save(owned: Owned, snapshots: Snapshots) -> int:

@@ -18,6 +18,7 @@ inputs, so a crash never leaves half of an input's events in the log.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -109,8 +110,8 @@ class Publisher:
     async def __call__(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
         if not values:
             return []
-        if self.sealer is not None:
-            values = self.sealer.seal_all(values)
+        if self.sealer is not None:  # its keys may be object-store requests: not on the event loop
+            values = await asyncio.to_thread(self.sealer.seal_all, values)
         partition = partition_for(key, await self.log.partitions(topic))
         offsets: list[int] = []
         for chunk in _chunks(list(values)):
@@ -159,8 +160,8 @@ def subscribe(
         async with owner.lock:
             mine = {tp.partition for tp in consumer.assignment() if tp.topic in listener.topics}
             records = [record_of(r) for r in batch.records if r.partition in mine]
-            if sealer is not None:
-                records = sealer.open(records)
+            if sealer is not None:  # keys not read yet are object-store requests: off the event loop
+                records = await asyncio.to_thread(sealer.open, records)
             if not records:
                 return
             try:

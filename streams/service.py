@@ -10,7 +10,9 @@ import asyncio
 import contextlib
 import fcntl
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
@@ -89,6 +91,20 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
             )
 
 
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, ThreadPoolExecutor] = weakref.WeakKeyDictionary()
+
+
+def io_pool(settings: Settings) -> None:
+    """Give the running loop a default pool of ``settings.io_threads`` (once per loop). asyncio's own has
+    cpu + 4 threads (6 on 2 cores): a few projection writes to object storage or index builds held all
+    of them for seconds, and the bank actor's next step (extraction and embedding, sealing) waited
+    behind them."""
+    loop = asyncio.get_running_loop()
+    if loop not in _POOLS:
+        _POOLS[loop] = ThreadPoolExecutor(max_workers=settings.io_threads, thread_name_prefix="hindsight-io")
+        loop.set_default_executor(_POOLS[loop])
+
+
 async def serve(
     settings: Settings,
     log: EventLog,
@@ -103,6 +119,7 @@ async def serve(
     On the embedded log the actors run in this process's runners; on Kafka they are FastStream
     subscribers in their consumer groups (``streams.kafka``), owning the partitions the group assigns
     this process."""
+    io_pool(settings)
     embedder = embedder or make_embedder(settings.embedder)
     actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
     extraction = make_extraction_actor(settings, log, embedder)

@@ -11,6 +11,7 @@ without ``"sealed"`` (a log from before sealing) pass through unchanged.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import json
@@ -251,7 +252,7 @@ class _SealedConsumer:
         self._inner, self._sealer = inner, sealer
 
     async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]:
-        return self._sealer.open(await self._inner.poll(max_records, timeout_ms))
+        return await asyncio.to_thread(self._sealer.open, await self._inner.poll(max_records, timeout_ms))
 
     async def commit(self, offsets: dict[TopicPartition, int]) -> None:
         await self._inner.commit(offsets)
@@ -279,7 +280,8 @@ class SealedLog:
             self.sealer.close()
 
     async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
-        return await self.inner.append(topic, key, self.sealer.seal_all(values))
+        # Keys may be object-store requests (``ObjectKeyStore``): sealing and opening run off the event loop.
+        return await self.inner.append(topic, key, await asyncio.to_thread(self.sealer.seal_all, values))
 
     async def partitions(self, topic: str) -> int:
         return await self.inner.partitions(topic)
@@ -288,7 +290,7 @@ class SealedLog:
         return await self.inner.end_offsets(topic)
 
     async def read(self, topic: str, partition: int, start: int, stop: int, limit: int = 1000) -> list[Record]:
-        return self.sealer.open(await self.inner.read(topic, partition, start, stop, limit))
+        return await asyncio.to_thread(self.sealer.open, await self.inner.read(topic, partition, start, stop, limit))
 
     async def consumer(self, group: str, topics: Sequence[str]) -> Consumer:
         return _SealedConsumer(await self.inner.consumer(group, topics), self.sealer)
