@@ -6,7 +6,7 @@ actor can rebuild it from ``hindsight.memories`` on start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping, MutableSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -85,18 +85,21 @@ class MemoryInfo:
 @dataclass(slots=True)
 class BankState:
     bank_id: str
-    memories: dict[UUID, MemoryInfo] = field(default_factory=dict)
-    heads: dict[str, UUID] = field(default_factory=dict)  # key -> the active memory holding it
-    handled: set[UUID] = field(default_factory=set)  # input event ids already decided (redelivery guard)
+    # The big indexes are mutable mappings: dicts when folded, ``memory.lazy`` maps when read from a snapshot.
+    memories: MutableMapping[UUID, MemoryInfo] = field(default_factory=dict)
+    heads: MutableMapping[str, UUID] = field(default_factory=dict)  # key -> the active memory holding it
+    handled: MutableSet[UUID] = field(default_factory=set)  # input event ids already decided (redelivery guard)
     last_turn: dict[str, LastTurn] = field(default_factory=dict)  # session -> its latest turn (see reply_context)
-    texts: dict[tuple[str, str], UUID] = field(default_factory=dict)  # (kind, normalized text) -> active memory
+    # (kind, normalized text) -> active memory
+    texts: MutableMapping[tuple[str, str], UUID] = field(default_factory=dict)
     session_seen: dict[str, datetime] = field(default_factory=dict)  # session -> its latest retained memory's time
-    yields: dict[UUID, list[UUID]] = field(default_factory=dict)  # input event id -> memories it retained or restated
+    # input event id -> memories it retained or restated
+    yields: MutableMapping[UUID, list[UUID]] = field(default_factory=dict)
     owners: tuple[str, ...] = ()  # principals whose user turns are the owner's word (``BankOwnersSet``)
     owners_set: bool = False  # a BankOwnersSet was folded: the owners were declared
     first_user_actor: str | None = None  # the principal of the bank's first user memory (undeclared owner)
     # content word -> active memories of rank >= 1 (not tools' or documents'), what a dispute is looked for in
-    anchors: dict[str, set[UUID]] = field(default_factory=dict)
+    anchors: MutableMapping[str, set[UUID]] = field(default_factory=dict)
 
     def active(self) -> list[MemoryInfo]:
         return [m for m in self.memories.values() if m.status == "active"]
