@@ -15,10 +15,11 @@ import operator
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
-from uuid import UUID
+from uuid import UUID, SafeUUID
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from hindsight_es.memory.indexing import LastTurn
 from hindsight_es.memory.lazy import LazyMap, LazySet, Rows, hash_id, hash_text, uuid_of
@@ -30,14 +31,11 @@ _UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by
 _UUID_TUPLES = {"restated_by", "disputed_by"}
 _TIMES = {"valid_from", "valid_to", "last_used_at"}
 _TUPLES = {"source_turn_ids", "entities", "evidence"}
+_NEW, _SET, _UNKNOWN = object.__new__, object.__setattr__, SafeUUID.unknown
 ID = pa.binary(16)  # a UUID's bytes
 BLOB = pa.large_binary()  # UTF-8 text, a memory's JSON row, or ids end to end
 _K = TypeVar("_K")
 _V = TypeVar("_V")
-
-
-def _unhex(text: str | None) -> UUID | None:
-    return None if text is None else uuid_of(int(text, 16).to_bytes(16, "big"))
 
 
 def _cell(value: Any) -> Any:
@@ -49,19 +47,22 @@ def _cell(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not a memory field's type")
 
 
-def _field(name: str) -> Callable[[Any], Any]:
-    if name in _UUIDS:
-        return _unhex
-    if name in _TIMES:
-        return lambda c: None if c is None else datetime.fromisoformat(c)
-    if name in _UUID_TUPLES:
-        return lambda c: tuple(uuid_of(int(u, 16).to_bytes(16, "big")) for u in c)
-    return tuple if name in _TUPLES else (lambda c: c)
+def _id(text: str) -> UUID:
+    value = _NEW(UUID)
+    _SET(value, "int", int(text, 16))
+    _SET(value, "is_safe", _UNKNOWN)
+    return value
+
+
+# Positions in a row of the cells JSON cannot hold as they are; the others go to ``MemoryInfo`` unchanged.
+_ID_AT = [i for i, n in enumerate(FIELDS) if n in _UUIDS]
+_TIME_AT = [i for i, n in enumerate(FIELDS) if n in _TIMES]
+_IDS_AT = [i for i, n in enumerate(FIELDS) if n in _UUID_TUPLES]
+_TUPLE_AT = [i for i, n in enumerate(FIELDS) if n in _TUPLES]
 
 
 _FIELDS_OF = operator.attrgetter(*FIELDS)
 _ENCODER = json.JSONEncoder(separators=(",", ":"), default=_cell)
-_FIELD_OF = [_field(n) for n in FIELDS]
 
 
 def memory_row(memory: MemoryInfo) -> bytes:
@@ -71,7 +72,19 @@ def memory_row(memory: MemoryInfo) -> bytes:
 
 def memory_from_row(data: bytes | memoryview) -> MemoryInfo:
     cells = json.loads(bytes(data))
-    return MemoryInfo(*[f(c) for f, c in zip(_FIELD_OF, cells, strict=True)])
+    if len(cells) != len(FIELDS):
+        raise ValueError("a memory row does not have MemoryInfo's fields")
+    for i in _ID_AT:
+        if (cell := cells[i]) is not None:
+            cells[i] = _id(cell)
+    for i in _TIME_AT:
+        if (cell := cells[i]) is not None:
+            cells[i] = datetime.fromisoformat(cell)
+    for i in _IDS_AT:
+        cells[i] = tuple(map(_id, cells[i]))
+    for i in _TUPLE_AT:
+        cells[i] = tuple(cells[i])
+    return MemoryInfo(*cells)
 
 
 def text_key(key: tuple[str, str]) -> str:
@@ -128,7 +141,22 @@ def _rows(
     if hashes.dtype != np.int64 or order.dtype != np.int64 or len(hashes) != table.num_rows:
         raise ValueError("a table's hash index is not int64 columns")
     none: Callable[[int], Any] = lambda row: None  # noqa: E731
-    return Rows(table.num_rows, key, value or none, hashes, order, hasher, table)
+    return Rows(table.num_rows, key, value or none, hashes, order, hasher, table, _selector(table))
+
+
+def _selector(table: pa.Table) -> Callable[[str, Any], np.ndarray | None]:
+    """The rows whose column ``name`` holds ``value`` (None: no such column); answers are kept (rows never change)."""
+    found: dict[tuple[str, Any], np.ndarray] = {}
+
+    def where(name: str, value: Any) -> np.ndarray | None:
+        if name not in table.column_names:
+            return None
+        if (name, value) not in found:
+            equal = pc.equal(column(table, name), pa.scalar(value, table.schema.field(name).type))
+            found[name, value] = np.flatnonzero(equal.fill_null(False).to_numpy(zero_copy_only=False))
+        return found[name, value]
+
+    return where
 
 
 def _key(table: pa.Table, read: Callable[[pa.Array], Callable[[int], _K]]) -> Callable[[int], _K]:
@@ -217,3 +245,15 @@ def unpack(data: bytes) -> tuple[dict[str, Any], list[dict[str, pa.Table]]]:
         except pa.ArrowException as exc:
             raise ValueError(f"table {name} of bank {i} does not decode: {exc}") from exc
     return header, banks
+
+
+def plain(data: bytes) -> bytes:
+    """Every byte a format-4 snapshot holds, decompressed: its header and each column's buffers (what a
+    search for erased content must look through; the tables are zstd-compressed as stored)."""
+    header, banks = unpack(data)
+    out = [json.dumps(header).encode()]
+    for tables in banks:
+        for table in tables.values():
+            for chunked in table.columns:
+                out += [b.to_pybytes() for chunk in chunked.chunks for b in chunk.buffers() if b is not None]
+    return b"\n".join(out)

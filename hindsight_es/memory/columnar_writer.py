@@ -27,6 +27,8 @@ class Codec:
     value: Callable[[Any], Any] | None = None  # None: a set, keys only
     value_type: pa.DataType | None = None
     hasher: Callable[[Any], int] | None = None  # None: ids, hashed from their bytes in one pass
+    # Columns of one field of the value beside it, that a lazy map selects rows by (``LazyMap.matching``)
+    extra: tuple[tuple[str, Callable[[Any], Any], pa.DataType], ...] = ()
 
 
 def _utf8(text: str) -> bytes:
@@ -38,7 +40,8 @@ def _ids_bytes(ids: Iterable[UUID]) -> bytes:
 
 
 _BY_ID = {"key": lambda u: u.bytes, "key_type": ID}
-MEMORIES = Codec(**_BY_ID, value=memory_row, value_type=BLOB)
+_SELECTED = (("status", lambda m: m.status, pa.string()), ("memory_key", lambda m: m.key, pa.string()))
+MEMORIES = Codec(**_BY_ID, value=memory_row, value_type=BLOB, extra=_SELECTED)
 HEADS = Codec(_utf8, BLOB, lambda u: u.bytes, ID, hash_text)
 TEXTS = Codec(lambda k: _utf8(text_key(k)), BLOB, lambda u: u.bytes, ID, lambda k: hash_text(text_key(k)))
 HANDLED = Codec(**_BY_ID)
@@ -47,13 +50,19 @@ ANCHORS = Codec(_utf8, BLOB, _ids_bytes, BLOB, hash_text)
 RETAINED = Codec(**_BY_ID, value=int, value_type=pa.int64())
 
 
-def _table(keys: pa.Array, hashes: np.ndarray, values: pa.Array | None) -> pa.Table:
+def _table(keys: pa.Array, hashes: np.ndarray, values: dict[str, pa.Array]) -> pa.Table:
     order = np.argsort(hashes, kind="stable")
     columns = {"key": keys, "hash": pa.array(hashes[order]), "order": pa.array(order.astype(np.int64))}
-    return pa.table(columns | ({"value": values} if values is not None else {}))
+    return pa.table(columns | values)
 
 
-def _encoded(entries: list[tuple[Any, Any]], codec: Codec) -> tuple[pa.Array, np.ndarray, pa.Array | None]:
+def _encoders(codec: Codec) -> list[tuple[str, Callable[[Any], Any], pa.DataType]]:
+    if codec.value is None or codec.value_type is None:
+        return []
+    return [("value", codec.value, codec.value_type), *codec.extra]
+
+
+def _encoded(entries: list[tuple[Any, Any]], codec: Codec) -> tuple[pa.Array, np.ndarray, dict[str, pa.Array]]:
     keys = pa.array([codec.key(k) for k, _ in entries], codec.key_type)
     if codec.hasher is None:  # a UUID's last 8 bytes, as ``lazy.hash_id`` takes them
         data = keys.buffers()[1] if entries else None
@@ -61,14 +70,29 @@ def _encoded(entries: list[tuple[Any, Any]], codec: Codec) -> tuple[pa.Array, np
         hashes = (halves & np.uint64(MASK)).astype(np.int64)
     else:
         hashes = np.fromiter((codec.hasher(k) for k, _ in entries), np.int64, len(entries))
-    values = None
-    if codec.value is not None:
-        values = pa.array([codec.value(v) for _, v in entries], codec.value_type)
+    values = {name: pa.array([encode(v) for _, v in entries], kind) for name, encode, kind in _encoders(codec)}
     return keys, hashes, values
 
 
+def _patched(
+    stored: pa.Array, changed: list[tuple[int, Any]], encode: Callable[[Any], Any], kind: pa.DataType
+) -> pa.Array:
+    """``stored`` with the cells of the rows in ``changed`` (sorted) encoded from their values now."""
+    if len(changed) * 8 > len(stored):  # most rows read: one list beats a slice per row
+        cells = stored.to_pylist()
+        for row, value in changed:
+            cells[row] = encode(value)
+        return pa.array(cells, kind)
+    pieces, start = [], 0
+    for row, value in changed:
+        pieces += [stored.slice(start, row - start), pa.array([encode(value)], kind)]
+        start = row + 1
+    pieces.append(stored.slice(start))
+    return pa.concat_arrays(pieces)
+
+
 def _rewritten(
-    base: Rows[Any, Any], codec: Codec, got: Mapping[Any, Any], gone: Iterable[Any], tail: list[Any]
+    base: Rows[Any, Any], codec: Codec, got: Mapping[int, Any], gone: Iterable[Any], tail: list[Any]
 ) -> pa.Table:
     """The base table less the keys deleted, with the values read since encoded again, then the keys added."""
     table = base.table
@@ -76,33 +100,24 @@ def _rewritten(
     row_hash[base.order] = base.hashes
     keep = np.ones(base.n, dtype=bool)
     keep[[base.find(k) for k in gone]] = False
-    keys = column(table, "key").filter(pa.array(keep))
-    values = None
-    if codec.value is not None:
-        stored = column(table, "value")
-        changed = sorted(((base.find(k), v) for k, v in got.items()), key=lambda rv: rv[0])
-        if len(changed) * 8 > base.n:  # most rows read: one list beats a slice per row
-            cells = stored.to_pylist()
-            for row, value in changed:
-                cells[row] = codec.value(value)
-            values = pa.array(cells, codec.value_type).filter(pa.array(keep))
-        else:
-            pieces, start = [], 0
-            for row, value in changed:
-                pieces += [stored.slice(start, row - start), pa.array([codec.value(value)], codec.value_type)]
-                start = row + 1
-            pieces.append(stored.slice(start))
-            values = pa.concat_arrays(pieces).filter(pa.array(keep))
+    kept = pa.array(keep)
+    changed = sorted(got.items(), key=lambda rv: rv[0])
+    keys = column(table, "key").filter(kept)
+    values = {
+        name: _patched(column(table, name), changed, encode, kind).filter(kept)
+        for name, encode, kind in _encoders(codec)
+    }
     hashes = row_hash[keep]
     if tail:
         more_keys, more_hashes, more_values = _encoded(tail, codec)
         keys, hashes = pa.concat_arrays([keys, more_keys]), np.concatenate([hashes, more_hashes])
-        values = pa.concat_arrays([values, more_values]) if values is not None else None
+        values = {name: pa.concat_arrays([values[name], more_values[name]]) for name in values}
     return _table(keys, hashes, values)
 
 
 def _written(entries: Any, codec: Codec) -> pa.Table:
-    if isinstance(entries, LazyMap):
+    columns = {name for name, _, _ in _encoders(codec)}
+    if isinstance(entries, LazyMap) and columns <= set(entries.delta()[0].table.column_names):
         base, got, gone, tail = entries.delta()
         return _rewritten(base, codec, got, gone, list(tail.items()))
     if isinstance(entries, LazySet):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, MutableMapping, MutableSet
 from dataclasses import dataclass
 from hashlib import blake2b
+from itertools import chain
 from typing import Any, Generic, TypeVar
 from uuid import UUID, SafeUUID
 
@@ -51,6 +52,7 @@ class Rows(Generic[K, V]):
     order: np.ndarray
     hasher: Callable[[K], int]
     table: Any = None  # the columns the rows were read from, written again as they are where unchanged
+    where: Callable[[str, Any], np.ndarray | None] | None = None  # rows whose stored ``name`` equals a value
 
     def find(self, key: K) -> int:
         """The row holding ``key``, or -1."""
@@ -67,49 +69,54 @@ class Rows(Generic[K, V]):
 class LazyMap(MutableMapping[K, V]):
     """A ``dict`` over ``Rows``: base rows in order (less those deleted), then the keys added since."""
 
-    __slots__ = ("_base", "_got", "_gone", "_tail")
+    __slots__ = ("_base", "_got", "_row_of", "_gone", "_tail")
 
     def __init__(self, base: Rows[K, V]) -> None:
         self._base = base
         self._got: dict[K, V] = {}  # base keys read or set since the load, with their value now
+        self._row_of: dict[K, int] = {}  # the base row of each key in ``_got``
         self._gone: set[K] = set()  # base keys deleted
         self._tail: dict[K, V] = {}  # keys that are not (or no longer) base rows, in the order added
 
-    def _in_base(self, key: K) -> int:
-        if key in self._got:
-            return -2  # known, value in ``_got``
-        if key in self._gone:
-            return -1
-        return self._base.find(key)
+    def _base_row(self, key: K) -> int:
+        """The base row of a key the map still holds from the base, else -1."""
+        row = self._row_of.get(key)
+        if row is not None:
+            return row
+        return -1 if key in self._gone else self._base.find(key)
 
     def __getitem__(self, key: K) -> V:
         if key in self._tail:
             return self._tail[key]
-        row = self._in_base(key)
-        if row == -2:
+        if key in self._got:
             return self._got[key]
+        row = self._base_row(key)
         if row < 0:
             raise KeyError(key)
         value = self._got[key] = self._base.value(row)
+        self._row_of[key] = row
         return value
 
     def __setitem__(self, key: K, value: V) -> None:
-        if key not in self._tail and self._in_base(key) != -1:
-            self._got[key] = value
+        if key in self._tail:
+            self._tail[key] = value
+        elif (row := self._base_row(key)) >= 0:
+            self._got[key], self._row_of[key] = value, row
         else:
             self._tail[key] = value
 
     def __delitem__(self, key: K) -> None:
         if key in self._tail:
             del self._tail[key]
-        elif self._in_base(key) != -1:
+        elif self._base_row(key) >= 0:
             self._got.pop(key, None)
+            self._row_of.pop(key, None)
             self._gone.add(key)
         else:
             raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._tail or self._in_base(key) != -1  # type: ignore[arg-type]
+        return key in self._tail or self._base_row(key) >= 0  # type: ignore[arg-type]
 
     def __len__(self) -> int:
         return self._base.n - len(self._gone) + len(self._tail)
@@ -121,34 +128,41 @@ class LazyMap(MutableMapping[K, V]):
                 yield key
         yield from self._tail
 
-    def entries(self, cache: bool = True) -> Iterator[tuple[K, V | None, int]]:
-        """(key, value, row) in order; value None for a base row not read yet when ``cache`` is False (the
-        caller encodes ``row`` from the base as it is), row -1 for an entry added since the load."""
+    def _entries(self) -> Iterator[tuple[K, V]]:
         base, got, gone = self._base, self._got, self._gone
         for row in range(base.n):
             key = base.key(row)
             if key in gone:
                 continue
             if key in got:
-                yield key, got[key], row
-            elif cache:
-                value = got[key] = base.value(row)
-                yield key, value, row
+                yield key, got[key]
             else:
-                yield key, None, row
-        for key, value in self._tail.items():
-            yield key, value, -1
+                value = got[key] = base.value(row)
+                self._row_of[key] = row
+                yield key, value
+        yield from self._tail.items()
 
-    def delta(self) -> tuple[Rows[K, V], dict[K, V], set[K], dict[K, V]]:
-        """(base, base entries read or set since the load, base keys deleted, keys added): what a writer
-        needs to write the map again without decoding the rows nothing touched."""
-        return self._base, self._got, self._gone, self._tail
+    def matching(self, name: str, value: Any) -> Iterator[V] | None:
+        """The entries whose base row stored ``value`` in column ``name``, with every entry read, set or added
+        since the load (what they hold now may differ), in dict order: a superset for the caller to filter,
+        read without decoding the other rows. None when the base keeps no such column."""
+        rows = self._base.where(name, value) if self._base.where is not None else None
+        if rows is None:
+            return None
+        wanted = sorted(set(rows.tolist()).union(self._row_of.values()))
+        keys = (k for k in map(self._base.key, wanted) if k not in self._gone)
+        return chain((self[k] for k in keys), self._tail.values())
+
+    def delta(self) -> tuple[Rows[K, V], dict[int, V], set[K], dict[K, V]]:
+        """(base, the value now of each base row read or set since the load, base keys deleted, keys added):
+        what a writer needs to write the map again without decoding the rows nothing touched."""
+        return self._base, {self._row_of[k]: v for k, v in self._got.items()}, self._gone, self._tail
 
     def items(self) -> Any:
-        return [(k, v) for k, v, _ in self.entries()]
+        return list(self._entries())
 
     def values(self) -> Any:
-        return [v for _, v, _ in self.entries()]
+        return [v for _, v in self._entries()]
 
     def copy(self) -> dict[K, V]:
         return dict(self.items())

@@ -27,6 +27,7 @@ from hindsight_es.events import (
 from hindsight_es.events.changes import changes, taken_along
 from hindsight_es.memory.contradiction import anchors
 from hindsight_es.memory.indexing import LastTurn, index_text
+from hindsight_es.memory.lazy import LazyMap
 from hindsight_es.types import MemoryKind
 
 _RANKED = ("user", "other_user", "assistant")  # provenances above tools and documents (``trust.RANK``)
@@ -230,6 +231,13 @@ def fold(bank_id: str, events: Iterable[Event], *, as_of: datetime | None = None
     return state
 
 
+def where(state: BankState, column: str, value: object) -> Iterable[MemoryInfo]:
+    """The memories whose ``column`` ("status" or "memory_key") may hold ``value``, in order, for the caller to
+    check: all of them when folded; when read from a snapshot, only those rows (``LazyMap.matching``)."""
+    found = state.memories.matching(column, value) if isinstance(state.memories, LazyMap) else None
+    return state.memories.values() if found is None else found
+
+
 def text_key(kind: str, text: str) -> tuple[str, str]:
     """What makes two memories the same statement: kind and text, case, spacing and punctuation aside."""
     return kind, "".join(ch for ch in text.casefold() if ch.isalnum())
@@ -256,6 +264,6 @@ def _reindex(state: BankState, memory: MemoryInfo) -> None:
         del state.heads[memory.key]
         # A head that had only just been retained (then quarantined at once) hands the key back to the
         # memory still active under it.
-        others = [m for m in state.memories.values() if m.key == memory.key and m.status == "active"]
+        others = [m for m in where(state, "memory_key", memory.key) if m.key == memory.key and m.status == "active"]
         if others:
             state.heads[memory.key] = max(others, key=lambda m: m.valid_from).memory_id
