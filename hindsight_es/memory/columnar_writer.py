@@ -40,7 +40,11 @@ def _ids_bytes(ids: Iterable[UUID]) -> bytes:
 
 
 _BY_ID = {"key": lambda u: u.bytes, "key_type": ID}
-_SELECTED = (("status", lambda m: m.status, pa.string()), ("memory_key", lambda m: m.key, pa.string()))
+_SELECTED = (
+    ("status", lambda m: m.status, pa.string()),
+    ("memory_key", lambda m: m.key, pa.string()),
+    ("cold", lambda m: m.cold, pa.bool_()),
+)
 MEMORIES = Codec(**_BY_ID, value=memory_row, value_type=BLOB, extra=_SELECTED)
 HEADS = Codec(_utf8, BLOB, lambda u: u.bytes, ID, hash_text)
 TEXTS = Codec(lambda k: _utf8(text_key(k)), BLOB, lambda u: u.bytes, ID, lambda k: hash_text(text_key(k)))

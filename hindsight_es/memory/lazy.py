@@ -128,6 +128,22 @@ class LazyMap(MutableMapping[K, V]):
                 yield key
         yield from self._tail
 
+    def tally(self, name: str, of: Callable[[V], Any]) -> dict[Any, int] | None:
+        """How many entries hold each value of column ``name`` (``of(value)`` for the entries decoded since the
+        load, the stored column for the rows nobody read), without decoding any; None without the column."""
+        table = self._base.table
+        if table is None or name not in table.column_names:
+            return None
+        read = np.zeros(self._base.n, dtype=bool)
+        read[list(self._row_of.values())] = True
+        read[[self._base.find(k) for k in self._gone]] = True
+        stored = table.column(name).to_numpy(zero_copy_only=False)[~read]
+        values, counts = np.unique(stored, return_counts=True)
+        out: dict[Any, int] = {getattr(v, "item", lambda v=v: v)(): int(n) for v, n in zip(values, counts, strict=True)}
+        for value in chain(self._got.values(), self._tail.values()):
+            out[of(value)] = out.get(of(value), 0) + 1
+        return out
+
     def _entries(self) -> Iterator[tuple[K, V]]:
         base, got, gone = self._base, self._got, self._gone
         for row in range(base.n):

@@ -26,6 +26,7 @@ from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.columnar import pack, state_from, unpack
 from hindsight_es.memory.columnar_writer import scalars, tables
 from hindsight_es.memory.lazy import LazyMap, LazySet
+from streams.metrics import counts
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PLACES = ["Paris", "Berlin", "Lyon", "Oslo", "Kyoto", "Lima"]
@@ -141,6 +142,7 @@ def test_a_loaded_state_decides_the_next_inputs_like_the_folded_one(seed: int) -
         if i == 50:  # a snapshot of the loaded state, after it decided: read, changed and new rows
             loaded = _reloaded(loaded)
     assert decisions > 40
+    assert counts(loaded) == counts(folded)  # the gauges, from the stored columns and the rows read since
     assert loaded == folded and folded == loaded
     assert _reloaded(loaded) == folded
 
