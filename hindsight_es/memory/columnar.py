@@ -204,11 +204,11 @@ def _split(text: str) -> tuple[str, str]:
 # -- the file ---------------------------------------------------------------------------------------------
 
 MAGIC = b"HSNAP4\n\x00"  # then the header's length (8 bytes, big-endian), the header (JSON), the tables
-_COMPRESSION = "zstd"
+_COMPRESSION = "lz4"  # decompresses about 3 times faster than zstd here, for a file about a fifth larger
 
 
 def pack(header: dict[str, Any], banks: list[dict[str, pa.Table]]) -> bytes:
-    """One file: ``header`` (JSON: small values) and each bank's tables as Arrow IPC streams (zstd)."""
+    """One file: ``header`` (JSON: small values) and each bank's tables as Arrow IPC streams (LZ4 frames)."""
     options = pa.ipc.IpcWriteOptions(compression=_COMPRESSION)
     segments: list[bytes] = []
     where: list[list[Any]] = []
@@ -249,7 +249,7 @@ def unpack(data: bytes) -> tuple[dict[str, Any], list[dict[str, pa.Table]]]:
 
 def plain(data: bytes) -> bytes:
     """Every byte a format-4 snapshot holds, decompressed: its header and each column's buffers (what a
-    search for erased content must look through; the tables are zstd-compressed as stored)."""
+    search for erased content must look through; the tables are compressed as stored)."""
     header, banks = unpack(data)
     out = [json.dumps(header).encode()]
     for tables in banks:

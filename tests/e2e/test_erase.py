@@ -84,7 +84,7 @@ def files_holding(root: Path, needles: list[bytes]) -> list[str]:
         data = path.read_bytes()
         if path.suffix == ".gz":  # the snapshots of format 3
             data = gzip.decompress(data)
-        elif path.suffix == ".hsnap":  # the snapshots: zstd-compressed Arrow columns
+        elif path.suffix == ".hsnap":  # the snapshots: compressed Arrow columns
             data += columnar.plain(data)
         elif path.suffix == ".parquet":  # zstd pages: the raw bytes and what they decode to
             data += decoded_parquet(path)

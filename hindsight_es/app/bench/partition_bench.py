@@ -96,7 +96,8 @@ def measure(settings: Settings, events: int, banks: int, history: str) -> None:
     fresh = json.loads(out.stdout.strip().splitlines()[-1])
     console.print(
         f"  fresh process: [bold]state held {fresh['ready_s']:.2f}s after the process started[/bold] (imports "
-        f"{fresh['imports_s']:.2f}s, load {fresh['load_s']:.2f}s), peak RSS {fresh['rss_mb']:.0f} MB; "
+        f"{fresh['imports_s']:.2f}s, load {fresh['load_s']:.2f}s, CPU {fresh['load_cpu_s']:.2f}s), "
+        f"peak RSS {fresh['rss_mb']:.0f} MB; "
         f"the process's whole run {wall:.2f}s"
     )
 
