@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import operator
+import zlib
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -203,7 +204,9 @@ def _split(text: str) -> tuple[str, str]:
 
 # -- the file ---------------------------------------------------------------------------------------------
 
-MAGIC = b"HSNAP4\n\x00"  # then the header's length (8 bytes, big-endian), the header (JSON), the tables
+# Then the header's length (8 bytes, big-endian), the header (JSON: where each table is, the CRC-32 of all
+# of them: Arrow IPC has no checksum of its own), the tables.
+MAGIC = b"HSNAP4\n\x00"
 _COMPRESSION = "lz4"  # decompresses about 3 times faster than zstd here, for a file about a fifth larger
 
 
@@ -212,7 +215,7 @@ def pack(header: dict[str, Any], banks: list[dict[str, pa.Table]]) -> bytes:
     options = pa.ipc.IpcWriteOptions(compression=_COMPRESSION)
     segments: list[bytes] = []
     where: list[list[Any]] = []
-    at = 0
+    at = crc = 0
     for i, bank in enumerate(banks):
         for name, table in bank.items():
             sink = pa.BufferOutputStream()
@@ -222,7 +225,8 @@ def pack(header: dict[str, Any], banks: list[dict[str, pa.Table]]) -> bytes:
             where.append([i, name, at, len(data)])
             segments.append(data)
             at += len(data)
-    head = json.dumps({**header, "segments": where}, separators=(",", ":")).encode()
+            crc = zlib.crc32(data, crc)
+    head = json.dumps({**header, "segments": where, "crc32": crc}, separators=(",", ":")).encode()
     return b"".join([MAGIC, len(head).to_bytes(8, "big"), head, *segments])
 
 
@@ -235,6 +239,8 @@ def unpack(data: bytes) -> tuple[dict[str, Any], list[dict[str, pa.Table]]]:
     header = json.loads(data[len(MAGIC) + 8 : start])
     if not isinstance(header, dict):
         raise ValueError("the snapshot's header is not an object")
+    if zlib.crc32(memoryview(data)[start:]) != header["crc32"]:
+        raise ValueError("the snapshot's tables do not match their checksum (cut short or damaged)")
     body = pa.py_buffer(data)
     banks: list[dict[str, pa.Table]] = [{} for _ in header["banks"]]
     for i, name, at, length in header["segments"]:

@@ -92,7 +92,10 @@ async def test_corrupt_or_foreign_snapshots_fall_back_to_the_log(tmp_path, embed
         header, banks = unpack(data)
         foreign = {**header, "last_id": "00000000-0000-0000-0000-000000000000"}  # another log's event
         other_release = {**header, "memory_fields": header["memory_fields"][:-1]}
-        for bad in (b"not a snapshot", data[: len(data) // 2], pack(foreign, banks), pack(other_release, banks)):
+        middle = len(data) // 2
+        damaged = data[:middle] + bytes([data[middle] ^ 1]) + data[middle + 1 :]
+        cut = data[:middle]
+        for bad in (b"not a snapshot", cut, damaged, pack(foreign, banks), pack(other_release, banks)):
             objects.put(key, bad)
             caplog.clear()
             owned, folded = await load(hs.log, 0, snapshots)
