@@ -56,7 +56,10 @@ class Rows(Generic[K, V]):
 
     def find(self, key: K) -> int:
         """The row holding ``key``, or -1."""
-        h = self.hasher(key)
+        try:
+            h = self.hasher(key)
+        except (AttributeError, TypeError):  # not a key of this map's type (None, say): absent, as from a dict
+            return -1
         i = int(np.searchsorted(self.hashes, h))
         while i < self.n and int(self.hashes[i]) == h:
             row = int(self.order[i])

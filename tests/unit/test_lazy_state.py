@@ -213,3 +213,13 @@ def test_a_loaded_state_finds_a_quarantined_channel_it_never_read() -> None:
     expected = _decided(folded, later)
     assert [e.type for e in expected] == ["MemoryRetained", "MemoryQuarantined"] and "channel" in expected[1].reason
     assert _decided(loaded, later) == expected
+
+
+def test_lookups_of_absent_or_foreign_keys_answer_as_a_dict() -> None:
+    folded = BankState("b")
+    for event in _inputs(6, 40):
+        _decided(folded, event)
+    loaded = _reloaded(folded)
+    for key in (None, "not-an-id", 42):
+        assert (key in loaded.memories) is (key in folded.memories) is False
+        assert loaded.memories.get(key) is None and loaded.heads.get(key) is None and key not in loaded.handled
