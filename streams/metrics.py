@@ -20,6 +20,7 @@ from prometheus_client.registry import Collector
 
 from hindsight_es.events import Event
 from hindsight_es.health import HEALTH
+from hindsight_es.memory.lazy import LazyMap
 from hindsight_es.memory.state import BankState
 
 log_ = logging.getLogger("hindsight.lifecycle")
@@ -37,9 +38,17 @@ _LIFECYCLE = {
 
 
 def counts(state: BankState) -> dict[str, int]:
-    """Memories of a bank per state (``hot`` and ``archived`` by where they live, the rest by status)."""
-    tally: Tally[str] = Tally(m.status for m in state.memories.values())
-    cold = sum(1 for m in state.memories.values() if m.cold)
+    """Memories of a bank per state (``hot`` and ``archived`` by where they live, the rest by status). A bank
+    read from a snapshot is counted from its stored columns: a scrape never decodes its memories."""
+    lazy = state.memories if isinstance(state.memories, LazyMap) else None
+    statuses = lazy.tally("status", lambda m: m.status) if lazy is not None else None
+    colds = lazy.tally("cold", lambda m: m.cold) if lazy is not None else None
+    if statuses is not None and colds is not None:
+        tally: Tally[str] = Tally(statuses)
+        cold = colds.get(True, 0)
+    else:
+        tally = Tally(m.status for m in state.memories.values())
+        cold = sum(1 for m in state.memories.values() if m.cold)
     out = {s: tally.get(s, 0) for s in STATES if s not in ("hot",)}
     out["hot"] = len(state.memories) - cold
     out["archived"] = cold

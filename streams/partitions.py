@@ -16,11 +16,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.events import MemoryRetained, decoded, vectors
 from hindsight_es.log import EventLog
-from hindsight_es.memory import BankState, evolve
-from hindsight_es.memory.snapshot import Ids, layout, state_from_json, state_to_json
+from hindsight_es.memory import BankState, columnar, columnar_writer, evolve
+from hindsight_es.memory.snapshot import Ids, layout, state_from_json
 from hindsight_es.stores.snapshots import Snapshots
 from projections.runner import collector_paused
 from streams.revival import RetainedIndex
@@ -67,21 +69,30 @@ class Owned:
         return count
 
 
-def to_body(owned: Owned) -> dict[str, Any]:
-    return {
-        **layout(),
+def _layout() -> dict[str, Any]:
+    return {"format": columnar.FORMAT, "memory_fields": list(columnar.FIELDS)}
+
+
+def to_body(owned: Owned) -> bytes:
+    """The partition as a format-4 snapshot (``memory.columnar``). Every bank with retained offsets has a
+    state: both are filled from the same events."""
+    header = {
+        **_layout(),
         "partition": owned.partition,
         "covered": owned.covered,
         "last_id": owned.last_id,
         "embedders": [[e, d, n] for (e, d), n in owned.embedders.items()],
-        "retained": {b: [[str(m), o] for m, o in offsets.items()] for b, offsets in owned.retained.offsets.items()},
-        "banks": [state_to_json(s) for s in owned.banks.values()],
+        "banks": [columnar_writer.scalars(s) for s in owned.banks.values()],
     }
+    banks = [columnar_writer.tables(s, owned.retained.offsets.get(b, {})) for b, s in owned.banks.items()]
+    return columnar.pack(header, banks)
 
 
-def from_body(body: dict[str, Any], partition: int) -> Owned:
-    """The partition state a snapshot body holds; ``ValueError`` (or ``KeyError``/``TypeError``) if it is
-    not one this release writes."""
+def from_body(body: bytes | dict[str, Any], partition: int) -> Owned:
+    """The partition state a snapshot holds: format 4 (bytes), or the JSON of format 3; ``ValueError``
+    (or ``KeyError``/``TypeError``) for any other, or one cut short."""
+    if isinstance(body, bytes):
+        return _from_columns(body, partition)
     if {k: body.get(k) for k in layout()} != layout() or body["partition"] != partition:
         raise ValueError("written by another release (format or memory fields differ)")
     owned = Owned(partition, covered=int(body["covered"]), last_id=body["last_id"])
@@ -91,6 +102,22 @@ def from_body(body: dict[str, Any], partition: int) -> Owned:
     for bank in body["banks"]:
         state = state_from_json(bank, ids)
         owned.banks[state.bank_id] = state
+    return owned
+
+
+def _from_columns(data: bytes, partition: int) -> Owned:
+    header, banks = columnar.unpack(data)
+    if {k: header.get(k) for k in _layout()} != _layout() or header["partition"] != partition:
+        raise ValueError("written by another release (format or memory fields differ)")
+    owned = Owned(partition, covered=int(header["covered"]), last_id=header["last_id"])
+    owned.embedders = Counter({(e, int(d)): int(n) for e, d, n in header["embedders"]})
+    for head, tables in zip(header["banks"], banks, strict=True):
+        try:
+            state, retained = columnar.state_from(head, tables)
+        except pa.ArrowException as exc:
+            raise ValueError(f"bank {head.get('bank_id')!r} does not decode: {exc}") from exc
+        owned.banks[state.bank_id] = state
+        owned.retained.offsets[state.bank_id] = retained
     return owned
 
 
@@ -112,17 +139,22 @@ async def load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tu
 async def _load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tuple[Owned, int]:
     end = (await log.end_offsets(TOPIC_MEMORIES)).get(partition, 0)
     owned = Owned(partition)
+    skipped = 0
     for covered, body in snapshots.newest(partition, end) if snapshots is not None else ():
         try:
             candidate = from_body(body, partition)
         except (ValueError, KeyError, TypeError) as exc:
             log_.warning("snapshot of partition %d at %d is not usable (%s): skipped", partition, covered, exc)
+            skipped += 1
             continue
         if candidate.covered == covered and await _matches(log, partition, covered, candidate.last_id):
             owned = candidate
             break
         log_.warning("snapshot of partition %d at %d is not of this log: skipped", partition, covered)
+        skipped += 1
     from_snapshot = owned.covered
+    if skipped and from_snapshot == 0:
+        log_.warning("no usable snapshot of partition %d: folding its %d memory events from the log", partition, end)
     started = time.monotonic()
     folded = await owned.fold(log, end)
     owned.unsaved = folded

@@ -8,7 +8,7 @@ append; a bank lives on one partition of the topic, so the offset alone locates 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 from uuid import UUID
 
 from hindsight_es.config import TOPIC_MEMORIES
@@ -20,7 +20,7 @@ from hindsight_es.memory.state import BankState
 
 class RetainedIndex:
     def __init__(self) -> None:
-        self.offsets: dict[str, dict[UUID, int]] = {}
+        self.offsets: dict[str, MutableMapping[UUID, int]] = {}
 
     def note(self, event: Event, offset: int) -> None:
         if isinstance(event, MemoryRetained):

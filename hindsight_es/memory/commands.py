@@ -6,6 +6,7 @@ ids derive from the command's id, so a redelivered command decides the same.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Iterable
 from uuid import UUID
 
@@ -168,7 +169,7 @@ def decide_restore(state: BankState, command: RestoreRequested, revived: Revived
     """Each named memory comes back, superseding the active holder of its key; restoring several of
     one key in order (a rollback undone) rebuilds their chain, the last one active."""
     events: list[Event] = []
-    heads = dict(state.heads)  # restores of one command see each other
+    heads: ChainMap[str, UUID] = ChainMap({}, state.heads)  # restores of one command see each other
     for memory_id in _unique(command.memory_ids):
         memory = state.memories.get(memory_id)
         if memory is None or memory.status == "active":
@@ -200,7 +201,7 @@ def decide_restore(state: BankState, command: RestoreRequested, revived: Revived
 def decide_release(state: BankState, command: ReleaseRequested) -> list[Event]:
     """Quarantined memories become active, as if accepted now: each supersedes the active holder of its key."""
     events: list[Event] = []
-    heads = dict(state.heads)
+    heads: ChainMap[str, UUID] = ChainMap({}, state.heads)
     for memory_id in _unique(command.memory_ids):
         memory = state.memories.get(memory_id)
         if memory is None or memory.status != "quarantined":

@@ -7,6 +7,7 @@ redelivered input yields the same ids (and the ``handled`` set drops it).
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import replace
 from uuid import UUID
 
@@ -129,7 +130,7 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
         None if verdict.quarantine else disputes.find(state, turn.text, prepared.candidates, prov, trust.RANK[prov])
     )
     dispute = dispute or (None if verdict.quarantine else judge.dispute(state, prepared.judged, prov))
-    heads = dict(state.heads)  # candidates of one turn see each other
+    heads: ChainMap[str, UUID] = ChainMap({}, state.heads)  # candidates of one turn see each other
     challengers: list[UUID] = []
     for i, (cand, vector) in enumerate(zip(candidates, prepared.vectors, strict=True)):
         head = heads.get(cand.key) if cand.key else None

@@ -33,7 +33,7 @@ from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import guard_rules as rules
 from hindsight_es.memory.guard_context import weigh
 from hindsight_es.memory.normalize import normalize_for_scan
-from hindsight_es.memory.state import BankState, text_key
+from hindsight_es.memory.state import BankState, text_key, where
 
 TRUST_RANK = {"untrusted": 0, "normal": 1, "trusted": 2}
 DEFAULT_THRESHOLDS: Mapping[str, float] = {"trusted": 1.0, "normal": 0.6, "untrusted": 0.5}
@@ -200,7 +200,7 @@ def conflict(
     if TRUST_RANK.get(trust, 0) > 0:
         return None
     same = _text_key(candidate.kind, candidate.text)
-    for memory in state.memories.values():
+    for memory in where(state, "status", "quarantined"):
         if memory.status != "quarantined":
             continue
         if _text_key(memory.kind, memory.text) == same or (

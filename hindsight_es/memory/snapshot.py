@@ -1,9 +1,11 @@
-"""A bank's decision state as plain JSON values and back: the body of a partition snapshot.
+"""A bank's decision state as plain JSON values and back: the body of a format-3 partition snapshot, as
+earlier releases wrote it (gzipped JSON); still read, so an upgrade does not cost a full fold. New
+snapshots are format 4 (``memory.columnar``).
 
-A snapshot is a cache of ``fold(memory events)``: data only (strings, numbers, lists), never code, so
-a snapshot read from shared storage cannot execute anything. Memories are written as rows under the
-field names of ``MemoryInfo``; ``state_from_json`` refuses (``ValueError``) a body written with other
-fields or another ``FORMAT``, and the caller then folds the memory log instead.
+Data only (strings, numbers, lists), never code, so a snapshot read from shared storage cannot execute
+anything. Memories are written as rows under the field names of ``MemoryInfo``; ``state_from_json``
+refuses (``ValueError``) a body written with other fields or another ``FORMAT``, and the caller then
+folds the memory log instead.
 """
 
 from __future__ import annotations

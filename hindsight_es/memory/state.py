@@ -6,7 +6,7 @@ actor can rebuild it from ``hindsight.memories`` on start-up.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping, MutableSet
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -27,6 +27,7 @@ from hindsight_es.events import (
 from hindsight_es.events.changes import changes, taken_along
 from hindsight_es.memory.contradiction import anchors
 from hindsight_es.memory.indexing import LastTurn, index_text
+from hindsight_es.memory.lazy import LazyMap
 from hindsight_es.types import MemoryKind
 
 _RANKED = ("user", "other_user", "assistant")  # provenances above tools and documents (``trust.RANK``)
@@ -85,18 +86,21 @@ class MemoryInfo:
 @dataclass(slots=True)
 class BankState:
     bank_id: str
-    memories: dict[UUID, MemoryInfo] = field(default_factory=dict)
-    heads: dict[str, UUID] = field(default_factory=dict)  # key -> the active memory holding it
-    handled: set[UUID] = field(default_factory=set)  # input event ids already decided (redelivery guard)
+    # The big indexes are mutable mappings: dicts when folded, ``memory.lazy`` maps when read from a snapshot.
+    memories: MutableMapping[UUID, MemoryInfo] = field(default_factory=dict)
+    heads: MutableMapping[str, UUID] = field(default_factory=dict)  # key -> the active memory holding it
+    handled: MutableSet[UUID] = field(default_factory=set)  # input event ids already decided (redelivery guard)
     last_turn: dict[str, LastTurn] = field(default_factory=dict)  # session -> its latest turn (see reply_context)
-    texts: dict[tuple[str, str], UUID] = field(default_factory=dict)  # (kind, normalized text) -> active memory
+    # (kind, normalized text) -> active memory
+    texts: MutableMapping[tuple[str, str], UUID] = field(default_factory=dict)
     session_seen: dict[str, datetime] = field(default_factory=dict)  # session -> its latest retained memory's time
-    yields: dict[UUID, list[UUID]] = field(default_factory=dict)  # input event id -> memories it retained or restated
+    # input event id -> memories it retained or restated
+    yields: MutableMapping[UUID, list[UUID]] = field(default_factory=dict)
     owners: tuple[str, ...] = ()  # principals whose user turns are the owner's word (``BankOwnersSet``)
     owners_set: bool = False  # a BankOwnersSet was folded: the owners were declared
     first_user_actor: str | None = None  # the principal of the bank's first user memory (undeclared owner)
     # content word -> active memories of rank >= 1 (not tools' or documents'), what a dispute is looked for in
-    anchors: dict[str, set[UUID]] = field(default_factory=dict)
+    anchors: MutableMapping[str, set[UUID]] = field(default_factory=dict)
 
     def active(self) -> list[MemoryInfo]:
         return [m for m in self.memories.values() if m.status == "active"]
@@ -227,6 +231,13 @@ def fold(bank_id: str, events: Iterable[Event], *, as_of: datetime | None = None
     return state
 
 
+def where(state: BankState, column: str, value: object) -> Iterable[MemoryInfo]:
+    """The memories whose ``column`` ("status" or "memory_key") may hold ``value``, in order, for the caller to
+    check: all of them when folded; when read from a snapshot, only those rows (``LazyMap.matching``)."""
+    found = state.memories.matching(column, value) if isinstance(state.memories, LazyMap) else None
+    return state.memories.values() if found is None else found
+
+
 def text_key(kind: str, text: str) -> tuple[str, str]:
     """What makes two memories the same statement: kind and text, case, spacing and punctuation aside."""
     return kind, "".join(ch for ch in text.casefold() if ch.isalnum())
@@ -253,6 +264,6 @@ def _reindex(state: BankState, memory: MemoryInfo) -> None:
         del state.heads[memory.key]
         # A head that had only just been retained (then quarantined at once) hands the key back to the
         # memory still active under it.
-        others = [m for m in state.memories.values() if m.key == memory.key and m.status == "active"]
+        others = [m for m in where(state, "memory_key", memory.key) if m.key == memory.key and m.status == "active"]
         if others:
             state.heads[memory.key] = max(others, key=lambda m: m.valid_from).memory_id

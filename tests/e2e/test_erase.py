@@ -21,6 +21,7 @@ from hindsight_es.config import TOPIC_MEMORIES, Settings
 from hindsight_es.events import MemoryRetained, decoded
 from hindsight_es.log import compression, replay, started_log
 from hindsight_es.log.keys import SqliteKeyStore
+from hindsight_es.memory import columnar
 from tests.e2e.test_cli import cli, flat, no_traceback
 
 SECRET = "ZX9931Q"
@@ -81,8 +82,10 @@ def files_holding(root: Path, needles: list[bytes]) -> list[str]:
     paths = sorted(root.parent.glob(root.name + "*")) if root.is_file() else sorted(root.rglob("*"))
     for path in (p for p in paths if p.is_file()):
         data = path.read_bytes()
-        if path.suffix == ".gz":  # the snapshots
+        if path.suffix == ".gz":  # the snapshots of format 3
             data = gzip.decompress(data)
+        elif path.suffix == ".hsnap":  # the snapshots: compressed Arrow columns
+            data += columnar.plain(data)
         elif path.suffix == ".parquet":  # zstd pages: the raw bytes and what they decode to
             data += decoded_parquet(path)
         elif path.name == "log.sqlite3":  # compressed records: the raw bytes and what they decompress to

@@ -23,6 +23,7 @@ from hindsight_es.config import ALL_TOPICS, TOPIC_TURNS, Settings
 from hindsight_es.events import TurnRecorded, decoded
 from hindsight_es.log import replay, sealer_for
 from hindsight_es.log.kafka import KafkaLog
+from hindsight_es.memory import columnar
 from hindsight_es.objects import objects, s3_options
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 from hindsight_es.stores.location import current
@@ -52,6 +53,8 @@ def s3_bytes(settings: Settings) -> dict[str, bytes]:
             data += decoded_parquet(io.BytesIO(data))  # type: ignore[arg-type]
         elif name.endswith(".gz"):
             data += gzip.decompress(data)
+        elif name.endswith(".hsnap"):
+            data += columnar.plain(data)
         out[name] = data
     return out
 

@@ -3,7 +3,6 @@ a snapshot that is missing, corrupt or of another log costs a full fold, never a
 
 from __future__ import annotations
 
-import gzip
 import json
 
 import pytest
@@ -14,11 +13,13 @@ from hindsight_es.embedding import make_embedder
 from hindsight_es.events import ForgetRequested
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import partition_for
-from hindsight_es.memory.snapshot import state_from_json, state_to_json
+from hindsight_es.memory.columnar import pack, unpack
+from hindsight_es.memory.lazy import LazyMap
+from hindsight_es.memory.snapshot import layout, state_from_json, state_to_json
 from hindsight_es.stores.objects import LocalObjects
 from hindsight_es.stores.snapshots import Snapshots
 from streams.bank_actor import BankActor
-from streams.partitions import load, save
+from streams.partitions import Owned, load, save
 
 TEXTS = ["We use MySQL for orders.", "好的", "不对，我们用的是 PostgreSQL", "I live in Paris.", "I moved to Berlin."]
 
@@ -63,7 +64,20 @@ async def test_snapshot_plus_tail_equals_a_full_fold(tmp_path, embedder):
         assert owned.retained.offsets == full.retained.offsets
 
 
-async def test_corrupt_or_foreign_snapshots_fall_back_to_the_log(tmp_path, embedder):
+def _format_3(owned: Owned) -> dict:
+    """The gzipped-JSON snapshot body earlier releases wrote (``memory.snapshot``)."""
+    return {
+        **layout(),
+        "partition": owned.partition,
+        "covered": owned.covered,
+        "last_id": owned.last_id,
+        "embedders": [[e, d, n] for (e, d), n in owned.embedders.items()],
+        "retained": {b: [[str(m), o] for m, o in offsets.items()] for b, offsets in owned.retained.offsets.items()},
+        "banks": [state_to_json(s) for s in owned.banks.values()],
+    }
+
+
+async def test_corrupt_or_foreign_snapshots_fall_back_to_the_log(tmp_path, embedder, caplog):
     settings = Settings(data_dir=tmp_path, partitions=1)
     objects = LocalObjects(tmp_path / "stores")
     snapshots = Snapshots(objects, "bank-actor")
@@ -71,16 +85,34 @@ async def test_corrupt_or_foreign_snapshots_fall_back_to_the_log(tmp_path, embed
         actor = await decided(settings, hs, embedder, ["alice"])
         save(actor.owned[0], snapshots)
         covered = snapshots.covered(0)[0]
-        key = f"snapshots/bank-actor/partition=0/{covered:020d}.json.gz"
-        body = json.loads(gzip.decompress(objects.get(key)))
-        objects.put(key, b"not gzip")  # corrupt: skipped
+        key = f"snapshots/bank-actor/partition=0/{covered:020d}.hsnap"
+        data = objects.get(key)
         owned, folded = await load(hs.log, 0, snapshots)
-        assert folded == covered and owned.banks == actor.owned[0].banks
-        body["last_id"] = "00000000-0000-0000-0000-000000000000"  # names another log's event: skipped
-        objects.put(key, gzip.compress(json.dumps(body).encode()))
-        owned, folded = await load(hs.log, 0, snapshots)
-        assert folded == covered and owned.banks == actor.owned[0].banks
-        body["memory_fields"] = body["memory_fields"][:-1]  # written by another release: skipped
-        objects.put(key, gzip.compress(json.dumps(body).encode()))
-        owned, folded = await load(hs.log, 0, snapshots)
-        assert folded == covered and owned.banks == actor.owned[0].banks
+        assert folded == 0 and owned.banks == actor.owned[0].banks  # the snapshot as written is used
+        header, banks = unpack(data)
+        foreign = {**header, "last_id": "00000000-0000-0000-0000-000000000000"}  # another log's event
+        other_release = {**header, "memory_fields": header["memory_fields"][:-1]}
+        middle = len(data) // 2
+        damaged = data[:middle] + bytes([data[middle] ^ 1]) + data[middle + 1 :]
+        cut = data[:middle]
+        for bad in (b"not a snapshot", cut, damaged, pack(foreign, banks), pack(other_release, banks)):
+            objects.put(key, bad)
+            caplog.clear()
+            owned, folded = await load(hs.log, 0, snapshots)
+            assert folded == covered and owned.banks == actor.owned[0].banks
+            assert "no usable snapshot of partition 0: folding its" in caplog.text
+
+
+async def test_a_format_3_json_snapshot_still_loads(tmp_path, embedder):
+    settings = Settings(data_dir=tmp_path, partitions=1)
+    snapshots = Snapshots(LocalObjects(tmp_path / "stores"), "bank-actor")
+    async with Hindsight(settings, embedder=embedder) as hs:
+        actor = await decided(settings, hs, embedder, ["alice", "bob"])
+        owned = actor.owned[0]
+        assert snapshots.write(0, owned.covered, _format_3(owned))
+        loaded, folded = await load(hs.log, 0, snapshots)
+        assert folded == 0 and loaded.banks == owned.banks and loaded.retained.offsets == owned.retained.offsets
+        loaded.unsaved = 1  # written again in format 4 beside it, and preferred
+        assert save(loaded, snapshots)
+        again, folded = await load(hs.log, 0, snapshots)
+        assert folded == 0 and again.banks == owned.banks and isinstance(again.banks["alice"].memories, LazyMap)

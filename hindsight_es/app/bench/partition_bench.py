@@ -55,25 +55,28 @@ def measure(settings: Settings, events: int, banks: int, history: str) -> None:
                         entries = (e for e in made if e.topic == TOPIC_MEMORIES)
                     await write_history(log, entries, chunk=20_000)
             partition, total = await _fullest(log)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             full, folded = await load(log, partition, None)
-            fold_s = time.perf_counter() - t0
+            fold_s, fold_cpu = time.perf_counter() - t0, time.process_time() - c0
             snapshots = _snapshots(settings)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             save(full, snapshots)
-            save_s = time.perf_counter() - t0
-            size = sum(n for key, n in snapshots.objects.list(f"snapshots/{ACTOR}/partition={partition}/"))
-            t0 = time.perf_counter()
+            save_s, save_cpu = time.perf_counter() - t0, time.process_time() - c0
+            written = snapshots.objects.list(f"snapshots/{ACTOR}/partition={partition}/")
+            newest = max(written, key=lambda kn: (kn[0].rsplit("/", 1)[-1].split(".")[0], kn[0].endswith(".hsnap")))
+            size = newest[1]
+            t0, c0 = time.perf_counter(), time.process_time()
             again, tail = await load(log, partition, snapshots)
-            load_s = time.perf_counter() - t0
+            load_s, load_cpu = time.perf_counter() - t0, time.process_time() - c0
             assert again.banks == full.banks and tail == 0
         memories = sum(len(s.memories) for s in full.banks.values())
         console.print(
             f"partition {partition}: {total:,} memory events, {len(full.banks)} banks, {memories:,} memories:"
         )
-        console.print(f"  full fold of the log: {fold_s:.2f}s ({folded / fold_s:,.0f} events/s)")
+        console.print(f"  full fold of the log: {fold_s:.2f}s ({folded / fold_s:,.0f} events/s), CPU {fold_cpu:.2f}s")
         console.print(
-            f"  snapshot: written in {save_s:.2f}s, {size / 1e6:.1f} MB; [bold]load from it: {load_s:.2f}s[/bold]"
+            f"  snapshot {newest[0].rsplit('/', 1)[-1]}: written in {save_s:.2f}s (CPU {save_cpu:.2f}s), "
+            f"{size / 1e6:.1f} MB; [bold]load from it: {load_s:.2f}s[/bold] (CPU {load_cpu:.2f}s)"
         )
 
     run_async(go)
@@ -93,7 +96,8 @@ def measure(settings: Settings, events: int, banks: int, history: str) -> None:
     fresh = json.loads(out.stdout.strip().splitlines()[-1])
     console.print(
         f"  fresh process: [bold]state held {fresh['ready_s']:.2f}s after the process started[/bold] (imports "
-        f"{fresh['imports_s']:.2f}s, load {fresh['load_s']:.2f}s), peak RSS {fresh['rss_mb']:.0f} MB; "
+        f"{fresh['imports_s']:.2f}s, load {fresh['load_s']:.2f}s, CPU {fresh['load_cpu_s']:.2f}s), "
+        f"peak RSS {fresh['rss_mb']:.0f} MB; "
         f"the process's whole run {wall:.2f}s"
     )
 
@@ -109,17 +113,27 @@ def _process_age_s() -> float:
 def measure_fresh(settings: Settings) -> None:
     imports_s = _process_age_s()
 
-    async def go() -> float:
+    async def go() -> tuple[float, float]:
         async with started_log(settings) as log:
             partition, _ = await _fullest(log)
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             owned, _ = await load(log, partition, _snapshots(settings))
             assert owned.covered > 0
-            return time.perf_counter() - t0
+            return time.perf_counter() - t0, time.process_time() - c0
 
-    load_s = run_async(go)
+    load_s, load_cpu = run_async(go)
     ready_s = _process_age_s()
-    print(json.dumps({"imports_s": imports_s, "load_s": load_s, "ready_s": ready_s, "rss_mb": peak_rss_mb()}))
+    print(
+        json.dumps(
+            {
+                "imports_s": imports_s,
+                "load_s": load_s,
+                "load_cpu_s": load_cpu,
+                "ready_s": ready_s,
+                "rss_mb": peak_rss_mb(),
+            }
+        )
+    )
 
 
 __all__ = ["measure", "measure_fresh"]
