@@ -55,26 +55,44 @@ _GONE_AFTER_ZH = re.compile(r"^[^，。！？；,!?;]{0,3}?(?:不再|不|没有?
 _NEGATED_BEFORE_ZH = re.compile(r"(?:不|没|别)[^，。！？；,!?;]{0,3}$")
 
 
-def _occurrences(sentence: str, value: str) -> list[tuple[int, str]]:
-    """Where the sentence says the held value: its lexicon aliases, else the value's words."""
-    if value.casefold() not in sentence.casefold() and not vx.ALIAS_RE.search(sentence):
-        return []
-    found = [(at, said) for at, said, _, canonical in ux.mentions(sentence) if canonical == value]
-    if found or not value:
-        return found
-    bound = r"(?<![a-z0-9])" if value[:1].isascii() else ""
-    tail = r"(?![a-z0-9])" if value[-1:].isascii() else ""
-    return [(m.start(), m[0]) for m in re.finditer(bound + re.escape(value) + tail, sentence, re.I)]
+class _Said:
+    """A sentence, read once for every held value it is checked against: a bank holds thousands of
+    values, and reading the sentence's lexicon mentions again for each cost seconds per turn."""
+
+    def __init__(self, sentence: str) -> None:
+        self.sentence, self.folded = sentence, sentence.casefold()
+        self.aliases = vx.ALIAS_RE.search(sentence) is not None
+        self._mentions: dict[str, list[tuple[int, str]]] | None = None
+
+    def mentions(self, value: str) -> list[tuple[int, str]]:
+        if self._mentions is None:
+            self._mentions = {}
+            for at, said, _, canonical in ux.mentions(self.sentence):
+                self._mentions.setdefault(canonical, []).append((at, said))
+        return self._mentions.get(value, [])
+
+    def occurrences(self, value: str) -> list[tuple[int, str]]:
+        """Where the sentence says the held value: its lexicon aliases, else the value's words."""
+        contained = value.casefold() in self.folded
+        if not contained and not self.aliases:
+            return []
+        found = self.mentions(value)
+        if found or not value or not contained:  # a value's words match only where the sentence holds them
+            return found
+        bound = r"(?<![a-z0-9])" if value[:1].isascii() else ""
+        tail = r"(?![a-z0-9])" if value[-1:].isascii() else ""
+        return [(m.start(), m[0]) for m in re.finditer(bound + re.escape(value) + tail, self.sentence, re.I)]
 
 
 def given_up(sentence: str, held: Sequence[Held]) -> list[Held]:
     """The held memories whose value the sentence gives up, most recent first."""
+    said_once = _Said(sentence)
     out = []
     for h in reversed(held):
         value = h.value.removeprefix("not:")
         if h.value.startswith("not:") or len(value) < 2:
             continue
-        for at, said in _occurrences(sentence, value):
+        for at, said in said_once.occurrences(value):
             before, after = ux.clause_of(sentence, at)
             after = after[len(said) :]
             if (
