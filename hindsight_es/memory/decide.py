@@ -187,8 +187,8 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
 def resolved(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str = "user") -> Prepared:
     """The rule extractor's candidates resolved against the owner's active memories (``extraction.anchors``):
     an update takes the key of what it replaces; a placeholder nothing anchors is dropped, with its vector."""
-    if not prepared.extractor.startswith("rules/"):
-        return prepared
+    if not prepared.extractor.startswith("rules/") or all(c.kind == "episode" for c in prepared.candidates):
+        return prepared  # an episode is never resolved: the bank's held values are not read for it
     holders = [state.memories[i] for i in state.heads.values()] if prov == "user" else []
     held = [
         anchors.Held(m.memory_id, m.key, m.value, m.session_id)
