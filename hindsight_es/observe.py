@@ -61,7 +61,10 @@ def now_ns() -> int:
 
 def spans_for(name: str, events: Iterable[Any], start_ns: int, **attributes: Any) -> None:
     """One span per input (events grouped by the input they belong to), over [start_ns, now]: a batch was
-    worked on together, so each of its inputs took that long."""
+    worked on together, so each of its inputs took that long. Nothing to do until a tracer provider is
+    installed (``HINDSIGHT_TRACES``): a rebuild would otherwise group every event of the log for no one."""
+    if not tracing():
+        return
     end = now_ns()
     groups: dict[UUID, list[Any]] = {}
     for event in events:
@@ -72,6 +75,11 @@ def spans_for(name: str, events: Iterable[Any], start_ns: int, **attributes: Any
         span.set_attribute("hindsight.bank", str(members[0].bank_id))
         span.set_attribute("hindsight.events", [str(e.type) for e in members][:20])
         span.end(end_time=end)
+
+
+def tracing() -> bool:
+    """Whether spans are recorded: a tracer provider other than the API's default no-op one is installed."""
+    return not isinstance(trace.get_tracer_provider(), (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
 
 
 @contextlib.contextmanager

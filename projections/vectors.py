@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import StoreError
-from hindsight_es.events import ContentErased, Event, MemoryArchived, MemoryRestored, MemoryRetained
+from hindsight_es.events import ContentErased, Event, MemoryArchived, MemoryRestored, MemoryRetained, vectors
 from hindsight_es.events.changes import changes, subject
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.indexing import full_text
@@ -65,7 +65,7 @@ def retained_row(event: MemoryRetained) -> dict[str, Any]:
         "superseded_by": None,
         "embedder": event.embedder,
         "extractor": event.extractor,
-        "vector": event.embedding().tobytes(),  # float32, as the table holds it
+        "vector": Packed(event.vector),  # decoded with the batch's others (``memory_table``)
         "script": "cjk" if cjk else "latin",  # recall searches the other script apart
         "provenance": event.provenance or event.source,
         "confirmed": event.confirmed or (event.provenance is None and event.source == "user"),
@@ -82,18 +82,35 @@ def _stored(name: str, value: Any) -> Any:
     return str(value) if name in _LINKS and value else value
 
 
+class Packed(bytes):
+    """A row's vector as its event carries it (``events.vectors``); any other row's is float32 little-endian
+    bytes (read back from the table). Decoded for the whole batch at once in ``memory_table``."""
+
+
+def vector_dim(vector: bytes) -> int:
+    """The dimensions of a row's vector, either form."""
+    return vectors.dim(vector) if isinstance(vector, Packed) else len(vector) // 4
+
+
 def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
-    """Rows (``vector`` as float32 little-endian bytes) -> a table in ``memory_schema(dim)``; the
-    vectors become one Arrow column without a Python float per element."""
+    """Rows -> a table in ``memory_schema(dim)``; the vectors become one Arrow column without a Python
+    float (or a numpy call) per vector."""
     schema = memory_schema(dim)
     at = schema.get_field_index("vector")
-    if set(map(len, (row["vector"] for row in rows))) - {4 * dim}:
+    column = [row["vector"] for row in rows]
+    if {vector_dim(v) for v in column} - {dim}:
         raise StoreError(f"a memory vector is not {dim}-d like the table's; rebuild into a new data directory")
     table = pa.Table.from_pylist(rows, schema=schema.remove(at))
-    values = np.frombuffer(b"".join(row["vector"] for row in rows), dtype="<f4")
+    values = np.empty((len(rows), dim), np.float32)
+    packed = [i for i, v in enumerate(column) if isinstance(v, Packed)]
+    plain = [i for i, v in enumerate(column) if not isinstance(v, Packed)]
+    if packed:
+        values[packed] = vectors.unpack_many([column[i] for i in packed], dim)
+    if plain:
+        values[plain] = np.frombuffer(b"".join(column[i] for i in plain), dtype="<f4").reshape(len(plain), dim)
     value_type = schema.field(at).type.value_type
-    vectors = pa.FixedSizeListArray.from_arrays(pa.array(values.astype(value_type.to_pandas_dtype()), value_type), dim)
-    return table.add_column(at, schema.field(at), vectors)
+    flat = pa.array(values.reshape(-1).astype(value_type.to_pandas_dtype()), value_type)
+    return table.add_column(at, schema.field(at), pa.FixedSizeListArray.from_arrays(flat, dim))
 
 
 class VectorsProjection:
@@ -153,7 +170,7 @@ class VectorsProjection:
         dim = self._dim(rows)
         if dim is None:
             return  # nothing retained yet: no table to hold positions, redelivery is harmless
-        if misfits := sorted(m for m, row in rows.items() if len(row["vector"]) != 4 * dim):
+        if misfits := sorted(m for m, row in rows.items() if vector_dim(row["vector"]) != dim):
             # Written by a process with another embedder (the bank actor now refuses to start with one;
             # logs from before may hold some). They cannot go into this table: rather than stop every later
             # memory behind them, they are left out, the same way live and in a rebuild; the log and the
@@ -203,5 +220,5 @@ class VectorsProjection:
             self._table_dim = dim
             return dim
         for row in rows.values():
-            return len(row["vector"]) // 4
+            return vector_dim(row["vector"])
         return None

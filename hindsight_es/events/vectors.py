@@ -39,6 +39,15 @@ def unpack(data: bytes) -> np.ndarray:
     return out
 
 
+def unpack_many(packed: list[bytes], dim: int) -> np.ndarray:
+    """Many vectors of ``dim`` dimensions at once: an (n, dim) float32 array, row i equal to ``unpack(packed[i])``
+    (the same float32 product), without a numpy call per vector."""
+    raw = np.frombuffer(b"".join(packed), np.uint8).reshape(len(packed), _HEADER + dim)
+    scales = raw[:, :_HEADER].copy().view(_SCALE)
+    out: np.ndarray = raw[:, _HEADER:].view(np.int8).astype(np.float32) * scales
+    return out
+
+
 def dim(data: bytes) -> int:
     """How many dimensions packed bytes hold."""
     return max(len(data) - _HEADER, 0)

@@ -17,6 +17,7 @@ import binascii
 import json
 import logging
 import os
+import re
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -68,21 +69,71 @@ class Sealer:
     # ------------------------------------------------------------ opening
 
     def open(self, records: Sequence[Record]) -> list[Record]:
+        """The records with their sealed content opened (or blanked, see the module docstring).
+
+        A record as ``seal_all`` writes it is opened in its bytes: each box is replaced by its decrypted
+        fields, nothing else is parsed or re-serialized (``_spliced``); the decrypted fields are the ones
+        the box took, so it decodes to the same event as the parsed and re-serialized record the other
+        path gives. Any other shape, a failed decryption or a destroyed key takes that path.
+        """
         self._forget_erased(records)
         if not any(MARK in r.value for r in records):
             return list(records)
         self._refresh()
+        boxed: dict[int, _Boxes] = {}
         parsed: dict[int, Json] = {}
         wanted: dict[str, set[str]] = {}
         for i, r in enumerate(records):
-            if MARK in r.value and isinstance(record := _json(r.value), dict):
+            if MARK not in r.value:
+                continue
+            if (boxes := _boxes(r.value)) is not None:
+                boxed[i] = boxes
+                for box in boxes[2]:
+                    if (boxes[0], unit := box[1].decode("utf-8")) not in self._cache:
+                        wanted.setdefault(boxes[0], set()).add(unit)
+            elif isinstance(record := _json(r.value), dict):
                 parsed[i] = record
-                bank = str(record.get("bank_id", ""))
-                for target in sealed_objects(record):
-                    if (bank, unit := str(target["sealed"].get("unit"))) not in self._cache:
-                        wanted.setdefault(bank, set()).add(unit)
+                self._want(record, wanted)
         self._fetch(wanted)  # one key-store read per bank for the whole batch
-        return [replace(r, value=self._opened(parsed[i])) if i in parsed else r for i, r in enumerate(records)]
+        out = list(records)
+        for i, boxes in boxed.items():
+            if (value := self._spliced(records[i].value, boxes)) is not None:
+                out[i] = replace(records[i], value=value)
+            elif isinstance(record := _json(records[i].value), dict):
+                parsed[i] = record
+        if late := {i: self._want(record, {}) for i, record in parsed.items() if i in boxed}:
+            self._fetch({b: u for w in late.values() for b, u in w.items()})  # keys a splice did not look up
+        for i, record in parsed.items():
+            out[i] = replace(records[i], value=self._opened(record))
+        return out
+
+    def _want(self, record: Json, wanted: dict[str, set[str]]) -> dict[str, set[str]]:
+        """``wanted`` with the units of ``record`` whose keys are not cached."""
+        bank = str(record.get("bank_id", ""))
+        for target in sealed_objects(record):
+            if (bank, unit := str(target["sealed"].get("unit"))) not in self._cache:
+                wanted.setdefault(bank, set()).add(unit)
+        return wanted
+
+    def _spliced(self, value: bytes, boxes: _Boxes) -> bytes | None:
+        """``value`` with every box replaced by its decrypted fields; None where one does not open."""
+        bank, aad, found = boxes
+        parts: list[bytes] = []
+        at = 0
+        for start, unit, nonce, sealed, end in found:
+            key = self._cache.get((bank, unit.decode("utf-8")))
+            if not isinstance(key, bytes):
+                return None
+            try:
+                plain = AESGCM(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), aad)
+            except (InvalidTag, ValueError, binascii.Error):
+                return None
+            if len(plain) < 3 or plain[:1] != b"{" or plain[-1:] != b"}":  # no fields: the comma would dangle
+                return None
+            parts += [value[at:start], plain[1:-1]]
+            at = end
+        parts.append(value[at:])
+        return b"".join(parts)
 
     def open_value(self, value: bytes) -> bytes:
         return self.open([Record("", 0, 0, None, value, 0)])[0].value
@@ -151,6 +202,30 @@ class Sealer:
                 self._cache[(bank, u)] = k
                 have[u] = k
         return have
+
+
+# A record as ``seal_all`` writes it: the envelope first (pydantic's field order), then boxes whose unit
+# holds no escape; the box's own fields in the order ``_sealed`` writes them.
+_HEAD = re.compile(rb'\{"event_id":"([^"\\]*)","type":"[^"\\]*","schema_version":\d+,"bank_id":"([^"\\]*)"')
+_BOX = re.compile(
+    rb'"sealed":\{"unit":"([^"\\]*)","f":"\w+","n":"([A-Za-z0-9+/=]*)","c":"([A-Za-z0-9+/=]*)"(?:,"dim":\d+)?\}'
+)
+_Boxes = tuple[str, bytes, list[tuple[int, bytes, bytes, bytes, int]]]  # bank, AAD, (start, unit, n, c, end)
+
+
+def _boxes(value: bytes) -> _Boxes | None:
+    """The bank, AAD and boxes of a record in ``seal_all``'s shape, or None (the record is parsed instead)."""
+    if (head := _HEAD.match(value)) is None:
+        return None
+    found = []
+    at = value.find(MARK, head.end())
+    while at >= 0:
+        if (m := _BOX.match(value, at)) is None:
+            return None
+        found.append((m.start(), m[1], m[2], m[3], m.end()))
+        at = value.find(MARK, m.end())
+    bank = head[2]
+    return bank.decode("utf-8"), head[1] + struct.pack(">H", len(bank)) + bank, found
 
 
 def _json(value: bytes) -> Any:

@@ -24,6 +24,12 @@ PARTITION_ROWS = 256  # IVF partition size: ~30 partitions hold PROBED_BANK_ROWS
 # loading it", at 1.08M rows of 256): past 4096 * PARTITION_ROWS rows the partitions grow instead.
 MAX_PARTITIONS = 4096
 VECTOR_INDEX_TYPE = "IVF_SQ"
+# k-means is trained on TRAIN_SAMPLE_RATE rows per partition (LanceDB's default, 256, is nearly every row at
+# 256-row partitions) for at most KMEANS_ITERATIONS rounds (default 50): training was most of a rebuild's
+# index time. On 64k clustered 384-d vectors (1,500 clusters) recall@10 against an exact search stayed
+# 0.97-0.98 at 16 and 32 probes while the build's CPU went from 13.0 to 6.1 s.
+TRAIN_SAMPLE_RATE = 64
+KMEANS_ITERATIONS = 20
 MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is retrained
 MIN_NPROBES = 32
 EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
@@ -100,7 +106,13 @@ def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None
     if trained and table.index_stats("vector_idx").num_indices <= MAX_VECTOR_DELTAS:
         return
     size = partition_rows(rows)
-    table.create_index("vector", config=IvfSq(distance_type="cosine", target_partition_size=size), replace=True)
+    config = IvfSq(
+        distance_type="cosine",
+        target_partition_size=size,
+        sample_rate=TRAIN_SAMPLE_RATE,
+        max_iterations=KMEANS_ITERATIONS,
+    )
+    table.create_index("vector", config=config, replace=True)
     body = {"index": VECTOR_INDEX_TYPE, "rows": rows, "partition_rows": size}
     path.put(VECTOR_INDEX_FILE, json.dumps(body).encode("utf-8"))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
@@ -134,3 +135,15 @@ async def test_a_log_opens_only_with_its_own_keys_and_a_bare_read_decodes_as_era
         await reopened.start()
         assert decode((await reopened.read(TOPIC_TURNS, 0, 0, 1))[0].value) == turn
         await reopened.close()
+
+
+def test_a_sealed_record_opens_to_the_same_event_whatever_its_json_layout(tmp_path: Path) -> None:
+    """The sealer's own layout is opened in its bytes, any other by parsing: the events must not differ."""
+    sealer = Sealer(SqliteKeyStore(tmp_path / "keys.sqlite3"))
+    retained = memory()
+    for event in (TURN, retained, MemoryRestored(bank_id="b", memory_id=retained.memory_id, revived=retained)):
+        sealed = sealer.seal(encode(event))
+        record = json.loads(sealed)
+        shuffled = {k: record[k] for k in reversed(record)}  # the envelope last
+        for value in (sealed, json.dumps(shuffled, separators=(",", ":")).encode()):
+            assert opened(sealer, value) == event
