@@ -24,14 +24,11 @@ import pyarrow.compute as pc
 
 from hindsight_es.memory.indexing import LastTurn
 from hindsight_es.memory.lazy import LazyMap, LazySet, Rows, hash_id, hash_text, uuid_of
+from hindsight_es.memory.snapshot import TIMES, TUPLES, UUID_TUPLES, UUIDS  # a memory's fields by type, as format 3
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 FORMAT = 4
 FIELDS = tuple(f.name for f in dataclasses.fields(MemoryInfo))
-_UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by", "disputes"}
-_UUID_TUPLES = {"restated_by", "disputed_by"}
-_TIMES = {"valid_from", "valid_to", "last_used_at"}
-_TUPLES = {"source_turn_ids", "entities", "evidence"}
 _NEW, _SET, _UNKNOWN = object.__new__, object.__setattr__, SafeUUID.unknown
 ID = pa.binary(16)  # a UUID's bytes
 BLOB = pa.large_binary()  # UTF-8 text, a memory's JSON row, or ids end to end
@@ -56,10 +53,10 @@ def _id(text: str) -> UUID:
 
 
 # Positions in a row of the cells JSON cannot hold as they are; the others go to ``MemoryInfo`` unchanged.
-_ID_AT = [i for i, n in enumerate(FIELDS) if n in _UUIDS]
-_TIME_AT = [i for i, n in enumerate(FIELDS) if n in _TIMES]
-_IDS_AT = [i for i, n in enumerate(FIELDS) if n in _UUID_TUPLES]
-_TUPLE_AT = [i for i, n in enumerate(FIELDS) if n in _TUPLES]
+_ID_AT = [i for i, n in enumerate(FIELDS) if n in UUIDS]
+_TIME_AT = [i for i, n in enumerate(FIELDS) if n in TIMES]
+_IDS_AT = [i for i, n in enumerate(FIELDS) if n in UUID_TUPLES]
+_TUPLE_AT = [i for i, n in enumerate(FIELDS) if n in TUPLES]
 
 
 _FIELDS_OF = operator.attrgetter(*FIELDS)

@@ -20,10 +20,10 @@ from hindsight_es.memory.state import BankState, MemoryInfo
 
 FORMAT = 3
 _FIELDS = tuple(f.name for f in dataclasses.fields(MemoryInfo))
-_UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by", "disputes"}
-_UUID_TUPLES = {"restated_by", "disputed_by"}
-_TIMES = {"valid_from", "valid_to", "last_used_at"}
-_TUPLES = {"source_turn_ids", "entities", "evidence"}
+UUIDS = {"memory_id", "supersedes", "superseded_by", "along_with", "retained_by", "disputes"}
+UUID_TUPLES = {"restated_by", "disputed_by"}
+TIMES = {"valid_from", "valid_to", "last_used_at"}
+TUPLES = {"source_turn_ids", "entities", "evidence"}
 _NEW, _SET, _UNKNOWN = object.__new__, object.__setattr__, SafeUUID.unknown
 
 
@@ -115,25 +115,25 @@ def _uuid(text: str) -> UUID:
 
 
 def _column(name: str, values: list[Any]) -> list[Any]:
-    if name in _UUIDS:
+    if name in UUIDS:
         return [None if v is None else str(v) for v in values]
-    if name in _TIMES:
+    if name in TIMES:
         return [None if v is None else v.isoformat() for v in values]
-    if name in _UUID_TUPLES:
+    if name in UUID_TUPLES:
         return [[str(u) for u in v] for v in values]
-    if name in _TUPLES:
+    if name in TUPLES:
         return [list(v) for v in values]
     return values
 
 
 def _values(name: str, cells: list[Any], ids: Ids) -> list[Any]:
-    if name in _UUIDS:
+    if name in UUIDS:
         return [None if c is None else ids[c] for c in cells]
-    if name in _TIMES:
+    if name in TIMES:
         return [None if c is None else datetime.fromisoformat(c) for c in cells]
-    if name in _UUID_TUPLES:
+    if name in UUID_TUPLES:
         return [tuple(ids[u] for u in c) for c in cells]
-    if name in _TUPLES:
+    if name in TUPLES:
         return [tuple(c) for c in cells]
     return cells
 
