@@ -201,11 +201,11 @@ class BankActor:
             for produced in decide(state, event, prep, self.policy, revived=revived):
                 evolve(state, produced)
                 out[event.bank_id].append(produced)
-        await self._still_alone({partition_for(b, await self.partition_count()) for b in out})
         n = await self.partition_count()
         by_partition: dict[int, dict[str, list[Event]]] = defaultdict(dict)
         for bank_id, events in out.items():
             by_partition[partition_for(bank_id, n)][bank_id] = events
+        await self._still_alone(set(by_partition))
         # Partitions are independent logs: their appends wait on the broker (and on sealing) side by side.
         moved = await asyncio.gather(*(self._append(self.owned[p], banks) for p, banks in by_partition.items()))
         for partition in sorted(owned.partition for owned in moved if owned is not None):
