@@ -10,7 +10,7 @@ is mutated in place by ``evolve``), so loading costs reading the columns, not bu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, MutableMapping, MutableSet
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, MutableSet
 from dataclasses import dataclass
 from hashlib import blake2b
 from itertools import chain
@@ -69,6 +69,15 @@ class Rows(Generic[K, V]):
         return -1
 
 
+def _keys(base: Rows[K, Any], gone: set[K], extra: Iterable[K]) -> Iterator[K]:
+    """The snapshot's keys in their order, less those deleted since, then those added since."""
+    for row in range(base.n):
+        key = base.key(row)
+        if key not in gone:
+            yield key
+    yield from extra
+
+
 class LazyMap(MutableMapping[K, V]):
     """A ``dict`` over ``Rows``: base rows in order (less those deleted), then the keys added since."""
 
@@ -125,11 +134,7 @@ class LazyMap(MutableMapping[K, V]):
         return self._base.n - len(self._gone) + len(self._tail)
 
     def __iter__(self) -> Iterator[K]:
-        for row in range(self._base.n):
-            key = self._base.key(row)
-            if key not in self._gone:
-                yield key
-        yield from self._tail
+        return _keys(self._base, self._gone, self._tail)
 
     def tally(self, name: str, of: Callable[[V], Any]) -> dict[Any, int] | None:
         """How many entries hold each value of column ``name`` (``of(value)`` for the entries decoded since the
@@ -225,11 +230,7 @@ class LazySet(MutableSet[K]):
             self._gone.add(key)
 
     def __iter__(self) -> Iterator[K]:
-        for row in range(self._base.n):
-            key = self._base.key(row)
-            if key not in self._gone:
-                yield key
-        yield from self._added
+        return _keys(self._base, self._gone, self._added)
 
     def __len__(self) -> int:
         return self._base.n - len(self._gone) + len(self._added)
