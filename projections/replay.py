@@ -75,7 +75,7 @@ def open_projections(
     if "lance" in stores:
         if shard is not None:
             create_layout(stores["lance"], shard, options)
-        hot = open_hot(stores["lance"], options)
+        hot = open_hot(stores["lance"], options, writer=True)
         if isinstance(hot, ShardedLance):
             for p in sorted(only if only is not None else range(hot.partitions)):
                 one = hot.for_partition(p)

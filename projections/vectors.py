@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from typing import Any
 from uuid import UUID
 
@@ -28,6 +29,7 @@ from projections.runner import Batch
 
 TABLE = "memories"
 _LINKS = ("supersedes", "superseded_by", "disputes")
+ROWS_KEPT = 2048  # rows written last, kept per projection (a table of one partition): 2-5 KB each
 log_ = logging.getLogger("hindsight.projections.vectors")
 
 Step = tuple[Record, Event, list[tuple[UUID, dict[str, Any]]]]  # a record, its event and what it changes
@@ -123,6 +125,10 @@ class VectorsProjection:
         self.partitions = partitions
         self._done: dict[TopicPartition, int] | None = None  # positions as last written (see _apply)
         self._table_dim: int | None = None
+        # The rows this projection wrote last, as written: a change to one of them (a supersession, a
+        # status) needs no read of the table. Valid while the projection is its table's one writer, so
+        # dropped whenever the positions are read back from the table (a failed write, an acquisition).
+        self._rows: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     async def positions(self) -> dict[TopicPartition, int]:
         return await asyncio.to_thread(self._positions)
@@ -140,6 +146,9 @@ class VectorsProjection:
         await asyncio.to_thread(self.store.ensure_indexes, (TABLE,))
 
     def _apply(self, batch: Batch) -> None:
+        if self._done is None:
+            self._rows.clear()
+            self.store.refresh(TABLE)
         done = self._done if self._done is not None else self.store.positions(TABLE)
         fresh = [(r, e) for r, e in batch if r.offset >= done.get((r.topic, r.partition), 0)]
         steps = [(record, event, changes(event)) for record, event in fresh if event is not None]
@@ -193,6 +202,16 @@ class VectorsProjection:
         # This projection is the table's only writer, so what it wrote is the stored position: the next
         # batch need not read it back (a read per batch cost as much as the write on a busy service).
         self._done = {**done, **ends}
+        self._remember(rows, gone | erased)
+
+    def _remember(self, rows: dict[str, dict[str, Any]], gone: set[str]) -> None:
+        for memory_id in gone:
+            self._rows.pop(memory_id, None)
+        for memory_id, row in rows.items():
+            self._rows[memory_id] = row
+            self._rows.move_to_end(memory_id)
+        while len(self._rows) > ROWS_KEPT:
+            self._rows.popitem(last=False)
 
     def _load_touched(self, steps: list[Step]) -> dict[str, dict[str, Any]]:
         """Existing rows of memories this batch changes but does not retain, archive or bring back from
@@ -204,14 +223,16 @@ class VectorsProjection:
             or isinstance(e, MemoryRestored)
             and e.revived is not None
         }
-        touched = {m for _, _, changed in steps for m, _ in changed} - retained
-        table = self.store.rows_by_key(TABLE, sorted(map(str, touched)))
+        touched = {str(m) for _, _, changed in steps for m, _ in changed} - {str(m) for m in retained}
+        kept = {m: dict(self._rows[m]) for m in touched if m in self._rows}  # copies: the batch changes them
+        table = self.store.rows_by_key(TABLE, sorted(touched - set(kept)))
         if table is None or table.num_rows == 0:
-            return {}
+            return kept
         column = table.column("vector").combine_chunks()
         vectors = column.flatten().to_numpy().astype("<f4").reshape(len(column), column.type.list_size)
         rows = table.drop_columns([c for c in table.column_names if c.startswith("_") or c == "vector"]).to_pylist()
-        return {row["memory_id"]: row | {"vector": vector.tobytes()} for row, vector in zip(rows, vectors, strict=True)}
+        read = {row["memory_id"]: row | {"vector": vector.tobytes()} for row, vector in zip(rows, vectors, strict=True)}
+        return kept | read
 
     def _dim(self, rows: dict[str, dict[str, Any]]) -> int | None:
         if self._table_dim is not None:  # a table's vector size never changes

@@ -24,8 +24,7 @@ import numpy as np
 from hindsight_es import observe as tracing
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder
-from hindsight_es.embedding.base import vector_space
-from hindsight_es.errors import ConfigError, DecodeError, LogError
+from hindsight_es.errors import DecodeError, LogError
 from hindsight_es.events import (
     ContentErased,
     CorrectionRequested,
@@ -47,7 +46,7 @@ from hindsight_es.memory.indexing import LastTurn, index_text, reply_context
 from hindsight_es.stores.snapshots import Snapshots
 from streams.deadletter import dead_letter
 from streams.metrics import observe
-from streams.partitions import Owned, load, save
+from streams.partitions import Owned, check_embedder, load, save
 
 GROUP = "hindsight.bank-actor"
 SNAPSHOTS = "bank-actor"  # the actor's name under the stores' snapshots/
@@ -55,24 +54,6 @@ SNAPSHOTS = "bank-actor"  # the actor's name under the stores' snapshots/
 Publish = Callable[[str, str, Sequence[bytes]], Awaitable[list[int]]]
 _ANOTHER_WRITER = "another writer appended to %s[%d] (an owner whose session expired, or an import): reloading it"
 log_ = logging.getLogger("hindsight.bank_actor")
-
-
-def check_embedder(found: Counter[tuple[str, int]], settings: Settings, embedder: Embedder) -> None:
-    """Raise ``ConfigError`` when the bank's memories in the log (``found``: (embedder id, dimension) ->
-    memories) were all embedded by models ``embedder`` cannot compare with (none in its ``vector_space``).
-
-    Their vectors would not fit the table, or would rank against the others meaninglessly, and once
-    appended they stay in the log: an actor started with the wrong HINDSIGHT_EMBEDDER stops here, before
-    it writes anything. The check reads the actor's own input, the memory log, not a read model.
-    """
-    if not found or {e for e, _ in found} & set(vector_space(embedder)):
-        return
-    names = ", ".join(f"{n:,} by {e} ({dim}-d)" for (e, dim), n in found.most_common())
-    raise ConfigError(
-        f"the memories in the log were embedded by another model ({names}) than this process's {embedder.id} "
-        f"({embedder.dim}-d; embedder {settings.embedder!r}, set by HINDSIGHT_EMBEDDER or --embedder): their "
-        "vectors do not compare. Run with the embedder the data was written with, or use a new data directory."
-    )
 
 
 SNAPSHOT_EVERY_S = 300.0  # a partition that changed is snapshotted at least this often
@@ -217,17 +198,23 @@ class BankActor:
         return sum(len(v) for v in out.values())
 
     async def _append(self, owned: Owned, out: dict[str, list[Event]]) -> Owned | None:
-        """Append each bank's events in turn (``covered`` follows the partition's appends in order); ``owned``
-        if another writer appended to its memory partition meanwhile."""
+        """Append the banks' events in one go where the publisher can (``Publisher.many``; ``covered``
+        follows the partition's appends in order); ``owned`` if another writer appended to its memory
+        partition meanwhile."""
         stale = None
-        for bank_id, events in out.items():
-            offsets = await self.publish(TOPIC_MEMORIES, bank_id, [encode(e) for e in events])
+        items = [(bank_id, [encode(e) for e in events]) for bank_id, events in out.items()]
+        many = getattr(self.publish, "many", None)
+        appended = (
+            await many(TOPIC_MEMORIES, items) if many else [await self.publish(TOPIC_MEMORIES, *i) for i in items]
+        )
+        for (bank_id, events), offsets in zip(out.items(), appended, strict=True):
             owned.retained.note_appended(events, offsets)
             if offsets and offsets[0] != owned.covered:
                 stale = owned
             elif offsets:
                 owned.covered, owned.last_id = offsets[-1] + 1, str(events[-1].event_id)
                 owned.unsaved += len(events)
+                owned.alone = stale is None
             await self._drop_erased_snapshots(owned.partition, events, offsets)
             observe(bank_id, events)
         return stale
@@ -241,7 +228,11 @@ class BankActor:
 
     async def _catch_up(self, partitions: set[int]) -> None:
         """Fold what a previous owner appended after this one loaded the partition (it was still
-        finishing its last batch), so every decision here sees it."""
+        finishing its last batch), so every decision here sees it; until an append of this owner's
+        found no other writer (``Owned.alone``): a request per batch it would cost after that."""
+        partitions = {p for p in partitions if not self.owned[p].alone}
+        if not partitions:
+            return
         ends = await self.log.end_offsets(TOPIC_MEMORIES)
         for partition in sorted(partitions):
             owned = self.owned[partition]

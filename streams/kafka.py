@@ -28,7 +28,7 @@ from aiokafka import ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 from faststream import AckPolicy
-from faststream.kafka import KafkaBroker, KafkaRouter
+from faststream.kafka import KafkaBroker, KafkaResponse, KafkaRouter
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
@@ -97,8 +97,9 @@ class Polled:
 
 
 class Publisher:
-    """``Publish`` over FastStream publishers: values under one key go to the key's partition in record
-    batches of whole groups (``groups``: how many values each input contributed), returning their offsets."""
+    """``Publish`` over FastStream publishers: values under one key go to the key's partition, a key's
+    values in one record batch where they fit (``BATCH_BYTES``), returning their offsets; ``many`` puts
+    several keys of one partition in one batch."""
 
     def __init__(self, router: KafkaRouter, log: EventLog, topics: dict[str, tuple[Any, str]]) -> None:
         self.log = log
@@ -108,27 +109,50 @@ class Publisher:
         }
 
     async def __call__(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
-        if not values:
-            return []
+        return (await self.many(topic, [(key, values)]))[0]
+
+    async def many(self, topic: str, items: Sequence[tuple[str, Sequence[bytes]]]) -> list[list[int]]:
+        """Each (key, values) of ``items``, keys of one partition, in order: one record batch for as many
+        whole items as ``BATCH_BYTES`` holds (one produce request, where one per key cost a round trip
+        each), each record under its own key; returns each item's offsets."""
+        if not any(values for _, values in items):
+            return [[] for _ in items]
         if self.sealer is not None:  # its keys may be object-store requests: not on the event loop
-            values = await asyncio.to_thread(self.sealer.seal_all, values)
-        partition = partition_for(key, await self.log.partitions(topic))
-        offsets: list[int] = []
-        for chunk in _chunks(list(values)):
-            meta = await self.publishers[topic].publish(*chunk, key=key.encode("utf-8"), partition=partition)
-            offsets += range(meta.offset, meta.offset + len(chunk))
-        return offsets
+            sealer = self.sealer
+            items = await asyncio.to_thread(lambda: [(k, sealer.seal_all(v)) for k, v in items])
+        n = await self.log.partitions(topic)
+        partitions = {partition_for(key, n) for key, values in items if values}
+        if len(partitions) != 1:
+            raise ValueError(f"keys of partitions {sorted(partitions)} in one append to {topic}")
+        partition = partitions.pop()
+        out: list[list[int]] = [[] for _ in items]
+        for chunk in _chunks([(key.encode("utf-8"), list(values)) for key, values in items]):
+            bodies = [KafkaResponse(value, key=key) for _, key, value in chunk]
+            meta = await self.publishers[topic].publish(*bodies, partition=partition)
+            for offset, (i, _, _) in enumerate(chunk, start=meta.offset):
+                out[i].append(offset)
+        return out
 
 
-def _chunks(values: list[bytes]) -> list[list[bytes]]:
-    out: list[list[bytes]] = [[]]
+Keyed = tuple[int, bytes, bytes]  # (item, key, value)
+
+
+def _chunks(items: list[tuple[bytes, list[bytes]]]) -> list[list[Keyed]]:
+    """Record batches of at most ``BATCH_BYTES``, cut between items (an item larger than a batch alone
+    is cut where it must be)."""
+    out: list[list[Keyed]] = [[]]
     size = 0
-    for value in values:
-        if out[-1] and size + len(value) > BATCH_BYTES:
+    for i, (key, values) in enumerate(items):
+        whole = sum(len(v) + 64 for v in values)
+        if out[-1] and size + whole > BATCH_BYTES:
             out.append([])
             size = 0
-        out[-1].append(value)
-        size += len(value) + 64
+        for value in values:
+            if out[-1] and size + len(value) > BATCH_BYTES:
+                out.append([])
+                size = 0
+            out[-1].append((i, key, value))
+            size += len(value) + 64
     return out
 
 

@@ -18,7 +18,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from hindsight_es.config import TOPIC_MEMORIES
+from hindsight_es.config import TOPIC_MEMORIES, Settings
+from hindsight_es.embedding import Embedder
+from hindsight_es.embedding.base import vector_space
+from hindsight_es.errors import ConfigError
 from hindsight_es.events import MemoryRetained, decoded, vectors
 from hindsight_es.log import EventLog
 from hindsight_es.memory import BankState, columnar, columnar_writer, evolve
@@ -43,6 +46,9 @@ class Owned:
     last_id: str | None = None  # event id of the record at ``covered - 1``
     embedders: Counter[tuple[str, int]] = field(default_factory=Counter)  # (embedder, dim) -> memories
     unsaved: int = 0  # events folded since the last snapshot
+    # An append found the partition's end where this owner left it: from then on a foreign append is
+    # caught by that check before each append (``BankActor._still_alone``), not looked for before deciding.
+    alone: bool = False
     saved_at: float = field(default_factory=time.monotonic)
 
     def state(self, bank_id: str) -> BankState:
@@ -183,3 +189,21 @@ def save(owned: Owned, snapshots: Snapshots) -> bool:
     snapshots.prune(owned.partition)
     owned.unsaved, owned.saved_at = 0, time.monotonic()
     return written
+
+
+def check_embedder(found: Counter[tuple[str, int]], settings: Settings, embedder: Embedder) -> None:
+    """Raise ``ConfigError`` when the bank's memories in the log (``found``: (embedder id, dimension) ->
+    memories) were all embedded by models ``embedder`` cannot compare with (none in its ``vector_space``).
+
+    Their vectors would not fit the table, or would rank against the others meaninglessly, and once
+    appended they stay in the log: an actor started with the wrong HINDSIGHT_EMBEDDER stops here, before
+    it writes anything. The check reads the actor's own input, the memory log, not a read model.
+    """
+    if not found or {e for e, _ in found} & set(vector_space(embedder)):
+        return
+    names = ", ".join(f"{n:,} by {e} ({dim}-d)" for (e, dim), n in found.most_common())
+    raise ConfigError(
+        f"the memories in the log were embedded by another model ({names}) than this process's {embedder.id} "
+        f"({embedder.dim}-d; embedder {settings.embedder!r}, set by HINDSIGHT_EMBEDDER or --embedder): their "
+        "vectors do not compare. Run with the embedder the data was written with, or use a new data directory."
+    )

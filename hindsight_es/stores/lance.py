@@ -67,6 +67,11 @@ class LanceStore:
                 return None
         return self._tables[name]
 
+    def refresh(self, name: str) -> None:
+        """Read the table's newest version (a writer's tables do not look for one: ``stores.shards.WRITER``)."""
+        if (table := self._tables.get(name)) is not None:
+            table.checkout_latest()
+
     def _ensure(self, name: str, schema: pa.Schema) -> Any:
         """The table, created if missing; its columns are checked against ``schema`` once per store (a
         schema read goes through LanceDB's one background loop: on every write it cost more than the write)."""
