@@ -43,8 +43,8 @@ def asyncapi() -> dict[str, Any]:
     log: Any = _Unstarted()
     broker = make_broker(settings)
     broker.include_router(actor_router(BankActor(log, RuleExtractor(), Any, settings), log, settings))  # type: ignore[arg-type]
-    broker.include_router(extraction_router(ExtractionActor(log, Any, settings), settings))  # type: ignore[arg-type]
-    for router in projection_routers(settings):
+    broker.include_router(extraction_router(ExtractionActor(log, Any, settings), settings, None))  # type: ignore[arg-type]
+    for router in projection_routers(settings, None):
         broker.include_router(router)
     document = AsyncAPI(broker, title=TITLE, version=VERSION, description=__doc__.splitlines()[0])
     body: dict[str, Any] = json.loads(document.to_specification().to_json())

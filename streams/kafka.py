@@ -32,7 +32,7 @@ from faststream.kafka import KafkaBroker, KafkaResponse, KafkaRouter
 
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
-from hindsight_es.log import EventLog, Record, partition_for, sealer_for
+from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.log.kafka_consumer import record_of
 from hindsight_es.log.sealed import Sealer
 
@@ -170,14 +170,15 @@ def subscribe(
     after: Callable[[], Awaitable[Any]] | None = None,
     description: str,
     payload: Any,
+    sealer: Sealer | None,
     batch_timeout_ms: int | None = None,
 ) -> None:
     """A batch subscriber of ``group`` on ``topics``: each batch is handled for the partitions this member
     owns now, under ``owner.lock``, then committed; a failed batch is delivered again (seek back). A
     handler that returns positions (topic-partition -> next offset) is committed at those, and rewound
-    to them where they fall short of the batch."""
+    to them where they fall short of the batch. ``sealer``: the process's (its log's), shared by every
+    subscriber, so a key one of them read or created is not read again by the others."""
     listener = Rebalance(owner, topics)
-    sealer = sealer_for(settings)
 
     async def consume(batch: Polled) -> None:
         consumer = batch.consumer
@@ -260,11 +261,12 @@ def actor_router(actor: Any, log: EventLog, settings: Settings) -> KafkaRouter:
         after=actor.save_snapshots,
         description="The bank actor decides each bank's turns and commands in log order.",
         payload=list[TurnRecorded | CommandEvent],
+        sealer=actor.publish.sealer,
     )
     return router
 
 
-def extraction_router(actor: Any, settings: Settings) -> KafkaRouter:
+def extraction_router(actor: Any, settings: Settings, sealer: Sealer | None) -> KafkaRouter:
     """The extraction actor (LLM): turns in (group ``hindsight.extraction-actor``)."""
     router = KafkaRouter()
     subscribe(
@@ -276,5 +278,6 @@ def extraction_router(actor: Any, settings: Settings) -> KafkaRouter:
         actor.handle,
         description="The extraction actor extracts each bank's turns with the LLM (ExtractionCompleted out).",
         payload=list[TurnRecorded],
+        sealer=sealer,
     )
     return router

@@ -26,6 +26,7 @@ from hindsight_es import observe
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import AnyEvent, ContentErased, MemoryEvent, TurnRecorded
 from hindsight_es.log import Record, TopicPartition
+from hindsight_es.log.sealed import Sealer
 from hindsight_es.stores import location
 from projections.replay import open_projections
 from projections.runner import MAINTAIN_SHARE, Projection, decode_batch
@@ -198,8 +199,9 @@ class OwnedProjections:
                 self._maintained[id(projection)] = (time.monotonic(), time.monotonic() - started)
 
 
-def projection_routers(settings: Settings) -> list[KafkaRouter]:
-    """One router per projection (vectors, working memory, archive), each in its own consumer group."""
+def projection_routers(settings: Settings, sealer: Sealer | None) -> list[KafkaRouter]:
+    """One router per projection (vectors, working memory, archive), each in its own consumer group;
+    ``sealer``: the process's (``streams.kafka.subscribe``)."""
     routers = []
     for name, (group, topics, payload, wait_ms) in GROUPS.items():
         owner: Any = OwnedProjections(settings, name)
@@ -213,6 +215,7 @@ def projection_routers(settings: Settings) -> list[KafkaRouter]:
             owner.handle,
             description=f"The {name.replace('_', ' ')} projection of the partitions this worker owns.",
             payload=payload,
+            sealer=sealer,
             batch_timeout_ms=wait_ms,
         )
         routers.append(router)

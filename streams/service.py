@@ -162,8 +162,8 @@ async def run_on_kafka(
     broker = make_broker(settings)
     broker.include_router(actor_router(actor, log, settings))
     if extraction is not None:
-        broker.include_router(extraction_router(extraction, settings))
-    for router in projection_routers(settings):
+        broker.include_router(extraction_router(extraction, settings, getattr(log, "sealer", None)))
+    for router in projection_routers(settings, getattr(log, "sealer", None)):
         broker.include_router(router)
     await actor.partition_count()
     try:

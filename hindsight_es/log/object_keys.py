@@ -34,7 +34,7 @@ from hindsight_es.objects import ObjectStore
 __all__ = ["REFRESH_S", "ObjectKeyStore"]
 
 REFRESH_S = 1.0  # how stale another process's view of the erasure generation may be, at most
-_THREADS = 16  # object requests in flight per call (a batch's keys are read or written concurrently)
+_THREADS = 64  # object requests in flight per call (a batch's keys are read or written concurrently)
 _GENERATION = "erasures"
 
 T = TypeVar("T")

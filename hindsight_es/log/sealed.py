@@ -19,7 +19,8 @@ import logging
 import os
 import re
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections import ChainMap
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -80,6 +81,9 @@ class Sealer:
         if not any(MARK in r.value for r in records):
             return list(records)
         self._refresh()
+        # One sealer may serve several threads: the cache is replaced, never cleared, so this batch reads
+        # the keys it found or fetched even if another thread starts a new cache meanwhile.
+        keys: ChainMap[tuple[str, str], bytes | Erased] = ChainMap({}, self._cache)
         boxed: dict[int, _Boxes] = {}
         parsed: dict[int, Json] = {}
         wanted: dict[str, set[str]] = {}
@@ -89,39 +93,40 @@ class Sealer:
             if (boxes := _boxes(r.value)) is not None:
                 boxed[i] = boxes
                 for box in boxes[2]:
-                    if (boxes[0], unit := box[1].decode("utf-8")) not in self._cache:
+                    if (boxes[0], unit := box[1].decode("utf-8")) not in keys:
                         wanted.setdefault(boxes[0], set()).add(unit)
             elif isinstance(record := _json(r.value), dict):
                 parsed[i] = record
-                self._want(record, wanted)
-        self._fetch(wanted)  # one key-store read per bank for the whole batch
+                self._want(record, wanted, keys)
+        self._fetch(wanted, keys.maps[0])  # one key-store read per bank for the whole batch
         out = list(records)
         for i, boxes in boxed.items():
-            if (value := self._spliced(records[i].value, boxes)) is not None:
+            if (value := self._spliced(records[i].value, boxes, keys)) is not None:
                 out[i] = replace(records[i], value=value)
             elif isinstance(record := _json(records[i].value), dict):
                 parsed[i] = record
-        if late := {i: self._want(record, {}) for i, record in parsed.items() if i in boxed}:
-            self._fetch({b: u for w in late.values() for b, u in w.items()})  # keys a splice did not look up
+        if late := {i: self._want(record, {}, keys) for i, record in parsed.items() if i in boxed}:
+            # keys a splice did not look up
+            self._fetch({b: u for w in late.values() for b, u in w.items()}, keys.maps[0])
         for i, record in parsed.items():
-            out[i] = replace(records[i], value=self._opened(record))
+            out[i] = replace(records[i], value=self._opened(record, keys))
         return out
 
-    def _want(self, record: Json, wanted: dict[str, set[str]]) -> dict[str, set[str]]:
-        """``wanted`` with the units of ``record`` whose keys are not cached."""
+    def _want(self, record: Json, wanted: dict[str, set[str]], keys: Keys) -> dict[str, set[str]]:
+        """``wanted`` with the units of ``record`` whose keys are not in ``keys``."""
         bank = str(record.get("bank_id", ""))
         for target in sealed_objects(record):
-            if (bank, unit := str(target["sealed"].get("unit"))) not in self._cache:
+            if (bank, unit := str(target["sealed"].get("unit"))) not in keys:
                 wanted.setdefault(bank, set()).add(unit)
         return wanted
 
-    def _spliced(self, value: bytes, boxes: _Boxes) -> bytes | None:
+    def _spliced(self, value: bytes, boxes: _Boxes, keys: Keys) -> bytes | None:
         """``value`` with every box replaced by its decrypted fields; None where one does not open."""
         bank, aad, found = boxes
         parts: list[bytes] = []
         at = 0
         for start, unit, nonce, sealed, end in found:
-            key = self._cache.get((bank, unit.decode("utf-8")))
+            key = keys.get((bank, unit.decode("utf-8")))
             if not isinstance(key, bytes):
                 return None
             try:
@@ -138,11 +143,11 @@ class Sealer:
     def open_value(self, value: bytes) -> bytes:
         return self.open([Record("", 0, 0, None, value, 0)])[0].value
 
-    def _opened(self, record: Json) -> bytes:
+    def _opened(self, record: Json, keys: Keys) -> bytes:
         bank, aad = str(record.get("bank_id", "")), _aad(record)
         for target in sealed_objects(record):
             box = target.pop("sealed")
-            key = self._cache.get((bank, str(box.get("unit"))))
+            key = keys.get((bank, str(box.get("unit"))))
             fields = FIELDS.get(str(box.get("f")), TURN_FIELDS)
             opened: Json | None = None
             if isinstance(key, bytes):
@@ -161,12 +166,12 @@ class Sealer:
                 _blank(target, fields, key, {}, int(box.get("dim", 0)))
         return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
-    def _fetch(self, wanted: dict[str, set[str]]) -> None:
+    def _fetch(self, wanted: dict[str, set[str]], into: MutableMapping[tuple[str, str], bytes | Erased]) -> None:
         if len(self._cache) > _CACHE_MAX:
-            self._cache.clear()
+            self._cache = {}
         for bank, units in wanted.items():
             for unit, key in self.keys.lookup(bank, sorted(units)).items():
-                self._cache[(bank, unit)] = key
+                self._cache[(bank, unit)] = into[(bank, unit)] = key
 
     # ------------------------------------------------------------ keys
 
@@ -174,7 +179,7 @@ class Sealer:
         self.keys.close()
 
     def forget_cached(self) -> None:
-        self._cache.clear()
+        self._cache = {}
         self._generation = self.keys.generation()
 
     def _forget_erased(self, records: Sequence[Record]) -> None:
@@ -191,7 +196,7 @@ class Sealer:
 
     def _refresh(self) -> None:
         if (now := self.keys.generation()) != self._generation:
-            self._cache.clear()
+            self._cache = {}
             self._generation = now
 
     def _keys(self, bank: str, units: dict[str, UnitTags]) -> dict[str, bytes | Erased]:
@@ -211,6 +216,7 @@ _BOX = re.compile(
     rb'"sealed":\{"unit":"([^"\\]*)","f":"\w+","n":"([A-Za-z0-9+/=]*)","c":"([A-Za-z0-9+/=]*)"(?:,"dim":\d+)?\}'
 )
 _Boxes = tuple[str, bytes, list[tuple[int, bytes, bytes, bytes, int]]]  # bank, AAD, (start, unit, n, c, end)
+Keys = Mapping[tuple[str, str], bytes | Erased]  # (bank, unit) -> key
 
 
 def _boxes(value: bytes) -> _Boxes | None:

@@ -19,20 +19,29 @@ WATCH_S = 0.015  # poll interval of the memories-table watcher
 
 
 class Watcher:
-    """Polls the memories table of one bank; notes when each turn id first shows in ``source_turn_ids``.
+    """Polls the memories table of one bank, or of several on one partition; notes when each turn id
+    first shows in ``source_turn_ids``.
 
     Rows are read past the highest ``offset`` seen so far: every commit of the vectors projection holds
-    a prefix of the bank's (single) memories partition, so a new row always has a higher offset. The
-    table is scanned only when its version changed since the last scan.
+    a prefix of the banks' (single) memories partition, so a new row always has a higher offset. The
+    table is scanned only when its version changed since the last scan. Banks that share a partition
+    are watched by one watcher (``also``): one version check and one scan per version for all of them,
+    where a watcher each multiplied the requests the store under measurement had to serve.
     """
 
-    def __init__(self, settings: Settings, bank: str) -> None:
+    def __init__(self, settings: Settings, bank: str, *, also: Sequence[str] = ()) -> None:
         self.settings = settings
         self.store: LanceStore | None = None  # the bank's shard, when the store has one per partition
         self.bank = bank
-        self.seen: dict[str, float] = {}  # turn id -> perf_counter when first seen
+        self.banks = (bank, *also)
+        self.seen_in: dict[tuple[str, str], float] = {}  # (bank, turn id) -> perf_counter when first seen
         self._after, self._version = -1, -1
         self.scans, self.scan_s = 0, 0.0  # its own cost, reported beside the figures
+
+    @property
+    def seen(self) -> dict[str, float]:
+        """Turn id -> when first seen, of the first bank."""
+        return {turn: at for (bank, turn), at in self.seen_in.items() if bank == self.bank}
 
     def poll(self) -> None:
         """Read the new rows, if the table has a new version (checking that is ~0.1 ms, a scan a few ms)."""
@@ -47,17 +56,21 @@ class Watcher:
         # came during the scan (its rows may be in it): then they count from the scan's end.
         t0 = time.perf_counter()
         self._version = table.version
-        where = MemoryFilter(self.bank, statuses=None, past_offset=self._after)
-        rows = self.store.scan("memories", where, ["source_turn_ids", "offset"])
+        # several banks: every row past the offset, theirs picked here (``_after`` moves by theirs only,
+        # so rows of a partition outside the group, in a store not sharded, cannot hide any of theirs)
+        where = MemoryFilter(self.bank if len(self.banks) == 1 else None, statuses=None, past_offset=self._after)
+        columns = ["bank_id", "source_turn_ids", "offset"]
+        rows = self.store.scan("memories", where, columns)
         t1 = time.perf_counter()
         at = t0 if table.version == self._version else t1
         self.scans, self.scan_s = self.scans + 1, self.scan_s + t1 - t0
-        if not rows.num_rows:
-            return
-        for ids in rows.column("source_turn_ids").to_pylist():
-            for turn_id in ids or ():
-                self.seen.setdefault(turn_id, at)
-        self._after = max(self._after, max(rows.column("offset").to_pylist()))
+        after = self._after
+        for bank, ids, offset in zip(*(rows.column(c).to_pylist() for c in columns), strict=True):
+            if bank in self.banks:
+                for turn_id in ids or ():
+                    self.seen_in.setdefault((bank, turn_id), at)
+                after = max(after, offset)
+        self._after = after
 
     @contextlib.asynccontextmanager
     async def watching(self) -> AsyncIterator[Watcher]:
