@@ -17,9 +17,6 @@ import logging
 import time
 from collections import Counter, defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from uuid import UUID
-
-import numpy as np
 
 from hindsight_es import observe as tracing
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
@@ -27,7 +24,6 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.errors import DecodeError, LogError
 from hindsight_es.events import (
     ContentErased,
-    CorrectionRequested,
     ErasureRequested,
     Event,
     ExtractionCompleted,
@@ -35,18 +31,17 @@ from hindsight_es.events import (
     decode,
     encode,
 )
-from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.events.validation import check_input
-from hindsight_es.extraction import Candidate, Extractor
+from hindsight_es.extraction import Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, partition_for
 from hindsight_es.log.sealed import shred
 from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.guard import GuardPolicy
-from hindsight_es.memory.indexing import LastTurn, index_text, reply_context
 from hindsight_es.stores.snapshots import Snapshots
 from streams.deadletter import dead_letter
 from streams.metrics import observe
 from streams.partitions import Owned, check_embedder, load, save
+from streams.preparing import Given, prepare
 
 GROUP = "hindsight.bank-actor"
 SNAPSHOTS = "bank-actor"  # the actor's name under the stores' snapshots/
@@ -56,6 +51,7 @@ _ANOTHER_WRITER = "another writer appended to %s[%d] (an owner whose session exp
 log_ = logging.getLogger("hindsight.bank_actor")
 
 
+PIECES, PIECE_MIN = 3, 8  # a batch is decided and appended in pieces (``handle``)
 SNAPSHOT_EVERY_S = 300.0  # a partition that changed is snapshotted at least this often
 RELEASE_SNAPSHOT_MIN = 2000  # events folded since the last snapshot that make a released partition's worth writing
 
@@ -88,8 +84,7 @@ class BankActor:
         self.lock = asyncio.Lock()
         self.policy = GuardPolicy.from_settings(settings)
         self.defer_turns = settings.llm_enabled  # the extraction actor extracts; turns arrive in ExtractionCompleted
-        # turn -> its extraction: candidates, extractor, failure, the LLM guard judge's verdict
-        self._given: dict[UUID, tuple[list[Candidate], str, tuple[str, str] | None, GuardJudgement | None]] = {}
+        self._given: Given = {}  # turn -> its extraction (``streams.preparing.Given``)
         self._partitions: int | None = None
 
     @property
@@ -173,29 +168,61 @@ class BankActor:
         # An erasure's keys go before its ContentErased is appended (``log.sealed.shred``).
         if erasures := [e for _, e in inputs if isinstance(e, ErasureRequested)]:
             await asyncio.to_thread(shred, self.log, erasures)
-        prepared = await asyncio.to_thread(self._prepare, [e for _, e in inputs])
+        decided: dict[str, list[Event]] = defaultdict(list)  # this batch's, by bank, appended or not yet
+        appending: asyncio.Task[None] | None = None
+        pieces = _pieces(inputs)
+        try:
+            # Each piece is decided, then appended while the next piece is extracted and embedded: the
+            # append waits on object storage and the broker, the next piece on the CPU. A piece is
+            # prepared after the previous one was decided, so it reads the same state as unpipelined.
+            for i, piece in enumerate(pieces):
+                prepared = await asyncio.to_thread(self._prepare, [e for _, e in piece])
+                out = await self._decide(piece, prepared, decided)
+                if appending is not None:
+                    await appending  # appends stay in log order
+                appending = asyncio.create_task(self._append_all(out), name=f"append-{i}")
+            if appending is not None:
+                await appending
+        except BaseException:
+            if appending is not None:
+                appending.cancel()
+                await asyncio.gather(appending, return_exceptions=True)
+            # The state holds decisions the log may not have taken: the partitions are loaded again
+            # from the log when the batch comes back, so it is decided once, on what was appended.
+            n = await self.partition_count()
+            await self.release({partition_for(e.bank_id, n) for _, e in inputs}, snapshot=False)
+            raise
+        tracing.spans_for("bank-actor.decide", [e for _, e in inputs], started)  # one trace per input
+        tracing.consumed(self.group, records)
+        return sum(len(v) for v in decided.values())
+
+    async def _decide(
+        self, inputs: list[tuple[Record, Event]], prepared: list[Prepared | None], decided: dict[str, list[Event]]
+    ) -> dict[str, list[Event]]:
+        """Decide and fold each input in order; returns the events by bank (also added to ``decided``)."""
         out: dict[str, list[Event]] = defaultdict(list)
         for (_, event), prep in zip(inputs, prepared, strict=True):
             owned = self.owned[partition_for(event.bank_id, await self.partition_count())]
             state = owned.state(event.bank_id)
-            revived = await owned.retained.fetch(self.log, state, event, out[event.bank_id])
+            revived = await owned.retained.fetch(self.log, state, event, decided[event.bank_id])
             for produced in decide(state, event, prep, self.policy, revived=revived):
                 evolve(state, produced)
                 out[event.bank_id].append(produced)
+                decided[event.bank_id].append(produced)
+        return out
+
+    async def _append_all(self, out: dict[str, list[Event]]) -> None:
+        """Append decided events, each partition's side by side with the others' (independent logs)."""
         n = await self.partition_count()
         by_partition: dict[int, dict[str, list[Event]]] = defaultdict(dict)
         for bank_id, events in out.items():
             by_partition[partition_for(bank_id, n)][bank_id] = events
         await self._still_alone(set(by_partition))
-        # Partitions are independent logs: their appends wait on the broker (and on sealing) side by side.
         moved = await asyncio.gather(*(self._append(self.owned[p], banks) for p, banks in by_partition.items()))
         for partition in sorted(owned.partition for owned in moved if owned is not None):
             log_.warning(_ANOTHER_WRITER, TOPIC_MEMORIES, partition)
             await self.release([partition], snapshot=False)
             await self.acquire([partition])
-        tracing.spans_for("bank-actor.decide", [e for _, e in inputs], started)  # one trace per input
-        tracing.consumed(self.group, records)
-        return sum(len(v) for v in out.values())
 
     async def _append(self, owned: Owned, out: dict[str, list[Event]]) -> Owned | None:
         """Append the banks' events in one go where the publisher can (``Publisher.many``; ``covered``
@@ -293,70 +320,7 @@ class BankActor:
         return check_input(event, topic=record.topic, key=None, max_text_chars=self.settings.max_text_chars)
 
     def _prepare(self, events: list[Event]) -> list[Prepared | None]:
-        """Extraction and one batched embedding call for every text the batch may retain."""
-        texts: list[list[str]] = []
-        candidates: list[list[Candidate]] = []
-        contexts: list[str | None] = []
-        extractors: list[tuple[str, tuple[str, str] | None]] = []
-        judged: list[GuardJudgement | None] = []
-        last_turn: dict[tuple[str, str], LastTurn] = {}  # turns earlier in this batch, not yet in the state
-        for event in events:
-            context: str | None = None
-            extractor: tuple[str, tuple[str, str] | None] = (self.extractor.id, None)
-            verdict: GuardJudgement | None = None
-            if isinstance(event, TurnRecorded) and event.event_id not in self._state(event.bank_id).handled:
-                given = self._given.pop(event.event_id, None)
-                found = (
-                    given[0]
-                    if given
-                    else self.extractor.extract(event.text, speaker=event.speaker, source=event.source)
-                )
-                extractor = (given[1], given[2]) if given else extractor
-                verdict = given[3] if given else None
-                session = (event.bank_id, event.session_id)
-                who = event.speaker or event.source
-                context = reply_context(
-                    last_turn.get(session, self._state(event.bank_id).last_turn.get(event.session_id)), who
-                )
-                if found:
-                    last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
-                candidates.append(found)
-                texts.append([index_text(c.text, event.speaker, context, c.quote) for c in found])
-            elif isinstance(event, CorrectionRequested) and event.event_id not in self._state(event.bank_id).handled:
-                candidates.append([])
-                texts.append([event.text])
-            else:
-                candidates.append([])
-                texts.append([])
-            contexts.append(context)
-            extractors.append(extractor)
-            judged.append(verdict)
-        flat = [t for group in texts for t in group]
-        unique = list(dict.fromkeys(flat))  # a fact often repeats its turn's text: embed it once
-        found_vectors = self.embedder.embed(unique) if unique else np.zeros((0, self.embedder.dim), np.float32)
-        row = {text: i for i, text in enumerate(unique)}
-        vectors = found_vectors[[row[t] for t in flat]] if flat else found_vectors
-        out: list[Prepared | None] = []
-        start = 0
-        for found, group, context, (extractor_id, failure), verdict in zip(
-            candidates, texts, contexts, extractors, judged, strict=True
-        ):
-            if not group:
-                out.append(None)
-                continue
-            out.append(
-                Prepared(
-                    found,
-                    vectors[start : start + len(group)],
-                    self.embedder.id,
-                    extractor_id,
-                    context,
-                    failure,
-                    verdict,
-                )
-            )
-            start += len(group)
-        return out
+        return prepare(events, self._state, self.extractor, self.embedder, self._given)
 
     def _state(self, bank_id: str) -> BankState:
         return self.state(bank_id)
@@ -381,6 +345,13 @@ class BankActor:
             # After a failed batch the state holds decisions the log never took: never snapshot it (a
             # restart folds the partitions again from the last snapshot and the log).
             await self.release(list(self.owned), snapshot=not failed)
+
+
+def _pieces(inputs: list[tuple[Record, Event]]) -> list[list[tuple[Record, Event]]]:
+    """A batch in up to ``PIECES`` pieces in order, none under ``PIECE_MIN`` inputs (one embedding call
+    per piece: smaller ones lose more to its fixed cost than the overlap gains)."""
+    size = max(PIECE_MIN, -(-len(inputs) // PIECES))
+    return [inputs[i : i + size] for i in range(0, len(inputs), size)]
 
 
 def next_offsets(records: Sequence[Record]) -> dict[TopicPartition, int]:

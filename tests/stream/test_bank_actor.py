@@ -192,3 +192,49 @@ async def test_a_turn_is_indexed_with_the_latest_turn_of_someone_else(env, embed
         "t4": "agent: Which database do you use for the shop?",
         "t5": "Lin: And we ship with FedEx.",
     }
+
+
+async def test_a_batch_whose_append_failed_is_decided_again_when_delivered_again(env, embedder, tmp_path):
+    """The actor folded the batch's decisions before the append failed: delivered again, the batch is
+    decided on what the log holds (the partition reloaded), so its events are appended exactly once."""
+    settings, log = env
+    bank = f"b-{uuid.uuid4().hex[:8]}"
+    hs = Hindsight(settings, log=log, embedder=embedder)
+    # more turns than one piece (``bank_actor.PIECE_MIN``): the first piece is appended, the second fails
+    texts = [f"We use tool number {i} for builds." for i in range(12)] + ["We moved our builds to Bazel."]
+    for i, text in enumerate(texts):
+        await hs.record_turn(bank, text, session_id="s", turn_id=f"t{i}")
+    records = [r async for batch in replay(log, TOPIC_TURNS) for r in batch if r.key == bank]
+    calls = 0
+
+    async def flaky(topic, key, values):
+        nonlocal calls
+        calls += 1
+        if calls == 2:
+            raise ConnectionError("broker went away")
+        return await log.append(topic, key, values)
+
+    actor = BankActor(log, RuleExtractor(), embedder, settings, publish=flaky)
+    with pytest.raises(ConnectionError):
+        await actor.handle(records)
+    assert len(actor.owned) == 0  # what it decided is not kept: the log is the truth
+    first = await memory_events(log, bank)
+    assert 0 < len(first)  # the first piece was appended before the failure
+
+    await actor.handle(records)  # delivered again
+    events = await memory_events(log, bank)
+    assert len({e.event_id for e in events}) == len(events)
+    turns = {t for e in events if isinstance(e, MemoryRetained) for t in e.source_turn_ids}
+    assert turns == {f"t{i}" for i in range(len(texts))}
+
+    # the same inputs decided by a fresh actor on a fresh log give the same events
+    fresh = EmbeddedLog(tmp_path / "again.sqlite3", 4)
+    await fresh.start()
+    try:
+        await fresh.append(TOPIC_TURNS, bank, [r.value for r in records])
+        await BankActor(fresh, RuleExtractor(), embedder, settings).handle(
+            [r async for batch in replay(fresh, TOPIC_TURNS) for r in batch]
+        )
+        assert [e.event_id for e in await memory_events(fresh, bank)] == [e.event_id for e in events]
+    finally:
+        await fresh.close()

@@ -1,0 +1,87 @@
+"""A batch's extraction and embedding, before the bank actor decides it: the CPU-bound half of a
+batch, run in a thread (``BankActor.handle``) while the previous piece is appended."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from uuid import UUID
+
+import numpy as np
+
+from hindsight_es.embedding import Embedder
+from hindsight_es.events import CorrectionRequested, Event, TurnRecorded
+from hindsight_es.events.candidates import GuardJudgement
+from hindsight_es.extraction import Candidate, Extractor
+from hindsight_es.memory import BankState, Prepared
+from hindsight_es.memory.indexing import LastTurn, index_text, reply_context
+
+# turn -> its extraction, handed over by the extraction actor: candidates, extractor, failure, the LLM
+# guard judge's verdict
+Given = dict[UUID, tuple[list[Candidate], str, tuple[str, str] | None, GuardJudgement | None]]
+
+
+def prepare(
+    events: list[Event],
+    state: Callable[[str], BankState],
+    rules: Extractor,
+    embedder: Embedder,
+    handed: Given,
+) -> list[Prepared | None]:
+    """Extraction and one batched embedding call for every text the batch may retain."""
+    texts: list[list[str]] = []
+    candidates: list[list[Candidate]] = []
+    contexts: list[str | None] = []
+    extractors: list[tuple[str, tuple[str, str] | None]] = []
+    judged: list[GuardJudgement | None] = []
+    last_turn: dict[tuple[str, str], LastTurn] = {}  # turns earlier in this batch, not yet in the state
+    for event in events:
+        context: str | None = None
+        extractor: tuple[str, tuple[str, str] | None] = (rules.id, None)
+        verdict: GuardJudgement | None = None
+        if isinstance(event, TurnRecorded) and event.event_id not in state(event.bank_id).handled:
+            given = handed.pop(event.event_id, None)
+            found = given[0] if given else rules.extract(event.text, speaker=event.speaker, source=event.source)
+            extractor = (given[1], given[2]) if given else extractor
+            verdict = given[3] if given else None
+            session = (event.bank_id, event.session_id)
+            who = event.speaker or event.source
+            context = reply_context(last_turn.get(session, state(event.bank_id).last_turn.get(event.session_id)), who)
+            if found:
+                last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
+            candidates.append(found)
+            texts.append([index_text(c.text, event.speaker, context, c.quote) for c in found])
+        elif isinstance(event, CorrectionRequested) and event.event_id not in state(event.bank_id).handled:
+            candidates.append([])
+            texts.append([event.text])
+        else:
+            candidates.append([])
+            texts.append([])
+        contexts.append(context)
+        extractors.append(extractor)
+        judged.append(verdict)
+    flat = [t for group in texts for t in group]
+    unique = list(dict.fromkeys(flat))  # a fact often repeats its turn's text: embed it once
+    found_vectors = embedder.embed(unique) if unique else np.zeros((0, embedder.dim), np.float32)
+    row = {text: i for i, text in enumerate(unique)}
+    vectors = found_vectors[[row[t] for t in flat]] if flat else found_vectors
+    out: list[Prepared | None] = []
+    start = 0
+    for found, group, context, (extractor_id, failure), verdict in zip(
+        candidates, texts, contexts, extractors, judged, strict=True
+    ):
+        if not group:
+            out.append(None)
+            continue
+        out.append(
+            Prepared(
+                found,
+                vectors[start : start + len(group)],
+                embedder.id,
+                extractor_id,
+                context,
+                failure,
+                verdict,
+            )
+        )
+        start += len(group)
+    return out
