@@ -29,6 +29,9 @@ from hindsight_es.stores.tracking import POSITION_BANK, Positions
 Filter = MemoryFilter | TurnFilter
 __all__ = ["KEYS", "TURN_SCHEMA", "Filter", "LanceStore", "erase_rows", "ivf_nprobes", "memory_schema"]
 APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys before merging (see upsert)
+# A scan's limit when it wants every match. Counting the rows first to use as the limit raced with
+# writers: rows committed between the count and the scan pushed matches past it, dropped at random.
+ALL_ROWS = 2**31 - 1
 
 
 class LanceStore:
@@ -154,10 +157,9 @@ class LanceStore:
         table.merge_insert(key).when_matched_update_all().when_not_matched_insert_all().execute(rows)
 
     def _any_exists(self, table: Any, key: str, keys: pa.ChunkedArray) -> bool:
-        count = table.count_rows()
-        if count == 0:
+        if table.count_rows() == 0:
             return False
-        existing = table.search().select([key]).limit(count).to_arrow().column(key)
+        existing = table.search().select([key]).limit(ALL_ROWS).to_arrow().column(key)
         return bool(pc.any(pc.is_in(keys, value_set=existing.combine_chunks())).as_py())
 
     def positions(self, name: str) -> Positions:
@@ -233,7 +235,7 @@ class LanceStore:
             query = query.select(list(columns))
         if row_ids:
             query = query.with_row_id(True)
-        return query.limit(limit or max(table.count_rows(), 1)).to_arrow()
+        return query.limit(limit or ALL_ROWS).to_arrow()
 
     def rows_by_row_id(self, row_ids: Sequence[int], columns: Sequence[str]) -> pa.Table | None:
         """The ``memories`` rows at these Lance row ids, with ``_rowid`` (deleted ones are left out)."""
