@@ -146,10 +146,9 @@ class VectorsProjection:
         await asyncio.to_thread(self.store.ensure_indexes, (TABLE,))
 
     def _apply(self, batch: Batch) -> None:
-        if self._done is None:
+        if self._done is None:  # the table's positions, and rows, as stored (after a failed write too)
             self._rows.clear()
-            self.store.refresh(TABLE)
-        done = self._done if self._done is not None else self.store.positions(TABLE)
+        done = self._done if self._done is not None else self.store.positions(TABLE, newest=True)
         fresh = [(r, e) for r, e in batch if r.offset >= done.get((r.topic, r.partition), 0)]
         steps = [(record, event, changes(event)) for record, event in fresh if event is not None]
         rows = self._load_touched(steps)

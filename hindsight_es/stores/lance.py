@@ -70,11 +70,6 @@ class LanceStore:
                 return None
         return self._tables[name]
 
-    def refresh(self, name: str) -> None:
-        """Read the table's newest version (a writer's tables do not look for one: ``stores.shards.WRITER``)."""
-        if (table := self._tables.get(name)) is not None:
-            table.checkout_latest()
-
     def _ensure(self, name: str, schema: pa.Schema) -> Any:
         """The table, created if missing; its columns are checked against ``schema`` once per store (a
         schema read goes through LanceDB's one background loop: on every write it cost more than the write)."""
@@ -162,11 +157,14 @@ class LanceStore:
         existing = table.search().select([key]).limit(ALL_ROWS).to_arrow().column(key)
         return bool(pc.any(pc.is_in(keys, value_set=existing.combine_chunks())).as_py())
 
-    def positions(self, name: str) -> Positions:
-        """The table's tracking records: the next offset per topic-partition it has projected."""
+    def positions(self, name: str, *, newest: bool = False) -> Positions:
+        """The table's tracking records: the next offset per topic-partition it has projected. ``newest``:
+        from the newest version (a writer's tables do not look for one: ``stores.shards.WRITER``)."""
         table = self.table(name)
         if table is None:
             return {}
+        if newest:
+            table.checkout_latest()
         rows = (
             table.search().where(f"bank_id = {quote(POSITION_BANK)}").select(["topic", "partition", "offset"]).to_list()
         )

@@ -31,8 +31,8 @@ HotStore = Any  # LanceStore | ShardedLance: the read interface both give
 # How often a table looks for a newer version before it is read or written. A reader: every time (what
 # another process committed is read at once). A projection, its table's one writer: never, since every
 # version is its own; on object storage that check is a request before every operation (writes of a few
-# rows took 19 ms instead of 27, appends 10 instead of 23, on SeaweedFS). ``LanceStore.refresh`` reads
-# the newest version after a failed write.
+# rows took 19 ms instead of 27, appends 10 instead of 23, on SeaweedFS). ``LanceStore.positions(newest=)``
+# reads the newest version after a failed write.
 READER: timedelta | None = timedelta(0)
 WRITER: timedelta | None = None
 
