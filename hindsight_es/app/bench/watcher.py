@@ -100,7 +100,7 @@ class Watcher:
         """Wait until every id is seen, ``deadline`` (perf_counter) passes or the service ends; returns
         how many were seen."""
         while True:
-            done = sum(t in self.seen for t in turn_ids)
+            done = sum((self.bank, t) in self.seen_in for t in turn_ids)  # ``seen`` builds a dict per call
             tick(done)
             if done == len(turn_ids) or time.perf_counter() >= deadline or service.done():
                 return done
