@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
+CJK_RUN = re.compile(_CJK.pattern + "+")
 _SPACE = re.compile(r"\s")
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import values as vx
+from hindsight_es.extraction.names_zh import opens_with_a_name
 
 # fmt: off
 _CLAUSE = re.compile(r"[,，;；:：—–]|\s+-\s+|\s+(?:and|but|so|while|whereas)\s+|而且|但是|不过|所以", re.I)
@@ -73,9 +74,11 @@ _OLD_AFTER_ZH = re.compile(r"^(?:换成|改成|换掉|不用|太)")
 # Who the clause is about: a relative named before the value, or someone else.
 _RELATIVE_EN = re.compile(rf"\bmy\s+(?P<r>{px._REL_EN})\b(?!\s*'s)", re.I)
 _RELATIVE_ZH = re.compile(rf"我的?(?P<r>{px._REL_ZH})")
-_OTHER_EN = re.compile(  # a pronoun, or a name as the subject of a verb in the third person ("Dana only drinks tea")
-    r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?P<name>[A-Z][a-z]+)(?:'s\s+\w+)?\s+(?:[a-z]+\s+)?"
-    r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears)\b"
+_OTHER_EN = re.compile(  # a pronoun, or a name (of up to three words, or its "'s team") as the subject of a verb
+    # in the third person or the past ("Dana only drinks tea", "Tariq Petrov drinks", "Grace Novak's team migrated")
+    r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?![A-Z][a-z]*(?:ly|ed|ing)\b)(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+){0,2}(?:'s\s+\w+)?\s+"
+    r"(?:(?!(?i:i|we|you|they|he|she|it)\b)[a-z]+\s+)?"
+    r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears|[a-z]+ed)\b"
 )
 _OTHER_ZH = re.compile(r"(?<!我)(?:他|她)(?!们的?[\u4e00-\u9fff]{0,2}(?:我|咱))")
 # Reported words: a quoted clause, a third party's request relayed to the assistant.
@@ -117,7 +120,7 @@ def owner(before: str) -> str | None:
     other = _OTHER_EN.search(before)
     if other and not (other["name"] and other["name"].lower() in lx.EN_STOPWORDS | set(vx.ALIASES)):
         return None
-    return None if _OTHER_ZH.search(before) else "user"
+    return None if _OTHER_ZH.search(before) or opens_with_a_name(before) else "user"
 
 
 _NEW_SIDE = re.compile(r"\b(?:to|into|onto)\s+$|(?:换成|改成|改用|换用|迁到|转到)了?$", re.I)

@@ -3,9 +3,10 @@ enough to be read whole (``lexical``), else by LanceDB; cut where their ties end
 
 from __future__ import annotations
 
+import math
 from concurrent.futures import Future
 
-from hindsight_es.recall.lexical import EXACT_MATCHES, bm25, query_terms
+from hindsight_es.recall.lexical import EXACT_MATCHES, full_text
 from hindsight_es.recall.rowcache import term_cache
 from hindsight_es.stores.lance import LanceStore
 
@@ -29,11 +30,15 @@ def scored(
     pool: int,
     fetch: int,
     last: bool,
+    lexical: dict[int, float] | None = None,
 ) -> list[tuple[int, float]] | None:
     """A full-text list, best first: BM25 over the bank's own statistics (``lexical``) when the search
     returned every row that matches (``EXACT_MATCHES``), else LanceDB's scores; None when a row moved
     before its terms were read (search again), unless this is the ``last`` attempt (scored without it).
     Vector lists pass through.
+
+    With every matching row read, ``lexical`` gets each row's full-text evidence (``lexical.evidence``,
+    log-odds; the larger of the two columns').
 
     Either way ``fetch`` of them, longer while they tie with the hit at the pool's cut: BM25 gives equal
     scores to equal texts (a speaker's many short turns answering the same question), and an arbitrary
@@ -47,8 +52,11 @@ def scored(
             return None
         assert searched is not None  # started with every full-text search
         ids = [row_id for row_id, _ in hits if row_id in docs]
-        scores = bm25(query_terms(query, column), [docs[i] for i in ids], searched.result(), column)
+        scores, odds = full_text(query, column, [docs[i] for i in ids], searched.result())
         hits = list(zip(ids, scores, strict=True))
+        if lexical is not None:
+            for row_id, row_odds in zip(ids, odds, strict=True):
+                lexical[row_id] = max(lexical.get(row_id, -math.inf), row_odds)
     ordered = sorted(hits, key=lambda hit: -hit[1])
     if len(ordered) <= fetch:
         return ordered

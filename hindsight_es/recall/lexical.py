@@ -34,9 +34,15 @@ from typing import Any
 
 from py_rust_stemmers import SnowballStemmer
 
-from hindsight_es.text import has_cjk
+from hindsight_es.text import CJK_RUN, has_cjk
 
 EXACT_MATCHES = 2_000  # up to this many matching rows a full-text list is scored here
+# ln of the prior odds against a bank answering a question at all (e^-1.5: about 1 in 5.5 answered), for
+# ``evidence``. Chosen from 0, 1.5 and 3: at 0 a single word shared with a memory of a 10-message bank passed
+# the default floor, and off-topic probes lost up to 0.18 of their empty answers (MemoryBank 0.19 -> 0.01);
+# at 1.5 they moved by at most 0.13 (MemoryBank) and mostly not at all; at 3 the 10k-memory peers corpus left
+# 78 of 372 direct questions without an answer instead of 44 (docs/benchmarks.md, relevance floor).
+ANSWERED = 1.5
 K1, B = 1.2, 0.75  # LanceDB's BM25 parameters
 MAX_TOKEN_CHARS = 40  # LanceDB's index drops longer tokens
 # The English stop words of LanceDB's full-text index (lancedb 0.40), read off the index itself.
@@ -99,23 +105,85 @@ def query_terms(query: str, column: str) -> tuple[str, ...]:
     return grams(query) if column == "text_ngram" else tuple(dict.fromkeys(stems(query)))
 
 
+def _counts(terms: Sequence[str], docs: Sequence[dict[str, Any]], column: str) -> tuple[list[list[int]], list[int]]:
+    """Each doc's count of each term, and each doc's length in terms (as the index counts them)."""
+    if column == "text_ngram":
+        texts = [str(d["grams"]) for d in docs]
+        counts = [[gram_count(g, t) if g in t else 0 for g in terms] for t in texts]
+        return counts, [max(0, 2 * len(t) - 1) for t in texts]
+    return [[d["stems"].get(term, 0) for term in terms] for d in docs], [int(d["length"]) for d in docs]
+
+
+def _idf(tf: list[list[int]], terms: int, rows: int) -> list[float]:
+    """BM25's idf of each term; a term's document frequency is the number of matching rows holding it."""
+    frequency = [sum(1 for counts in tf if counts[j]) for j in range(terms)]
+    return [math.log(1 + (max(rows, len(tf)) - df + 0.5) / (df + 0.5)) for df in frequency]
+
+
 def bm25(terms: Sequence[str], docs: Sequence[dict[str, Any]], rows: int, column: str) -> list[float]:
     """BM25 of each of ``docs`` (``terms_row`` shapes: every row that matches the terms) for ``terms``,
     in a collection of ``rows`` rows; the statistics are the matching rows'."""
     if not docs:
         return []
-    if column == "text_ngram":
-        texts = [str(d["grams"]) for d in docs]
-        lengths = [max(0, 2 * len(t) - 1) for t in texts]
-        tf = [[gram_count(g, t) if g in t else 0 for g in terms] for t in texts]
-    else:
-        lengths = [int(d["length"]) for d in docs]
-        tf = [[d["stems"].get(term, 0) for term in terms] for d in docs]
+    tf, lengths = _counts(terms, docs, column)
+    return _bm25(tf, lengths, _idf(tf, len(terms), rows))
+
+
+def _bm25(tf: list[list[int]], lengths: list[int], idf: list[float]) -> list[float]:
     average = sum(lengths) / len(lengths) or 1.0
-    frequency = [sum(1 for counts in tf if counts[j]) for j in range(len(terms))]
-    idf = [math.log(1 + (max(rows, len(docs)) - df + 0.5) / (df + 0.5)) for df in frequency]
     scores = []
     for counts, length in zip(tf, lengths, strict=True):
         norm = K1 * (1 - B + B * length / average)
         scores.append(sum(w * c * (K1 + 1) / (c + norm) for w, c in zip(idf, counts, strict=True) if c))
     return scores
+
+
+def full_text(query: str, column: str, docs: Sequence[dict[str, Any]], rows: int) -> tuple[list[float], list[float]]:
+    """``bm25`` and ``evidence`` of each of ``docs`` for ``query``, counting the terms once (the evidence
+    terms are some of the query's terms, and a term's idf is the same for both)."""
+    if not docs:
+        return [], []
+    terms = query_terms(query, column)
+    tf, lengths = _counts(terms, docs, column)
+    idf = _idf(tf, len(terms), rows)
+    wanted = set(evidence_terms(query, column))
+    held = [j for j, term in enumerate(terms) if term in wanted]
+    sub = [[counts[j] for j in held] for counts in tf]
+    return _bm25(tf, lengths, idf), _evidence(sub, [idf[j] for j in held], rows)
+
+
+def evidence_terms(query: str, column: str) -> tuple[str, ...]:
+    """The query terms whose presence is evidence (``evidence``): its stems; for n-grams, the two-character
+    grams of its CJK runs (single characters match nearly every Chinese memory), or the character of a
+    one-character run."""
+    if column != "text_ngram":
+        return query_terms(query, column)
+    out: list[str] = []
+    for run in CJK_RUN.findall(query.lower()):
+        out += [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
+    return tuple(dict.fromkeys(out))
+
+
+def evidence(terms: Sequence[str], docs: Sequence[dict[str, Any]], rows: int, column: str) -> list[float]:
+    """The log-odds that each of ``docs`` answers the question ``terms`` come from, from the terms it holds:
+
+        λ(d) = Σ_{t in d} (idf(t) + ln p) − ln(rows) − ANSWERED
+
+    If the bank answers the question, a memory among ``rows`` is a priori the answer with odds of about 1 to
+    ``rows``; holding term t multiplies the odds by P(t | the answer) / P(t | any other) = p / (df_t / rows),
+    i.e. idf(t) + ln p with p = 1/2 (Croft and Harper's assumption: half the words of a question are in its
+    answer, the rest paraphrased). A term it does not hold changes nothing (a question's own words, "name",
+    "kind", and n-grams across Chinese word boundaries, are seldom in the answer). ``ANSWERED`` is the
+    prior against the bank answering at all. So two rare words of the question in one memory of a large bank
+    are strong evidence, and a common one is none; ``rows`` makes the same share of the bank weaker evidence
+    in a larger bank, as ``relevance`` does for a cosine. ``docs``: every row that holds one of the terms
+    (the statistics are theirs, as in ``bm25``)."""
+    tf, _ = _counts(terms, docs, column)
+    return _evidence(tf, _idf(tf, len(terms), rows), rows)
+
+
+def _evidence(tf: list[list[int]], idf: list[float], rows: int) -> list[float]:
+    if not idf:
+        return [-math.inf] * len(tf)
+    prior = -math.log(max(rows, len(tf), 1)) - ANSWERED
+    return [prior + sum(w - math.log(2.0) for w, c in zip(idf, counts, strict=True) if c) for counts in tf]

@@ -17,8 +17,11 @@ vector against memory vector. Shipped embedders declare theirs (``DECLARED``, me
 ``measure``; ``tests/unit/test_relevance.py`` checks they still agree); any other is measured on
 first use, in process.
 
-Only the vector evidence is used: a BM25 score depends on the bank's statistics, and a query word
-that matches is already in the cosine. Relevance is shown and used for the floor; it never reorders.
+This is the vector evidence; recall takes the better of it and the full-text evidence of the query's
+words a memory holds (``odds_relevance`` of ``lexical.evidence``): in a large bank of look-alike
+memories the cosine of a question with its answer is often no higher than the best of thousands of
+unrelated ones, while the names it shares are not. Relevance is shown and used for the floor; it never
+reorders.
 """
 
 from __future__ import annotations
@@ -190,6 +193,11 @@ def relevance(cosine: float, of: Scale, memories: int) -> float:
     """The calibrated relevance of a cosine on the scale ``of`` among ``memories`` searched (see the module)."""
     z = (cosine - of.mean) / of.std - math.sqrt(2.0 * math.log(max(memories, 1)))
     return 1.0 / (1.0 + math.exp(-max(min((z - Z_MID) / Z_SCALE, 50.0), -50.0)))
+
+
+def odds_relevance(log_odds: float) -> float:
+    """Relevance of full-text evidence given as log-odds (``lexical.evidence``): its probability."""
+    return 1.0 / (1.0 + math.exp(-max(min(log_odds, 50.0), -50.0)))
 
 
 def check_min_relevance(value: float | None) -> float | None:

@@ -27,7 +27,7 @@ from hindsight_es.recall.fulltext import MATCHES, scored, tied
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, parse_query, unmentioned, without_names
-from hindsight_es.recall.relevance import relevance, scale
+from hindsight_es.recall.relevance import odds_relevance, relevance, scale
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
@@ -142,7 +142,10 @@ def recall(
             vectors.append(("cross", store.search.start(cross(cross_vector, version=version))))
         found = [(name, future.result()) for name, future in vectors[:1] + texts + vectors[1:]]
         last = attempt == SEARCH_ATTEMPTS - 1
-        rescored = [(name, scored(store, query, name, hits, searched, pool, fetch, last)) for name, hits in found]
+        lexical: dict[int, float] = {}  # row id -> full-text evidence (log-odds), rows read whole only
+        rescored = [
+            (name, scored(store, query, name, hits, searched, pool, fetch, last, lexical)) for name, hits in found
+        ]
         if any(hits is None for _, hits in rescored):
             continue  # a row a search returned was moved before its terms were read: search again
         found = cast(list[tuple[str, list[tuple[int, float]]]], rescored)
@@ -183,7 +186,7 @@ def recall(
     ]
     weights = [CROSS_WEIGHT if name == "cross" else 1.0 for name, _ in found]
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], weights, k=RRF_K), rows, parsed)
-    rel = _relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows)
+    rel = _relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows, lexical)
     if _about_the_unmentioned(query, rows.values()):
         rel = _irrelevant
     hits = [_hit(rows[m], score, rel(m)) for m, score in _distinct(fused, rows)[:limit]]
@@ -322,9 +325,11 @@ def _relevance(
     query_cjk: bool,
     cross_script: CrossScript | None,
     memories: int,
+    lexical: Mapping[int, float],
 ) -> Callable[[str], float]:
-    """memory id -> its calibrated relevance, from the best cosine any vector list saw for it. A memory
-    no vector list returned (found by full text alone) is at most as similar as the last one listed."""
+    """memory id -> its calibrated relevance: the better of its vector evidence (the best cosine any vector
+    list saw for it; a memory no vector list returned is at most as similar as the last one listed) and
+    its full-text evidence (``lexical``: log-odds by row id, ``lexical.evidence``)."""
     same = scale(embedder, "cjk" if query_cjk else "latin")
     cross = scale(embedder, "cross-cjk" if query_cjk else "cross-latin") if cross_script is not None else same
     best: dict[str, float] = {}
@@ -344,6 +349,10 @@ def _relevance(
             bound = min(bound, relevance(1.0 - max(d for _, d in hits), same, memories))
     if not any(name == "vector" and hits for name, hits in found):
         bound = 0.0
+    for row_id, odds in lexical.items():
+        if (row := by_row_id.get(row_id)) is not None:
+            m = row["memory_id"]
+            best[m] = max(best.get(m, bound), odds_relevance(odds))
     return lambda memory_id: best.get(memory_id, bound)
 
 

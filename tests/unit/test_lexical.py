@@ -10,7 +10,18 @@ import pyarrow as pa
 import pytest
 from lancedb.index import FTS
 
-from hindsight_es.recall.lexical import STOP_WORDS, bm25, gram_count, query_terms, stems, terms_row
+from hindsight_es.recall.lexical import (
+    STOP_WORDS,
+    bm25,
+    evidence,
+    evidence_terms,
+    full_text,
+    gram_count,
+    query_terms,
+    stems,
+    terms_row,
+)
+from hindsight_es.recall.relevance import odds_relevance
 
 WORDS = (
     "Caroline went to the LGBTQ support group running runs ran adopted adoption Café naïve painting painted "
@@ -74,3 +85,61 @@ def test_ngram_scores_are_lancedbs_on_a_fully_indexed_bank(tmp_path):
 
 def test_overlapping_grams_are_counted():
     assert (gram_count("哈哈", "哈哈哈"), gram_count("哈", "哈哈哈"), gram_count("ab", "abab")) == (2, 3, 2)
+
+
+def _evidence(query: str, texts: list[str], rows: int, column: str = "search_text") -> list[float]:
+    """Evidence of each text that holds a query term (the matching rows, as recall reads them)."""
+    terms = evidence_terms(query, column)
+    docs = [terms_row({"_rowid": i, "search_text": t, "text": t}) for i, t in enumerate(texts)]
+    held = [d for d in docs if any(d["stems"].get(t) or t in d["grams"] for t in terms)]
+    by_id = dict(zip((d["_rowid"] for d in held), evidence(terms, held, rows, column), strict=True))
+    return [by_id.get(i, float("-inf")) for i in range(len(texts))]
+
+
+def test_two_rare_words_of_the_question_in_one_memory_of_a_large_bank_are_strong_evidence():
+    # 10,000 memories about people: each first and last name in about 100 of them, "collection" in 400
+    rng = random.Random(5)
+    first, last = [f"First{i:02d}" for i in range(100)], [f"Last{i:02d}" for i in range(100)]
+    texts = [f"{rng.choice(first)} {rng.choice(last)} keeps a collection of stamps" for _ in range(400)]
+    texts += [f"{rng.choice(first)} {rng.choice(last)} moved to a new flat" for _ in range(9_599)]
+    texts.append("Jonas Suzuki keeps a vinyl record collection")
+    odds = _evidence("What does Jonas Suzuki collect?", texts, rows=len(texts))
+    assert odds_relevance(odds[-1]) > 0.9  # jonas, suzuki and collect: all three in it
+    rivals = sorted(odds[:-1], reverse=True)
+    assert odds_relevance(rivals[0]) < 0.05  # "collection" alone: 400 memories hold it
+
+
+def test_words_as_common_in_a_larger_bank_are_weaker_evidence():
+    bank = ["Priya suggested Dr Patel"] + ["the cat sleeps"] * 99
+    small = _evidence("Which dentist did Priya suggest?", bank, rows=len(bank))
+    large = _evidence("Which dentist did Priya suggest?", bank * 100, rows=len(bank) * 100)  # one in 100 either way
+    assert large[0] < small[0]
+
+
+def test_words_of_the_question_the_answer_does_not_hold_cost_nothing():
+    texts = ["Priya Shah adopted a dog called Biscuit", "Omar Rossi adopted a cat called Mango"] + ["filler"] * 98
+    with_name = _evidence("What is the name of the dog Priya Shah adopted?", texts, rows=100)
+    without = _evidence("What dog did Priya Shah adopt?", texts, rows=100)
+    assert with_name[0] == pytest.approx(without[0])  # "name" is in no memory: neither for nor against
+
+
+def test_chinese_evidence_is_the_questions_two_character_grams():
+    assert evidence_terms("曹桂英在准备参加哪场比赛？", "text_ngram")[:3] == ("曹桂", "桂英", "英在")
+    assert evidence_terms("猫", "text_ngram") == ("猫",)
+    # six other people named 桂英 entered a chess match; only 曹桂英's memory holds 曹桂
+    texts = ["曹桂英正在为昆明马拉松做准备。"] + [f"{s}桂英参加了围棋比赛。" for s in "朱王李张刘陈"]
+    texts += [f"王{i}喜欢喝茶。" for i in range(200)]
+    odds = _evidence("曹桂英在准备参加哪场比赛？", texts, rows=len(texts), column="text_ngram")
+    assert odds[0] > max(odds[1:7])
+
+
+@pytest.mark.parametrize(
+    ("query", "column"),
+    [("What does Jonas Suzuki collect?", "search_text"), ("曹桂英在准备参加哪场比赛？", "text_ngram")],
+)
+def test_scores_and_evidence_together_are_each_alone(query, column):
+    texts = ["Jonas Suzuki keeps a stamp collection", "曹桂英正在为马拉松做准备", "朱桂英参加了围棋比赛", "Jonas runs"]
+    docs = [terms_row({"_rowid": i, "search_text": t, "text": t}) for i, t in enumerate(texts)]
+    scores, odds = full_text(query, column, docs, 50)
+    assert scores == bm25(query_terms(query, column), docs, 50, column)
+    assert odds == evidence(evidence_terms(query, column), docs, 50, column)

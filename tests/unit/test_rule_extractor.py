@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/4"
+    assert ex.id == "rules/5"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -97,6 +97,36 @@ def test_questions_give_only_the_episode(text):
 )
 def test_vague_or_hypothetical_statements_give_no_typed_memory(text):
     assert typed(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tariq Petrov drinks ginger tea every afternoon instead of coffee.",
+        "Grace Novak's team migrated the billing service from MySQL to PostgreSQL.",
+        "Tom Becker's startup switched to Google Cloud.",
+        "Dana Whitfield uses VS Code for everything.",
+        "谢梓轩每天下午都喝普洱茶，从来不喝咖啡。",
+        "王伟的团队把支付系统从MySQL迁移到了PostgreSQL。",
+        "张晓东寄东西一直用京东物流。",
+    ],
+)
+def test_a_choice_of_someone_named_is_not_the_speakers(text):
+    assert typed(text) == []  # their choice, not the speaker's nor the speaker's team's: nothing to supersede
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("Finally moved the shop from AWS to Azure.", "team/cloud_provider", "azure"),
+        ("Honestly switched to oolong tea.", "user/drink", "tea"),
+        ("Yesterday we migrated the billing service from MySQL to PostgreSQL.", "team/database", "postgresql"),
+        ("每天下午都喝普洱茶，从来不喝咖啡。", "user/drink", "tea"),  # no subject said: the speaker
+        ("周末我喝咖啡。", "user/drink", "coffee"),
+    ],
+)
+def test_a_sentence_opening_with_an_adverb_or_no_subject_is_still_the_speakers(text, key, value):
+    assert [(c.key, c.value) for c in typed(text)] == [(key, value)]
 
 
 # ---- facts ----------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_fifth.jsonl",
     "extraction_labelled_sixth.jsonl",
     "extraction_labelled_seventh.jsonl",
+    "extraction_labelled_eighth.jsonl",
 )
 
 
