@@ -57,7 +57,7 @@ class HindsightClient:
         for attempt in range(self.policy.retries + 1):
             last = attempt == self.policy.retries
             try:
-                response = self._http.request(call.method, call.path, **request_args(call))
+                response = self._http.request(call.method, call.path, **request_args(call, self._http.timeout))
             except (httpx.TimeoutException, httpx.TransportError) as exc:
                 if last:
                     raise unreachable(self.base_url, exc) from exc

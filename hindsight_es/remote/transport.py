@@ -3,7 +3,10 @@
 Retried: 429 and 502/503/504 answers, time-outs and refused connections, up to ``retries`` more times,
 waiting ``backoff · 2^attempt`` seconds (jittered) or the server's ``Retry-After``. Every call is safe
 to repeat: a retain carries a turn id (the server decides a turn once) and the other writes refuse
-a second application (409).
+a second application (409). An erase repeated is not refused: its second run finds no live key and
+answers that it erased nothing, though the first did. So a call that asks the server to wait
+(``timeout_s``) is read for that long and ``WAIT_MARGIN_S`` more, never cut short by the client's own
+time-out and sent again.
 """
 
 from __future__ import annotations
@@ -41,10 +44,20 @@ def headers(token: str | None) -> dict[str, str]:
     return {"User-Agent": USER_AGENT} | ({"Authorization": f"Bearer {token}"} if token else {})
 
 
-def request_args(call: Call[Any]) -> dict[str, Any]:
+WAIT_MARGIN_S = 15.0  # beyond the wait a call asks the server for: its answer, on a busy server
+
+
+def request_args(call: Call[Any], timeout: httpx.Timeout) -> dict[str, Any]:
+    """The request's arguments. A call that asks the server to wait (``timeout_s`` in its body: an erase, a
+    retain with ``wait``) is given that long to answer, and more: a client that stopped reading earlier
+    would send it again, and the server would apply it again (an erase repeated finds nothing left)."""
     args: dict[str, Any] = {"params": call.params or None}
     if call.json is not None:
         args["json"] = call.json
+    wait = call.json.get("timeout_s") if isinstance(call.json, dict) else None
+    if isinstance(wait, int | float) and timeout.read is not None and wait + WAIT_MARGIN_S > timeout.read:
+        read = wait + WAIT_MARGIN_S
+        args["timeout"] = httpx.Timeout(timeout.connect, read=read, write=timeout.write, pool=timeout.pool)
     return args
 
 

@@ -13,6 +13,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
+from functools import partial
 from typing import Any, TypeVar
 
 import lancedb
@@ -21,6 +22,7 @@ from lancedb.background_loop import LOOP
 from lancedb.table import AsyncTable
 
 from hindsight_es.errors import StoreError
+from hindsight_es.stores import exact
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.types import Vector
 
@@ -47,6 +49,11 @@ class Searches:
         async def search() -> list[tuple[int, float]]:
             if table is None:
                 return []
+            if nprobes is None and where.within is None:  # exact: from the vectors kept in process
+                version = int(await table.version())
+                kept = await exact.nearest(table, where.sql(), version, partial(_vectors, table, where), vector, limit)
+                if kept is not None:
+                    return kept
             query = table.query().nearest_to(vector).column("vector").distance_type("cosine").where(where.sql())
             query = query.bypass_vector_index() if nprobes is None else query.nprobes(nprobes)
             return _pairs(await query.with_row_id().select(["_distance"]).limit(limit).to_arrow(), "_distance")
@@ -114,6 +121,12 @@ class Searches:
         if not isinstance(inner, AsyncTable):
             raise StoreError(f"this LanceDB ({lancedb.__version__}) keeps no async table behind a sync one")
         return inner
+
+
+async def _vectors(table: AsyncTable, where: MemoryFilter) -> pa.Table:
+    """``_rowid`` and ``vector`` of the rows ``where`` selects, up to one more than ``exact`` keeps."""
+    query = table.query().where(where.sql()).with_row_id().select(["vector"]).limit(exact.MAX_ROWS + 1)
+    return await query.to_arrow()
 
 
 def _pairs(found: pa.Table, score: str) -> list[tuple[int, float]]:

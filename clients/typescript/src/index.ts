@@ -174,6 +174,10 @@ export class HindsightClient {
     const headers: Record<string, string> = { Accept: "application/json" };
     if (this.token) headers.Authorization = `Bearer ${this.token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
+    // A call that asks the server to wait (timeout_s: an erase, a retain with wait) is read that long and
+    // 15 s more: cut short and sent again, an erase would find nothing left to erase and say so.
+    const wait = (body as { timeout_s?: unknown } | undefined)?.timeout_s;
+    const timeoutMs = typeof wait === "number" ? Math.max(this.options.timeoutMs, (wait + 15) * 1000) : this.options.timeoutMs;
     for (let attempt = 0; ; attempt++) {
       const last = attempt >= this.options.retries;
       let response: Response;
@@ -182,7 +186,7 @@ export class HindsightClient {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.options.timeoutMs),
+          signal: AbortSignal.timeout(timeoutMs),
         });
       } catch (error) {
         if (last) throw new HindsightError(0, { title: "unreachable", detail: `cannot reach ${this.baseUrl}: ${String(error)}` });
