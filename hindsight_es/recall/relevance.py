@@ -192,11 +192,11 @@ def scale(embedder: Embedder, script: str) -> Scale:
 def relevance(cosine: float, of: Scale, memories: int) -> float:
     """The calibrated relevance of a cosine on the scale ``of`` among ``memories`` searched (see the module)."""
     z = (cosine - of.mean) / of.std - math.sqrt(2.0 * math.log(max(memories, 1)))
-    return 1.0 / (1.0 + math.exp(-max(min((z - Z_MID) / Z_SCALE, 50.0), -50.0)))
+    return odds_relevance((z - Z_MID) / Z_SCALE)
 
 
 def odds_relevance(log_odds: float) -> float:
-    """Relevance of full-text evidence given as log-odds (``lexical.evidence``): its probability."""
+    """The probability of log-odds (the cosine's, above, or the full-text evidence's, ``lexical.evidence``)."""
     return 1.0 / (1.0 + math.exp(-max(min(log_odds, 50.0), -50.0)))
 
 

@@ -135,7 +135,10 @@ def recall(
             vector = embedder.embed_query(query)
             cross_vector = cross_script.query(vector) if cross_script is not None else None
         vectors = [
-            ("vector", store.search.start(store.search.vector_search(vector, w, fetch, nprobes=nprobes)))
+            (
+                "vector",
+                store.search.start(store.search.vector_search(vector, w, fetch, nprobes=nprobes, version=version)),
+            )
             for w in filters
         ]
         if cross_vector is not None:
@@ -270,7 +273,7 @@ async def _cross_hits(
     rows = await counted(store, where, version)
     if rows == 0:
         return []
-    hits = await store.search.vector_search(vector, where, fetch, nprobes=probes(rows))
+    hits = await store.search.vector_search(vector, where, fetch, nprobes=probes(rows), version=version)
     return [(row_id, distance) for row_id, distance in hits if similarity(distance) >= CROSS_MIN_SIMILARITY]
 
 

@@ -40,18 +40,27 @@ class Searches:
         return asyncio.run_coroutine_threadsafe(search, LOOP.loop)
 
     def vector_search(
-        self, vector: Vector, where: MemoryFilter, limit: int, *, nprobes: int | None = None
+        self,
+        vector: Vector,
+        where: MemoryFilter,
+        limit: int,
+        *,
+        nprobes: int | None = None,
+        version: Future[int | None] | None = None,
     ) -> Coroutine[Any, Any, list[tuple[int, float]]]:
         """``(row id, cosine distance)`` of the nearest memories: with ``nprobes`` that many IVF partitions,
-        else every matching row (exact; see ``ivf_nprobes``). A filter applies before the search."""
+        else every matching row (exact; see ``ivf_nprobes``). A filter applies before the search. An exact
+        search reads the table's version, or takes ``version`` (a ``version()`` the caller started: one
+        check for all of a recall's searches, a request each on object storage)."""
         table = self._memories()  # opened here, not on the loop (opening waits on the loop)
 
         async def search() -> list[tuple[int, float]]:
             if table is None:
                 return []
             if nprobes is None and where.within is None:  # exact: from the vectors kept in process
-                version = int(await table.version())
-                kept = await exact.nearest(table, where.sql(), version, partial(_vectors, table, where), vector, limit)
+                at = await asyncio.wrap_future(version) if version is not None else None
+                at = int(await table.version()) if at is None else at
+                kept = await exact.nearest(table, where.sql(), at, partial(_vectors, table, where), vector, limit)
                 if kept is not None:
                     return kept
             query = table.query().nearest_to(vector).column("vector").distance_type("cosine").where(where.sql())
