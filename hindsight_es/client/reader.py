@@ -20,6 +20,7 @@ from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
 from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, Dispute, MemoryView, RecallHit, TurnView
 from hindsight_es.recall.relevance import check_min_relevance
+from hindsight_es.recall.rowcache import fill_in_background
 from hindsight_es.recall.scoped import scoped_recall
 from hindsight_es.recall.search import warm
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
@@ -65,13 +66,15 @@ class Reader:
 
     async def warm(self) -> None:
         """Open the hot store and load its indexes now (``recall.search.warm``), so the first recall after a
-        start answers in its usual time; a sharded store is left to its first recalls."""
+        start answers in its usual time, and start reading its active memories into the row cache in the
+        background (``rowcache.fill_in_background``); a sharded store is left to its first recalls."""
         embedder = self.conn.embedder()
 
         def run() -> None:
             lance = self.conn.lance()
             if isinstance(lance, LanceStore):
                 warm(lance, embedder)
+                fill_in_background(lance)
 
         await self.conn.read(run)
 

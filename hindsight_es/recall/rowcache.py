@@ -10,19 +10,23 @@ old one, compaction moves rows to new fragments, and fragment ids are never reus
 (``tests/unit/test_row_cache.py`` checks this against the installed LanceDB). So every field, the ones
 that change included (status, ``valid_to``, scope), is cached by row id and never goes stale; a search
 only returns live row ids, and a row it no longer returns just ages out. Only rows a search returned
-are ever read (one take of the missing ones per recall), so the first recall on a bank of any size
-costs one take more than a warm one, and memory is bounded by ``MAX_ROWS`` whatever the banks' sizes.
+are read on the request path (one take of the missing ones per recall), so the first recall on a bank
+of any size costs one take more than a warm one; a server also reads the active memories in the
+background after start (``fill_in_background``) until the cache is full, never evicting for it. Memory
+is bounded by ``MAX_ROWS`` whatever the banks' sizes.
 One cache per ``LanceStore`` (a rebuilt generation gets a fresh one). Lookups hold a lock for dict
 operations only, never across a read: concurrent recalls read their missing rows side by side."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from hindsight_es.recall.lexical import terms_row
+from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
 
 COLUMNS = (
@@ -51,6 +55,7 @@ TERM_ROWS = 100_000  # rows whose terms are kept (a few hundred bytes each; CJK 
 _caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
 _term_caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
+log = logging.getLogger("hindsight.recall")
 
 
 class RowCache:
@@ -89,6 +94,30 @@ class RowCache:
             found.update((row["_rowid"], row) for row in fetched)
         return found
 
+    def fill(self, where: MemoryFilter) -> int:
+        """Read the rows ``where`` selects into the cache while it has room, a batch at a time, never
+        evicting a row a recall read; the rows added. For ``fill_in_background``: the rows a search will
+        return are then here, and a recall reads none (a take costs LanceDB ~1.4 ms for one row and
+        ~3.6 ms for the ten a cold recall of a 10k bank misses)."""
+        room = self.max_rows - len(self)
+        if (
+            room <= 0
+            or (scan := self.store.search.start(self.store.search.scan(where, self.columns, self.max_rows)).result())
+            is None
+        ):
+            return 0
+        added = 0
+        while added < room and (batch := self.store.search.start(scan.next_batch()).result()) is not None:
+            rows = batch.to_pylist() if self.shape is None else [self.shape(row) for row in batch.to_pylist()]
+            with self._lock:
+                for row in rows:
+                    if len(self._rows) >= self.max_rows:
+                        return added
+                    if row["_rowid"] not in self._rows:
+                        self._rows[row["_rowid"]] = row
+                        added += 1
+        return added
+
     def _put(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
             self._rows[row["_rowid"]] = row
@@ -102,6 +131,25 @@ class RowCache:
 def row_cache(store: LanceStore) -> RowCache:
     """The store's cache of what recall shows (``COLUMNS``)."""
     return _cache(_caches, store, lambda: RowCache(store))
+
+
+def fill_in_background(store: LanceStore) -> threading.Thread:
+    """Fill the store's row cache and term cache with its active memories (``RowCache.fill``) on a thread
+    of its own, so neither start-up nor the first recall waits for it (a recall that comes first reads its
+    own rows). About 9 ms of CPU per thousand rows for each cache."""
+
+    def run() -> None:
+        for name, cache in (("row", row_cache(store)), ("term", term_cache(store))):
+            try:
+                added = cache.fill(MemoryFilter())
+            except Exception as exc:  # a warm-up only: recalls read their rows themselves
+                log.warning("%s cache: the background read of %s stopped: %s", name, store.path, exc)
+                return
+            log.info("%s cache: %d active memories of %s read in the background", name, added, store.path)
+
+    thread = threading.Thread(target=run, name="row-cache-fill", daemon=True)
+    thread.start()
+    return thread
 
 
 def term_cache(store: LanceStore) -> RowCache:

@@ -199,7 +199,8 @@ def recall(
 def warm(store: LanceStore, embedder: Embedder) -> None:
     """Open the memories table and load its indexes (LanceDB reads an index on its first search): one
     vector search and one per full-text column, a row each, so the first recall after a start pays for
-    neither. No rows are read into the row cache: memory does not grow with the bank."""
+    neither. No rows are read into the row cache here (``Reader.warm`` has them read in the background,
+    bounded by the cache's size)."""
     if store.table("memories") is None:
         return
     _table_rows(store), _index(store)

@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from hindsight_es.embedding import make_embedder
-from hindsight_es.recall.rowcache import row_cache
+from hindsight_es.recall.rowcache import RowCache, fill_in_background, row_cache
 from hindsight_es.recall.search import recall
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore, memory_schema
@@ -120,3 +120,35 @@ def test_a_row_moved_between_search_and_read_is_searched_again(tmp_path) -> None
     fresh.search.vector_search = racing
     assert recall(fresh, embedder, "b", "when do we deploy?", limit=1) == expected
     assert len(calls) == 2
+
+
+def test_a_background_fill_reads_the_active_memories_and_evicts_none(tmp_path) -> None:
+    """After ``fill_in_background`` a recall finds its rows and their terms in the caches (reads none); a
+    full cache keeps the rows recalls read and takes no more."""
+    embedder = make_embedder("minilm")
+    store = LanceStore(tmp_path)
+    schema = memory_schema(embedder.dim)
+    rows = table(embedder, status="active", scope="session")
+    store.upsert(
+        "memories",
+        schema,
+        rows.set_column(rows.schema.get_field_index("status"), "status", pa.array(["active", "active", "forgotten"])),
+    )
+    fill_in_background(store).join(timeout=30)
+    cache = row_cache(store)
+    assert sorted(row["memory_id"] for row in cache._rows.values()) == ["m0", "m1"]  # active ones only
+    taken: list[int] = []
+    take = store.search.take
+
+    def counted(ids, columns):
+        taken.extend(ids)  # rows recall shows, or their full-text terms (``term_cache``)
+        return take(ids, columns)
+
+    store.search.take = counted  # type: ignore[method-assign]
+    hits = recall(store, embedder, "b", "what is the cat called?", limit=1)
+    assert [h.memory_id for h in hits] == ["m1"] and taken == []
+
+    small = RowCache(store, max_rows=2)
+    small.rows([next(iter(cache._rows))])  # a recall read one row
+    assert small.fill(MemoryFilter()) == 1 and len(small) == 2
+    assert small.fill(MemoryFilter()) == 0 and next(iter(cache._rows)) in small._rows
