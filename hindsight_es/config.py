@@ -93,6 +93,14 @@ class Settings(BaseSettings):
     mcp_http: bool = Field(default=True, description="`up` also serves MCP over streamable HTTP")
     mcp_host: str = Field(default="127.0.0.1", description="Interface of the MCP HTTP server")
     mcp_port: int = Field(default=8765, ge=1, le=65535, description="Port of the MCP HTTP server (path /mcp)")
+    readers: int = Field(
+        default=1,
+        ge=1,
+        le=32,
+        description="Processes serving HTTP (MCP and API) on the port: `up` itself and readers-1 `serve` processes "
+        "it starts and restarts, sharing the port (SO_REUSEPORT) and the stores; each loads its own models and "
+        "caches (about 0.6 GB), and recalls then use more cores than one process can",
+    )
     mcp_tokens: dict[str, Any] = Field(  # checked below, so a bad entry's error never names its token
         default_factory=dict,
         repr=False,

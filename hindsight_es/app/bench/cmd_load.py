@@ -15,6 +15,7 @@ and the actor's inputs, and that CPU is counted against the recalls.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -44,6 +45,33 @@ def cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15 of stat(5)
 
 
+def descendants(pid: int) -> list[int]:
+    """The live processes ``pid`` started, and theirs (``up``'s readers), from /proc."""
+    try:
+        children = [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+    return children + [d for c in children for d in descendants(c)]
+
+
+async def _all_readers(url: str, readers: int, timeout_s: float = READY_TIMEOUT_S) -> None:
+    """Wait until ``readers`` distinct processes answer ``/healthz`` (``up`` and its readers, each warm
+    before it listens), so none of them loads its models in the timed window."""
+    import httpx
+
+    from hindsight_es.app.gateway.app import PID_HEADER
+
+    seen: set[str] = set()
+    deadline = time.monotonic() + timeout_s
+    while len(seen) < readers:
+        if time.monotonic() > deadline:
+            raise HindsightError(f"{len(seen)} of {readers} reader processes answered within {timeout_s:g} s")
+        async with httpx.AsyncClient() as http:  # a new connection each time: the kernel picks the process
+            with contextlib.suppress(httpx.HTTPError):
+                seen.add((await http.get(f"{url}/healthz", timeout=5)).headers.get(PID_HEADER, ""))
+        await asyncio.sleep(0.05)
+
+
 def _cpu_delta(before: dict[int, float | None], after: dict[int, float | None]) -> float | None:
     deltas = [after[p] - b for p, b in before.items() if b is not None and after.get(p) is not None]  # type: ignore[operator]
     return sum(deltas) if deltas else None
@@ -61,6 +89,7 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
     async def go() -> dict[str, Any]:
         async with serving(settings, _free_port(), token, listen_s=300) as (mcp_url, server):
             url = mcp_url.removesuffix("/mcp")
+            await _all_readers(url, settings.readers)
             await _warm(url, token, bank)
             argv = [sys.executable, "-m", "hindsight_es.app.bench.load_client"]
             common = ["--url", url, "--token", token, "--bank", bank, "--seconds", str(seconds)]
@@ -83,7 +112,8 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
                 assert p.stdin is not None
                 p.stdin.write(f"{start!r}\n")
                 p.stdin.flush()
-            pids = [server.pid, *(p.pid for p in procs)]
+            servers = [server.pid, *descendants(server.pid)]  # `up` and its readers (HINDSIGHT_READERS)
+            pids = [*servers, *(p.pid for p in procs)]
             await asyncio.sleep(max(0.0, start - time.time()))
             cpu0 = {pid: cpu_s(pid) for pid in pids}
             await asyncio.sleep(max(0.0, start + seconds - time.time()))
@@ -96,10 +126,11 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
         times = [t for r in clients for t in r["ms"]]
         if not times:
             raise HindsightError("no recall completed within the run")
-        server_cpu = _cpu_delta({server.pid: cpu0[server.pid]}, cpu1)
+        server_cpu = _cpu_delta({pid: cpu0[pid] for pid in servers}, cpu1)
         clients_cpu = _cpu_delta({p.pid: cpu0[p.pid] for p in procs[:concurrency]}, cpu1)
         report: dict[str, Any] = {
             "concurrency": concurrency,
+            "server_processes": len(servers),
             "seconds": seconds,
             "recalls": len(times),
             "recalls_per_s": len(times) / seconds,
@@ -139,6 +170,7 @@ def print_load(report: dict[str, Any]) -> None:
     if report["server_cpu_ms_per_recall"] is not None:
         console.print(
             f"  CPU per recall: server {report['server_cpu_ms_per_recall']:.1f} ms "
+            f"({report['server_processes']} process{'es' if report['server_processes'] > 1 else ''}) "
             f"({report['server_cpu_s']:.1f} s over the run), clients {report['clients_cpu_ms_per_recall']:.1f} ms; "
             f"load average {report['load_average']:.1f}"
         )

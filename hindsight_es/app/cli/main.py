@@ -187,10 +187,11 @@ def up(ctx: typer.Context) -> None:
         extra: dict[str, Any] = {"lag-sampler": lambda stop: lag.run(settings, log, stop)}
         mcp, gateway = "", None
         if settings.mcp_http:
-            from hindsight_es.app.gateway.http import http_task, url
+            from hindsight_es.app.gateway.http import url
+            from hindsight_es.app.gateway.readers import http_tasks
 
             gateway = Hindsight(settings, log=log, embedder=embedder)
-            extra["mcp-http"] = http_task(settings, gateway)
+            extra.update(http_tasks(settings, gateway))  # the HTTP server, and its readers (HINDSIGHT_READERS)
             base = url(settings).removesuffix("/mcp")
             mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs, dashboard {base}/ui)"
         await log.start()

@@ -72,8 +72,10 @@ def worker(ctx: typer.Context) -> None:
 
 def serve_readers(ctx: typer.Context) -> None:
     """Serve MCP over HTTP (and whatever `up` mounts) from the shared stores, publishing turns and
-    commands to the log; joins no consumer group, so run as many replicas as needed."""
+    commands to the log; joins no consumer group, so run as many replicas as needed (HINDSIGHT_READERS=N:
+    this process and N-1 more on its port)."""
     from hindsight_es.app.gateway.http import http_task, url
+    from hindsight_es.app.gateway.readers import is_reader, readers_task, stop_when_orphaned
     from hindsight_es.client import Hindsight
     from hindsight_es.embedding import make_embedder
     from hindsight_es.log import open_log
@@ -85,16 +87,22 @@ def serve_readers(ctx: typer.Context) -> None:
 
         log, embedder = open_log(settings), make_embedder(settings.embedder)
         hs = Hindsight(settings, log=log, embedder=embedder)
-        task = http_task(settings, hs)
+        # A port of its own is opened first, so a taken one fails before the models load; a shared one
+        # (``readers``) last, as the kernel hands connections to every socket open on it.
+        task = http_task(settings, hs) if settings.readers == 1 else None
         await log.start()
         await asyncio.to_thread(embedder.embed_query, "hindsight")  # models and indexes load before serving
         await warm_reads(hs)
+        task = task or http_task(settings, hs)
         err_console.print(
             f"hindsight serve: MCP at {url(settings)}, reading {settings.stores_uri or settings.data_dir}"
         )
+        orphaned = asyncio.create_task(stop_when_orphaned(stop))
+        readers = [readers_task(settings)(stop)] if settings.readers > 1 and not is_reader() else []
         try:
-            await task(stop)
+            await asyncio.gather(task(stop), *readers)
         finally:
+            orphaned.cancel()
             await hs.close()
             await log.close()
 

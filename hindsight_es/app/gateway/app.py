@@ -8,6 +8,7 @@ uses the same tokens (``HINDSIGHT_MCP_TOKENS``) and the same bank scoping.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
@@ -28,13 +29,15 @@ from hindsight_es.health import HEALTH
 MCP_PATH = "/mcp"
 METRICS_PATH = "/metrics"
 HEALTH_PATH = "/healthz"
+PID_HEADER = "X-Hindsight-Pid"
 
 
 async def _healthy(request: Request) -> Response:
     """``ok`` (200), or ``degraded`` (503) with one line per component that cannot write and why; reads
-    keep serving while degraded."""
+    keep serving while degraded. ``X-Hindsight-Pid`` names the process that answered (``up`` or one of
+    its readers: ``gateway.readers``)."""
     status, text = HEALTH.report()
-    return PlainTextResponse(text, status_code=status)
+    return PlainTextResponse(text, status_code=status, headers={PID_HEADER: str(os.getpid())})
 
 
 def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = None) -> FastAPI:

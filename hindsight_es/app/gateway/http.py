@@ -56,6 +56,8 @@ def listen(settings: Settings) -> socket.socket:
         )[0]
         sock = socket.socket(family, kind, proto)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if settings.readers > 1:  # `up` and its readers (``readers``) accept on one port; the kernel spreads them
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
         sock.listen(128)
     except OSError as exc:

@@ -1,0 +1,127 @@
+"""``HINDSIGHT_READERS=2``: ``up`` and one ``serve`` it starts answer on one port, as separate processes.
+The reader is restarted when it is killed (-9), stopped when ``up`` stops, and stops by itself when
+``up`` is killed (-9). Real processes, real HTTP, the real port shared with SO_REUSEPORT."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+
+from hindsight_es.app.gateway.app import PID_HEADER
+from hindsight_es.remote import HindsightClient
+from tests.e2e.served import OPS, TOKENS, free_port, running_up
+from tests.e2e.test_cli import command, env, wait_for
+
+BANK = "alice"
+
+
+def answering(base: str, n: int, deadline_s: float = 180) -> set[int]:
+    """The pids of the processes answering ``/healthz``, once ``n`` distinct ones have (a new connection
+    each time: the kernel picks the process per connection)."""
+    seen: set[int] = set()
+    deadline = time.monotonic() + deadline_s
+    while len(seen) < n:
+        assert time.monotonic() < deadline, f"only {sorted(seen)} answered within {deadline_s}s"
+        try:
+            seen.add(int(httpx.get(f"{base}/healthz", timeout=5).headers[PID_HEADER]))
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.05)
+    return seen
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def is_reader(pid: int) -> bool:
+    return b"serve" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+
+
+def gone(pid: int, deadline_s: float) -> bool:
+    deadline = time.monotonic() + deadline_s
+    while alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_up_and_a_reader_answer_on_one_port_and_the_reader_is_restarted(tmp_path: Path) -> None:
+    with running_up(tmp_path, tokens=TOKENS, HINDSIGHT_READERS="2") as up:
+        pids = answering(up.base, 2)
+        (reader,) = [p for p in pids if is_reader(p)]
+        (parent,) = pids - {reader}
+        assert Path(f"/proc/{reader}/stat").read_text().rsplit(")", 1)[1].split()[1] == str(parent)  # ppid
+
+        with HindsightClient(up.base, OPS) as hs:
+            hs.retain(BANK, "We adopted a cat named Miso.", session_id="s1", wait=True)
+        for _ in range(12):  # a new connection each: both processes answer, from the same stores
+            with HindsightClient(up.base, OPS) as hs:
+                assert any("Miso" in h.text for h in hs.recall(BANK, "what is our cat called?").hits)
+
+        os.kill(reader, signal.SIGKILL)
+        assert gone(reader, 10)
+        restarted = answering(up.base, 2) - {parent}
+        assert restarted and reader not in restarted and all(is_reader(p) for p in restarted)
+        with HindsightClient(up.base, OPS) as hs:
+            assert any("Miso" in h.text for h in hs.recall(BANK, "what is our cat called?").hits)
+    assert all(gone(p, 15) for p in restarted)  # `up` stopped (SIGINT, exit 0) and stopped its reader
+    assert "restarting it" in up.errors.read_text()
+
+
+def test_a_reader_stops_when_up_is_killed(tmp_path: Path) -> None:
+    data, errors, port = tmp_path / "data", tmp_path / "up.err", free_port()
+    data.mkdir()
+    with open(errors, "wb") as err:
+        up = subprocess.Popen(
+            command(data, "up"),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env(HINDSIGHT_MCP_PORT=str(port), HINDSIGHT_READERS="2"),
+            cwd=tmp_path,
+        )
+    try:
+        wait_for(errors, "hindsight up:", up, 90)
+        (reader,) = [p for p in answering(f"http://127.0.0.1:{port}", 2) if is_reader(p)]
+        up.kill()
+        up.wait(timeout=10)
+        assert gone(reader, 15), "the reader outlived the `up` that started it"
+        assert "is gone: stopping" in errors.read_text()
+    finally:
+        if up.poll() is None:
+            up.kill()
+
+
+def test_serve_starts_its_readers_too_and_stops_them(tmp_path: Path) -> None:
+    data, errors, port = tmp_path / "data", tmp_path / "serve.err", free_port()
+    data.mkdir()
+    with open(errors, "wb") as err:
+        serve = subprocess.Popen(
+            command(data, "serve"),
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=env(HINDSIGHT_MCP_PORT=str(port), HINDSIGHT_READERS="2"),
+            cwd=tmp_path,
+        )
+    try:
+        pids = answering(f"http://127.0.0.1:{port}", 2)
+        assert serve.pid in pids
+        serve.send_signal(signal.SIGINT)
+        assert serve.wait(timeout=30) == 0, errors.read_text()
+        assert all(gone(p, 15) for p in pids)
+        assert "Traceback" not in errors.read_text(), errors.read_text()
+    finally:
+        if serve.poll() is None:
+            serve.kill()
