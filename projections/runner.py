@@ -187,6 +187,11 @@ async def _apply_past(projection: Projection, positions: dict[TopicPartition, in
 
 LINGER_BELOW = 500  # a step that applied fewer records than this waits the projection's linger_s, if any
 MAINTAIN_SHARE = 10  # maintenance waits at least this many times its last duration before it runs again
+# On a log that signals this process's appends (the embedded one: ``EmbeddedLog.appended``), an idle
+# projection waits for the next append instead of reading the log every ``idle_s``, and looks again at
+# least this often for other processes' appends (a CLI's, a reader's): an idle `up` polled the log about
+# 150 times a second and kept a tenth of a core busy doing it.
+IDLE_MAX_S = 0.25
 
 
 async def run(
@@ -202,7 +207,9 @@ async def run(
     positions = {id(projection): await projection.positions()}
     dirty, last_maintain, maintain_took = False, time.monotonic(), 0.0
     last_found = -math.inf  # when a read last found records
+    idle = idle_s  # the next idle wait: doubled up to IDLE_MAX_S while nothing comes, reset when records do
     while not stop.is_set():
+        seen = getattr(log, "appends", None)  # before the read: an append during it ends the wait at once
         try:
             n = await advance(
                 log, [projection], await log_ends(log, [projection]), positions, batch_size=batch_size, batches=1
@@ -238,6 +245,22 @@ async def run(
             if n < LINGER_BELOW and now - last_found < 2 * linger:
                 pause = linger
             last_found = now
+        if n == 0 and seen is not None:
+            await _until_appended(log, stop, seen, idle)
+            idle = min(idle * 2, IDLE_MAX_S)
+            continue
+        idle = idle_s
         if pause:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), pause)
+
+
+async def _until_appended(log: EventLog, stop: asyncio.Event, seen: int, timeout: float) -> None:
+    """Until this process appends past ``seen`` (``EmbeddedLog.appended``), ``stop`` is set, or ``timeout``."""
+    appended = asyncio.ensure_future(log.appended(seen, timeout))  # type: ignore[attr-defined]
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({appended, stopped}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        appended.cancel()
+        stopped.cancel()

@@ -54,6 +54,8 @@ class EmbeddedLog:
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._appended = asyncio.Event()
+        self._appends = 0  # appends by this process (``appended``)
+        self._append_waiters: set[asyncio.Future[None]] = set()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -106,7 +108,30 @@ class EmbeddedLog:
         offsets = await self._run(self._append, topic, partition, key, list(values))
         HEALTH.recover("log")
         self._appended.set()
+        self._appends += 1
+        for waiter in self._append_waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._append_waiters.clear()
         return offsets
+
+    @property
+    def appends(self) -> int:
+        """How many appends this process has made: a mark for ``appended``."""
+        return self._appends
+
+    async def appended(self, seen: int, timeout: float) -> int:
+        """``appends`` once it has passed ``seen``, or after ``timeout`` seconds. Only this process's appends
+        wake it: one that waits for another process's records must still look again after the timeout."""
+        if self._appends == seen:
+            waiter = asyncio.get_running_loop().create_future()
+            self._append_waiters.add(waiter)
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(waiter, timeout)
+            finally:
+                self._append_waiters.discard(waiter)
+        return self._appends
 
     def _append(self, topic: str, partition: int, key: str, values: list[bytes]) -> list[int]:
         db = self._db()

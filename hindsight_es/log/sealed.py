@@ -20,7 +20,7 @@ import os
 import re
 import struct
 from collections import ChainMap
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -350,6 +350,15 @@ class SealedLog:
 
     def __init__(self, inner: EventLog, sealer: Sealer) -> None:
         self.inner, self.sealer = inner, sealer
+
+    @property
+    def appends(self) -> int | None:
+        """The inner log's count of this process's appends, where it keeps one (``EmbeddedLog.appended``)."""
+        return getattr(self.inner, "appends", None)
+
+    async def appended(self, seen: int, timeout: float) -> int:
+        wait: Callable[[int, float], Awaitable[int]] = self.inner.appended  # type: ignore[attr-defined]
+        return await wait(seen, timeout)
 
     async def start(self) -> None:
         await self.inner.start()

@@ -4,6 +4,7 @@ The reader is restarted when it is killed (-9), stopped when ``up`` stops, and s
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -27,10 +28,8 @@ def answering(base: str, n: int, deadline_s: float = 180) -> set[int]:
     deadline = time.monotonic() + deadline_s
     while len(seen) < n:
         assert time.monotonic() < deadline, f"only {sorted(seen)} answered within {deadline_s}s"
-        try:
+        with contextlib.suppress(httpx.HTTPError):
             seen.add(int(httpx.get(f"{base}/healthz", timeout=5).headers[PID_HEADER]))
-        except httpx.HTTPError:
-            pass
         time.sleep(0.05)
     return seen
 
