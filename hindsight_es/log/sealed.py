@@ -20,7 +20,7 @@ import os
 import re
 import struct
 from collections import ChainMap
-from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -357,8 +357,7 @@ class SealedLog:
         return getattr(self.inner, "appends", None)
 
     async def appended(self, seen: int, timeout: float) -> int:
-        wait: Callable[[int, float], Awaitable[int]] = self.inner.appended  # type: ignore[attr-defined]
-        return await wait(seen, timeout)
+        return int(await self.inner.appended(seen, timeout))  # type: ignore[attr-defined]
 
     async def start(self) -> None:
         await self.inner.start()
