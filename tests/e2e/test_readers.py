@@ -78,21 +78,27 @@ def test_up_and_a_reader_answer_on_one_port_and_the_reader_is_restarted(tmp_path
     assert "restarting it" in up.errors.read_text()
 
 
-def test_a_reader_stops_when_up_is_killed(tmp_path: Path) -> None:
-    data, errors, port = tmp_path / "data", tmp_path / "up.err", free_port()
+def started(tmp_path: Path, role: str) -> tuple[subprocess.Popen[bytes], Path, str]:
+    """``role`` (``up`` or ``serve``) with two readers on a free port: the process, its stderr, its URL."""
+    data, errors, port = tmp_path / "data", tmp_path / f"{role}.err", free_port()
     data.mkdir()
     with open(errors, "wb") as err:
-        up = subprocess.Popen(
-            command(data, "up"),
+        proc = subprocess.Popen(
+            command(data, role),
             stdout=subprocess.DEVNULL,
             stderr=err,
             stdin=subprocess.DEVNULL,
             env=env(HINDSIGHT_MCP_PORT=str(port), HINDSIGHT_READERS="2"),
             cwd=tmp_path,
         )
+    return proc, errors, f"http://127.0.0.1:{port}"
+
+
+def test_a_reader_stops_when_up_is_killed(tmp_path: Path) -> None:
+    up, errors, base = started(tmp_path, "up")
     try:
         wait_for(errors, "hindsight up:", up, 90)
-        (reader,) = [p for p in answering(f"http://127.0.0.1:{port}", 2) if is_reader(p)]
+        (reader,) = [p for p in answering(base, 2) if is_reader(p)]
         up.kill()
         up.wait(timeout=10)
         assert gone(reader, 15), "the reader outlived the `up` that started it"
@@ -103,19 +109,9 @@ def test_a_reader_stops_when_up_is_killed(tmp_path: Path) -> None:
 
 
 def test_serve_starts_its_readers_too_and_stops_them(tmp_path: Path) -> None:
-    data, errors, port = tmp_path / "data", tmp_path / "serve.err", free_port()
-    data.mkdir()
-    with open(errors, "wb") as err:
-        serve = subprocess.Popen(
-            command(data, "serve"),
-            stdout=subprocess.DEVNULL,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            env=env(HINDSIGHT_MCP_PORT=str(port), HINDSIGHT_READERS="2"),
-            cwd=tmp_path,
-        )
+    serve, errors, base = started(tmp_path, "serve")
     try:
-        pids = answering(f"http://127.0.0.1:{port}", 2)
+        pids = answering(base, 2)
         assert serve.pid in pids
         serve.send_signal(signal.SIGINT)
         assert serve.wait(timeout=30) == 0, errors.read_text()
