@@ -145,7 +145,8 @@ def fill_in_background(store: LanceStore) -> threading.Thread:
             except Exception as exc:  # a warm-up only: recalls read their rows themselves
                 log.warning("%s cache: the background read of %s stopped: %s", name, store.path, exc)
                 return
-            log.info("%s cache: %d active memories of %s read in the background", name, added, store.path)
+            if added:
+                log.info("%s cache: %d active memories of %s read in the background", name, added, store.path)
 
     thread = threading.Thread(target=run, name="row-cache-fill", daemon=True)
     thread.start()
