@@ -20,7 +20,9 @@ operations only, never across a read: concurrent recalls read their missing rows
 from __future__ import annotations
 
 import logging
+import math
 import threading
+import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -50,11 +52,14 @@ COLUMNS = (
 )
 MAX_ROWS = 300_000  # about 1.2 KB each (~360 MB); the least recently used go first beyond this
 
+QUIET_S = 0.2  # the background fill reads its next step only after this long without a recall
+FILL_STEP = 500  # rows the background fill reads at a time
 TERM_COLUMNS = ("search_text", "text")
 TERM_ROWS = 100_000  # rows whose terms are kept (a few hundred bytes each; CJK rows keep their text)
 _caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
 _term_caches: weakref.WeakKeyDictionary[LanceStore, RowCache] = weakref.WeakKeyDictionary()
 _caches_lock = threading.Lock()
+_last_read = -math.inf  # when a recall last read any cache (``RowCache.rows``): the background fill waits
 log = logging.getLogger("hindsight.recall")
 
 
@@ -75,6 +80,8 @@ class RowCache:
 
     def rows(self, row_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
         """The rows at these row ids (those deleted meanwhile are left out)."""
+        global _last_read
+        _last_read = time.monotonic()  # a recall is running: the background fill waits (``fill``)
         found: dict[int, dict[str, Any]] = {}
         missing = []
         with self._lock:
@@ -95,20 +102,24 @@ class RowCache:
         return found
 
     def fill(self, where: MemoryFilter) -> int:
-        """Read the rows ``where`` selects into the cache while it has room, a batch at a time, never
-        evicting a row a recall read; the rows added. For ``fill_in_background``: the rows a search will
-        return are then here, and a recall reads none (a take costs LanceDB ~1.4 ms for one row and
-        ~3.6 ms for the ten a cold recall of a 10k bank misses)."""
-        room = self.max_rows - len(self)
-        if (
-            room <= 0
-            or (scan := self.store.search.start(self.store.search.scan(where, self.columns, self.max_rows)).result())
-            is None
-        ):
-            return 0
+        """Read the rows ``where`` selects into the cache while it has room, ``FILL_STEP`` rows at a time,
+        never evicting a row a recall read; the rows added. For ``fill_in_background``: the rows a search
+        will return are then here, and a recall reads none (a take costs LanceDB ~1.4 ms for one row and
+        ~3.6 ms for the ten a cold recall of a 10k bank misses). Each step waits until no recall has read
+        a cache for ``QUIET_S``, and is one bounded take (a scan's stream reads ahead in LanceDB's threads
+        between steps): the fill takes the gaps between requests, not a share of their time."""
+        search = self.store.search
+        wanted = [r for r in search.start(search.row_ids(where, self.max_rows)).result() if r not in self._rows]
         added = 0
-        while added < room and (batch := self.store.search.start(scan.next_batch()).result()) is not None:
-            rows = batch.to_pylist() if self.shape is None else [self.shape(row) for row in batch.to_pylist()]
+        for start in range(0, len(wanted), FILL_STEP):
+            if len(self._rows) >= self.max_rows:
+                break
+            while (wait := _last_read + QUIET_S - time.monotonic()) > 0:
+                time.sleep(wait)
+            table = search.start(search.take(wanted[start : start + FILL_STEP], self.columns)).result()
+            if table is None:
+                break
+            rows = table.to_pylist() if self.shape is None else [self.shape(row) for row in table.to_pylist()]
             with self._lock:
                 for row in rows:
                     if len(self._rows) >= self.max_rows:

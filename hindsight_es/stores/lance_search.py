@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 import lancedb
 import pyarrow as pa
-from lancedb.arrow import AsyncRecordBatchReader
 from lancedb.background_loop import LOOP
 from lancedb.table import AsyncTable
 
@@ -28,7 +27,6 @@ from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.types import Vector
 
 T = TypeVar("T")
-SCAN_BATCH = 2_000  # rows a scan hands over at a time
 
 
 class Searches:
@@ -121,18 +119,17 @@ class Searches:
 
         return take()
 
-    def scan(self, where: MemoryFilter, columns: Sequence[str], limit: int) -> Coroutine[Any, Any, Batches | None]:
-        """The rows ``where`` selects (``columns`` and ``_rowid``, at most ``limit``) as batches to read one
-        at a time (``next_batch``): a read of the table in bounded memory. None without a table."""
+    def row_ids(self, where: MemoryFilter, limit: int) -> Coroutine[Any, Any, list[int]]:
+        """The row ids of the rows ``where`` selects, at most ``limit``, in the table's order."""
         table = self._memories()
 
-        async def scan() -> Batches | None:
+        async def row_ids() -> list[int]:
             if table is None:
-                return None
-            query = table.query().where(where.sql()).with_row_id().select(list(columns)).limit(limit)
-            return Batches(await query.to_batches(max_batch_length=SCAN_BATCH))
+                return []
+            found = await table.query().where(where.sql()).with_row_id().select(["memory_id"]).limit(limit).to_arrow()
+            return list(found.column("_rowid").to_pylist())
 
-        return scan()
+        return row_ids()
 
     def _memories(self) -> AsyncTable | None:
         if threading.current_thread() is LOOP.thread and not self._opened():
@@ -145,21 +142,6 @@ class Searches:
         if not isinstance(inner, AsyncTable):
             raise StoreError(f"this LanceDB ({lancedb.__version__}) keeps no async table behind a sync one")
         return inner
-
-
-class Batches:
-    """A scan's batches (``Searches.scan``): each ``next_batch`` is a coroutine for ``Searches.start``, so
-    the caller's thread, not LanceDB's loop, does whatever it does with a batch."""
-
-    def __init__(self, reader: AsyncRecordBatchReader) -> None:
-        self._reader = reader
-
-    async def next_batch(self) -> pa.RecordBatch | None:
-        """The next batch, or None after the last."""
-        try:
-            return await self._reader.__anext__()
-        except StopAsyncIteration:
-            return None
 
 
 async def _vectors(table: AsyncTable, where: MemoryFilter) -> pa.Table:
