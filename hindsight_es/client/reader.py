@@ -66,7 +66,7 @@ class Reader:
 
     async def warm(self) -> None:
         """Open the hot store and load its indexes now (``recall.search.warm``), so the first recall after a
-        start answers in its usual time, and start reading its active memories into the row cache in the
+        start answers in its usual time, and start reading its active memories into the row and term caches in the
         background (``rowcache.fill_in_background``); a sharded store is left to its first recalls."""
         embedder = self.conn.embedder()
 

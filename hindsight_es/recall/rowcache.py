@@ -101,15 +101,15 @@ class RowCache:
             found.update((row["_rowid"], row) for row in fetched)
         return found
 
-    def fill(self, where: MemoryFilter) -> int:
-        """Read the rows ``where`` selects into the cache while it has room, ``FILL_STEP`` rows at a time,
+    def fill(self, row_ids: Sequence[int]) -> int:
+        """Read the rows at ``row_ids`` into the cache while it has room, ``FILL_STEP`` rows at a time,
         never evicting a row a recall read; the rows added. For ``fill_in_background``: the rows a search
         will return are then here, and a recall reads none (a take costs LanceDB ~1.4 ms for one row and
         ~3.6 ms for the ten a cold recall of a 10k bank misses). Each step waits until no recall has read
         a cache for ``QUIET_S``, and is one bounded take (a scan's stream reads ahead in LanceDB's threads
         between steps): the fill takes the gaps between requests, not a share of their time."""
         search = self.store.search
-        wanted = [r for r in search.start(search.row_ids(where, self.max_rows)).result() if r not in self._rows]
+        wanted = [r for r in row_ids if r not in self._rows]
         added = 0
         for start in range(0, len(wanted), FILL_STEP):
             if len(self._rows) >= self.max_rows:
@@ -150,9 +150,15 @@ def fill_in_background(store: LanceStore) -> threading.Thread:
     own rows). About 9 ms of CPU per thousand rows for each cache."""
 
     def run() -> None:
+        search = store.search
+        try:  # one listing of the active memories for both caches; each stops at its own size
+            row_ids = search.start(search.row_ids(MemoryFilter(), max(MAX_ROWS, TERM_ROWS))).result()
+        except Exception as exc:  # a warm-up only: recalls read their rows themselves
+            log.warning("row cache: the background read of %s stopped: %s", store.path, exc)
+            return
         for name, cache in (("row", row_cache(store)), ("term", term_cache(store))):
             try:
-                added = cache.fill(MemoryFilter())
+                added = cache.fill(row_ids)
             except Exception as exc:  # a warm-up only: recalls read their rows themselves
                 log.warning("%s cache: the background read of %s stopped: %s", name, store.path, exc)
                 return

@@ -149,6 +149,7 @@ def test_a_background_fill_reads_the_active_memories_and_evicts_none(tmp_path) -
     assert [h.memory_id for h in hits] == ["m1"] and taken == []
 
     small = RowCache(store, max_rows=2)
+    active = store.search.start(store.search.row_ids(MemoryFilter(), 10)).result()
     small.rows([next(iter(cache._rows))])  # a recall read one row
-    assert small.fill(MemoryFilter()) == 1 and len(small) == 2
-    assert small.fill(MemoryFilter()) == 0 and next(iter(cache._rows)) in small._rows
+    assert small.fill(active) == 1 and len(small) == 2
+    assert small.fill(active) == 0 and next(iter(cache._rows)) in small._rows
