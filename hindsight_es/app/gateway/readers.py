@@ -30,10 +30,8 @@ from hindsight_es.config import Settings
 log_ = logging.getLogger("hindsight.gateway")
 RESTART_DELAY_S = 1.0  # between a reader's exit and its restart: a reader that fails at start is not a busy loop
 STOP_GRACE_S = 10.0  # a reader answers its requests in hand after SIGTERM; then it is killed
-
-
-PARENT_ENV = "HINDSIGHT_READER_OF"  # set in a reader's environment: the pid of the `up` that started it
-ORPHAN_CHECK_S = 1.0
+PARENT_ENV = "HINDSIGHT_READER_OF"  # set in a reader's environment: the pid of the process that started it
+ORPHAN_CHECK_S = 1.0  # how often a reader looks whether its starter is still there
 
 
 def reader_argv(settings: Settings) -> list[str]:
@@ -88,14 +86,14 @@ def is_reader() -> bool:
 
 
 async def stop_when_orphaned(stop: asyncio.Event) -> None:
-    """In a reader (``PARENT_ENV`` set): set ``stop`` once the ``up`` that started it is gone (killed with
+    """In a reader (``PARENT_ENV`` set): set ``stop`` once the process that started it is gone (killed with
     -9, it could not stop its readers), so no reader outlives it holding the port."""
     parent = os.environ.get(PARENT_ENV)
     if not parent:
         return
     while not stop.is_set():
         if os.getppid() != int(parent):
-            log_.warning("the `up` that started this reader (pid %s) is gone: stopping", parent)
+            log_.warning("the `up` or `serve` that started this reader (pid %s) is gone: stopping", parent)
             stop.set()
             return
         with contextlib.suppress(TimeoutError):
