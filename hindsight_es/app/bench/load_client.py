@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import secrets
 import sys
 import time
 from typing import Annotated, Any
@@ -87,8 +88,11 @@ def recall_client(url: Url, token: Token, bank: Bank, seconds: Seconds, seed: in
 
 
 def recall_ingest(url: Url, token: Token, bank: Bank, seconds: Seconds, rate: Annotated[float, typer.Option()]) -> None:
-    """Retain ``rate`` turns per second on a fixed schedule."""
-    rng = random.Random(99)
+    """Retain ``rate`` turns per second on a fixed schedule, each a statement no earlier run made: a layout
+    is reused across runs, and a turn it already holds is a restatement (``MemoryReinforced``, an update of
+    an old row) rather than a new memory, which would measure another write path each time."""
+    run = secrets.token_hex(4)
+    rng = random.Random(run)
 
     async def go() -> dict[str, Any]:
         times: list[float] = []
@@ -97,10 +101,10 @@ def recall_ingest(url: Url, token: Token, bank: Bank, seconds: Seconds, rate: An
 
             async def one(n: int) -> None:
                 nonlocal errors
-                text = f"{' '.join(rng.choices(WORDS, k=8))} (ingest #{n})"
+                text = f"{' '.join(rng.choices(WORDS, k=8))} (ingest {run} #{n})"
                 t0 = time.perf_counter()
                 try:
-                    await api.retain(bank, text, session_id=f"ingest-{n // 20}")
+                    await api.retain(bank, text, session_id=f"ingest-{run}-{n // 20}")
                 except HindsightError:
                     errors += 1
                     return
