@@ -188,7 +188,16 @@ class LanceStore:
         table = self.table(name)
         if table is None or not ids:
             return None
-        return table.search().where(one_of(KEYS[name], list(ids))).limit(len(ids) + 1).to_arrow()
+        where = one_of(KEYS[name], list(ids))
+        # The row ids from the key's B-tree, then the rows by id: about a third of the CPU of one filtered
+        # scan of every column (4 rows of a 20k-row table in 58 fragments: 17 against 54 ms). A write that
+        # moved a row between the two (a compaction) leaves the ids stale: those rows are read by scan.
+        key = KEYS[name]
+        found = table.search().where(where).with_row_id(True).select([key]).limit(len(ids) + 1).to_arrow()
+        rows = table.take_row_ids(found.column("_rowid").to_pylist()).to_arrow()
+        if sorted(rows.column(key).to_pylist()) == sorted(found.column(key).to_pylist()):
+            return rows
+        return table.search().where(where).limit(len(ids) + 1).to_arrow()
 
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
