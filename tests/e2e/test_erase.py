@@ -148,8 +148,11 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert files_holding(data, [SECRET.encode(), b"Hangzhou"]) == []
     assert any("peanuts" in t for t in recall_texts(data, "what am I allergic to?"))
-    again = cli(data, "erase", "--bank", "alice", "--turn", "t1", "--reason", "asked", **ENV)
-    assert again.returncode == 0, again.stderr  # idempotent
+    again = cli(data, "erase", "--bank", "alice", "--turn", "t1", "--reason", "asked again", **ENV)
+    assert again.returncode == 0, again.stderr  # idempotent, and says when, by whom and why it was erased
+    assert "nothing left to erase" in again.stdout and "by operator ('asked')" in again.stdout, again.stdout
+    typo = cli(data, "erase", "--bank", "alice", "--turn", "t9", "--reason", "asked", **ENV)
+    assert typo.returncode == 0 and "nothing to erase: no key of the turn 't9' in bank 'alice'" in typo.stdout, typo
     proc = cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV)
     assert proc.returncode == 0, proc.stderr
     tea = [m["memory_id"] for m in json.loads(proc.stdout) if "green tea" in m["text"]]

@@ -10,6 +10,7 @@ projections do it and this waits for them (``--timeout``).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
@@ -51,7 +52,27 @@ def erase(
     found = run_async(go)
     if as_json:
         print(json.dumps(found, ensure_ascii=False))
-        return
+    elif found["units"]:
+        print(_erased_now(found))
+    else:  # nothing to destroy: say so, and why if the key store knows (a mistyped id must not read as done)
+        scope = f"session {session!r}" if session else f"turn {turn!r}" if turn else f"memory {memory}"
+        print(_nothing_left(found, scope))
+
+
+def _nothing_left(found: dict[str, Any], scope: str) -> str:
+    """A repeated erase: when, by whom and why it was erased the first time; else no key was ever found."""
+    if tomb := found.get("erased_before"):
+        return (
+            f"nothing left to erase: the keys of the {scope} were destroyed before, "
+            f"at {tomb['at']} by {tomb['by']} ({tomb['reason']!r})"
+        )
+    return (
+        f"nothing to erase: no key of the {scope} in bank {found['bank']!r} (no such id, or content written "
+        "before sealing was on, which stays in the log)"
+    )
+
+
+def _erased_now(found: dict[str, Any]) -> str:
     line = f"erased {len(found['units'])} keys"
     if found["ready"]:
         line += (
@@ -60,7 +81,7 @@ def erase(
         )
     if found["generations"]:
         line += f" ({found['generations']} old store generations removed)"
-    print(line + (f"; {found['note']}" if "note" in found else ""))
+    return line + (f"; {found['note']}" if "note" in found else "")
 
 
 async def _erase(
@@ -96,6 +117,9 @@ async def _erase(
             drive=drive if here else None,
         )
         out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
+        out["bank"] = bank
+        if not done.units:  # erased before, or never keyed: the first tombstone, if any
+            out["erased_before"] = await asyncio.to_thread(_first_tombstone, hs, bank, done.memory_ids, done.turn_ids)
         out |= {"ready": bool(done.ready), "erased_at": done.erased_at, "request_id": done.request_id}
         out["generations"] = 0
         if not done.ready:
@@ -114,6 +138,21 @@ async def _erase(
         return out
     finally:
         lock.release()
+
+
+def _first_tombstone(hs: Hindsight, bank: str, memory_ids: list[str], turn_ids: list[str]) -> dict[str, str] | None:
+    """The earliest tombstone among the units' keys (who erased them, when, why), if the key store has one."""
+    from hindsight_es.log.keys import Erased
+
+    sealer = getattr(hs.log, "sealer", None)
+    if sealer is None:
+        return None
+    units = [f"memory:{m}" for m in memory_ids] + [f"turn:{t}" for t in turn_ids]
+    tombs = [key for key in sealer.keys.lookup(bank, units).values() if isinstance(key, Erased)]
+    if not tombs:
+        return None
+    first = min(tombs, key=lambda tomb: tomb.at)
+    return {"at": first.at, "by": first.by, "reason": first.reason}
 
 
 def register(app: typer.Typer) -> None:
