@@ -125,7 +125,7 @@ async def _erase(
         if not done.ready:
             out["note"] = (
                 "the keys are destroyed and the erasure recorded; the service has not applied it everywhere yet "
-                "(see `hindsight-es status`)"
+                "(`hindsight-es stats` shows what each projection has applied of the log)"
             )
         # Generations no reader is pointed at (older rebuilds) still hold the content: gone with it.
         # With a service running they wait for `replay gc` (the service may still be moving off one).
