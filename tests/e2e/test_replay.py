@@ -102,6 +102,9 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     after = recalled(data)
     turns_ = [turn for *_, turns in after for turn in turns]
     assert "a0" in turns_ and not [t for t in turns_ if t.startswith("b")]  # Berlin, and nothing of session B
+    again = flat(ok(data, "replay", "rollback", "--bank", BANK, "--actor", "mallory", "--reason", "twice"))
+    assert "nothing to roll back" in again and "actor 'mallory'" in again and "undo-rollback" not in again
+    assert recalled(data) == after  # running it again changes nothing
 
     # Audit: where the Berlin fact came from and what happened to it; what session B produced.
     berlin = next(m for m in plan["restore"] if said(m) == "I live in Berlin." and m["kind"] == "fact")

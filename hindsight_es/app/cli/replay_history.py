@@ -159,6 +159,14 @@ def rollback(
         raise typer.Exit(EXIT_PENDING)
     if as_json:
         print(to_json(done.model_dump(mode="json", exclude={"vector"})))
+    elif not done.retracted_memory_ids and not done.restored_memory_ids:  # a mistyped id must not read as done
+        given = {"session": session, "turn": ",".join(turn or ()), "source": source, "actor": actor}
+        given |= {"since": since, "until": until}
+        criteria = ", ".join(f"{name} {value!r}" for name, value in given.items() if value)
+        console.print(
+            f"nothing to roll back: bank {bank!r} has no memory left to retract from turns matching {criteria} "
+            f"(recorded as SourceRetracted {done.event_id}; nothing to undo)"
+        )
     else:
         console.print(
             f"rolled back: {len(done.retracted_memory_ids)} memories retracted, "

@@ -100,33 +100,36 @@ def show_verdict(verdict: Verdict) -> None:
 # ------------------------------------------------------------------ memories (state, rollback plans)
 
 
+WIDE = 140  # columns from which a memory table shows session, turns and time apart (below, its text gets them)
+
+
 def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True) -> Table:
+    """Memories, their full ids kept whole (they are what ``replay audit`` takes). On a terminal narrower
+    than ``WIDE`` the key, session, turns and time go under the text, which would otherwise get a few
+    characters a line."""
+    wide = console.width >= WIDE
     table = Table(title=title, title_justify="left")
-    for column in (
-        "memory",
-        "kind",
-        *(["status"] if status else []),
-        "key = value",
-        "session",
-        "turns",
-        "valid from",
-        "text",
-    ):
+    columns = ["memory", "kind", *(["status"] if status else [])]
+    columns += ["key = value", "session", "turns", "valid from", "text"] if wide else ["text"]
+    for column in columns:
         table.add_column(
-            column, overflow="fold", no_wrap=column == "memory", min_width=36 if column == "memory" else None
+            column,
+            overflow="fold",
+            no_wrap=column in ("memory", "kind", "status"),
+            min_width=36 if column == "memory" else None,
+            ratio=1 if column == "text" and not wide else None,
         )
     for m in memories:
         key = f"{m.key} = {m.value}" if m.key else ""
-        table.add_row(
-            str(m.memory_id),
-            m.kind,
-            *([m.status] if status else []),
-            key,
-            m.session_id or "",
-            ",".join(m.source_turn_ids),
-            when(m.valid_from),
-            Text(m.text),  # not markup: a placeholder "[erased by …]" or a user's "[b]" reads as written
-        )
+        turns = ",".join(m.source_turn_ids)
+        rest: list[str | Text]
+        if wide:
+            rest = [key, m.session_id or "", turns, when(m.valid_from), Text(m.text)]
+        else:  # the text first, then where it came from, dimmed
+            about = " · ".join(x for x in (key, f"session {m.session_id}" if m.session_id else "", turns) if x)
+            rest = [Text(m.text).append(f"\n{about}, {when(m.valid_from)}", style="dim")]
+        # Text, not markup: a placeholder "[erased by …]" or a user's "[b]" reads as written
+        table.add_row(str(m.memory_id), m.kind, *([m.status] if status else []), *rest)
     return table
 
 
