@@ -89,6 +89,8 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
     assert any("quarterly" in h["text"] for h in recall(data, "quarterly report"))
     assert "MemoryForgotten" in ok(cli(data, "forget", "alice", "--query", "quarterly report", "--limit", "1", "--yes"))
     assert not any("quarterly" in h["text"] for h in recall(data, "quarterly report"))
+    typo = cli(data, "forget", "alice", "00000000-0000-0000-0000-000000000000")  # an id the bank never held
+    assert typo.returncode == 1 and "no memory 00000000-0000-0000-0000-000000000000 in bank 'alice'" in typo.stderr
 
     # by time range, and a session ending: its session-scoped memory expires
     assert "MemoryForgotten" in ok(

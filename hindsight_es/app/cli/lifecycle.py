@@ -137,6 +137,10 @@ def forget(
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
             chosen = ids
+            if ids:  # a mistyped id is an error, not "nothing changed" (as restore does)
+                await catch_up_if_idle(hs)
+                for memory_id in ids:
+                    await hs.memory(bank, memory_id)
             if query is not None:
                 await catch_up_if_idle(hs)
                 hits = await hs.recall(bank, query, limit=limit, agent=agent)
