@@ -103,6 +103,14 @@ def _ids(values: list[str] | None) -> tuple[UUID, ...]:
         raise typer.BadParameter(str(exc)) from exc
 
 
+async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...]) -> None:
+    """``NotFoundError`` for an id the bank does not hold: a mistyped id is an error, not "nothing changed"."""
+    if ids:
+        await catch_up_if_idle(hs)
+        for memory_id in ids:
+            await hs.memory(bank, memory_id)
+
+
 def forget(
     ctx: typer.Context,
     bank: Bank,
@@ -137,10 +145,7 @@ def forget(
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
             chosen = ids
-            if ids:  # a mistyped id is an error, not "nothing changed" (as restore does)
-                await catch_up_if_idle(hs)
-                for memory_id in ids:
-                    await hs.memory(bank, memory_id)
+            await _held(hs, bank, ids)
             if query is not None:
                 await catch_up_if_idle(hs)
                 hits = await hs.recall(bank, query, limit=limit, agent=agent)
@@ -245,6 +250,7 @@ def promote(
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
+            await _held(hs, bank, ids)
             command = build(PromoteRequested, bank_id=bank, memory_ids=ids, scope=scope, reason=reason, actor="user")
             return await decided(hs, [command], timeout)
 
