@@ -53,7 +53,6 @@ class EmbeddedLog:
         self._partitions = partitions
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
-        self._appended = asyncio.Event()
         self._appends = 0  # appends by this process (``appended``)
         self._append_waiters: set[asyncio.Future[None]] = set()
 
@@ -107,7 +106,6 @@ class EmbeddedLog:
         partition = partition_for(key, self._partitions)
         offsets = await self._run(self._append, topic, partition, key, list(values))
         HEALTH.recover("log")
-        self._appended.set()
         self._appends += 1
         for waiter in self._append_waiters:
             if not waiter.done():
@@ -240,6 +238,7 @@ class EmbeddedConsumer:
     async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]:
         deadline = time.monotonic() + timeout_ms / 1000
         while True:
+            seen = self._log.appends  # before the fetch: an append during it ends the wait at once
             if self._try_own():
                 records = await self._fetch(max_records)
                 if records:
@@ -247,10 +246,8 @@ class EmbeddedConsumer:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return []
-            self._log._appended.clear()
             # woken at once by appends from this process, else re-check other processes' appends
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._log._appended.wait(), timeout=min(remaining, 0.05))
+            await self._log.appended(seen, min(remaining, 0.05))
 
     async def _fetch(self, max_records: int) -> list[Record]:
         positions = await self._load_positions()
