@@ -21,6 +21,7 @@ from hindsight_es.errors import DecodeError
 from hindsight_es.events import Event, decode
 from hindsight_es.health import HEALTH
 from hindsight_es.log import EventLog, Record, TopicPartition
+from hindsight_es.waiting import until_done_or_stopped
 
 log_ = logging.getLogger("hindsight.projections")
 
@@ -257,10 +258,4 @@ async def run(
 
 async def _until_appended(log: EventLog, stop: asyncio.Event, seen: int, timeout: float) -> None:
     """Until this process appends past ``seen`` (``EmbeddedLog.appended``), ``stop`` is set, or ``timeout``."""
-    appended = asyncio.ensure_future(log.appended(seen, timeout))  # type: ignore[attr-defined]
-    stopped = asyncio.ensure_future(stop.wait())
-    try:
-        await asyncio.wait({appended, stopped}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        appended.cancel()
-        stopped.cancel()
+    await until_done_or_stopped(log.appended(seen, timeout), stop)  # type: ignore[attr-defined]

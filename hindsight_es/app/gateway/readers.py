@@ -26,6 +26,7 @@ from typing import Any
 from hindsight_es.app.gateway.http import http_task
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
+from hindsight_es.waiting import until_done_or_stopped
 
 log_ = logging.getLogger("hindsight.gateway")
 RESTART_DELAY_S = 1.0  # between a reader's exit and its restart: a reader that fails at start is not a busy loop
@@ -102,13 +103,7 @@ async def stop_when_orphaned(stop: asyncio.Event) -> None:
 
 async def _until_exit_or_stop(proc: asyncio.subprocess.Process, stop: asyncio.Event) -> bool:
     """Wait for the reader to exit (True) or for ``stop`` (False)."""
-    exited = asyncio.create_task(proc.wait())
-    stopped = asyncio.create_task(stop.wait())
-    try:
-        await asyncio.wait({exited, stopped}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stopped.cancel()
-        exited.cancel()
+    await until_done_or_stopped(proc.wait(), stop)
     return proc.returncode is not None
 
 
