@@ -188,11 +188,11 @@ class LanceStore:
         table = self.table(name)
         if table is None or not ids:
             return None
-        where = one_of(KEYS[name], list(ids))
+        key = KEYS[name]
+        where = one_of(key, list(ids))
         # The row ids from the key's B-tree, then the rows by id: about a third of the CPU of one filtered
         # scan of every column (4 rows of a 20k-row table in 58 fragments: 17 against 54 ms). A write that
         # moved a row between the two (a compaction) leaves the ids stale: those rows are read by scan.
-        key = KEYS[name]
         found = table.search().where(where).with_row_id(True).select([key]).limit(len(ids) + 1).to_arrow()
         rows = table.take_row_ids(found.column("_rowid").to_pylist()).to_arrow()
         if sorted(rows.column(key).to_pylist()) == sorted(found.column(key).to_pylist()):
