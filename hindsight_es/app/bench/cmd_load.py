@@ -28,21 +28,13 @@ from typing import Any
 
 from hindsight_es.app.bench.cmd_mcp import _free_port, percentile, serving
 from hindsight_es.app.bench.load_client import queries
+from hindsight_es.app.bench.workers import cpu_s
 from hindsight_es.app.cli.common import console, run_async
 from hindsight_es.config import Settings
 from hindsight_es.errors import HindsightError
 
 READY_TIMEOUT_S = 300.0  # a client process's imports on a loaded machine
 START_MARGIN_S = 0.5  # between the last client's "ready" and the common start
-
-
-def cpu_s(pid: int) -> float | None:
-    """CPU seconds (user + system, every thread) of a live process, from /proc; None where there is none."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15 of stat(5)
 
 
 def descendants(pid: int) -> list[int]:

@@ -80,15 +80,7 @@ class Workers:
 
     def cpu_s(self) -> dict[int, float]:
         """CPU seconds (user + system) each live worker has used so far (from /proc)."""
-        tick = os.sysconf("SC_CLK_TCK")
-        out = {}
-        for i in self.alive():
-            try:
-                fields = Path(f"/proc/{self.procs[i].pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            out[i] = (int(fields[11]) + int(fields[12])) / tick  # utime, stime: fields 14 and 15 of stat(5)
-        return out
+        return {i: used for i in self.alive() if (used := cpu_s(self.procs[i].pid)) is not None}
 
     def stop(self) -> None:
         for proc in self.procs.values():
@@ -100,3 +92,12 @@ class Workers:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(5)
+
+
+def cpu_s(pid: int) -> float | None:
+    """CPU seconds (user + system, every thread) of a live process, from /proc; None where there is none."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15 of stat(5)
