@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import values as vx
 from hindsight_es.text import is_cjk
 
 _GENERIC_SPEAKERS = frozenset({"user", "assistant", "system", "tool", "document", "agent", "ai", "me", "i"})
@@ -35,8 +36,13 @@ def _possessive(name: str) -> str:
 
 
 def _shown(value: str, sentence: str) -> str:
-    """The value as the sentence wrote it (its case), a category's display name, or the value."""
+    """The value as the sentence wrote it (its case), a category's display name, or the value. A Chinese
+    sentence's statement keeps the Chinese name it used ("改喝绿茶" is "用户的饮品：绿茶", not "green tea")."""
     if value in _DISPLAY:
+        if is_cjk(sentence):
+            said = [m[0] for m in vx.ALIAS_RE.finditer(sentence) if vx.ALIASES[m[0].lower()][1] == value]
+            if said and is_cjk(said[0]):
+                return said[0]
         return _DISPLAY[value]
     found = re.search(re.escape(value), sentence, re.I) if value else None
     return found.group(0) if found else value
@@ -58,7 +64,8 @@ def statement(key: str | None, value: str | None, sentence: str, speaker: str | 
     negated = value.startswith("not:")
     v = _shown(value.removeprefix("not:"), sentence)
     attr, _, facet = attribute.partition(":")
-    made = _keyed(attr, facet, value if attr == "instruction" else v, negated, who, zh)
+    drunk = attr == "diet" and _drunk(v, sentence)
+    made = _keyed(attr, facet, value if attr == "instruction" else v, negated, who, zh, drunk)
     return made or sentence
 
 
@@ -71,7 +78,16 @@ def _keyless(kind: str, v: str, speaker: str | None, zh: bool) -> str | None:
     return None
 
 
-def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool) -> str | None:
+def _drunk(value: str, sentence: str) -> bool:
+    """A diet's value is drunk, not eaten: a drink of the lexicon, or the sentence drinks it ("I don't
+    drink alcohol", "我不喝酒")."""
+    if (vx.category(value) or ("",))[0] == "drink":
+        return True
+    v = re.escape(value)
+    return re.search(rf"\bdrink(?:s|ing)?\s+(?:\w+\s+){{0,2}}{v}|喝.{{0,3}}{v}", sentence, re.I) is not None
+
+
+def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool, drunk: bool = False) -> str | None:
     if attr in lx.CATEGORIES or attr in lx.ATTRIBUTE_NAMES:
         name = lx.ATTRIBUTE_NAMES.get(attr, (attr.replace("_", " "), attr))
         region = lx.REGION_NAMES.get(facet)
@@ -107,8 +123,10 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool) -> 
         case "diet":
             if facet:
                 if zh:
-                    return f"{who}不吃{v}" if negated else f"{who}吃{v}"
-                return f"{who} does not eat {v}" if negated else f"{who} eats {v}"
+                    verb = "喝" if drunk else "吃"
+                    return f"{who}不{verb}{v}" if negated else f"{who}{verb}{v}"
+                verb = "drink" if drunk else "eat"
+                return f"{who} does not {verb} {v}" if negated else f"{who} {verb}s {v}"
             return f"{who}{'吃素' if v == 'vegetarian' else v}" if zh else f"{who} is {v}"
         case "reply_language":
             language = _ZH_LANGUAGES.get(v.lower(), v) if zh else v.capitalize()

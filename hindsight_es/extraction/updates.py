@@ -55,11 +55,13 @@ _AFTER_EN = re.compile(
     r"|for (?:me|us|everything|all)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:go-to|default|main|daily))\b",
     re.I,
 )
+# A drink naming a place after it ("a tea shop", "奶茶店") is the place, not the speaker's drink.
+_PLACE_AFTER = re.compile(r"^\s*(?:shops?|houses?|bars?|stores?|stands?|stalls?|plantations?|farms?|店|馆|铺)", re.I)
 _HAVE = re.compile(r"\b(?:have|has|having|had|order|orders|ordered|grab|get)\b", re.I)
 _AFTER_ZH = re.compile(r"^(?:写|开发|发货|寄|部署|托管)")
 # An update cue that makes the value the one given up (its scope: the few words before the value).
 _OLD_BEFORE_EN = re.compile(
-    r"\b(?:off|from|instead\s+of|rather\s+than|over|replac(?:e|ed|ing)|away\s+from|not|never|no\s+longer(?:\s+\w+)?"
+    r"\b(?:off|from|instead\s+of|rather\s+than|over|replac(?:e|ed|ing)|away\s+from|not|cannot|never|no\s+longer(?:\s+\w+)?"
     r"|stop(?:ped)?\s+\w+|quit(?:ting)?|gave\s+up|given\s+up|giving\s+up|drop(?:ped)?|ditch(?:ed)?|left|cut\s+out"
     r"|cut\s+back\s+on|scratch|done\s+with|finished\s+with|got\s+rid\s+of"
     r"|used\s+to\s+\w+|out\s+of)\s+(?:\S+\s+){0,2}$",
@@ -139,6 +141,8 @@ def is_old(before: str, after: str) -> bool:
 
 
 def _framed(before: str, after: str, category: str) -> bool:
+    if category == "drink" and _PLACE_AFTER.match(after):  # "I run a small tea shop": a place, not a drink
+        return False
     nouns = {name for name, attr in lx.ATTRIBUTES.items() if attr == category}
     noun = any(re.search(rf"\b{re.escape(n)}\b" if n.isascii() else re.escape(n), before, re.I) for n in nouns)
     drunk = category == "drink" and _HAVE.search(before)  # "every afternoon I have a latte"

@@ -89,6 +89,11 @@ def test_demo_twice_and_stats(tmp_path: Path) -> None:
     # "We use MySQL ..." was corrected to PostgreSQL: neither its fact nor its turn's utterance answers any more.
     database = first.stdout[first.stdout.index("what database do we use?") : first.stdout.index(QUERIES[2])]
     assert "MySQL for the order" not in flat(database)
+    # ... and is kept in the correction's history, which the demo shows after the recalls
+    revised = flat(first.stdout[first.stdout.index("superseded, kept in its history") :])
+    assert "superseded We use MySQL for the order database." in revised
+    assert "superseded The team's database: MySQL" in revised
+    assert "hindsight-es history " in revised
 
     stats = stats_json(data)
     demo = stats["banks"]["demo"]

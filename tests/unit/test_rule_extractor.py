@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/5"
+    assert ex.id == "rules/6"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -173,6 +173,35 @@ def test_a_fact_is_a_short_statement_quoting_the_speakers_sentence():
     assert (cand.text, cand.quote) == ("The user lives in Berlin", "I live in Berlin.")
     cand = one("我以后寄快递都用顺丰，别用别的。", speaker="Lin")
     assert (cand.key, cand.value, cand.text) == ("user/shipping_carrier", "顺丰", "Lin的快递：顺丰")
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "statement"),
+    [
+        ("I do not drink alcohol.", "user/diet:alcohol", "The user does not drink alcohol"),
+        ("I no longer drink coffee.", "user/diet:coffee", "The user does not drink coffee"),
+        ("I can't drink milk or eat cheese.", "user/diet:milk", "The user does not drink milk"),
+        ("I don't eat pork.", "user/diet:pork", "The user does not eat pork"),
+        ("我不喝酒。", "user/diet:酒", "用户不喝酒"),
+        ("我不吃香菜", "user/diet:香菜", "用户不吃香菜"),
+    ],
+)
+def test_a_diet_says_drink_for_what_is_drunk_and_eat_for_the_rest(text, key, statement):
+    cand = one(text)
+    assert (cand.key, cand.text) == (key, statement)
+
+
+def test_a_chinese_statement_names_the_value_as_the_sentence_did():
+    cand = one("我现在不喝咖啡了，改喝绿茶")
+    assert (cand.key, cand.value, cand.text) == ("user/drink", "green tea", "用户的饮品：绿茶")
+    assert one("I drink green tea every morning.").text == "The user's drink: green tea"
+
+
+@pytest.mark.parametrize(
+    "text", ["Hi! I'm Lin, I run a small tea shop in Hangzhou.", "我开了一家奶茶店", "We met at a coffee house."]
+)
+def test_a_drink_naming_a_place_is_no_drink(text):
+    assert typed(text) == []
 
 
 def test_several_statements_in_one_turn_come_out_in_order():

@@ -46,6 +46,13 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
             lock.release()
             console.print("a service is running on this data directory; it projects the turns")
         found: dict[str, list[dict[str, object]]] = {}
+        if tables:
+            console.print(
+                "[dim]Hits come best first by their fused evidence (meaning, words, time, speaker); relevance is "
+                "each hit's own calibrated 0–1 score: a question whose best hit is below "
+                f"{settings.min_relevance:g} gets no memories.[/dim]"
+            )
+        await hs.recall(BANK, QUERIES[0], limit=3)  # loads the query models: the timings below are a warm service's
         for query in QUERIES:
             t0 = time.perf_counter()
             hits = await hs.recall(BANK, query, limit=3)
@@ -58,4 +65,26 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
             for hit in hits:
                 table.add_row(f"{hit.relevance:.2f}", hit.kind, hit.text, ",".join(hit.source_turn_ids))
             console.print(table)
+        if tables:
+            await _show_revision(hs, found)
     return found
+
+
+REVISED = "what database do we use?"  # the sample corrects MySQL to PostgreSQL (turn s2-3)
+
+
+async def _show_revision(hs: Hindsight, found: dict[str, list[dict[str, object]]]) -> None:
+    """The correction's lineage: what the top memory for ``REVISED`` superseded, kept in its history."""
+    from hindsight_es.app.cli.memory_commands import lineage_of
+
+    top = found[REVISED][0] if found[REVISED] else None
+    if top is None:
+        return
+    lineage = await lineage_of(hs, str(top["memory_id"]), BANK)
+    if not lineage["supersedes"]:
+        return
+    turns = ",".join(str(t) for t in top["source_turn_ids"])  # type: ignore[attr-defined]
+    console.print(f"\n{top['text']} (turn {turns}) superseded, kept in its history:")
+    for old in lineage["supersedes"]:
+        console.print(f"  [dim]{old['status']}[/dim]  {old['text']}  (turn {','.join(old['source_turn_ids'])})")
+    console.print(f"the whole lineage: hindsight-es history {top['memory_id']}")
