@@ -8,9 +8,9 @@ import time
 from typing import Annotated, Optional, cast
 
 import typer
-from rich.table import Table
 
 from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.disputes import BankOwners, DisputedMemory
 from hindsight_es.events import DisputeResolutionRequested
@@ -51,12 +51,15 @@ def list_(
     if as_json:
         print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
         return
-    table = Table(title=f"disputed memories ({len(found)})", show_lines=True)
-    for column in ("memory id", "bank", "from", "text", "disputes", "reason"):
-        table.add_column(column, overflow="fold")
-    for m in found:
-        table.add_row(m.memory_id, m.bank_id, m.provenance or "", m.text, f"{m.disputes}: {m.disputed_text}", m.reason)
-    console.print(table)
+    if not found:
+        console.print("no dispute is waiting" + (f" in bank {bank!r}" if bank else ""))
+        return
+    rows = [
+        [m.memory_id, m.bank_id, m.provenance or "", m.text, f"{m.disputes}: {m.disputed_text}", m.reason]
+        for m in found
+    ]
+    columns = ["bank", "from", "text", "disputes", "reason"]
+    console.print(review_table(f"disputed memories ({len(found)})", columns, rows))
 
 
 @app.command()

@@ -77,6 +77,7 @@ def correct(
             if current.status != "active":
                 raise ConflictError(
                     f"memory {current.memory_id} is {current.status}; only an active one can be corrected"
+                    + _successor(found)
                 )
             check_text(settings, text)
             command = build(
@@ -104,3 +105,12 @@ def register(app: typer.Typer) -> None:
 
 
 __all__ = ["register"]
+
+
+def _successor(lineage: dict[str, Any]) -> str:
+    """Where a superseded memory's content went: the active memory that replaced it, to correct instead."""
+    active = [m for m in lineage.get("superseded_by") or [] if m.get("status") == "active"]
+    if not active:
+        return ""
+    m = active[-1]
+    return f" (superseded by {m['memory_id']}, {m['text']!r}: correct that one)"

@@ -8,9 +8,9 @@ import time
 from typing import Annotated, Optional, cast
 
 import typer
-from rich.table import Table
 
 from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.operator import QuarantinedMemory
 from hindsight_es.events import RejectRequested, ReleaseRequested
@@ -49,13 +49,8 @@ def list_(
     if not found:
         console.print("nothing is quarantined" + (f" in bank {bank!r}" if bank else ""))
         return
-    table = Table(title=f"quarantined memories ({len(found)})", show_lines=True)
-    table.add_column("memory id", no_wrap=True, min_width=36)
-    for column in ("bank", "source", "text", "reason"):
-        table.add_column(column, overflow="fold")
-    for m in found:
-        table.add_row(m.memory_id, m.bank_id, f"{m.source} ({m.trust})", m.text, m.reason)
-    console.print(table)
+    rows = [[m.memory_id, m.bank_id, f"{m.source} ({m.trust})", m.text, m.reason] for m in found]
+    console.print(review_table(f"quarantined memories ({len(found)})", ["bank", "source", "text", "reason"], rows))
 
 
 @app.command()

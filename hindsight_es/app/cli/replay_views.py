@@ -133,6 +133,28 @@ def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True)
     return table
 
 
+def review_table(title: str, columns: list[str], rows: list[list[str]], *, text: str = "text") -> Table:
+    """Memories waiting for an operator (quarantined, disputed): the id whole, then ``columns``. Below
+    ``WIDE`` columns of terminal every column but the id and ``text`` goes under the text, each as
+    "name: value", so no column is folded to a few characters a line."""
+    wide = console.width >= WIDE
+    table = Table(title=title, title_justify="left", show_lines=True)
+    table.add_column("memory id", no_wrap=True, min_width=36)
+    for column in columns if wide else [text]:
+        table.add_column(column, overflow="fold", ratio=1 if column == text else None)
+    at = columns.index(text)
+    for memory_id, *values in rows:
+        if wide:
+            table.add_row(memory_id, *(Text(v) for v in values))
+            continue
+        cell = Text(values[at])
+        for name, value in zip(columns, values, strict=True):
+            if name != text and value:
+                cell.append(f"\n{name}: {value}", style="dim")
+        table.add_row(memory_id, cell)
+    return table
+
+
 def show_plan(retract: list[MemoryInfo], restore: list[MemoryInfo], *, done: bool) -> None:
     verb = ("retracted", "restored") if done else ("to retract", "to restore")
     console.print(memory_table(f"{len(retract)} memories {verb[0]}", retract))
