@@ -18,10 +18,12 @@ import numpy as np
 
 from hindsight_es.client.connection import Connection
 from hindsight_es.client.reader import Reader
+from hindsight_es.embedding.base import CrossScript
 from hindsight_es.recall.answertype import says_when
 from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
 from hindsight_es.recall.query import parse_query
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
+from hindsight_es.text import is_cjk
 
 EXTRA_COLUMNS = tuple(c for c in ("importance", "confidence", "trust") if c not in MEMORY_COLUMNS)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -180,7 +182,9 @@ class Browser:
             parsed = parse_query(query)
             words = _words(query)
             vectors = self._vectors(hits)
-            qv = np.asarray(self.conn.embedder().embed_query(query), dtype=np.float32)
+            embedder = self.conn.embedder()
+            qv = np.asarray(embedder.embed_query(query), dtype=np.float32)
+            cross, query_cjk = embedder.cross_script, is_cjk(query)
             out: dict[str, list[str]] = {}
             for hit in hits:
                 reasons = []
@@ -189,8 +193,7 @@ class Browser:
                     reasons.append("matched words: " + ", ".join(shared[:8]))
                 vector = vectors.get(hit.memory_id)
                 if vector is not None and vector.shape == qv.shape:
-                    cosine = float(vector @ qv / ((np.linalg.norm(vector) * np.linalg.norm(qv)) or 1.0))
-                    reasons.append(f"meaning: cosine {cosine:.2f} to the query")
+                    reasons.append(_meaning(qv, vector, cross, query_cjk, is_cjk(hit.text)))
                 if parsed.since is not None and _in_range(hit.valid_from, parsed.since, parsed.until):
                     reasons.append("in the time the query names")
                 if parsed.asks_when and says_when(hit.text):
@@ -218,6 +221,18 @@ class Browser:
             for row in self.conn.lance().scan("memories", where, ["memory_id", "vector"], len(ids)).to_pylist():
                 out[row["memory_id"]] = np.asarray(row["vector"], dtype=np.float32)
         return out
+
+
+def _meaning(query: np.ndarray, vector: np.ndarray, cross: CrossScript | None, query_cjk: bool, cjk: bool) -> str:
+    """How close a memory's meaning is to the query's. A memory in the other script (Chinese for an English
+    query) is compared as recall's cross-script list compares it, with the part of the vectors both
+    scripts share: the whole vector's cosine says little there (its English half is zero for Chinese)."""
+    if cross is not None and cjk != query_cjk:
+        q = cross.query(query)
+        cosine = float(vector @ q / ((np.linalg.norm(vector) * np.linalg.norm(q)) or 1.0))
+        return f"meaning across languages: similarity {cross.similarity(1.0 - cosine, memory_cjk=cjk):.2f}"
+    cosine = float(vector @ query / ((np.linalg.norm(vector) * np.linalg.norm(query)) or 1.0))
+    return f"meaning: cosine {cosine:.2f} to the query"
 
 
 def _words(text: str) -> set[str]:

@@ -104,6 +104,7 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     expect(page.locator("#hits")).to_contain_text("DHL")
     expect(page.locator("#hits")).to_contain_text("matched words:")
     expect(page.locator("#hits")).to_contain_text("meaning: cosine")
+    expect(page.locator("#hits thead")).to_contain_text("relevance")  # calibrated, beside the fused score
     shot(page, "search")
 
     # a memory's page: the supersession chain, its source turn, its events with who and why

@@ -31,6 +31,14 @@ async def test_a_chinese_question_finds_the_english_memory_it_is_about(tmp_path)
         assert hits[0].source_turn_ids == ["m2"]
         hits = await hs.recall("bart", "Bart: 我的牙补过以后一直很疼", limit=3)
         assert hits[0].source_turn_ids == ["m0"]
+        # why it came back: the meaning across languages, as the cross-script search compared it; the
+        # whole vector's cosine (its English half is zero for the Chinese query) would say 0.5 of anything
+        reasons = await hs.browser.explain("bart", "Bart: 我的牙补过以后一直很疼", hits)
+        said = [r for r in reasons[hits[0].memory_id] if r.startswith("meaning")]
+        assert len(said) == 1 and said[0].startswith("meaning across languages: similarity "), said
+        best = float(said[0].rsplit(" ", 1)[1])
+        others = [float(r.rsplit(" ", 1)[1]) for h in hits[1:] for r in reasons[h.memory_id] if r.startswith("meaning")]
+        assert others and all(best > o for o in others)  # the memory it is about is the most similar
 
 
 BILINGUAL = [
