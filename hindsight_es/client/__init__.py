@@ -82,8 +82,10 @@ class Hindsight:
 
     # ------------------------------------------------------------ writes (``writer``)
 
-    async def publish(self, events: Sequence[Event]) -> None:
-        await self.writer.publish(events)
+    async def publish(
+        self, events: Sequence[Event], *, wait: bool = False, timeout_s: float | None = None
+    ) -> bool | None:
+        return await self.writer.publish(events, wait=wait, timeout_s=timeout_s)
 
     async def record_turn(self, bank_id: str, text: str, **fields: Any) -> TurnRecorded:
         return await self.writer.record_turn(bank_id, text, **fields)

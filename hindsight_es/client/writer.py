@@ -59,8 +59,38 @@ class Writer:
         self.conn, self.reader = conn, reader
         self.settings = conn.settings
 
-    async def publish(self, events: Sequence[Event]) -> None:
-        """Append events to their topic, grouped per bank, in order."""
+    async def publish(
+        self, events: Sequence[Event], *, wait: bool = False, timeout_s: float | None = None
+    ) -> bool | None:
+        """Append events to their topic, grouped per bank, in order. With ``wait``, return once every bank's
+        turns are decided and projected (True), or at the time-out (False); without, None.
+
+        A bank's turns are decided in order and its memory events projected in order, so the wait follows the
+        last turn with content of each bank; one whose memories are already there (published before) has
+        nothing to wait for."""
+        if not wait:
+            await self._append(events)
+            return None
+        timeout = timeout_s or self.settings.mcp_wait_timeout_s
+        deadline = time.monotonic() + timeout
+        await self.conn.start()
+        last = {e.bank_id: e for e in events if isinstance(e, TurnRecorded) and not is_filler(e.text)}
+        pending = []
+        for bank_id, turn in last.items():
+            if await self.conn.read(self.reader.memory_rows, bank_id, _derived(turn)):
+                continue  # decided before: the same turn (bank, session, turn id) adds nothing
+            pending.append((turn, *await self.conn.logged(memory_partition_end(self.conn.log, bank_id))))
+        await self._append(events)
+        for turn, partition, start in pending:
+            outcome = await self.conn.logged(
+                await_outcome(self.conn.log, turn.event_id, partition, start, deadline, self._projected),
+                timeout + self.settings.request_timeout_s,
+            )
+            if not outcome.ready:
+                return False
+        return True
+
+    async def _append(self, events: Sequence[Event]) -> None:
         await self.conn.start()
         started = observe.now_ns()
         by_topic_bank: dict[tuple[str, str], list[bytes]] = defaultdict(list)
@@ -98,8 +128,7 @@ class Writer:
         if is_filler(text):  # the bank actor retains nothing of it (``memory.decide``): nothing to wait for
             await self.publish([turn])
             return Receipt(turn, True)
-        probed = [str(memory_ids.memory_id(turn.event_id, i)) for i in range(MAX_CANDIDATES)]
-        if known := await self.conn.read(self.reader.memory_rows, bank_id, probed):
+        if known := await self.conn.read(self.reader.memory_rows, bank_id, _derived(turn)):
             return Receipt(turn, True, known)  # the same turn (bank, session, turn id) was decided before
         return await self._publish_and_wait(turn, timeout_s)
 
@@ -281,3 +310,8 @@ class Writer:
             return hot > last_offset and cold > last_offset
 
         return await self.conn.read(check)
+
+
+def _derived(turn: TurnRecorded) -> list[str]:
+    """The ids the memories of ``turn`` would have (they derive from its event id)."""
+    return [str(memory_ids.memory_id(turn.event_id, i)) for i in range(MAX_CANDIDATES)]

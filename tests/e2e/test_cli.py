@@ -135,6 +135,20 @@ GOOD_FILE_TEXT_2 = "From now on use DHL for all parcels."
 STDIN_TEXT = "I live in Lisbon."
 
 
+def test_demo_beside_a_running_up_waits_for_it_to_project_the_turns(tmp_path: Path) -> None:
+    from tests.e2e.served import running_up  # served imports this module
+
+    with running_up(tmp_path) as up:
+        first = cli(up.data, "demo")
+        assert first.returncode == 0, first.stderr  # it had recalled before up projected: "unknown bank 'demo'"
+        no_traceback(first)
+        assert "the service running on this data directory projected them in" in flat(first.stdout)
+        database = first.stdout[first.stdout.index("what database do we use?") : first.stdout.index(QUERIES[2])]
+        assert "PostgreSQL" in database
+        again = cli(up.data, "demo")  # decided before: nothing to wait for
+        assert again.returncode == 0 and recall_tables(again.stdout) == recall_tables(first.stdout), again.stderr
+
+
 def jsonl(*lines: bytes) -> bytes:
     return b"\n".join(lines) + b"\n"
 
