@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
 
 KeyValue = tuple[str | None, str | None]
@@ -109,8 +110,29 @@ def employment(m: re.Match[str]) -> Built:
     return out + ([] if vx.vague(role) else [("user/occupation", role)]) or None
 
 
+def chosen(raw: str) -> tuple[str, str] | None:
+    """The lexicon value a span chooses: its first one not given up ("DHL instead of UPS" is DHL; "instead
+    of UPS" alone, the tail of "Ship with DHL from now on instead of UPS", chooses nothing)."""
+    for at, said, category, canonical in ux.mentions(raw):
+        if not ux.is_old(raw[:at], raw[at + len(said) :]):
+            return category, canonical
+    return None
+
+
+_GIVEN_UP_USE = re.compile(
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:no longer|do not|never|stopped)\s+(?:use|drink|using|drinking|ship with|code in)\s+"
+    r"[^,;.!?]{1,40}$",
+    re.I,
+)
+
+
+def only_now(m: re.Match[str]) -> Built:
+    """ "…, only green tea now" after a use given up ("I no longer drink coffee"): the new value, if a choice."""
+    return categorical(m) if _GIVEN_UP_USE.search(m.string, 0, m.start()) else None
+
+
 def categorical(m: re.Match[str]) -> Built:
-    found = vx.category(m["v"])
+    found = chosen(m["v"])
     return vx.category_kv(found, m) if found else None
 
 
@@ -122,8 +144,9 @@ def choice(m: re.Match[str]) -> Built:
     """A choice among alternatives: a lexicon category, a favorite's facet the value names ("更喜欢喝普洱"
     -> ``favorite:tea``), else a preference keyed by the head noun ("window seats" -> ``preference:seats``)."""
     raw = vx.CHOICE_CUT.sub("", m["v"])
-    if found := vx.category(raw):
-        return vx.category_kv(found, m)
+    if vx.category(raw):
+        found = chosen(raw)
+        return vx.category_kv(found, m) if found else None
     if _ACTS_ON_ME.search(raw):  # "以后都用微信通知我": a way to act on the speaker is an instruction, not a taste
         verb = _USE_VERB.search(m.string, 0, m.start("v"))
         return f"user/instruction:{vx.slug((verb[0] if verb else '') + vx.clean(raw))}", "always"
@@ -147,8 +170,9 @@ def likes(negated: bool) -> Builder:
 def directive(polarity: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         raw = (_group(m, "g") or "") + m["v"]
-        if polarity == "always" and (found := vx.category(raw)):
-            return vx.category_kv(found, m)
+        if polarity == "always" and vx.category(raw):
+            found = chosen(raw)
+            return vx.category_kv(found, m) if found else None
         v = vx.directive_action(raw)
         return None if vx.vague(v) else (f"user/instruction:{vx.slug(v)}", polarity)
 
@@ -204,8 +228,8 @@ def favorite(m: re.Match[str]) -> Built:
 _NOT_ATTRIBUTES = frozenset(
     "point question guess problem issue concern worry bet idea hope feeling sense impression opinion view take thought"
     " plan plans goal answer reason excuse fault bad pleasure turn mistake understanding experience advice"
-    " suggestion request"
-    " 意思 问题 想法 看法 意见 感觉 建议 要求 观点 理解 经验 原因 错 天".split()
+    " suggestion request mind"
+    " 意思 问题 想法 看法 意见 感觉 建议 要求 观点 理解 经验 原因 错 天 计划 打算 安排".split()
 )
 _NOUN_EN = re.compile(r"[a-z]+(?: [a-z]+){0,2}")
 _NOUN_ZH = re.compile(r"[\u4e00-\u9fff]{1,4}")

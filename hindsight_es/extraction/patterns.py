@@ -147,7 +147,7 @@ FROM_NOW_ON_USE = (
     rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
 )
 FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between may be anything, so the value must be a choice
-    rf"(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后){_GAP}(?:用|使用|改用|换成|换用|选|选用|走|改成|改为){VZ}",
+    rf"(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后){_GAP}(?:用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
 )
 FROM_NOW_ON = (
     rf"\bfrom now on[\s,]*{V}",
@@ -204,8 +204,9 @@ AGE = (
     rf"我{ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
 )
 ATTRIBUTE = (
-    rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+(?:is|are)\s+(?:now\s+)?{V}",
-    rf"(?:{ZI}的|{ZCL})(?P<a>[^，。！？；,!?;是的]{{1,8}}?)(?:是|叫|为){VZ}",
+    rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+"
+    rf"(?:(?:is|are)\s+(?:now\s+)?|(?:has\s+|have\s+)?changed\s+to\s+){V}",
+    rf"(?:{ZI}的|{ZCL})(?P<a>[^，。！？；,!?;是的换改变]{{1,8}}?)(?:是|叫|为|(?:换|改|变)(?:成|为)了?){VZ}",
 )
 EMAIL = (
     rf"\b(?:use|reach me at|contact me at|email me at|write to me at|send (?:it|them|everything|mail) to)\s+{_EMAIL}",
@@ -271,6 +272,9 @@ USES = (
     rf"(?:用的是|用|选|走|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
     rf"{ZCL}{ZADV}(?:改喝|改吃|改为|改成了|改成|换成了|换成|换用|改用了|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
 )
+# "I no longer drink coffee, only green tea now": the clause after a use given up names the new value (its
+# builder checks the given-up clause before it; the match starts at the comma, past that clause's own rule)
+ONLY_NOW = (rf"[,;]\s*(?:only|just|mostly)\s+{V}",)
 SWITCHED = (
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:switched|migrated|moved over|changed|converted)\s+(?:over\s+)?"
     rf"(?:from\s+{_BODY_EN}+?\s+)?to\s+{V}",

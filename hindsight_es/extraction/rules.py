@@ -86,6 +86,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.ATTRIBUTE, b.attribute, 0.6, 0.85),
     _rule("fact", px.USES, b.categorical, 0.6, 0.8),
     _rule("fact", px.SWITCHED, b.choice, 0.6, 0.8),
+    _rule("fact", px.ONLY_NOW, b.only_now, 0.6, 0.75),
     _rule("preference", px.DISLIKE, b.likes(negated=True), 0.6, 0.75),
     _rule("preference", px.LIKE, b.likes(negated=False), 0.5, 0.75),
     _rule("decision", px.AGREED, b.decision, 0.7, 0.85, agreed=True),
@@ -272,7 +273,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/6"
+    id = "rules/7"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

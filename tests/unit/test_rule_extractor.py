@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/6"
+    assert ex.id == "rules/7"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -202,6 +202,27 @@ def test_a_chinese_statement_names_the_value_as_the_sentence_did():
 )
 def test_a_drink_naming_a_place_is_no_drink(text):
     assert typed(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("Ship with DHL from now on instead of UPS.", "user/shipping_carrier", "dhl"),  # was UPS, the one given up
+        ("以后快递都发顺丰，不要用圆通了。", "user/shipping_carrier", "顺丰"),  # was only "never 用圆通"
+        ("I no longer drink coffee, only green tea now.", "user/drink", "green tea"),  # was only "no coffee"
+        ("We no longer use MySQL, only PostgreSQL.", "team/database", "postgresql"),
+        ("我的手机号换成了13800138000。", "user/phone", "13800138000"),
+        ("My phone number changed to 555-0199.", "user/phone", "555-0199"),
+    ],
+)
+def test_an_update_states_the_new_value_only(text, key, value):
+    cand = one(text)
+    assert (cand.key, cand.value) == (key, value)
+
+
+@pytest.mark.parametrize("text", ["My mind changed to yes.", "我的计划变成了下周出发"])
+def test_a_change_of_mind_or_plan_is_no_attribute(text):
+    assert [c for c in typed(text) if c.kind == "fact"] == []
 
 
 def test_several_statements_in_one_turn_come_out_in_order():
