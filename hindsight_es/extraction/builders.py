@@ -110,11 +110,16 @@ def employment(m: re.Match[str]) -> Built:
     return out + ([] if vx.vague(role) else [("user/occupation", role)]) or None
 
 
-def chosen(raw: str) -> tuple[str, str] | None:
+_CLAUSE_END = re.compile(r"[,;.!?，；。！？]")
+
+
+def chosen(raw: str, before: str = "") -> tuple[str, str] | None:
     """The lexicon value a span chooses: its first one not given up ("DHL instead of UPS" is DHL; "instead
-    of UPS" alone, the tail of "Ship with DHL from now on instead of UPS", chooses nothing)."""
+    of UPS" alone, the tail of "Ship with DHL from now on instead of UPS", chooses nothing). ``before``: the
+    sentence up to the span, whose last words may give the value up ("我以前喝咖啡")."""
+    before = _CLAUSE_END.split(before)[-1]  # its own clause: "we no longer use MySQL, only PostgreSQL"
     for at, said, category, canonical in ux.mentions(raw):
-        if not ux.is_old(raw[:at], raw[at + len(said) :]):
+        if not ux.is_old(before + raw[:at], raw[at + len(said) :]):
             return category, canonical
     return None
 
@@ -132,7 +137,7 @@ def only_now(m: re.Match[str]) -> Built:
 
 
 def categorical(m: re.Match[str]) -> Built:
-    found = chosen(m["v"])
+    found = chosen(m["v"], m.string[: m.start("v")])
     return vx.category_kv(found, m) if found else None
 
 
@@ -145,7 +150,7 @@ def choice(m: re.Match[str]) -> Built:
     -> ``favorite:tea``), else a preference keyed by the head noun ("window seats" -> ``preference:seats``)."""
     raw = vx.CHOICE_CUT.sub("", m["v"])
     if vx.category(raw):
-        found = chosen(raw)
+        found = chosen(raw, m.string[: m.start("v")])
         return vx.category_kv(found, m) if found else None
     if _ACTS_ON_ME.search(raw):  # "以后都用微信通知我": a way to act on the speaker is an instruction, not a taste
         verb = _USE_VERB.search(m.string, 0, m.start("v"))
@@ -214,12 +219,18 @@ def reply_language(m: re.Match[str]) -> Built:
     return "user/reply_language", lx.REPLY_LANGUAGES[m["v"].lower()]
 
 
+_NO_LONGER = re.compile(r"^(?:no longer|not|never)\b|^(?:已经)?(?:不再是|不是|不再)", re.I)
+
+
 def favorite(m: re.Match[str]) -> Built:
-    """ "my favourite X is Y", "Y is my favourite X" and, without X, the facet Y names ("ramen" -> food)."""
+    """ "my favourite X is Y", "Y is my favourite X" and, without X, the facet Y names ("ramen" -> food). A
+    favourite that is no longer one ("… is no longer pizza", "…不是红色了") is the value given up: nothing."""
+    raw = vx.clean(_group(m, "a") or "")
+    if _NO_LONGER.match(m["v"].strip()) or raw.endswith(("不", "不再", "已经不")):
+        return None
     v = vx.object_of(m["v"])
     if vx.vague(v):
         return None
-    raw = vx.clean(_group(m, "a") or "")
     facet = lx.FAVORITES.get(raw, vx.slug(raw)) if raw else vx.facet(v)
     return (f"user/favorite:{facet}", v) if facet else ("user/favorite", v)
 
@@ -249,6 +260,8 @@ def _named(raw: str, span: str) -> str | None:
 
 
 def attribute(m: re.Match[str]) -> Built:
+    if _NO_LONGER.match(m["v"].strip()):  # "my favourite food is no longer pizza": the value given up
+        return None
     raw_attr = re.sub(r"^(?:new|current|old|actual|real|own)\s+|^(?:新的?|现在的|目前的|新)", "", vx.clean(m["a"]))
     owner = re.fullmatch(r"([\w ]+?)'s ([\w ]+)", raw_attr)
     who, attr = "user", lx.ATTRIBUTES.get(raw_attr)

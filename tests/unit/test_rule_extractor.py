@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/7"
+    assert ex.id == "rules/8"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -218,6 +218,18 @@ def test_a_drink_naming_a_place_is_no_drink(text):
 def test_an_update_states_the_new_value_only(text, key, value):
     cand = one(text)
     assert (cand.key, cand.value) == (key, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "gone"),
+    [
+        ("我以前喝咖啡，现在只喝茶。", "coffee"),  # was the drink coffee: 以前 gives it up
+        ("My favourite food is no longer pizza, it's sushi now.", "no longer pizza"),
+        ("我最喜欢的颜色不是红色了，是蓝色。", "红色"),
+    ],
+)
+def test_a_value_given_up_is_never_the_value(text, gone):
+    assert all(c.value != gone for c in typed(text))
 
 
 @pytest.mark.parametrize("text", ["My mind changed to yes.", "我的计划变成了下周出发"])
