@@ -20,6 +20,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_sixth.jsonl",
     "extraction_labelled_seventh.jsonl",
     "extraction_labelled_eighth.jsonl",
+    "extraction_labelled_ninth.jsonl",
 )
 
 
