@@ -225,7 +225,7 @@ _NO_LONGER = re.compile(r"^(?:no longer|not|never)\b|^(?:已经)?(?:不再是|�
 def favorite(m: re.Match[str]) -> Built:
     """ "my favourite X is Y", "Y is my favourite X" and, without X, the facet Y names ("ramen" -> food). A
     favourite that is no longer one ("… is no longer pizza", "…不是红色了") is the value given up: nothing."""
-    raw = vx.clean(_group(m, "a") or "")
+    raw = re.sub(r"(?:现在|目前|如今)$", "", vx.clean(_group(m, "a") or ""))  # "最喜欢的水果现在是…"
     if _NO_LONGER.match(m["v"].strip()) or raw.endswith(("不", "不再", "已经不")):
         return None
     v = vx.object_of(m["v"])

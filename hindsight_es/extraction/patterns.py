@@ -29,7 +29,7 @@ ADV = (
 _ZADV_WORDS = (
     "也 还 都 就 真的 真 很 非常 特别 挺 比较 最 一直 现在 目前 已经 其实 实在 最近 本来 一点也 一点都 越来越 超"
     " 蛮 好 向来 平时 一般 通常 主要 经常 总是 确实 去年 今年 前年 上个月 刚刚 刚 早就 早已 每天早上 每天晚上"
-    " 每天 早上 晚上 居然 竟然 开始 又 基本上"
+    " 每天 早上 晚上 居然 竟然 开始 又 基本上 上周 上星期 上礼拜 这周 前几天 前阵子 昨天 前天 上个星期"
 ).split()
 # Possessive, so the longest adverb must come first ("最近" before "最"): a taken "最" is never given back.
 ZADV = "(?:" + "|".join(sorted(_ZADV_WORDS, key=len, reverse=True)) + ")*+"

@@ -82,6 +82,14 @@ _OTHER_EN = re.compile(  # a pronoun, or a name (of up to three words, or its "'
     r"(?:(?!(?i:i|we|you|they|he|she|it)\b)[a-z]+\s+)?"
     r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears|[a-z]+ed)\b"
 )
+# Another party named by its role towards the speaker ("our competitor", "my landlord", "我们的客户"): its choices
+# are its own, not the team's or the speaker's.
+_PARTY_EN = re.compile(
+    r"\b(?:our|my|the)\s+(?:\w+\s+)?(?:competitors?|rivals?|clients?|customers?|partners?|vendors?|suppliers?"
+    r"|landlords?|neighbou?rs?|investors?|contractors?)\b(?!\s*'s)",
+    re.I,
+)
+_PARTY_ZH = re.compile(r"(?:我们|我)的?(?:竞争对手|对手|客户|合作方|合作伙伴|供应商|房东|邻居|投资人)")
 _OTHER_ZH = re.compile(r"(?<!我)(?:他|她)(?!们的?[\u4e00-\u9fff]{0,2}(?:我|咱))")
 # Reported words: a quoted clause, a third party's request relayed to the assistant.
 _QUOTED = re.compile(r"\"[^\"]*\s[^\"]*\s[^\"]*\"|“[^”]{4,}”|「[^」]{4,}」|(?<!\w)'[^']*\s[^']*\s[^']*'(?!\w)")
@@ -119,6 +127,8 @@ def owner(before: str) -> str | None:
     clause is about someone else ("he uses Vim", "Dana drinks tea", "他用Vim")."""
     if m := _RELATIVE_EN.search(before) or _RELATIVE_ZH.search(before):
         return lx.RELATIONS.get(m["r"].lower())
+    if _PARTY_EN.search(before) or _PARTY_ZH.search(before):
+        return None
     other = _OTHER_EN.search(before)
     if other and not (other["name"] and other["name"].lower() in lx.EN_STOPWORDS | set(vx.ALIASES)):
         return None

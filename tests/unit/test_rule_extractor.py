@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/8"
+    assert ex.id == "rules/9"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -230,6 +230,22 @@ def test_an_update_states_the_new_value_only(text, key, value):
 )
 def test_a_value_given_up_is_never_the_value(text, gone):
     assert all(c.value != gone for c in typed(text))
+
+
+@pytest.mark.parametrize(
+    "text", ["Our competitor moved to Azure.", "Our biggest client uses Oracle.", "我们的客户都用阿里云。"]
+)
+def test_another_partys_choice_is_not_the_teams(text):
+    assert typed(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [("我上周搬去无锡了。", "user/location", "无锡"), ("我最喜欢的水果现在是榴莲。", "user/favorite:fruit", "榴莲")],
+)
+def test_a_time_word_is_not_part_of_the_attribute_or_in_the_way(text, key, value):
+    cand = one(text)
+    assert (cand.key, cand.value) == (key, value)
 
 
 @pytest.mark.parametrize("text", ["My mind changed to yes.", "我的计划变成了下周出发"])
