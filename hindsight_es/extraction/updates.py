@@ -136,11 +136,15 @@ def owner(before: str) -> str | None:
 
 
 _NEW_SIDE = re.compile(r"\b(?:to|into|onto)\s+$|(?:换成|改成|改用|换用|迁到|转到)了?$", re.I)
+# "we replaced MongoDB with PostgreSQL", "I swapped Emacs for Vim": the value after with/for is the new one
+_REPLACED_WITH = re.compile(
+    r"\b(?:replac|swapp|substitut|exchang|trad)\w*\s+(?:out\s+)?[^,;.!?]{1,40}?\s+(?:with|for|by)\s+$", re.I
+)
 
 
 def is_old(before: str, after: str) -> bool:
     """The value is the one given up: an update cue governs it ("from Python to Go": Go is the new side)."""
-    if _NEW_SIDE.search(before):
+    if _NEW_SIDE.search(before) or _REPLACED_WITH.search(before):
         return False
     return bool(
         _OLD_BEFORE_EN.search(before)
@@ -156,7 +160,7 @@ def _framed(before: str, after: str, category: str) -> bool:
     nouns = {name for name, attr in lx.ATTRIBUTES.items() if attr == category}
     noun = any(re.search(rf"\b{re.escape(n)}\b" if n.isascii() else re.escape(n), before, re.I) for n in nouns)
     drunk = category == "drink" and _HAVE.search(before)  # "every afternoon I have a latte"
-    used = _USE_EN.search(before) or _USE_ZH.search(before)
+    used = _USE_EN.search(before) or _USE_ZH.search(before) or _REPLACED_WITH.search(before)
     return bool(noun or drunk or used or _AFTER_EN.match(after) or _AFTER_ZH.match(after))
 
 

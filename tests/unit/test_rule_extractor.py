@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/9"
+    assert ex.id == "rules/10"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -237,6 +237,19 @@ def test_a_value_given_up_is_never_the_value(text, gone):
 )
 def test_another_partys_choice_is_not_the_teams(text):
     assert typed(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("We replaced MongoDB with PostgreSQL in the spring.", "team/database", "postgresql"),  # was nothing
+        ("I swapped Emacs for Vim.", "user/editor", "vim"),
+        ("We swapped out AWS for GCP last year.", "team/cloud_provider", "gcp"),
+    ],
+)
+def test_what_replaced_the_old_value_is_the_new_one(text, key, value):
+    cand = one(text)
+    assert (cand.key, cand.value) == (key, value)
 
 
 @pytest.mark.parametrize(
