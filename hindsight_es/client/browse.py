@@ -227,12 +227,14 @@ def _meaning(query: np.ndarray, vector: np.ndarray, cross: CrossScript | None, q
     """How close a memory's meaning is to the query's. A memory in the other script (Chinese for an English
     query) is compared as recall's cross-script list compares it, with the part of the vectors both
     scripts share: the whole vector's cosine says little there (its English half is zero for Chinese)."""
+
+    def cosine(q: np.ndarray) -> float:
+        return float(vector @ q / ((np.linalg.norm(vector) * np.linalg.norm(q)) or 1.0))
+
     if cross is not None and cjk != query_cjk:
-        q = cross.query(query)
-        cosine = float(vector @ q / ((np.linalg.norm(vector) * np.linalg.norm(q)) or 1.0))
-        return f"meaning across languages: similarity {cross.similarity(1.0 - cosine, memory_cjk=cjk):.2f}"
-    cosine = float(vector @ query / ((np.linalg.norm(vector) * np.linalg.norm(query)) or 1.0))
-    return f"meaning: cosine {cosine:.2f} to the query"
+        similar = cross.similarity(1.0 - cosine(cross.query(query)), memory_cjk=cjk)
+        return f"meaning across languages: similarity {similar:.2f}"
+    return f"meaning: cosine {cosine(query):.2f} to the query"
 
 
 def _words(text: str) -> set[str]:

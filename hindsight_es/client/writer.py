@@ -82,11 +82,7 @@ class Writer:
             pending.append((turn, *await self.conn.logged(memory_partition_end(self.conn.log, bank_id))))
         await self._append(events)
         for turn, partition, start in pending:
-            outcome = await self.conn.logged(
-                await_outcome(self.conn.log, turn.event_id, partition, start, deadline, self._projected),
-                timeout + self.settings.request_timeout_s,
-            )
-            if not outcome.ready:
+            if not (await self._outcome(turn, partition, start, deadline, timeout)).ready:
                 return False
         return True
 
@@ -292,16 +288,20 @@ class Writer:
         await self.conn.start()
         partition, start = await self.conn.logged(memory_partition_end(self.conn.log, event.bank_id))
         await self.publish([event])
-        outcome: Outcome = await self.conn.logged(
-            await_outcome(self.conn.log, event.event_id, partition, start, deadline, self._projected),
-            timeout + self.settings.request_timeout_s,
-        )
+        outcome = await self._outcome(event, partition, start, deadline, timeout)
         if outcome.ready and isinstance(event, TurnRecorded):
             observe.OPERATION_SECONDS.labels(operation="retain_to_queryable").observe(time.perf_counter() - started)
         retained = (
             await self.conn.read(self.reader.memory_rows, event.bank_id, outcome.retained_ids) if outcome.ready else []
         )
         return Receipt(event, outcome.ready, retained, outcome.superseded_ids)
+
+    async def _outcome(self, event: Event, partition: int, start: int, deadline: float, timeout: float) -> Outcome:
+        """What the bank actor made of ``event``, read from its memory partition past ``start`` (``outcome``)."""
+        return await self.conn.logged(
+            await_outcome(self.conn.log, event.event_id, partition, start, deadline, self._projected),
+            timeout + self.settings.request_timeout_s,
+        )
 
     async def _projected(self, partition: int, last_offset: int) -> bool:
         def check() -> bool:

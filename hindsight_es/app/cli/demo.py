@@ -31,11 +31,12 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
     assert not problems, problems  # the shipped sample is valid
     async with Hindsight(settings) as hs:
         started = time.perf_counter()
+        published = f"published {len(turns)} turns to bank {BANK!r} ({settings.broker or settings.log_path})"
         lock = ServiceLock(settings)
         if lock.acquire():
             try:
                 await hs.publish(turns)
-                console.print(f"published {len(turns)} turns to bank {BANK!r} ({settings.broker or settings.log_path})")
+                console.print(published)
                 n = await catch_up_all(settings, hs.log, embedder=hs.embedder)
             finally:
                 lock.release()
@@ -46,7 +47,7 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
             lock.release()
             # the running service decides and projects them: the recalls below wait for it, or they race it
             ready = await hs.publish(turns, wait=True)
-            console.print(f"published {len(turns)} turns to bank {BANK!r} ({settings.broker or settings.log_path})")
+            console.print(published)
             took = f"{time.perf_counter() - started:.2f}s"
             console.print(
                 f"the service running on this data directory projected them in {took}"
