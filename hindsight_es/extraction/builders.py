@@ -125,8 +125,8 @@ def chosen(raw: str, before: str = "") -> tuple[str, str] | None:
 
 
 _GIVEN_UP_USE = re.compile(
-    r"\b(?:i|we)\s+(?:\w+\s+)?(?:no longer|do not|never|stopped)\s+(?:use|drink|using|drinking|ship with|code in)\s+"
-    r"[^,;.!?]{1,40}$",
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:(?:no longer|do not|never|stopped)\s+(?:use|drink|using|drinking|ship with|code in)"
+    r"|gave up|quit|dropped|cut out)\s+[^,;.!?]{1,40}$",
     re.I,
 )
 

@@ -36,6 +36,7 @@ ZADV = "(?:" + "|".join(sorted(_ZADV_WORDS, key=len, reverse=True)) + ")*+"
 _ZPRE = r"(?:现在|目前|一直|还是|也|最近)*"  # before 最喜欢: ZADV would take the 最
 ZI = r"(?:我们|咱们|我)"
 ZCL = r"(?:^|(?<=[，,；;：:]))"  # the start of a clause: a statement after a comma needs no 我 again
+_FROM_ZH = r"(?:从[^，。！？；,!?;\n]{1,12}?)?"  # the place or employer left: "我从北京搬到了上海"
 _GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0,8}?"  # words between 我 and the verb, no negation
 _REL_EN = (
     r"sister|brother|mom|mother|mum|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter"
@@ -157,8 +158,10 @@ LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
     rf"|lived)|settled\s+down)\s+(?:in|at)\s+{V}",
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
+    # "relocated from Berlin to Munich" (a bare "moved from X to Y" may be a job or a tool: ``UPDATED``)
+    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}relocated\s+from\s+{_BODY_EN}{{1,40}}?\s+to\s+{V}",
     rf"\b(?:i|we)\s+(?:am|are|have|got)\s+{ADV}(?:settled|based|living)\s+(?:down\s+)?in\s+{V}",
-    rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}(?:现居住在|现居于|现居|常住在|常住|搬回了|搬回到|搬回|住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
+    rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}{_FROM_ZH}(?:现居住在|现居于|现居|常住在|常住|搬回了|搬回到|搬回|住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
     rf"{ZI}家{ZADV}在{VZ}",
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
     rf"(?<=[，,])(?:现在|目前|一直|已经|后来|又)?(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
@@ -187,7 +190,7 @@ EMPLOYER = (
     r"(?:工作|上班)",
     rf"\bi\s+(?:have\s+)?{ADV}been\s+(?:at|with)\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
     r"\bfirst\s+day\s+at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
-    rf"(?:{ZI}|{ZCL}){ZADV}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?{_STOP_ZH}",
+    rf"(?:{ZI}|{ZCL}){ZADV}{_FROM_ZH}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
 )
@@ -274,7 +277,10 @@ USES = (
 )
 # "I no longer drink coffee, only green tea now": the clause after a use given up names the new value (its
 # builder checks the given-up clause before it; the match starts at the comma, past that clause's own rule)
-ONLY_NOW = (rf"[,;]\s*(?:only|just|mostly)\s+{V}",)
+ONLY_NOW = (
+    rf"[,;]\s*(?:only|just|mostly)\s+{V}",
+    rf"[,;]\s*(?P<v>{_BODY_EN}{{1,30}}?)\s+(?:only|alone)(?:\s+now)?\s*{_STOP_EN}",  # "…; coffee only now"
+)
 SWITCHED = (
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:switched|migrated|moved over|changed|converted)\s+(?:over\s+)?"
     rf"(?:from\s+{_BODY_EN}+?\s+)?to\s+{V}",

@@ -64,6 +64,9 @@ RULES: tuple[_Rule, ...] = (
     _rule("constraint", px.NEVER, b.directive("never"), 0.8, 0.75),
     _rule("preference", px.FAVORITE, b.favorite, 0.6, 0.85),
     _rule("preference", px.PREFER, b.choice, 0.6, 0.8),
+    # "Call me Alex from now on" names the speaker; after the prohibitions ("never call me …") and
+    # before "… from now on" makes an instruction of it.
+    _rule("fact", px.NAME_CAPITAL, b.name(require_capital=True), 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON_USE, b.choice, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON_USE_GAP, b.categorical, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON, b.directive("always"), 0.7, 0.8),
@@ -77,7 +80,6 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
-    _rule("fact", px.NAME_CAPITAL, b.name(require_capital=True), 0.7, 0.85),
     _rule("fact", px.NAME, b.name(require_capital=False), 0.7, 0.85),
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
@@ -273,7 +275,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/10"
+    id = "rules/11"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

@@ -22,7 +22,12 @@ ALIAS_RE = re.compile(
     re.I,
 )
 # "Go" the language only when capitalized and not opening the sentence ("rewrite it in Go", "换成 Go").
-_GO = re.compile(r"(?<=[^\s.!?])\s*\bGo\b(?!\s+(?:ahead|back|home|out|for it|on)\b)|(?<=[\u4e00-\u9fff])\s*Go\b")
+# A CJK character is a word character to ``\b``: "用Go写后端" has no boundary around "Go", so the edges are
+# "not a Latin letter or digit" instead.
+_GO = re.compile(
+    r"(?<=[^\s.!?])\s*(?<![A-Za-z0-9])Go(?![A-Za-z0-9])(?!\s+(?:ahead|back|home|out|for it|on)\b)"
+    r"|(?<=[\u4e00-\u9fff])\s*Go(?![A-Za-z0-9])"
+)
 GO_RE = _GO
 ZH_PLACES = frozenset(lx.ZH_PLACES)
 PLACE_RE = re.compile("|".join(sorted(lx.ZH_PLACES, key=len, reverse=True)))

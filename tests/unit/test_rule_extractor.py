@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/10"
+    assert ex.id == "rules/11"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -565,4 +565,27 @@ def test_updates_and_negations(text, key, value):
     ],
 )
 def test_keys_name_the_entity_and_the_attribute(text, pairs):
+    assert [(c.key, c.value) for c in typed(text)] == pairs
+
+
+@pytest.mark.parametrize(
+    ("text", "pairs"),
+    [
+        # The place or employer left, between the speaker and the verb.
+        ("我从北京搬到了上海。", [("user/location", "上海")]),
+        ("我从小住在北京。", [("user/location", "北京")]),
+        ("I relocated from Berlin to Munich last year.", [("user/location", "munich")]),
+        ("我从阿里跳槽到字节了。", [("user/employer", "字节")]),
+        # "Go" beside Chinese characters (no word boundary there for ``\b``).
+        ("我们团队现在用Go写后端。", [("team/programming_language", "go")]),
+        # A name said "from now on" is a name, not an instruction keyed by the name (which the next name
+        # would not supersede); a prohibition stays one.
+        ("Call me Alex from now on.", [("user/name", "alex")]),
+        ("Never call me Bob.", [("user/instruction:call_me_bob", "never")]),
+        # The new side of a given-up drink, said after it.
+        ("I gave up tea, coffee only now.", [("user/drink", "coffee")]),
+        ("I stopped drinking coffee, tea only.", [("user/drink", "tea")]),
+    ],
+)
+def test_updates_said_around_what_they_replace(text, pairs):
     assert [(c.key, c.value) for c in typed(text)] == pairs
