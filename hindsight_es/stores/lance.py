@@ -7,6 +7,7 @@ leaves them out. Reads take a ``MemoryFilter`` / ``TurnFilter`` (``stores.filter
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Sequence
 from datetime import timedelta
@@ -32,6 +33,7 @@ APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys befor
 # A scan's limit when it wants every match. Counting the rows first to use as the limit raced with
 # writers: rows committed between the count and the scan pushed matches past it, dropped at random.
 ALL_ROWS = 2**31 - 1
+log_ = logging.getLogger("hindsight.stores.lance")
 
 
 class LanceStore:
@@ -199,6 +201,27 @@ class LanceStore:
             return rows
         return table.search().where(where).limit(len(ids) + 1).to_arrow()
 
+    def files_holding(self, name: str, needles: Sequence[bytes]) -> list[str]:
+        """The files of table ``name`` (data and indexes) holding any of ``needles`` as bytes."""
+        return [
+            key
+            for key, _ in self.files.list(f"{name}.lance/")
+            if (data := self.files.get(key)) is not None and any(n in data for n in needles)
+        ]
+
+    def rewrite(self, name: str) -> None:
+        """Write table ``name`` anew from its live rows (tracking rows too), every column copied value by
+        value into new buffers, then rebuild its indexes. An erase's last resort (``erase_rows``)."""
+        table = self.table(name)
+        if table is None:
+            return
+        live = table.to_arrow().combine_chunks()
+        copied = live.take(pa.array(range(live.num_rows), pa.int64()))  # new buffers: the live values only
+        self._db.create_table(name, copied, mode="overwrite")
+        self._tables.pop(name, None)
+        self._checked.discard(name)
+        self.ensure_indexes((name,))
+
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
         lance_indexes.ensure_indexes(self.table, self.files, tables)
@@ -281,18 +304,74 @@ class LanceStore:
         )
 
 
+# Columns holding what a person said (memories and turns), looked for in the files after an erase.
+_CONTENT = ("text", "quote", "value")
+_NEEDLE_BYTES = 8  # shorter values are too common to tell an erased one from a live one
+
+
 def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
     """Delete the rows with these keys, then compact the table and drop every older version of it, whose
     data files and indexes still hold them (crypto-shredding's last step); returns how many rows went.
     Only the table's writer (its projection) calls it, before the commit that moves its positions past the
-    erasure, so no write of it is in flight and a reader waiting on that position finds the bytes gone."""
+    erasure, so no write of it is in flight and a reader waiting on that position finds the bytes gone.
+
+    Compaction alone is not always enough: a read of a fragment with deleted rows can return a string
+    column whose buffer still holds the deleted values, and the compacted file is written from that
+    buffer (seen with LanceDB 0.40: a fragment's data rows erased and its other row kept, the erased text
+    was in the compacted file). So the erased rows' words are looked for in the table's files afterwards;
+    where they are found, the table is rewritten from arrays copied value by value (``LanceStore.rewrite``)."""
     table = store.table(name)
     if table is None or not keys:
         return 0
+    said = store.rows_by_key(name, list(keys))
     gone = 0
     for start in range(0, len(keys), 500):
         gone += int(getattr(table.delete(one_of(KEYS[name], list(keys[start : start + 500]))), "num_deleted_rows", 0))
+    _drop_old_versions(table)
+    needles = _erased_content(store, name, said)
+    if needles and (held := store.files_holding(name, needles)):
+        log_.warning(
+            "erase: %s still held erased content in %d file(s) after compaction: rewriting it", name, len(held)
+        )
+        store.rewrite(name)
+        _drop_old_versions(store.table(name))
+        if held := store.files_holding(name, needles):  # a live row holding the words inside a longer text
+            log_.error("erase: %s: erased words are still in %s after a rewrite", name, ", ".join(held[:3]))
+    return gone
+
+
+def _drop_old_versions(table: Any) -> None:
     with warnings.catch_warnings():  # dropping every older version is the point (readers reopen the latest)
         warnings.simplefilter("ignore", UserWarning)
         table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
-    return gone
+
+
+def _erased_content(store: LanceStore, name: str, said: pa.Table | None) -> list[bytes]:
+    """The erased rows' words that no live row holds as its own (a live copy is not a leftover)."""
+    table = store.table(name)
+    if said is None or table is None:
+        return []
+    values = {
+        v
+        for column in _CONTENT
+        if column in said.column_names
+        for v in said.column(column).to_pylist()
+        if v and len(v.encode("utf-8")) >= _NEEDLE_BYTES
+    }
+    live = (
+        {
+            v
+            for column in _CONTENT
+            if column in said.column_names
+            for v in table.search()
+            .where(one_of(column, sorted(values)))
+            .select([column])
+            .limit(ALL_ROWS)
+            .to_arrow()
+            .column(column)
+            .to_pylist()
+        }
+        if values
+        else set()
+    )
+    return sorted(v.encode("utf-8") for v in values - live)
