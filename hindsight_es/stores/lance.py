@@ -201,27 +201,6 @@ class LanceStore:
             return rows
         return table.search().where(where).limit(len(ids) + 1).to_arrow()
 
-    def files_holding(self, name: str, needles: Sequence[bytes]) -> list[str]:
-        """The files of table ``name`` (data and indexes) holding any of ``needles`` as bytes."""
-        return [
-            key
-            for key, _ in self.files.list(f"{name}.lance/")
-            if (data := self.files.get(key)) is not None and any(n in data for n in needles)
-        ]
-
-    def rewrite(self, name: str) -> None:
-        """Write table ``name`` anew from its live rows (tracking rows too), every column copied value by
-        value into new buffers, then rebuild its indexes. An erase's last resort (``erase_rows``)."""
-        table = self.table(name)
-        if table is None:
-            return
-        live = table.to_arrow().combine_chunks()
-        copied = live.take(pa.array(range(live.num_rows), pa.int64()))  # new buffers: the live values only
-        self._db.create_table(name, copied, mode="overwrite")
-        self._tables.pop(name, None)
-        self._checked.discard(name)
-        self.ensure_indexes((name,))
-
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
         lance_indexes.ensure_indexes(self.table, self.files, tables)
@@ -319,7 +298,7 @@ def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
     column whose buffer still holds the deleted values, and the compacted file is written from that
     buffer (seen with LanceDB 0.40: a fragment's data rows erased and its other row kept, the erased text
     was in the compacted file). So the erased rows' words are looked for in the table's files afterwards;
-    where they are found, the table is rewritten from arrays copied value by value (``LanceStore.rewrite``)."""
+    where they are found, the table is rewritten from arrays copied value by value (``_rewrite``)."""
     table = store.table(name)
     if table is None or not keys:
         return 0
@@ -329,15 +308,38 @@ def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
         gone += int(getattr(table.delete(one_of(KEYS[name], list(keys[start : start + 500]))), "num_deleted_rows", 0))
     _drop_old_versions(table)
     needles = _erased_content(store, name, said)
-    if needles and (held := store.files_holding(name, needles)):
+    if needles and (held := files_holding(store, name, needles)):
         log_.warning(
             "erase: %s still held erased content in %d file(s) after compaction: rewriting it", name, len(held)
         )
-        store.rewrite(name)
+        _rewrite(store, name)
         _drop_old_versions(store.table(name))
-        if held := store.files_holding(name, needles):  # a live row holding the words inside a longer text
+        if held := files_holding(store, name, needles):  # a live row holding the words inside a longer text
             log_.error("erase: %s: erased words are still in %s after a rewrite", name, ", ".join(held[:3]))
     return gone
+
+
+def files_holding(store: LanceStore, name: str, needles: Sequence[bytes]) -> list[str]:
+    """The files of table ``name`` (data and indexes) holding any of ``needles`` as bytes."""
+    return [
+        key
+        for key, _ in store.files.list(f"{name}.lance/")
+        if (data := store.files.get(key)) is not None and any(n in data for n in needles)
+    ]
+
+
+def _rewrite(store: LanceStore, name: str) -> None:
+    """Write table ``name`` anew from its live rows (tracking rows too), every column copied value by value
+    into new buffers, then rebuild its indexes. An erase's last resort."""
+    table = store.table(name)
+    if table is None:
+        return
+    live = table.to_arrow().combine_chunks()
+    copied = live.take(pa.array(range(live.num_rows), pa.int64()))  # new buffers: the live values only
+    store._db.create_table(name, copied, mode="overwrite")  # this module's store: its handles are reopened
+    store._tables.pop(name, None)
+    store._checked.discard(name)
+    store.ensure_indexes((name,))
 
 
 def _drop_old_versions(table: Any) -> None:

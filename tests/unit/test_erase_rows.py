@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from hindsight_es.stores.lance import LanceStore, erase_rows, memory_schema
+from hindsight_es.stores.lance import LanceStore, erase_rows, files_holding, memory_schema
 from hindsight_es.stores.lance_schema import tracking_table
 from tests.unit.test_lance_indexes import DIM, rows
 
@@ -34,11 +34,11 @@ def test_erased_words_leave_every_file_even_where_compaction_kept_them(tmp_path:
         (7, said(2, 20, "allergic to peanuts")),
     ):
         table.add(pa.concat_tables([part, tracking_table(SCHEMA, "memory_id", {("m", 0): offset})]))
-    assert store.files_holding("memories", [SECRET.encode()])
+    assert files_holding(store, "memories", [SECRET.encode()])
 
     assert erase_rows(store, "memories", ["m0", "m1", "m2"]) == 3
 
-    assert store.files_holding("memories", [SECRET.encode()]) == []
+    assert files_holding(store, "memories", [SECRET.encode()]) == []
     data, positions = LanceStore(tmp_path).snapshot("memories")
     assert sorted(data.column("memory_id").to_pylist()) == ["m10", "m100", "m11", "m20", "m21"]
     assert positions == {("m", 0): 7}
@@ -54,4 +54,4 @@ def test_a_live_copy_of_erased_words_is_not_a_leftover(tmp_path: Path) -> None:
     erase_rows(store, "memories", ["m0", "m1"])
     data, _ = LanceStore(tmp_path).snapshot("memories")
     assert data.column("memory_id").to_pylist() == ["m5"]  # kept, with its words (said again in another turn)
-    assert store.files_holding("memories", [b"I prefer green tea"])
+    assert files_holding(store, "memories", [b"I prefer green tea"])
