@@ -24,12 +24,9 @@ from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.log import open_log
 from hindsight_es.stores.lance import LanceStore
 from hindsight_es.stores.shards import WRITER
-from projections.runner import decode_batch
+from projections.runner import MAINTAIN_EVERY_S, MAINTAIN_SHARE, decode_batch
 from projections.vectors import VectorsProjection
 from projections.working_memory import WorkingMemoryProjection
-
-MAINTAIN_EVERY_S = 5.0
-MAINTAIN_SHARE = 10
 
 
 def _cpu() -> float:

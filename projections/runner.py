@@ -187,6 +187,7 @@ async def _apply_past(projection: Projection, positions: dict[TopicPartition, in
 
 
 LINGER_BELOW = 500  # a step that applied fewer records than this waits the projection's linger_s, if any
+MAINTAIN_EVERY_S = 5.0  # a projection with new rows is maintained at most this often
 MAINTAIN_SHARE = 10  # maintenance waits at least this many times its last duration before it runs again
 # On a log that signals this process's appends (the embedded one: ``EmbeddedLog.appended``), an idle
 # projection waits for the next append instead of reading the log every ``idle_s``, and looks again at
@@ -201,7 +202,7 @@ async def run(
     stop: asyncio.Event,
     *,
     idle_s: float = 0.02,
-    maintain_every_s: float = 5.0,
+    maintain_every_s: float = MAINTAIN_EVERY_S,
     batch_size: int = 2000,
 ) -> None:
     """Tail the log until ``stop`` is set: ``advance`` by a batch per partition, then housekeeping."""
