@@ -201,6 +201,19 @@ class LanceStore:
             return rows
         return table.search().where(where).limit(len(ids) + 1).to_arrow()
 
+    def _rewrite(self, name: str) -> None:
+        """Write table ``name`` anew from its live rows (tracking rows too), every column copied value by
+        value into new buffers, then rebuild its indexes. An erase's last resort (``erase_rows``)."""
+        table = self.table(name)
+        if table is None:
+            return
+        live = table.to_arrow().combine_chunks()
+        copied = live.take(pa.array(range(live.num_rows), pa.int64()))  # new buffers: the live values only
+        self._db.create_table(name, copied, mode="overwrite")
+        self._tables.pop(name, None)  # reopened, and its columns checked again, on next use
+        self._checked.discard(name)
+        self.ensure_indexes((name,))
+
     def ensure_indexes(self, tables: Sequence[str] = ("memories", "turns")) -> None:
         """Build missing indexes and fold new rows into existing ones (``lance_indexes.ensure_indexes``)."""
         lance_indexes.ensure_indexes(self.table, self.files, tables)
@@ -298,7 +311,7 @@ def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
     column whose buffer still holds the deleted values, and the compacted file is written from that
     buffer (seen with LanceDB 0.40: a fragment's data rows erased and its other row kept, the erased text
     was in the compacted file). So the erased rows' words are looked for in the table's files afterwards;
-    where they are found, the table is rewritten from arrays copied value by value (``_rewrite``)."""
+    where they are found, the table is rewritten from arrays copied value by value (``LanceStore._rewrite``)."""
     table = store.table(name)
     if table is None or not keys:
         return 0
@@ -307,12 +320,12 @@ def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
     for start in range(0, len(keys), 500):
         gone += int(getattr(table.delete(one_of(KEYS[name], list(keys[start : start + 500]))), "num_deleted_rows", 0))
     _drop_old_versions(table)
-    needles = _erased_content(store, name, said)
+    needles = _erased_content(table, said)
     if needles and (held := files_holding(store, name, needles)):
         log_.warning(
             "erase: %s still held erased content in %d file(s) after compaction: rewriting it", name, len(held)
         )
-        _rewrite(store, name)
+        store._rewrite(name)
         _drop_old_versions(store.table(name))
         if held := files_holding(store, name, needles):  # a live row holding the words inside a longer text
             log_.error("erase: %s: erased words are still in %s after a rewrite", name, ", ".join(held[:3]))
@@ -328,52 +341,22 @@ def files_holding(store: LanceStore, name: str, needles: Sequence[bytes]) -> lis
     ]
 
 
-def _rewrite(store: LanceStore, name: str) -> None:
-    """Write table ``name`` anew from its live rows (tracking rows too), every column copied value by value
-    into new buffers, then rebuild its indexes. An erase's last resort."""
-    table = store.table(name)
-    if table is None:
-        return
-    live = table.to_arrow().combine_chunks()
-    copied = live.take(pa.array(range(live.num_rows), pa.int64()))  # new buffers: the live values only
-    store._db.create_table(name, copied, mode="overwrite")  # this module's store: its handles are reopened
-    store._tables.pop(name, None)
-    store._checked.discard(name)
-    store.ensure_indexes((name,))
-
-
 def _drop_old_versions(table: Any) -> None:
     with warnings.catch_warnings():  # dropping every older version is the point (readers reopen the latest)
         warnings.simplefilter("ignore", UserWarning)
         table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
 
 
-def _erased_content(store: LanceStore, name: str, said: pa.Table | None) -> list[bytes]:
+def _erased_content(table: Any, said: pa.Table | None) -> list[bytes]:
     """The erased rows' words that no live row holds as its own (a live copy is not a leftover)."""
-    table = store.table(name)
-    if said is None or table is None:
+    if said is None:
         return []
-    values = {
-        v
-        for column in _CONTENT
-        if column in said.column_names
-        for v in said.column(column).to_pylist()
-        if v and len(v.encode("utf-8")) >= _NEEDLE_BYTES
-    }
-    live = (
-        {
-            v
-            for column in _CONTENT
-            if column in said.column_names
-            for v in table.search()
-            .where(one_of(column, sorted(values)))
-            .select([column])
-            .limit(ALL_ROWS)
-            .to_arrow()
-            .column(column)
-            .to_pylist()
-        }
-        if values
-        else set()
-    )
-    return sorted(v.encode("utf-8") for v in values - live)
+    columns = [c for c in _CONTENT if c in said.column_names]
+    values = {v for c in columns for v in said.column(c).to_pylist() if v and len(v.encode("utf-8")) >= _NEEDLE_BYTES}
+    if not values:
+        return []
+    where = sorted(values)
+    for column in columns:
+        found = table.search().where(one_of(column, where)).select([column]).limit(ALL_ROWS).to_arrow()
+        values -= set(found.column(column).to_pylist())
+    return sorted(v.encode("utf-8") for v in values)
