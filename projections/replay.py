@@ -35,9 +35,10 @@ from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.location import s3_options
 from hindsight_es.stores.objects import S3Options, join
 from hindsight_es.stores.shards import ShardedLance, create_layout, layout_of, open_hot
-from projections import archive_child
+from projections import archive_child, fresh
 from projections.archive import ArchiveProjection
 from projections.digest import NO_BANK, Rows, bank_hashes, digest_rows, first_difference
+from projections.fresh import FreshTurns, FreshVectors
 from projections.rankings import RankingCheck, rank_banks
 from projections.runner import Projection, Select, log_ends, replay_into
 from projections.vectors import VectorsProjection
@@ -66,11 +67,14 @@ def open_projections(
     options: S3Options | None = None,
     partitions: Iterable[int] | None = None,
     shard: int | None = None,
+    fresh: bool = False,
 ) -> list[Projection]:
     """The projections writing the given stores (``lance``: vectors and working memory; ``archive``),
     for ``partitions`` (None: all). ``shard``: a new hot store gets one store per partition, this many
-    (``stores.shards``); an existing one keeps its layout."""
+    (``stores.shards``); an existing one keeps its layout. ``fresh``: the hot store is new and nothing
+    else writes it until ``fresh.finish`` (a rebuild: ``projections.fresh``)."""
     out: list[Projection] = []
+    vectors, working = (FreshVectors, FreshTurns) if fresh else (VectorsProjection, WorkingMemoryProjection)
     only = None if partitions is None else frozenset(partitions)
     if "lance" in stores:
         if shard is not None:
@@ -79,12 +83,9 @@ def open_projections(
         if isinstance(hot, ShardedLance):
             for p in sorted(only if only is not None else range(hot.partitions)):
                 one = hot.for_partition(p)
-                out += [
-                    VectorsProjection(one, frozenset([p])),
-                    WorkingMemoryProjection(one, max_text_chars, frozenset([p])),
-                ]
+                out += [vectors(one, frozenset([p])), working(one, max_text_chars, frozenset([p]))]
         else:
-            out += [VectorsProjection(hot, only), WorkingMemoryProjection(hot, max_text_chars, only)]
+            out += [vectors(hot, only), working(hot, max_text_chars, only)]
     if "archive" in stores:
         out.append(ArchiveProjection(ArchiveStore(stores["archive"], options), partitions=only))
     return out
@@ -134,7 +135,8 @@ async def rebuild(
             if layout is not None:
                 create_layout(paths["lance"], layout, options)
             select = _copy_other_banks(open_hot(live_hot, options), open_hot(paths["lance"], options), bank)
-        projections = open_projections(paths, settings.max_text_chars, options=options, shard=layout)
+        whole = bank is None  # a table written from empty (``projections.fresh``), not a copy to merge into
+        projections = open_projections(paths, settings.max_text_chars, options=options, shard=layout, fresh=whole)
         until = await log_ends(log, projections)
         if progress:
             progress.start(sum(until.values()))
@@ -162,6 +164,7 @@ async def rebuild(
                 batch_size=batch_size,
                 progress=progress.advance if progress else None,
             )
+            await fresh.finish(here)
         except BaseException:
             if child is not None:  # stop the child (its finally kills the process) before the generation goes
                 child.cancel()
@@ -187,11 +190,8 @@ async def _archive_apart(
     settings: Settings, root: Path | str, until: dict[TopicPartition, int], batch_size: int
 ) -> int:
     """Replay ``APART`` into the archive at ``root`` in a child process (``projections.archive_child``),
-    with its own connection to the log; returns the records it read.
-
-    One process replaying everything is bound by one core: decoding and row building are Python, and
-    the GIL runs one projection's at a time (a 100k-event rebuild used 8.5 s of CPU in 7.9 s).
-    """
+    with its own connection to the log; returns the records it read. One process replaying everything
+    is bound by one core: decoding and row building are Python, and the GIL runs one at a time."""
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -306,14 +306,16 @@ async def verify(
         select: Select | None = (lambda record: record.key == bank) if bank is not None else None
         stores = {store: scratch / store for store in generations.STORES}
         for until, store in ((lance_until, "lance"), (archive_until, "archive")):
+            projections = open_projections({store: stores[store]}, settings.max_text_chars, fresh=True)
             await replay_into(
                 log,
-                open_projections({store: stores[store]}, settings.max_text_chars),
+                projections,
                 until=until,
                 select=select,
                 batch_size=REBUILD_BATCH,
                 progress=progress.advance if progress else None,
             )
+            await fresh.finish(projections)
         verdict = _compare(live, _snapshot(stores, bank), ends, bank)
         if verdict.difference is None:
             verdict = await _rank(settings, verdict, stores["lance"], live, embedder, now)

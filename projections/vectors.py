@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 import numpy as np
@@ -115,6 +115,83 @@ def memory_table(rows: list[dict[str, Any]], dim: int) -> pa.Table:
     return table.add_column(at, schema.field(at), pa.FixedSizeListArray.from_arrays(flat, dim))
 
 
+def stored_rows(table: pa.Table) -> dict[str, dict[str, Any]]:
+    """Rows read from the table, by memory id, as ``fold`` changes them (vectors as float32 bytes)."""
+    column = table.column("vector").combine_chunks()
+    vectors = column.flatten().to_numpy().astype("<f4").reshape(len(column), column.type.list_size)
+    rows = table.drop_columns([c for c in table.column_names if c.startswith("_") or c == "vector"]).to_pylist()
+    return {row["memory_id"]: row | {"vector": vector.tobytes()} for row, vector in zip(rows, vectors, strict=True)}
+
+
+def leave_out_misfits(rows: dict[str, dict[str, Any]], dim: int) -> None:
+    """Drop (and log) rows whose vector is not ``dim``-d: written by a process with another embedder (the
+    bank actor now refuses to start with one; logs from before may hold some). They cannot go into this
+    table: rather than stop every later memory behind them, they are left out, the same way live and in
+    a rebuild; the log and the archive keep them."""
+    if misfits := sorted(m for m, row in rows.items() if vector_dim(row["vector"]) != dim):
+        log_.error(
+            "vectors: %d memories embedded by another model (vectors not %d-d) are not projected: %s",
+            len(misfits),
+            dim,
+            ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""),
+        )
+        for misfit in misfits:
+            del rows[misfit]
+
+
+class Rows(Protocol):
+    """Where ``fold`` writes what a batch's events do to the table's rows, keyed by memory id."""
+
+    def put(self, memory_id: str, row: dict[str, Any]) -> None: ...  # a whole row: retained or revived
+
+    def change(self, memory_id: str, fields: dict[str, Any]) -> None: ...  # fields of a row, if it is held
+
+    def drop(self, memory_id: str, *, erased: bool) -> None: ...  # archived (out of the table) or erased
+
+
+def fold(steps: list[Step], rows: Rows) -> None:
+    """Every event's effect on the rows, in log order. A change to a memory with no row (archived, not
+    projected) does nothing, the same live and in a rebuild."""
+    for record, event, changed in steps:
+        if isinstance(event, MemoryRetained):
+            row = retained_row(event)
+            rows.put(row["memory_id"], row)
+        elif isinstance(event, MemoryRestored) and event.revived is not None:  # back from the archive
+            row = retained_row(event.revived)
+            rows.put(row["memory_id"], row)
+        for memory_id, fields in changed:
+            rows.change(str(memory_id), {k: _stored(k, v) for k, v in fields.items()})
+        if (own := subject(event)) is not None:
+            rows.change(str(own), {"topic": record.topic, "partition": record.partition, "offset": record.offset})
+        if isinstance(event, MemoryArchived):
+            rows.drop(str(event.memory_id), erased=False)
+        elif isinstance(event, ContentErased):  # erased: out of the hot table, whatever its status
+            for erased_id in map(str, event.memory_ids):
+                rows.drop(erased_id, erased=True)
+
+
+class Held:
+    """``Rows`` over one batch's rows in memory (the touched ones read from the table first); what
+    leaves the table is deleted in the batch's commit (archived) or erased before it."""
+
+    def __init__(self, rows: dict[str, dict[str, Any]]) -> None:
+        self.rows = rows
+        self.gone: set[str] = set()
+        self.erased: set[str] = set()
+
+    def put(self, memory_id: str, row: dict[str, Any]) -> None:
+        self.rows[memory_id] = row
+        self.gone.discard(memory_id)
+
+    def change(self, memory_id: str, fields: dict[str, Any]) -> None:
+        if (row := self.rows.get(memory_id)) is not None:
+            row.update(fields)
+
+    def drop(self, memory_id: str, *, erased: bool) -> None:
+        self.rows.pop(memory_id, None)
+        (self.erased if erased else self.gone).add(memory_id)
+
+
 class VectorsProjection:
     name = "vectors"
     topics: tuple[str, ...] = (TOPIC_MEMORIES,)
@@ -152,45 +229,13 @@ class VectorsProjection:
         fresh = [(r, e) for r, e in batch if r.offset >= done.get((r.topic, r.partition), 0)]
         steps = [(record, event, changes(event)) for record, event in fresh if event is not None]
         rows = self._load_touched(steps)
-        gone: set[str] = set()  # archived: out of the hot table, in the same commit
-        erased: set[str] = set()
-        for record, event, changed in steps:
-            if isinstance(event, MemoryRetained):
-                row = retained_row(event)
-                rows[row["memory_id"]] = row
-            elif isinstance(event, MemoryRestored) and event.revived is not None:  # back from the archive
-                row = retained_row(event.revived)
-                rows[row["memory_id"]] = row
-                gone.discard(row["memory_id"])
-            for memory_id, fields in changed:
-                if (touched := rows.get(str(memory_id))) is not None:
-                    touched.update({k: _stored(k, v) for k, v in fields.items()})
-            own = subject(event)
-            if own is not None and (touched := rows.get(str(own))) is not None:
-                touched.update(topic=record.topic, partition=record.partition, offset=record.offset)
-            if isinstance(event, MemoryArchived):
-                rows.pop(str(event.memory_id), None)
-                gone.add(str(event.memory_id))
-            elif isinstance(event, ContentErased):  # erased: out of the hot table, whatever its status
-                for erased_id in map(str, event.memory_ids):
-                    rows.pop(erased_id, None)
-                    erased.add(erased_id)
+        held = Held(rows)
+        fold(steps, held)
+        gone, erased = held.gone, held.erased
         dim = self._dim(rows)
         if dim is None:
             return  # nothing retained yet: no table to hold positions, redelivery is harmless
-        if misfits := sorted(m for m, row in rows.items() if vector_dim(row["vector"]) != dim):
-            # Written by a process with another embedder (the bank actor now refuses to start with one;
-            # logs from before may hold some). They cannot go into this table: rather than stop every later
-            # memory behind them, they are left out, the same way live and in a rebuild; the log and the
-            # archive keep them.
-            log_.error(
-                "vectors: %d memories embedded by another model (vectors not %d-d) are not projected: %s",
-                len(misfits),
-                dim,
-                ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""),
-            )
-            for misfit in misfits:
-                del rows[misfit]
+        leave_out_misfits(rows, dim)
         ends: dict[TopicPartition, int] = {}
         for record, _ in fresh:
             ends[(record.topic, record.partition)] = record.offset + 1
@@ -227,11 +272,7 @@ class VectorsProjection:
         table = self.store.rows_by_key(TABLE, sorted(touched - set(kept)))
         if table is None or table.num_rows == 0:
             return kept
-        column = table.column("vector").combine_chunks()
-        vectors = column.flatten().to_numpy().astype("<f4").reshape(len(column), column.type.list_size)
-        rows = table.drop_columns([c for c in table.column_names if c.startswith("_") or c == "vector"]).to_pylist()
-        read = {row["memory_id"]: row | {"vector": vector.tobytes()} for row, vector in zip(rows, vectors, strict=True)}
-        return kept | read
+        return kept | stored_rows(table)
 
     def _dim(self, rows: dict[str, dict[str, Any]]) -> int | None:
         if self._table_dim is not None:  # a table's vector size never changes

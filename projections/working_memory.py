@@ -66,6 +66,19 @@ class WorkingMemoryProjection:
 
     def _apply(self, batch: Batch) -> None:
         done = self._done if self._done is not None else self.store.positions(TABLE)
+        rows, ends, erased = self.rows_of(batch, done)
+        gone = self.erased_keys(erased, rows)
+        self._done = None  # read again from the table if this write fails
+        erase_rows(self.store, TABLE, gone)  # with every older version, before the positions pass the erasure
+        table = pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA)
+        self.store.commit(TABLE, TURN_SCHEMA, table, ends)
+        self._done = {**done, **ends}  # the only writer of the table: no read-back per batch
+
+    def rows_of(
+        self, batch: Batch, done: dict[TopicPartition, int]
+    ) -> tuple[dict[str, dict[str, Any]], dict[TopicPartition, int], list[ContentErased]]:
+        """The rows of the batch's turns past ``done`` (by turn key, the last one of a key kept), the
+        positions after them, and the erasures among them."""
         rows: dict[str, dict[str, Any]] = {}
         ends: dict[TopicPartition, int] = {}
         erased: list[ContentErased] = []
@@ -96,14 +109,9 @@ class WorkingMemoryProjection:
                     "partition": record.partition,
                     "offset": record.offset,
                 }
-        gone = self._erased_keys(erased, rows)
-        self._done = None  # read again from the table if this write fails
-        erase_rows(self.store, TABLE, gone)  # with every older version, before the positions pass the erasure
-        table = pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA)
-        self.store.commit(TABLE, TURN_SCHEMA, table, ends)
-        self._done = {**done, **ends}  # the only writer of the table: no read-back per batch
+        return rows, ends, erased
 
-    def _erased_keys(self, erased: list[ContentErased], rows: dict[str, dict[str, Any]]) -> list[str]:
+    def erased_keys(self, erased: list[ContentErased], rows: dict[str, dict[str, Any]]) -> list[str]:
         """The keys of the table's rows of the erased turns; this batch's rows of them are left out."""
         keys: set[str] = set()
         for event in erased:

@@ -114,20 +114,32 @@ class LanceStore:
     # ------------------------------------------------------------ writes
 
     def commit(
-        self, name: str, schema: pa.Schema, rows: pa.Table, positions: Positions, *, delete: Sequence[str] = ()
+        self,
+        name: str,
+        schema: pa.Schema,
+        rows: pa.Table,
+        positions: Positions,
+        *,
+        delete: Sequence[str] = (),
+        new: bool = False,
     ) -> None:
         """Insert or replace ``rows`` (by the table's key), delete the rows keyed ``delete``, and record
-        ``positions`` (the next offset per topic-partition), all in one commit."""
+        ``positions`` (the next offset per topic-partition), all in one commit. ``new``: as ``upsert``'s,
+        the positions' tracking rows included."""
         schema = self._as_stored(name, schema)
         tracking = tracking_table(schema, KEYS[name], positions)
-        self.upsert(name, schema, pa.concat_tables([rows.select(schema.names).cast(schema), tracking]), delete=delete)
+        rows = pa.concat_tables([rows.select(schema.names).cast(schema), tracking])
+        self.upsert(name, schema, rows, delete=delete, new=new)
 
-    def upsert(self, name: str, schema: pa.Schema, rows: pa.Table, *, delete: Sequence[str] = ()) -> None:
+    def upsert(
+        self, name: str, schema: pa.Schema, rows: pa.Table, *, delete: Sequence[str] = (), new: bool = False
+    ) -> None:
         """Insert or replace rows by the table's key in one commit, and delete the rows whose key is in
         ``delete`` (not in ``rows``) in that same commit.
 
-        A large batch none of whose keys exist yet (a rebuild) is appended: the same rows without the
-        cost of a merge. Live batches are smaller than ``APPEND_CHECK_ROWS`` and always merge.
+        A large batch none of whose keys exist yet is appended: the same rows without the cost of a
+        merge. Live batches are smaller than ``APPEND_CHECK_ROWS`` and always merge. ``new``: the caller
+        knows none of the keys exists (a rebuild's writer, ``projections.fresh``): appended unchecked.
         """
         if rows.num_rows == 0:
             return
@@ -147,6 +159,9 @@ class LanceStore:
                 .when_not_matched_by_source_delete(gone)
                 .execute(rows)
             )
+            return
+        if new and not delete:
+            table.add(rows)
             return
         if rows.num_rows >= APPEND_CHECK_ROWS and not self._any_exists(table, key, rows.column(key)):
             table.add(rows)
