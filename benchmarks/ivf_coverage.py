@@ -27,7 +27,7 @@ from hindsight_es.stores.lance_indexes import KMEANS_ITERATIONS, TRAIN_SAMPLE_RA
 DIM = 384
 
 
-def build(rows: int, per_cluster: int, queries: int) -> None:
+def build(rows: int, per_cluster: int, queries: int, zeros: int, fragments: int, optimize: bool) -> None:
     rng = np.random.default_rng(0)
     if per_cluster:
         centres = rng.standard_normal((max(1, rows // per_cluster), DIM)).astype(np.float32)
@@ -35,8 +35,13 @@ def build(rows: int, per_cluster: int, queries: int) -> None:
     else:
         v = rng.standard_normal((rows, DIM)).astype(np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
+    v[:zeros] = 0.0  # as the tracking rows hold (``stores.lance_schema.tracking_table``)
     column = pa.FixedSizeListArray.from_arrays(pa.array(v.reshape(-1).astype(np.float16)), DIM)
-    table = lancedb.connect(tempfile.mkdtemp()).create_table("m", pa.table({"id": np.arange(rows), "vector": column}))
+    data = pa.table({"id": np.arange(rows), "vector": column})
+    step = -(-rows // fragments)
+    table = lancedb.connect(tempfile.mkdtemp()).create_table("m", data.slice(0, step))
+    for at in range(step, rows, step):  # one fragment per append, as a rebuild writes
+        table.add(data.slice(at, step))
     size = partition_rows(rows)
     started = time.perf_counter()
     config = IvfSq(
@@ -46,10 +51,15 @@ def build(rows: int, per_cluster: int, queries: int) -> None:
         max_iterations=KMEANS_ITERATIONS,
     )
     table.create_index("vector", config=config)
+    if optimize:  # as ``ensure_indexes`` does next: compacts the appended fragments and remaps the index
+        table.optimize()
+    stats = table.index_stats("vector_idx")
+    indexed, unindexed = stats.num_indexed_rows, stats.num_unindexed_rows
+    print(f"index: {indexed:,} rows indexed, {unindexed:,} not, {stats.num_indices} part(s)")
     took = time.perf_counter() - started
     print(f"rows {rows:,}, {size} a partition (about {rows // size:,}): index built in {took:.1f} s")
     missed = 0
-    for i in rng.choice(rows, queries, replace=False):
+    for i in zeros + rng.choice(rows - zeros, queries, replace=False):
         hit = table.search(v[i]).distance_type("cosine").nprobes(64).limit(1).select(["id", "_distance"]).to_list()
         missed += hit[0]["id"] != i
     print(f"rows not found first by their own vector: {missed} of {queries}", flush=True)
@@ -60,10 +70,13 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_080_000)
     parser.add_argument("--per-cluster", type=int, default=0, help="rows per cluster centre; 0: uniformly random")
     parser.add_argument("--queries", type=int, default=400)
+    parser.add_argument("--zeros", type=int, default=0, help="rows whose vector is all zeros")
+    parser.add_argument("--fragments", type=int, default=1, help="appends the table is written in")
+    parser.add_argument("--optimize", action="store_true", help="optimize() after the index is built")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        build(args.rows, args.per_cluster, args.queries)
+        build(args.rows, args.per_cluster, args.queries, args.zeros, args.fragments, args.optimize)
         return
     # LanceDB logs from Rust to stderr: run the build in a child and count the lines that say a partition was left out
     command = [sys.executable, "-m", "benchmarks.ivf_coverage", "--child", *sys.argv[1:]]

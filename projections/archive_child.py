@@ -1,4 +1,4 @@
-"""The archive of some topics replayed by a child process of ``replay.rebuild``.
+"""The archive of some topics replayed by a child process of ``replay.rebuild`` (``run`` starts it).
 
 Run as ``python -m projections.archive_child`` with a JSON job on stdin (the settings, the archive's
 root, the topics, the offsets to replay up to, the batch size); replays those topics from the log
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_es.config import Settings
+from hindsight_es.errors import StoreError
 from hindsight_es.log import TopicPartition, started_log
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.location import s3_options
@@ -39,6 +40,34 @@ def job(
             "batch_size": batch_size,
         }
     ).encode()
+
+
+async def run(
+    settings: Settings, root: Path | str, topic: str, until: dict[TopicPartition, int], batch_size: int
+) -> int:
+    """Replay ``topic`` into the archive at ``root`` in a child process, with its own connection to the
+    log; returns the records it read. One process replaying everything is bound by one core: decoding
+    and row building are Python, and the GIL runs one at a time."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "projections.archive_child",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await child.communicate(job(settings, root, (topic,), until, batch_size))
+    finally:
+        if child.returncode is None:  # cancelled (the replay in the parent failed) or interrupted
+            child.kill()
+            await child.wait()
+    if child.returncode != 0:
+        tail = err.decode(errors="replace").strip().splitlines()[-5:]
+        raise StoreError(
+            f"the archive's replay of {topic} in a child process failed (exit {child.returncode}): " + " | ".join(tail)
+        )
+    return int(json.loads(out)["records"])
 
 
 async def replay(spec: dict[str, Any]) -> int:

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import shutil
-import sys
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -27,7 +25,7 @@ import pyarrow.compute as pc
 
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder
-from hindsight_es.errors import InvalidInputError, StoreError
+from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import utcnow
 from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.stores import generations, location
@@ -58,6 +56,8 @@ class Progress(Protocol):
     def start(self, total: int) -> None: ...
 
     def advance(self, n: int) -> None: ...
+
+    def stage(self, what: str) -> None: ...  # the work after the records are read: it has no count
 
 
 def open_projections(
@@ -150,11 +150,8 @@ async def rebuild(
             here.append(
                 ArchiveProjection(ArchiveStore(paths["archive"], options), tuple(t for t in ALL_TOPICS if t != APART))
             )
-            child = asyncio.create_task(
-                _archive_apart(
-                    settings, paths["archive"], {tp: end for tp, end in until.items() if tp[0] == APART}, batch_size
-                )
-            )
+            apart_until = {tp: end for tp, end in until.items() if tp[0] == APART}
+            child = asyncio.create_task(archive_child.run(settings, paths["archive"], APART, apart_until, batch_size))
         try:
             events = await replay_into(
                 log,
@@ -164,6 +161,8 @@ async def rebuild(
                 batch_size=batch_size,
                 progress=progress.advance if progress else None,
             )
+            if progress:
+                progress.stage("writing held rows and positions")
             await fresh.finish(here)
         except BaseException:
             if child is not None:  # stop the child (its finally kills the process) before the generation goes
@@ -178,40 +177,14 @@ async def rebuild(
                 if progress:
                     progress.advance(done)
         replayed = time.perf_counter()
+        if progress:
+            progress.stage("building indexes")
         for projection in here:
             await projection.maintain()
     except BaseException:
         shutil.rmtree(root, ignore_errors=True)
         raise
     return Built(gen_id, paths, events, replayed - started, time.perf_counter() - replayed)
-
-
-async def _archive_apart(
-    settings: Settings, root: Path | str, until: dict[TopicPartition, int], batch_size: int
-) -> int:
-    """Replay ``APART`` into the archive at ``root`` in a child process (``projections.archive_child``),
-    with its own connection to the log; returns the records it read. One process replaying everything
-    is bound by one core: decoding and row building are Python, and the GIL runs one at a time."""
-    child = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "projections.archive_child",
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await child.communicate(archive_child.job(settings, root, (APART,), until, batch_size))
-    finally:
-        if child.returncode is None:  # cancelled (the replay here failed) or interrupted
-            child.kill()
-            await child.wait()
-    if child.returncode != 0:
-        tail = err.decode(errors="replace").strip().splitlines()[-5:]
-        raise StoreError(
-            f"the archive's replay of {APART} in a child process failed (exit {child.returncode}): " + " | ".join(tail)
-        )
-    return int(json.loads(out)["records"])
 
 
 def _copy_other_banks(source: Any, target: Any, bank: str) -> Select:

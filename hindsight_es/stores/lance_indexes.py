@@ -19,9 +19,10 @@ VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
 VECTOR_INDEX_FILE = "memories.vector_index.json"  # rows and partitions the IVF index was trained with
 PROBED_BANK_ROWS = 8_000  # an IVF search probes enough partitions to see about this many rows of the bank
 PARTITION_ROWS = 256  # IVF partition size: ~30 partitions hold PROBED_BANK_ROWS
-# LanceDB (0.40) trains at most this many IVF partitions and leaves the rows it assigned to any higher
-# partition out of the index ("partition index is 4173 but the number of partitions is 4096, skip
-# loading it", at 1.08M rows of 256): past 4096 * PARTITION_ROWS rows the partitions grow instead.
+# Past MAX_PARTITIONS * PARTITION_ROWS rows the partitions grow instead of multiplying (``partition_rows``).
+# Chosen when LanceDB 0.40's "partition index is N but the number of partitions is M, skip loading it" was
+# read as rows left out of the index; it is logged by the ``optimize`` after a build on a table of many
+# fragments, at any M, and the rows are still found (``benchmarks/ivf_coverage.py``, docs/benchmarks.md).
 MAX_PARTITIONS = 4096
 VECTOR_INDEX_TYPE = "IVF_SQ"
 # k-means is trained on TRAIN_SAMPLE_RATE rows per partition (LanceDB's default, 256, is nearly every row at

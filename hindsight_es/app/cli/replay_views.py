@@ -51,8 +51,14 @@ class Bar:
 
     def __init__(self, label: str) -> None:
         self._progress = Progress(
-            TextColumn(label), BarColumn(), MofNCompleteColumn(), _Rate(), TimeElapsedColumn(), console=err_console.real
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            _Rate(),
+            TimeElapsedColumn(),
+            console=err_console.real,
         )
+        self._label = label
         self._task = self._progress.add_task(label, total=None)
 
     def __enter__(self) -> Bar:
@@ -67,6 +73,9 @@ class Bar:
 
     def advance(self, n: int) -> None:
         self._progress.advance(self._task, n)
+
+    def stage(self, what: str) -> None:
+        self._progress.update(self._task, description=f"{self._label}: {what}")
 
 
 # ------------------------------------------------------------------ verify
