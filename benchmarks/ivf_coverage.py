@@ -51,13 +51,13 @@ def build(rows: int, per_cluster: int, queries: int, zeros: int, fragments: int,
         max_iterations=KMEANS_ITERATIONS,
     )
     table.create_index("vector", config=config)
+    took = time.perf_counter() - started
+    print(f"rows {rows:,}, {size} a partition (about {rows // size:,}): index built in {took:.1f} s")
     if optimize:  # as ``ensure_indexes`` does next: compacts the appended fragments and remaps the index
         table.optimize()
     stats = table.index_stats("vector_idx")
     indexed, unindexed = stats.num_indexed_rows, stats.num_unindexed_rows
     print(f"index: {indexed:,} rows indexed, {unindexed:,} not, {stats.num_indices} part(s)")
-    took = time.perf_counter() - started
-    print(f"rows {rows:,}, {size} a partition (about {rows // size:,}): index built in {took:.1f} s")
     missed = 0
     for i in zeros + rng.choice(rows - zeros, queries, replace=False):
         hit = table.search(v[i]).distance_type("cosine").nprobes(64).limit(1).select(["id", "_distance"]).to_list()
