@@ -54,6 +54,12 @@ class Settings(BaseSettings):
         description="How long the broker may hold a consumer's fetch that finds nothing new: the most a record "
         "can wait for a caught-up consumer on a broker that answers a held fetch only when it times out (Tansu)",
     )
+    prewarm_mb: int = Field(
+        default=1024,
+        ge=0,
+        description="A reader loads the memories table's search indexes whole into memory at start while they "
+        "fit in this many MB together (a cold IVF partition costs a recall a read; 0: never)",
+    )
     request_timeout_s: float = Field(default=10.0, gt=0, description="Time-out for log and store calls made by clients")
     read_threads: int = Field(
         default=8,

@@ -15,6 +15,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from hindsight_es.stores.cards import CARD
+
 NO_BANK = ""  # rows without a bank (undecodable records in the archive)
 
 
@@ -38,6 +40,9 @@ class Rows:
 def digest_rows(table: pa.Table, key_columns: tuple[str, ...]) -> Rows:
     vectors = _vector_bytes(table.column("vector")) if "vector" in table.column_names else None
     plain = table.drop_columns(["vector"]) if vectors is not None else table
+    # A card is derived from the row's other columns (``stores.cards``): a store written before cards
+    # existed holds the same rows without them
+    plain = plain.drop_columns([CARD]) if CARD in plain.column_names else plain
     names = sorted(plain.column_names)
     keys, banks, digests = [], [], []
     for i, row in enumerate(plain.to_pylist()):

@@ -73,7 +73,7 @@ class Reader:
         def run() -> None:
             lance = self.conn.lance()
             if isinstance(lance, LanceStore):
-                warm(lance, embedder)
+                warm(lance, embedder, self.settings.prewarm_mb * 2**20)
                 fill_in_background(lance)
 
         await self.conn.read(run)

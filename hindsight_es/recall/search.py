@@ -8,6 +8,7 @@ embedding the query. Only active memories of the bank are candidates unless stat
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -32,7 +33,7 @@ from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
-from hindsight_es.stores.lance_indexes import VectorIndexInfo
+from hindsight_es.stores.lance_indexes import VectorIndexInfo, prewarm
 from hindsight_es.text import has_cjk, is_cjk
 from hindsight_es.types import Vector
 
@@ -55,6 +56,7 @@ COLUMNS = (
     "disputed_by",
 )
 _T = TypeVar("_T")
+log = logging.getLogger("hindsight.recall")
 _PLANS: dict[tuple[str, ...], tuple[object, float]] = {}  # see _cached
 # RRF weight of the other-script list: above 1 so a bilingual bank's other-script memories can reach the
 # top of an answer, below 2, where they crowd out same-script ones (docs/benchmarks.md, MADial mixed).
@@ -196,13 +198,19 @@ def recall(
     return floor(hits, min_relevance)
 
 
-def warm(store: LanceStore, embedder: Embedder) -> None:
+def warm(store: LanceStore, embedder: Embedder, prewarm_bytes: int = 0) -> None:
     """Open the memories table and load its indexes (LanceDB reads an index on its first search): one
     vector search and one per full-text column, a row each, so the first recall after a start pays for
-    neither. No rows are read into the row cache here (``Reader.warm`` has them read in the background,
-    bounded by the cache's size)."""
-    if store.table("memories") is None:
+    neither; and the search indexes whole while they fit in ``prewarm_bytes`` (``lance_indexes.prewarm``:
+    else each IVF partition is read on the first search that probes it). No rows are read into the row
+    cache here (``Reader.warm`` has them read in the background, bounded by the cache's size)."""
+    if (table := store.table("memories")) is None:
         return
+    if prewarm_bytes > 0:
+        t0 = time.perf_counter()
+        loaded, size = prewarm(table, prewarm_bytes)
+        if loaded:
+            log.info("prewarmed %s (%.0f MB) in %.1fs", ", ".join(loaded), size / 2**20, time.perf_counter() - t0)
     _table_rows(store), _index(store)
     where = MemoryFilter(statuses=None)
     vector = np.zeros(embedder.dim, dtype=np.float32)

@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 
 from hindsight_es.errors import StoreError
 from hindsight_es.stores import lance_indexes
+from hindsight_es.stores.cards import CARD, with_cards
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter, one_of, quote
 from hindsight_es.stores.lance_indexes import VectorIndexInfo, ivf_nprobes
 from hindsight_es.stores.lance_schema import KEYS, TURN_SCHEMA, memory_schema, tracking_table
@@ -146,6 +147,8 @@ class LanceStore:
         key = KEYS[name]
         schema = self._as_stored(name, schema)
         table = self._ensure(name, schema)
+        if CARD in schema.names:  # derived from the row's columns, whoever writes it
+            rows = with_cards(rows)
         if "vector" in schema.names and (at := rows.schema.get_field_index("vector")) >= 0:
             vector = schema.field("vector")
             if rows.schema.field(at).type != vector.type:

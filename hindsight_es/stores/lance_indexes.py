@@ -161,3 +161,26 @@ def unindexed_rows(store: Any) -> int:
         stats = table.index_stats("search_text_idx") if table is not None else None
         total += 0 if stats is None else int(stats.num_unindexed_rows)
     return total
+
+
+SEARCH_INDEXES = ("vector_idx", "search_text_idx", "text_ngram_idx")  # what a recall reads, by size order of use
+
+
+def prewarm(table: Any, budget_bytes: int) -> tuple[list[str], int]:
+    """Load the search indexes of ``table`` whole into LanceDB's index cache, those that fit in
+    ``budget_bytes`` together (in ``SEARCH_INDEXES`` order); the names loaded and their bytes.
+
+    LanceDB reads an IVF partition from its file the first time a search probes it and keeps it in its
+    index cache: at a million rows a recall's vector search probing 25 cold partitions took ~42 ms, warm
+    ~17 (``docs/benchmarks.md``), and with random queries most of the first few hundred recalls after
+    a start probe some cold ones. Loading the index whole costs ~4 s and its size in memory (421 MB at a
+    million 384-d rows): worth it where the index fits, wasteful where it does not (the cache would evict
+    what it loaded), hence the budget."""
+    sizes = {index.name: int(index.size_bytes or 0) for index in table.list_indices()}
+    loaded, total = [], 0
+    for name in SEARCH_INDEXES:
+        if name in sizes and total + sizes[name] <= budget_bytes:
+            table.prewarm_index(name)
+            loaded.append(name)
+            total += sizes[name]
+    return loaded, total

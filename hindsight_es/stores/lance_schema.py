@@ -59,6 +59,9 @@ def memory_schema(dim: int) -> pa.Schema:
             ("disputes", pa.string()),
             ("disputed_by", pa.list_(pa.string())),
             ("quote", pa.string()),  # the words a typed memory's statement was drawn from; added later
+            # What recall shows of the row, derived from its columns on every write (``stores.cards``);
+            # added later: null on rows not written since
+            ("card", pa.string()),
         ]
     )
 

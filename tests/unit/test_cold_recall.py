@@ -3,6 +3,7 @@ alone or many at once."""
 
 from __future__ import annotations
 
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -14,6 +15,7 @@ from hindsight_es.embedding import make_embedder
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.search import recall, warm
 from hindsight_es.stores.lance import LanceStore, memory_schema
+from hindsight_es.stores.lance_indexes import SEARCH_INDEXES, prewarm
 
 ROWS = 4_000  # above the size at which a bank used to be loaded whole on its first recall
 WORDS = ["budget", "review", "release", "audit", "design", "survey", "offsite", "migration", "team", "plan"]
@@ -81,3 +83,21 @@ def test_warming_a_store_loads_no_rows_and_changes_no_answer(store_path, tmp_pat
     warm(warmed, embedder)
     assert len(row_cache(warmed)) == 0  # indexes loaded, not rows: memory does not grow with the bank
     assert recall(warmed, embedder, "big", QUERIES[1]) == recall(LanceStore(store_path), embedder, "big", QUERIES[1])
+
+
+def test_prewarming_loads_the_search_indexes_that_fit_the_budget(store_path, tmp_path, embedder) -> None:
+    shutil.copytree(store_path, tmp_path / "indexed")
+    store = LanceStore(tmp_path / "indexed")
+    store.ensure_indexes(("memories",))
+    table = store.table("memories")
+    sizes = {i.name: i.size_bytes for i in table.list_indices()}
+    assert prewarm(table, 0) == ([], 0)
+    assert prewarm(table, 10**12) == (
+        [n for n in SEARCH_INDEXES if n in sizes],
+        sum(sizes[n] for n in SEARCH_INDEXES if n in sizes),
+    )
+    smallest = min(SEARCH_INDEXES, key=lambda n: sizes.get(n, 10**12))
+    assert prewarm(table, sizes[smallest])[0] == [smallest]  # the others do not fit beside it
+    before = recall(LanceStore(tmp_path / "indexed"), embedder, "big", QUERIES[1])
+    warm(store, embedder, 10**9)
+    assert recall(store, embedder, "big", QUERIES[1]) == before

@@ -47,6 +47,13 @@ _T = TypeVar("_T")
 _START = datetime(2025, 1, 1, tzinfo=UTC)
 
 
+def queries(n: int, seed: int) -> list[str]:
+    """``n`` queries of two to six words drawn as the texts' words are (Zipf), so that their full-text
+    searches match what a real bank's would: from a few rows to most of the bank."""
+    rng = random.Random(seed)
+    return [" ".join(rng.choices(WORDS, cum_weights=_CUMULATIVE, k=rng.randint(2, 6))) for _ in range(n)]
+
+
 def memories_per_turn() -> float:
     """Active memories a turn leaves behind on average (two retained, minus those superseded or forgotten)."""
     return 2 - 1 / SUPERSEDE_EVERY - 1 / FORGET_EVERY

@@ -106,7 +106,7 @@ def recall(
                 console.print(head + ":")
                 cmd_load.print_load(report)
             continue
-        result = _serve(settings, base.embedder, bank, count, queries)
+        result = _serve(settings, base.embedder, bank, count, queries, history)
         if as_json:
             print(json.dumps({**figures, **result}))
             continue
@@ -156,9 +156,10 @@ async def _build_decided(settings: Settings, bank: str, size: int) -> Built:
         return Built(active, store.count("memories", MemoryFilter(bank, statuses=None)), time.perf_counter() - t0)
 
 
-def _serve(settings: Settings, embedder: str, bank: str, count: int, queries: int) -> dict[str, Any]:
+def _serve(settings: Settings, embedder: str, bank: str, count: int, queries: int, words: str) -> dict[str, Any]:
     argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(settings.data_dir)]
     argv += ["--embedder", embedder, "bench", "recall-serve", "--bank", bank, "--queries", str(queries)]
+    argv += ["--words", words]
     if count != 1:
         argv += ["--bank-count", str(count)]
     out = subprocess.run(argv, capture_output=True, text=True, check=True)
@@ -173,12 +174,19 @@ def recall_serve(
     bank_count: Annotated[
         int, typer.Option(min=1, help="Banks named BANK0..BANK{n-1}: each query asks a random one")
     ] = 1,
+    words: Annotated[
+        str, typer.Option(help="Query words: decided (the decided history's) or bulk (the bulk history's Zipf words)")
+    ] = "decided",
 ) -> None:
     """(used by ``bench recall``) Answer queries against an existing bank; print latencies as JSON."""
     settings = settings_from(ctx)
-    from hindsight_es.app.bench.load_client import queries as make_queries
+    from hindsight_es.app.bench import bulk, load_client
 
-    asks = make_queries(queries, 5)
+    if words not in ("decided", "bulk"):
+        raise typer.BadParameter("decided or bulk", param_hint="--words")
+    # Queries in the bank's own words: the bulk history's texts share none with the decided one's, and
+    # queries matching no text would leave the full-text searches nothing to do
+    asks = (bulk.queries if words == "bulk" else load_client.queries)(queries, 5)
     rng = random.Random(5)
     names = [bank] if bank_count == 1 else [f"{bank}{rng.randrange(bank_count)}" for _ in range(len(asks) + 1)]
 
