@@ -31,30 +31,14 @@ from hindsight_es.recall.query import entities, parse_query, unmentioned, withou
 from hindsight_es.recall.relevance import odds_relevance, relevance, scale
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
+from hindsight_es.stores import cards
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
 from hindsight_es.stores.lance_indexes import VectorIndexInfo, prewarm
 from hindsight_es.text import has_cjk, is_cjk
 from hindsight_es.types import Vector
 
-COLUMNS = (
-    "memory_id",
-    "kind",
-    "text",
-    "source_turn_ids",
-    "session_id",
-    "speaker",
-    "key",
-    "valid_from",
-    "valid_to",
-    "status",
-    "owner",
-    "scope",
-    "source",
-    "provenance",
-    "confirmed",
-    "disputed_by",
-)
+COLUMNS = tuple(c for c in cards.COLUMNS if c != "quote")  # what a RecallHit shows of its row
 _T = TypeVar("_T")
 log = logging.getLogger("hindsight.recall")
 _PLANS: dict[tuple[str, ...], tuple[object, float]] = {}  # see _cached
