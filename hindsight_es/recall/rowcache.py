@@ -29,7 +29,6 @@ from typing import Any
 
 from hindsight_es.recall.lexical import terms_row
 from hindsight_es.stores import cards
-from hindsight_es.stores.cards import COLUMNS
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
 
@@ -46,18 +45,26 @@ _last_read = -math.inf  # when a recall last read any cache (``RowCache.rows``):
 log = logging.getLogger("hindsight.recall")
 
 
-class RowCache:
-    """Rows of ``columns`` by row id, each as ``shape`` makes it of the row read (with ``_rowid``)."""
+Read = Callable[[LanceStore, Sequence[int]], list[dict[str, Any]]]
 
-    def __init__(
-        self,
-        store: LanceStore,
-        max_rows: int = MAX_ROWS,
-        *,
-        columns: Sequence[str] = COLUMNS,
-        shape: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-    ) -> None:
-        self.store, self.max_rows, self.columns, self.shape = store, max_rows, tuple(columns), shape
+
+def shown_rows(store: LanceStore, row_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The ``COLUMNS`` of the rows at ``row_ids``, from their cards (``stores.cards``: one column to decode
+    instead of 17); deleted rows left out."""
+    return store.search.start(cards.read(store.search.take, row_ids)).result()
+
+
+def term_rows(store: LanceStore, row_ids: Sequence[int]) -> list[dict[str, Any]]:
+    """The indexed terms of the rows at ``row_ids`` (``lexical.terms_row``); deleted rows left out."""
+    table = store.search.start(store.search.take(row_ids, TERM_COLUMNS)).result()
+    return [] if table is None else [terms_row(row) for row in table.to_pylist()]
+
+
+class RowCache:
+    """Rows by row id, as ``read`` reads them (each with its ``_rowid``)."""
+
+    def __init__(self, store: LanceStore, max_rows: int = MAX_ROWS, *, read: Read = shown_rows) -> None:
+        self.store, self.max_rows, self._read_rows = store, max_rows, read
         self._rows: dict[int, dict[str, Any]] = {}  # in order of last use
         self._lock = threading.Lock()
 
@@ -74,7 +81,7 @@ class RowCache:
                     missing.append(row_id)
                 else:
                     found[row_id] = self._rows[row_id] = row
-        if missing and (fetched := self._read(missing)):
+        if missing and (fetched := self._read_rows(self.store, missing)):
             with self._lock:
                 self._put(fetched)
             found.update((row["_rowid"], row) for row in fetched)
@@ -94,7 +101,7 @@ class RowCache:
                 break
             while (wait := _last_read + QUIET_S - time.monotonic()) > 0:
                 time.sleep(wait)
-            rows = self._read(wanted[start : start + FILL_STEP])
+            rows = self._read_rows(self.store, wanted[start : start + FILL_STEP])
             if not rows:
                 break
             with self._lock:
@@ -105,16 +112,6 @@ class RowCache:
                         self._rows[row["_rowid"]] = row
                         added += 1
         return added
-
-    def _read(self, row_ids: Sequence[int]) -> list[dict[str, Any]]:
-        """The rows at ``row_ids`` as this cache keeps them (deleted ones left out). The columns recall
-        shows come from the rows' cards (``stores.cards``): one column to decode instead of 17."""
-        search = self.store.search
-        if self.columns == COLUMNS:
-            return search.start(cards.read(search.take, row_ids)).result()
-        table = search.start(search.take(row_ids, self.columns)).result()
-        rows = [] if table is None else table.to_pylist()
-        return rows if self.shape is None else [self.shape(row) for row in rows]
 
     def _put(self, rows: list[dict[str, Any]]) -> None:
         for row in rows:
@@ -160,7 +157,7 @@ def fill_in_background(store: LanceStore) -> threading.Thread:
 def term_cache(store: LanceStore) -> RowCache:
     """The store's cache of the indexed terms of rows (``lexical.terms_row``), for the full-text lists
     scored over the bank's own statistics (``lexical``)."""
-    return _cache(_term_caches, store, lambda: RowCache(store, TERM_ROWS, columns=TERM_COLUMNS, shape=terms_row))
+    return _cache(_term_caches, store, lambda: RowCache(store, TERM_ROWS, read=term_rows))
 
 
 def _cache(

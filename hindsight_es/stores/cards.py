@@ -2,14 +2,15 @@
 
 Recall searches return row ids, and the rows it shows are read back by id (``recall.rowcache``). LanceDB
 decodes a take column by column and row by row: in a million-row file (format 2.2) about 0.1 ms of CPU
-per cell, so the 17 columns recall shows cost ~50 ms for the 50 rows a cold recall misses, and ~90 ms
-for 150 (``benchmarks.take_cost`` measures it). The same rows' cards, one column, cost ~8 and ~15 ms.
+per cell, so the 17 columns recall shows cost ~53 ms of CPU for the 50 rows a cold recall misses, and ~69
+ms for 150; the same rows' cards, one column, ~7 and ~10 ms (``python -m benchmarks.take_cost``).
 
 The card is derived, never written by hand: ``LanceStore.upsert`` computes it from the row's own columns
-on every write of the ``memories`` table, whoever writes (a projection, a rebuild, an erase's rewrite), so
-it always says what its row's columns say. Tables written before cards existed hold null cards until
-their rows are written again (or the store is rebuilt); ``read`` reads those rows column by column.
-DuckDB builds the JSON (vectorised: about 2 µs a row, where ``json.dumps`` over Python rows costs ~35).
+on every write of the ``memories`` table, whoever writes (a projection, a rebuild; an erase's rewrite
+copies rows whole, cards with them), so it always says what its row's columns say. Tables written before
+cards existed hold null cards until their rows are written again (or the store is rebuilt); ``read``
+reads those rows column by column. DuckDB builds the JSON (vectorised: about 2 µs a row, where
+``json.dumps`` over Python rows costs ~35).
 """
 
 from __future__ import annotations

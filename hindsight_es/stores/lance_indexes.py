@@ -163,7 +163,8 @@ def unindexed_rows(store: Any) -> int:
     return total
 
 
-SEARCH_INDEXES = ("vector_idx", "search_text_idx", "text_ngram_idx")  # what a recall reads, by size order of use
+# What a recall searches, in the order ``prewarm`` loads them: a cold IVF partition costs a recall most
+SEARCH_INDEXES = ("vector_idx", "search_text_idx", "text_ngram_idx")
 
 
 def prewarm(table: Any, budget_bytes: int) -> tuple[list[str], int]:
