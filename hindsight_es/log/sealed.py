@@ -19,6 +19,7 @@ import logging
 import os
 import re
 import struct
+import zlib
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import replace
@@ -29,6 +30,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from hindsight_es.events import ErasureRequested, Event, vectors
 from hindsight_es.events.sealing import FIELDS, KIND, MARK, MEMORY_FIELDS, TURN_FIELDS, Erased, blank, sealed_objects
+from hindsight_es.log import compression
 from hindsight_es.log.keys import KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
 
@@ -130,8 +132,8 @@ class Sealer:
             if not isinstance(key, bytes):
                 return None
             try:
-                plain = AESGCM(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), aad)
-            except (InvalidTag, ValueError, binascii.Error):
+                plain = _plain(AESGCM(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), aad))
+            except (InvalidTag, ValueError, binascii.Error, zlib.error, KeyError):
                 return None
             if len(plain) < 3 or plain[:1] != b"{" or plain[-1:] != b"}":  # no fields: the comma would dangle
                 return None
@@ -153,9 +155,15 @@ class Sealer:
             if isinstance(key, bytes):
                 try:
                     opened = json.loads(
-                        AESGCM(key).decrypt(base64.b64decode(box["n"]), base64.b64decode(box["c"]), aad)
+                        _plain(AESGCM(key).decrypt(base64.b64decode(box["n"]), base64.b64decode(box["c"]), aad))
                     )
-                except (InvalidTag, ValueError, binascii.Error):  # tampered or foreign: unreadable, as if erased
+                except (
+                    InvalidTag,
+                    ValueError,
+                    binascii.Error,
+                    zlib.error,
+                    KeyError,
+                ):  # tampered, foreign: as if erased
                     opened = None
             if opened is not None:
                 target.update(opened)
@@ -264,11 +272,23 @@ def _sealed(item: tuple[Json, Plan], keys: dict[str, dict[str, bytes | Erased]])
             _blank(target, fields, key, taken)
             continue
         nonce = os.urandom(12)
-        sealed = AESGCM(key).encrypt(nonce, json.dumps(taken, separators=(",", ":")).encode(), aad)
+        plain = json.dumps(taken, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        sealed = AESGCM(key).encrypt(nonce, compression.pack(plain), aad)
         target["sealed"] = {"unit": unit, "f": KIND[fields], "n": _b64(nonce), "c": _b64(sealed)}
         if "vector" in taken:
             target["sealed"]["dim"] = vectors.dim(base64.b64decode(taken["vector"]))
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def _plain(decrypted: bytes) -> bytes:
+    """A box's fields as JSON from its decrypted bytes. A box encrypts its fields compressed
+    (``compression.pack``): ciphertext does not compress, so the log's own compression cannot shrink what
+    was sealed (``bench storage`` with boxes of plain JSON: 2,714 B a memory on disk, 1,979 unsealed). A
+    box of plain JSON (written so before) reads as it is: ``unpack`` returns uncompressed bytes unchanged.
+    Compressing before encrypting reveals a box's compressed length, where its plain length was revealed
+    before; a box holds one unit's fields, so nothing another party chooses is compressed beside a secret
+    it does not own."""
+    return compression.unpack(decrypted)
 
 
 def _blank(target: Json, fields: Sequence[str], key: bytes | Erased | None, taken: Json, dim: int = 0) -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import struct
 from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
 
 import numpy as np
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from hindsight_es.events import (
     CorrectionRequested,
@@ -17,11 +20,13 @@ from hindsight_es.events import (
     TurnRecorded,
     decode,
     encode,
+    vectors,
 )
 from hindsight_es.events.candidates import Candidate
 from hindsight_es.events.inputs import TurnExtraction
 from hindsight_es.events.memory import is_erased_turn
-from hindsight_es.log.keys import SqliteKeyStore
+from hindsight_es.log import compression
+from hindsight_es.log.keys import SqliteKeyStore, UnitTags
 from hindsight_es.log.port import Record
 from hindsight_es.log.sealed import Sealer
 
@@ -147,3 +152,32 @@ def test_a_sealed_record_opens_to_the_same_event_whatever_its_json_layout(tmp_pa
         shuffled = {k: record[k] for k in reversed(record)}  # the envelope last
         for value in (sealed, json.dumps(shuffled, separators=(",", ":")).encode()):
             assert opened(sealer, value) == event
+
+
+def test_sealed_content_is_stored_compressed_and_boxes_sealed_uncompressed_still_open(tmp_path: Path) -> None:
+    """Ciphertext does not compress, so a box compresses its fields before encrypting them: a sealed
+    memory takes about the bytes of an unsealed one in the (compressed) log. Boxes sealed before that
+    hold their JSON as it is and open the same."""
+    keys = SqliteKeyStore(tmp_path / "keys.sqlite3")
+    sealer = Sealer(keys)
+    rng = np.random.default_rng(7)
+    events = [
+        memory(text=f"Ann moved to Lisbon in {2000 + i} and works at Acme 安妮搬到了里斯本", session_id=f"s{i}",
+               vector=vectors.pack(rng.standard_normal(896)))
+        for i in range(50)
+    ]  # fmt: skip
+    plain = sum(len(compression.pack(encode(e))) for e in events)
+    sealed = [sealer.seal(encode(e)) for e in events]
+    assert sum(len(compression.pack(s)) for s in sealed) < 1.2 * plain
+    assert all(opened(sealer, s) == e for s, e in zip(sealed, events, strict=True))
+    # a box as a sealer that did not compress wrote it
+    record = json.loads(encode(TURN))
+    taken = {f: record.pop(f) for f in ("text", "speaker", "metadata")}
+    key = keys.keys("b", {"turn:t1": UnitTags(session_id="s1")})["turn:t1"]
+    assert isinstance(key, bytes)
+    nonce = b"\x00" * 12
+    aad = record["event_id"].encode() + struct.pack(">H", 1) + b"b"
+    box = AESGCM(key).encrypt(nonce, json.dumps(taken, separators=(",", ":")).encode(), aad)
+    record["sealed"] = {"unit": "turn:t1", "f": "turn", "n": base64.b64encode(nonce).decode(),
+                        "c": base64.b64encode(box).decode()}  # fmt: skip
+    assert opened(sealer, json.dumps(record, separators=(",", ":")).encode()) == TURN
