@@ -2,9 +2,9 @@
 
 ``SealedLog`` wraps any ``EventLog``: on append, the personal fields of an event (a turn's text, speaker
 and metadata; a memory's text, key, value, entities, context and vector; extracted candidates; a
-correction's text) move into ``"sealed": {"unit", "n", "c"}``, encrypted with the unit's data key
-(``keys.KeyStore``), the event's id and bank as associated data. On read they come back, so everything
-that decodes events sees plaintext while the key exists; once it is destroyed, the fields read as an
+correction's text) move into ``"sealed": {"unit", "n", "c"}``, compressed and encrypted with the unit's
+data key (``boxes``, ``keys.KeyStore``), the event's id and bank as associated data. On read they come
+back, so everything that decodes events sees plaintext while the key exists; once it is destroyed, the fields read as an
 erased placeholder naming who erased them and when (a vector as zeros of its dimension). Records
 without ``"sealed"`` (a log from before sealing) pass through unchanged.
 """
@@ -13,24 +13,18 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import binascii
 import json
 import logging
-import os
 import re
 import struct
-import zlib
 from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-
 from hindsight_es.events import ErasureRequested, Event, vectors
 from hindsight_es.events.sealing import FIELDS, KIND, MARK, MEMORY_FIELDS, TURN_FIELDS, Erased, blank, sealed_objects
-from hindsight_es.log import compression
+from hindsight_es.log import boxes as boxes_
 from hindsight_es.log.keys import KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
 
@@ -131,9 +125,7 @@ class Sealer:
             key = keys.get((bank, unit.decode("utf-8")))
             if not isinstance(key, bytes):
                 return None
-            try:
-                plain = _plain(AESGCM(key).decrypt(base64.b64decode(nonce), base64.b64decode(sealed), aad))
-            except (InvalidTag, ValueError, binascii.Error, zlib.error, KeyError):
+            if (plain := boxes_.open_box(key, nonce, sealed, aad)) is None:
                 return None
             if len(plain) < 3 or plain[:1] != b"{" or plain[-1:] != b"}":  # no fields: the comma would dangle
                 return None
@@ -151,21 +143,9 @@ class Sealer:
             box = target.pop("sealed")
             key = keys.get((bank, str(box.get("unit"))))
             fields = FIELDS.get(str(box.get("f")), TURN_FIELDS)
-            opened: Json | None = None
-            if isinstance(key, bytes):
-                try:
-                    opened = json.loads(
-                        _plain(AESGCM(key).decrypt(base64.b64decode(box["n"]), base64.b64decode(box["c"]), aad))
-                    )
-                except (
-                    InvalidTag,
-                    ValueError,
-                    binascii.Error,
-                    zlib.error,
-                    KeyError,
-                ):  # tampered, foreign: as if erased
-                    opened = None
-            if opened is not None:
+            plain = boxes_.open_box(key, box["n"], box["c"], aad) if isinstance(key, bytes) else None
+            opened = _json(plain) if plain is not None else None  # None: tampered or foreign, as if erased
+            if isinstance(opened, dict):
                 target.update(opened)
             else:
                 if key is None and (bank, unit := str(box.get("unit"))) not in self._missing:
@@ -271,24 +251,11 @@ def _sealed(item: tuple[Json, Plan], keys: dict[str, dict[str, bytes | Erased]])
         if isinstance(key, Erased):  # written after its unit was erased: erased it stays
             _blank(target, fields, key, taken)
             continue
-        nonce = os.urandom(12)
-        plain = json.dumps(taken, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-        sealed = AESGCM(key).encrypt(nonce, compression.pack(plain), aad)
-        target["sealed"] = {"unit": unit, "f": KIND[fields], "n": _b64(nonce), "c": _b64(sealed)}
+        nonce, sealed = boxes_.close(key, taken, aad)
+        target["sealed"] = {"unit": unit, "f": KIND[fields], "n": nonce, "c": sealed}
         if "vector" in taken:
             target["sealed"]["dim"] = vectors.dim(base64.b64decode(taken["vector"]))
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-
-
-def _plain(decrypted: bytes) -> bytes:
-    """A box's fields as JSON from its decrypted bytes. A box encrypts its fields compressed
-    (``compression.pack``): ciphertext does not compress, so the log's own compression cannot shrink what
-    was sealed (``bench storage`` with boxes of plain JSON: 2,714 B a memory on disk, 1,979 unsealed). A
-    box of plain JSON (written so before) reads as it is: ``unpack`` returns uncompressed bytes unchanged.
-    Compressing before encrypting reveals a box's compressed length, where its plain length was revealed
-    before; a box holds one unit's fields, so nothing another party chooses is compressed beside a secret
-    it does not own."""
-    return compression.unpack(decrypted)
 
 
 def _blank(target: Json, fields: Sequence[str], key: bytes | Erased | None, taken: Json, dim: int = 0) -> None:
@@ -296,10 +263,6 @@ def _blank(target: Json, fields: Sequence[str], key: bytes | Erased | None, take
     if "vector" in fields and not dim:
         dim = vectors.dim(base64.b64decode(taken.get("vector") or ""))
     blank(target, fields, erased, dim)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
 
 
 def _aad(record: Json) -> bytes:
