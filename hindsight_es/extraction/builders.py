@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
 
@@ -141,6 +142,28 @@ def categorical(m: re.Match[str]) -> Built:
     return vx.category_kv(found, m) if found else None
 
 
+_ZH_TOOL_VERB = frozenset({"用", "使用", "改用", "换成", "换用", "选", "选用"})
+_ZH_TOPIC_NOISE = re.compile(rf"^(?:{px.ZI})?{px.ZADV}|{px.ZADV}$")
+
+
+def used_for(m: re.Match[str]) -> Built:
+    """ "以后开会都用腾讯会议": a category choice where the value is one, else the tool chosen for the
+    activity between "以后" and the verb (``choice:开会``), so the next tool for it supersedes this one."""
+    if (found := categorical(m)) is not None or m["verb"] not in _ZH_TOOL_VERB:
+        return found
+    activity, v = _ZH_TOPIC_NOISE.sub("", m["g"]), vx.object_of(m["v"])
+    if not 2 <= len(activity) <= 6 or "我" in activity + v or vx.vague(v):  # "用微信通知我" acts on the speaker
+        return None
+    return f"{vx.subject('choice', m.string)}/choice:{vx.slug(activity)}", v
+
+
+_USED = re.compile(r"\b(?:use|using|switch(?:ed)?\s+to|moved\s+to|migrated\s+to)\s+$", re.I)
+_NOT_ACTIVITIES = frozenset({"everything", "anything", "all", "now", "good", "ever", "a while", "the rest"})
+_FOR_ACTIVITY = re.compile(
+    r"^(?P<tool>.+?)\s+for\s+(?:(?:our|my|the|all|any|every)\s+)?(?P<activity>[a-z][a-z -]{2,30})$"
+)
+
+
 _ACTS_ON_ME = re.compile(r"[\u4e00-\u9fff]我|\b(?:me|us)\b", re.I)
 _USE_VERB = re.compile(r"(?:用|使用)$")
 
@@ -149,6 +172,11 @@ def choice(m: re.Match[str]) -> Built:
     """A choice among alternatives: a lexicon category, a favorite's facet the value names ("更喜欢喝普洱"
     -> ``favorite:tea``), else a preference keyed by the head noun ("window seats" -> ``preference:seats``)."""
     raw = vx.CHOICE_CUT.sub("", m["v"])
+    used = _USED.search(m.string, 0, m.start("v"))
+    if used and not vx.category(raw) and (tool := _FOR_ACTIVITY.match(vx.clean(m["v"]))):  # "use Zoom for calls"
+        v = vx.object_of(tool["tool"])
+        if not vx.vague(v) and not _ACTS_ON_ME.search(m["v"]) and tool["activity"] not in _NOT_ACTIVITIES:
+            return f"{vx.subject('choice', m.string)}/choice:{vx.slug(tool['activity'])}", v
     if vx.category(raw):
         found = chosen(raw, m.string[: m.start("v")])
         return vx.category_kv(found, m) if found else None
@@ -188,6 +216,16 @@ def avoid(prefix: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         v = vx.object_of(m["v"])
         return None if vx.vague(v) else (f"user/{prefix}:{vx.slug(v)}", f"not:{v}")
+
+    return build
+
+
+def left(attribute: str) -> Builder:
+    """A place or employer left ("I quit my job at Amazon", "我从百度离职了"): ``not:<it>`` on its key."""
+
+    def build(m: re.Match[str]) -> Built:
+        v = vx.clean(m["v"])
+        return None if vx.vague(v) else (f"user/{attribute}", f"not:{v}")
 
     return build
 

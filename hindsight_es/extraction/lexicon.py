@@ -113,6 +113,7 @@ PRONOUN_SCOPED: dict[str, str] = {
     "programming_language": "team",
     "cloud_provider": "team",
     "budget": "user",
+    "choice": "user",  # the tool for an activity ("以后开会都用腾讯会议"): a team's when 我们 chose it
 }
 
 # Attribute names accepted by "my X is Y" / "我的X是Y", mapped to canonical attribute keys.

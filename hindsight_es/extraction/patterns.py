@@ -142,13 +142,16 @@ PREFER = (
     rf"(?:{ZI}|{ZCL}){ZADV}(?:更喜欢|更倾向于|更倾向|倾向于|偏好|偏爱|更愿意|宁愿|首选)(?:用|使用|喝|吃)?{VZ}",
 )
 FROM_NOW_ON_USE = (
-    rf"\bfrom now on[\s,]*(?:please\s+)?(?:(?:i|we)\s+will\s+|let us\s+)?(?:always\s+)?(?:use|ship with|ship via"
+    rf"\bfrom now on[\s,]*(?:please\s+)?(?:(?:i|we)\s+(?:will\s+)?|let us\s+)?(?:always\s+)?(?:use|ship with|ship via"
     rf"|send (?:it |them |everything |packages |orders )?(?:with|via)|go with|switch to|stick with)\s+{V}",
+    # A 都 later in the clause ends the topic ("以后发票都寄到…"): the verb is after it, and 发 here began
+    # the noun 发票 (FROM_NOW_ON_USE_GAP takes that shape).
     rf"(?:{ZI}{ZADV})?(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后)[，,\s]*{ZI}?{ZADV}"
-    rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
+    rf"(?:用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄)(?![^，。！？；,!?;\n]*都){VZ}",
 )
-FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between may be anything, so the value must be a choice
-    rf"(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后){_GAP}(?:用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
+FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between (``g``, the activity) may be anything
+    rf"(?:以后|今后|往后|从现在开始|从现在起|从今以后|从今往后)(?P<g>{_GAP})"
+    rf"(?P<verb>用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
 )
 FROM_NOW_ON = (
     rf"\bfrom now on[\s,]*{V}",
@@ -193,6 +196,12 @@ EMPLOYER = (
     rf"(?:{ZI}|{ZCL}){ZADV}{_FROM_ZH}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
+)
+# The employer left: "not:<employer>" on the employer's key, so it supersedes the held one.
+EMPLOYER_LEFT = (
+    rf"\bi\s+(?:have\s+)?{ADV}(?:quit|left)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+"
+    rf"(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    rf"(?:{ZI}|{ZCL}){ZADV}从(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:离职|辞职)",
 )
 OCCUPATION = (
     rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?{V}",

@@ -68,7 +68,7 @@ RULES: tuple[_Rule, ...] = (
     # before "… from now on" makes an instruction of it.
     _rule("fact", px.NAME_CAPITAL, b.name(require_capital=True), 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON_USE, b.choice, 0.7, 0.85),
-    _rule("preference", px.FROM_NOW_ON_USE_GAP, b.categorical, 0.7, 0.85),
+    _rule("preference", px.FROM_NOW_ON_USE_GAP, b.used_for, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON, b.directive("always"), 0.7, 0.8),
     _rule("fact", px.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
     _rule("fact", px.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
@@ -81,6 +81,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
     _rule("fact", px.NAME, b.name(require_capital=False), 0.7, 0.85),
+    _rule("fact", px.EMPLOYER_LEFT, b.left("employer"), 0.6, 0.8),
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
     _rule("fact", px.OCCUPATION, b.fixed("occupation"), 0.6, 0.8),
@@ -102,7 +103,7 @@ RULES: tuple[_Rule, ...] = (
 _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
 
 # ---- sentences, questions, corrections --------------------------------------------------------
-_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)(?=\s)")
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?=\s)")
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|are|is|am|can|could|would|will|should|shall|have|has|what|where|when|why|how|who|whom"
     r"|which|whose|may|might)\b",
@@ -254,8 +255,9 @@ PLACEHOLDER = "user/?"  # the key of an update's new side whose attribute only t
 
 def _absorbed(cands: list[Candidate]) -> list[Candidate]:
     """A value given up for another of its category is the update's old side, not a memory of its own:
-    "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee; "以后改发京东物流，
-    别再用韵达了" is the carrier, not also an instruction never to use 韵达."""
+        "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee; "以后改发京东物流，
+        别再用韵达了" is the carrier, not also an instruction never to use 韵达; a value left for another of
+    its key ("我从华为离职了，现在在小米工作") is that key's new value alone."""
     chosen = {
         (c.key.split("/")[0], _attribute(c.key)) for c in cands if c.key and c.value and not c.value.startswith("not:")
     }
@@ -267,6 +269,8 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
         found = vx.category(given_up) if given_up and _attribute(c.key) in _GIVEN_UP_AS else None
         if found is None and given_up and vx.reply_language(given_up):  # "以后别用粤语了，用普通话回答我"
             found = ("reply_language", "")
+        if given_up and c.key and (c.key.split("/")[0], _attribute(c.key)) in chosen and ":" not in c.key:
+            continue  # "我从华为离职了，现在在小米工作": the employer is 小米; leaving 华为 is the old side
         if found is None or (c.key.split("/")[0] if c.key else "", found[0]) not in chosen:
             out.append(c)
     return out
@@ -275,7 +279,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/11"
+    id = "rules/12"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

@@ -102,6 +102,8 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool, dru
         case "hometown":
             return f"{who}来自{v}" if zh else f"{who} is from {v}"
         case "employer":
+            if negated:
+                return f"{who}不再在{v}工作" if zh else f"{who} no longer works at {v}"
             return f"{who}在{v}工作" if zh else f"{who} works at {v}"
         case "occupation":
             return f"{who}是{v}" if zh else f"{who} is {_article(v)}"
@@ -143,6 +145,9 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool, dru
             return f"{who}的{animal[1]}叫{v}" if zh else f"{who} has {_article(animal[0])} named {v.title()}"
         case "name":
             return f"{who}叫{v}" if zh else f"{_possessive(who)} name: {v.title()}"
+        case "choice":
+            activity = facet.replace("_", " ") if not zh else facet.replace("_", "")
+            return f"{who}{activity}用{v}" if zh else f"{who} uses {v} for {activity}"
     if attr.endswith("_name"):
         return f"{who}的{attr[:-5]}叫{v}" if zh else f"{_possessive(who)} {attr[:-5].replace('_', ' ')}'s name: {v}"
     if not facet:  # an attribute named by the speaker's own noun ("my car is a Tesla")

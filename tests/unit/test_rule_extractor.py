@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/11"
+    assert ex.id == "rules/12"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -585,6 +585,20 @@ def test_keys_name_the_entity_and_the_attribute(text, pairs):
         # The new side of a given-up drink, said after it.
         ("I gave up tea, coffee only now.", [("user/drink", "coffee")]),
         ("I stopped drinking coffee, tea only.", [("user/drink", "tea")]),
+        # A semicolon joins the new side to the sentence that gave the old one up.
+        ("I gave up tea; coffee only now.", [("user/drink", "coffee")]),
+        # An employer left is the old side of the employer's key; with the new one said, that alone.
+        ("I quit my job at Amazon.", [("user/employer", "not:amazon")]),
+        ("我已经从百度离职了。", [("user/employer", "not:百度")]),
+        ("我从华为离职了，现在在小米工作。", [("user/employer", "小米")]),
+        # The tool chosen for an activity is keyed by the activity, so the next tool for it supersedes it.
+        ("以后开会都用腾讯会议，不用Zoom了。", [("user/choice:开会", "腾讯会议")]),
+        ("我们以后开会改用飞书了。", [("team/choice:开会", "飞书")]),
+        ("From now on we use Teams for meetings.", [("team/choice:meetings", "teams")]),
+        ("I prefer tea for breakfast.", [("user/drink", "tea")]),
+        # 发 began the noun 发票 (the topic runs to 都): no instruction keyed by a fragment of it.
+        ("以后发票都寄到我公司地址。", []),
+        ("以后都用微信通知我。", [("user/instruction:用微信通知我", "always")]),
     ],
 )
 def test_updates_said_around_what_they_replace(text, pairs):

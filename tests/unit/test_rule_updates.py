@@ -104,6 +104,30 @@ def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives()
 
 
 @pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        (["以后开会都用腾讯会议。", "以后开会改用飞书吧。"], "user/choice:开会", "飞书"),
+        (
+            ["From now on we use Zoom for meetings.", "From now on we use Teams for meetings."],
+            "team/choice:meetings",
+            "teams",
+        ),
+        (["I work at Amazon.", "I quit my job at Amazon."], "user/employer", "not:amazon"),
+        (["我在百度上班。", "我已经从百度离职了。"], "user/employer", "not:百度"),
+    ],
+)
+def test_a_tool_for_an_activity_or_an_employer_left_supersedes_what_was_held(said, key, value):
+    state = BankState("updates")
+    for n, text in enumerate(said):
+        turn = TurnRecorded(bank_id=state.bank_id, session_id="s", turn_id=f"t{n}", text=text, source="user")
+        found = extract(text)
+        events = decide(state, turn, Prepared(found, np.zeros((len(found), 4), np.float32), "none", "rules"))
+        for event in events:
+            evolve(state, event)
+    assert [(m.key, m.value) for m in state.active() if m.key] == [(key, value)]  # the first one superseded
+
+
+@pytest.mark.parametrize(
     ("text", "key", "value"),
     [
         ("My grandpa is 88.", "grandfather/age", "88"),
