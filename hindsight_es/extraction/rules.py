@@ -255,9 +255,9 @@ PLACEHOLDER = "user/?"  # the key of an update's new side whose attribute only t
 
 def _absorbed(cands: list[Candidate]) -> list[Candidate]:
     """A value given up for another of its category is the update's old side, not a memory of its own:
-        "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee; "以后改发京东物流，
-        别再用韵达了" is the carrier, not also an instruction never to use 韵达; a value left for another of
-    its key ("我从华为离职了，现在在小米工作") is that key's new value alone."""
+    "我现在不喝咖啡了，改喝绿茶" is the drink green tea, not also a diet without coffee; "以后改发京东物流，
+    别再用韵达了" is the carrier, not also an instruction never to use 韵达; a value left for another of its
+    key ("我从华为离职了，现在在小米工作") is that key's new value alone."""
     chosen = {
         (c.key.split("/")[0], _attribute(c.key)) for c in cands if c.key and c.value and not c.value.startswith("not:")
     }

@@ -4,9 +4,9 @@
 and metadata; a memory's text, key, value, entities, context and vector; extracted candidates; a
 correction's text) move into ``"sealed": {"unit", "n", "c"}``, compressed and encrypted with the unit's
 data key (``boxes``, ``keys.KeyStore``), the event's id and bank as associated data. On read they come
-back, so everything that decodes events sees plaintext while the key exists; once it is destroyed, the fields read as an
-erased placeholder naming who erased them and when (a vector as zeros of its dimension). Records
-without ``"sealed"`` (a log from before sealing) pass through unchanged.
+back, so everything that decodes events sees plaintext while the key exists; once it is destroyed, the
+fields read as an erased placeholder naming who erased them and when (a vector as zeros of its
+dimension). Records without ``"sealed"`` (a log from before sealing) pass through unchanged.
 """
 
 from __future__ import annotations
