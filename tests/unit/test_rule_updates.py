@@ -81,13 +81,9 @@ def test_a_bare_corrected_number_is_an_age():
     assert keyed("Sorry, I meant 41.") == [("user/age", "41")]
 
 
-def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives():
+def decided(said: list[str]) -> tuple[BankState, list[str]]:
+    """A bank that decided ``said``, one turn each, and the turns whose decisions superseded something."""
     state = BankState("updates")
-    said = [
-        "Our services are written in Ruby.",
-        "My brother writes Java all day.",
-        "We ditched Ruby and write everything in Elixir now.",
-    ]
     superseded: list[str] = []
     for n, text in enumerate(said):
         turn = TurnRecorded(bank_id=state.bank_id, session_id="s", turn_id=f"t{n}", text=text, source="user")
@@ -96,6 +92,16 @@ def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives()
         for event in events:
             evolve(state, event)
         superseded += [text for e in events if isinstance(e, MemorySuperseded)]
+    return state, superseded
+
+
+def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives():
+    said = [
+        "Our services are written in Ruby.",
+        "My brother writes Java all day.",
+        "We ditched Ruby and write everything in Elixir now.",
+    ]
+    state, superseded = decided(said)
     assert set(superseded) == {said[2]}
     active = {(m.key, m.value) for m in state.active() if m.key}
     assert ("team/programming_language", "elixir") in active
@@ -117,14 +123,9 @@ def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives()
     ],
 )
 def test_a_tool_for_an_activity_or_an_employer_left_supersedes_what_was_held(said, key, value):
-    state = BankState("updates")
-    for n, text in enumerate(said):
-        turn = TurnRecorded(bank_id=state.bank_id, session_id="s", turn_id=f"t{n}", text=text, source="user")
-        found = extract(text)
-        events = decide(state, turn, Prepared(found, np.zeros((len(found), 4), np.float32), "none", "rules"))
-        for event in events:
-            evolve(state, event)
-    assert [(m.key, m.value) for m in state.active() if m.key] == [(key, value)]  # the first one superseded
+    state, superseded = decided(said)
+    assert set(superseded) == {said[1]}
+    assert [(m.key, m.value) for m in state.active() if m.key] == [(key, value)]
 
 
 @pytest.mark.parametrize(
