@@ -346,7 +346,7 @@ class _Said:
         return Candidate(
             kind=kind,
             text=text,
-            quote=self.sentence if text != self.sentence else None,
+            quote=_quoted(self.sentence, kv[1]) if text != self.sentence else None,
             key=kv[0],
             value=kv[1],
             entities=self.entities,
@@ -354,6 +354,20 @@ class _Said:
             confidence=conf,
             is_correction=self.corrected,
         )
+
+
+_PARTS = re.compile(r"(?<=[;；])")
+
+
+def _quoted(sentence: str, value: str | None) -> str:
+    """What a typed memory quotes: of a sentence in parts joined by semicolons, the one part that says
+    its value, else the whole sentence. An episode is hidden behind the typed memories of its turn when
+    their quotes say all it says (``episodes.says_nothing_else``): "I quit my job at Amazon; I'm at Stripe
+    now." quoted whole by "no longer works at Amazon" would hide the turn's Stripe."""
+    said = (value or "").removeprefix("not:").casefold()
+    parts = [p.strip() for p in _PARTS.split(sentence) if p.strip()]
+    holding = [p for p in parts if said and said in p.casefold()]
+    return holding[0] if len(parts) > 1 and len(holding) == 1 else sentence
 
 
 _DEFAULT = RuleExtractor()

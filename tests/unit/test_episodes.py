@@ -104,6 +104,16 @@ def test_the_rule_extractor_sentences_cover_their_episode() -> None:
         assert says_nothing_else(found[0].text, [c.quote or c.text for c in found[1:]]), text
 
 
+def test_a_typed_memory_quotes_the_part_of_a_semicolon_sentence_that_says_it() -> None:
+    """ "no longer works at Amazon" does not say the turn's Stripe: its episode stays a hit of its own."""
+    text = "I quit my job at Amazon; I'm at Stripe now."
+    found = RuleExtractor().extract(text)
+    assert [(c.key, c.quote) for c in found[1:]] == [("user/employer", "I quit my job at Amazon;")]
+    assert not says_nothing_else(found[0].text, [c.quote or c.text for c in found[1:]])
+    found = RuleExtractor().extract("I gave up tea; coffee only now.")
+    assert [(c.key, c.value, c.quote) for c in found[1:]] == [("user/drink", "coffee", "coffee only now.")]
+
+
 # ------------------------------------------------------------------ superseded, corrected, forgotten
 
 
