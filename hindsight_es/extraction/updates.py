@@ -94,8 +94,8 @@ _OTHER_ZH = re.compile(r"(?<!我)(?:他|她)(?!们的?[\u4e00-\u9fff]{0,2}(?:我
 # Reported words: a quoted clause, a third party's request relayed to the assistant.
 _QUOTED = re.compile(r"\"[^\"]*\s[^\"]*\s[^\"]*\"|“[^”]{4,}”|「[^」]{4,}」|(?<!\w)'[^']*\s[^']*\s[^']*'(?!\w)")
 _REPORTED_EN = re.compile(
-    rf"\b(?:my\s+(?:{px._REL_EN})|he|she|they|(?:the|our|my)\s+(?:cto|ceo|lead|doctor|teacher|client|customer"
-    r"|neighbou?r))\s+(?:\w+\s+)?(?:said|says|saying|told|tells|asked|asks|suggested|suggests|thinks|wants|wanted"
+    rf"\b(?:my\s+(?:{px._REL_EN})|he|she|they|(?:the|our|my|his|her|their)\s+(?:[\w-]+\s+){{0,2}}?[\w-]+"
+    r"|(?-i:[A-Z][a-z]+))\s+(?:\w+\s+)?(?:said|says|saying|told|tells|asked|asks|suggested|suggests|thinks|wants|wanted"
     r"|insists|insisted)\s+(?:that\s+)?(?:you\b|we\s+(?:should|must|need)|to\b)",
     re.I,
 )
@@ -136,9 +136,10 @@ def owner(before: str) -> str | None:
 
 
 _NEW_SIDE = re.compile(r"\b(?:to|into|onto)\s+$|(?:换成|改成|改用|换用|迁到|转到)了?$", re.I)
-# "we replaced MongoDB with PostgreSQL", "I swapped Emacs for Vim": the value after with/for is the new one
+# "we replaced MongoDB with PostgreSQL", "I swapped Emacs for Vim", "I ditched Sublime for Neovim": the value
+# after with/for is the new one
 _REPLACED_WITH = re.compile(
-    r"\b(?:replac|swapp|substitut|exchang|trad)\w*\s+(?:out\s+)?[^,;.!?]{1,40}?\s+(?:with|for|by)\s+$", re.I
+    r"\b(?:replac|swapp|substitut|exchang|trad|ditch|dump)\w*\s+(?:out\s+)?[^,;.!?]{1,40}?\s+(?:with|for|by)\s+$", re.I
 )
 
 

@@ -16,6 +16,18 @@ ALIASES: dict[str, tuple[str, str, str]] = {
     for canonical, (display, aliases) in items.items()
     for alias in aliases
 }
+# A drink said in the plural ("two espressos every morning"): each English drink alias's plural, unless it
+# is an alias of its own.
+ALIASES.update(
+    {
+        plural: entry
+        for alias, entry in list(ALIASES.items())
+        if entry[0] == "drink"
+        and alias.isascii()
+        and alias[-1:].isalpha()
+        and (plural := alias + ("es" if alias.endswith(("s", "sh", "ch", "x")) else "s")) not in ALIASES
+    }
+)
 # Longest alias first; the boundaries keep "java" out of "javascript" and let "我用vim" match.
 ALIAS_RE = re.compile(
     r"(?<![a-z0-9])(?:" + "|".join(re.escape(a) for a in sorted(ALIASES, key=len, reverse=True)) + r")(?![a-z0-9])",

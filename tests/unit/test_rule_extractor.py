@@ -599,6 +599,11 @@ def test_keys_name_the_entity_and_the_attribute(text, pairs):
         # 发 began the noun 发票 (the topic runs to 都): no instruction keyed by a fragment of it.
         ("以后发票都寄到我公司地址。", []),
         ("以后都用微信通知我。", [("user/instruction:用微信通知我", "always")]),
+        # "ditched X for Y": Y is the new side, as with "swapped" and "replaced … with".
+        ("I ditched Sublime for Neovim last month.", [("user/editor", "neovim")]),
+        # A drink said in the plural; a pet renamed by its name changed.
+        ("I drink two espressos every morning.", [("user/drink", "espresso")]),
+        ("We changed the dog's name to Waffles.", [("user/pet:dog", "waffles")]),
     ],
 )
 def test_updates_said_around_what_they_replace(text, pairs):

@@ -60,6 +60,10 @@ def test_an_update_keeps_the_new_value_and_not_the_one_given_up(text, key, value
         "My manager asked you to reply in German.",
         "我同事让你用法语回复。",
         "He codes everything in Scala.",
+        # Whoever relays it, by title or by name, it is not the speaker's choice.
+        "Our CFO keeps saying we should move to Azure.",
+        "The new product manager says we should switch to PostgreSQL.",
+        "Priya thinks we should rewrite it in Rust.",
     ],
 )
 def test_look_alikes_of_an_update_state_no_choice_of_the_speaker(text):

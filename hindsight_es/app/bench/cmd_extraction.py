@@ -21,6 +21,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_seventh.jsonl",
     "extraction_labelled_eighth.jsonl",
     "extraction_labelled_ninth.jsonl",
+    "extraction_labelled_tenth.jsonl",
 )
 
 
