@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
+import string
 import time
 
 import httpx
@@ -53,8 +55,12 @@ async def test_a_full_log_degrades_the_service_and_it_stays_up(tmp_path, monkeyp
             assert await _recalled(hs, "ann", "where do I live?", first)
 
             refused = None
+            padding = random.Random(7)
             for i in range(2000):  # turns the actor makes memories of, until the log refuses one
-                text = f"My colleague number {i} is called Person{i} and works in Lisbon. " + "x" * 4000
+                # Letters drawn at random: the log compresses what it stores, and a run of one letter would
+                # fill it only after hundreds more turns, whose memories would crowd Berlin under the floor.
+                noise = "".join(padding.choices(string.ascii_letters, k=4000))
+                text = f"My colleague number {i} is called Person{i} and works in Lisbon. " + noise
                 try:
                     await hs.publish([make_turn(settings, "ann", text, session_id="s2", turn_id=f"f{i}")])
                 except LogFullError as exc:
