@@ -157,7 +157,9 @@ def used_for(m: re.Match[str]) -> Built:
     return f"{vx.subject('choice', m.string)}/choice:{vx.slug(activity)}", v
 
 
-_USED = re.compile(r"\b(?:use|using|switch(?:ed)?\s+to|moved\s+to|migrated\s+to)\s+$", re.I)
+# Only after "use": "switched to decaf for health reasons" and "moved to Lisbon for the sunshine" name a
+# reason after "for", not an activity.
+_USED = re.compile(r"\b(?:use|using)\s+$", re.I)
 _NOT_ACTIVITIES = frozenset({"everything", "anything", "all", "now", "good", "ever", "a while", "the rest"})
 _FOR_ACTIVITY = re.compile(
     r"^(?P<tool>.+?)\s+for\s+(?:(?:our|my|the|all|any|every)\s+)?(?P<activity>[a-z][a-z -]{2,30})$"

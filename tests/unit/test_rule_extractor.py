@@ -608,3 +608,15 @@ def test_keys_name_the_entity_and_the_attribute(text, pairs):
 )
 def test_updates_said_around_what_they_replace(text, pairs):
     assert [(c.key, c.value) for c in typed(text)] == pairs
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I switched to decaf for health reasons.",
+        "I moved to Lisbon for the sunshine.",
+        "I use my phone for everything.",
+    ],
+)
+def test_a_reason_after_for_is_not_an_activity(text):
+    assert not [c.key for c in typed(text) if c.key and "/choice:" in c.key]
