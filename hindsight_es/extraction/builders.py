@@ -154,7 +154,12 @@ def used_for(m: re.Match[str]) -> Built:
     activity, v = _ZH_TOPIC_NOISE.sub("", m["g"]), vx.object_of(m["v"])
     if not 2 <= len(activity) <= 6 or "我" in activity + v or vx.vague(v):  # "用微信通知我" acts on the speaker
         return None
-    return f"{vx.subject('choice', m.string)}/choice:{vx.slug(activity)}", v
+    return _tool_for(activity, v, m)
+
+
+def _tool_for(activity: str, tool: str, m: re.Match[str]) -> tuple[str, str]:
+    """The key and value of the tool chosen for an activity: ``<subject>/choice:<activity>``."""
+    return f"{vx.subject('choice', m.string)}/choice:{vx.slug(activity)}", tool
 
 
 # Only after "use": "switched to decaf for health reasons" and "moved to Lisbon for the sunshine" name a
@@ -174,14 +179,13 @@ def choice(m: re.Match[str]) -> Built:
     """A choice among alternatives: a lexicon category, a favorite's facet the value names ("更喜欢喝普洱"
     -> ``favorite:tea``), else a preference keyed by the head noun ("window seats" -> ``preference:seats``)."""
     raw = vx.CHOICE_CUT.sub("", m["v"])
-    used = _USED.search(m.string, 0, m.start("v"))
-    if used and not vx.category(raw) and (tool := _FOR_ACTIVITY.match(vx.clean(m["v"]))):  # "use Zoom for calls"
-        v = vx.object_of(tool["tool"])
-        if not vx.vague(v) and not _ACTS_ON_ME.search(m["v"]) and tool["activity"] not in _NOT_ACTIVITIES:
-            return f"{vx.subject('choice', m.string)}/choice:{vx.slug(tool['activity'])}", v
     if vx.category(raw):
         found = chosen(raw, m.string[: m.start("v")])
         return vx.category_kv(found, m) if found else None
+    if _USED.search(m.string, 0, m.start("v")) and (said := _FOR_ACTIVITY.match(vx.clean(m["v"]))):
+        v = vx.object_of(said["tool"])  # "use Zoom for calls"
+        if not vx.vague(v) and not _ACTS_ON_ME.search(m["v"]) and said["activity"] not in _NOT_ACTIVITIES:
+            return _tool_for(said["activity"], v, m)
     if _ACTS_ON_ME.search(raw):  # "以后都用微信通知我": a way to act on the speaker is an instruction, not a taste
         verb = _USE_VERB.search(m.string, 0, m.start("v"))
         return f"user/instruction:{vx.slug((verb[0] if verb else '') + vx.clean(raw))}", "always"
