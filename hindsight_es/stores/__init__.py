@@ -1,0 +1,35 @@
+"""The stores: LanceDB (hot), DuckDB/Parquet (archive), snapshots.
+
+Importing ``lancedb`` imports its REST-namespace client (``lance_namespace_urllib3_client``), whose several
+hundred ``validate_call`` methods and models build their pydantic validators at import: about 1.1 s of
+a 1.45 s import on this machine, paid by every process start (each CLI command, each worker) for a
+client this service never calls. The package is imported here once with pydantic's ``defer_build`` on,
+so those validators are built on first use instead (which here is never). Only the default is changed,
+and only for the duration of this import; a model or call that sets its own config is unaffected. If
+pydantic's private config table moves, the import simply runs at its normal cost.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def _import_lancedb_deferring_schemas() -> None:
+    if "lancedb" in sys.modules:
+        return
+    try:
+        from pydantic._internal import _config
+    except ImportError:  # pragma: no cover - pydantic's private layout moved: import at full cost
+        return
+    defaults = getattr(_config, "config_defaults", None)
+    if not isinstance(defaults, dict) or "defer_build" not in defaults:  # pragma: no cover
+        return
+    before = defaults["defer_build"]
+    defaults["defer_build"] = True
+    try:
+        import lancedb  # noqa: F401
+    finally:
+        defaults["defer_build"] = before
+
+
+_import_lancedb_deferring_schemas()
