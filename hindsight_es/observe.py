@@ -36,6 +36,12 @@ PROJECTION_LAG = Histogram(
     ["projection"],
     buckets=LATENCY_BUCKETS + (60.0, 300.0),
 )
+PROJECTION_MAINTENANCE = Histogram(
+    "hindsight_projection_maintenance_seconds",
+    "A projection's housekeeping pass (compaction, index refresh, a vector index retrain)",
+    ["projection"],
+    buckets=LATENCY_BUCKETS + (60.0, 300.0),
+)
 # (group or projection, topic, partition) -> the next offset it will read, as last reported in this process
 CONSUMED: dict[tuple[str, str, int], int] = {}
 _tracer = trace.get_tracer("hindsight")

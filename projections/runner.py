@@ -8,6 +8,7 @@ store (``replay_into``), live tailing (``run``) runs it again and again, a batch
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import gc
 import logging
@@ -188,7 +189,12 @@ async def _apply_past(projection: Projection, positions: dict[TopicPartition, in
 
 LINGER_BELOW = 500  # a step that applied fewer records than this waits the projection's linger_s, if any
 MAINTAIN_EVERY_S = 5.0  # a projection with new rows is maintained at most this often
-MAINTAIN_SHARE = 10  # maintenance waits at least this many times its last duration before it runs again
+MAINTAIN_SHARE = 10  # maintenance waits at least this many times its regular duration before it runs again
+# A pass's regular duration is the shortest of the last MAINTAIN_RECENT: an occasional long pass (a vector
+# index retrain, one pass in ``MAX_VECTOR_DELTAS + 1``, seconds at 20k rows) must not postpone the next
+# compaction by ten times its length, since every commit in between pays for the fragments left waiting
+# (a ``merge_insert`` of 4 rows: 11 ms of CPU on a compacted table, 42 ms with 90 fragments).
+MAINTAIN_RECENT = 3
 # On a log that signals this process's appends (the embedded one: ``EmbeddedLog.appended``), an idle
 # projection waits for the next append instead of reading the log every ``idle_s``, and looks again at
 # least this often for other processes' appends (a CLI's, a reader's): an idle `up` polled the log about
@@ -207,7 +213,8 @@ async def run(
 ) -> None:
     """Tail the log until ``stop`` is set: ``advance`` by a batch per partition, then housekeeping."""
     positions = {id(projection): await projection.positions()}
-    dirty, last_maintain, maintain_took = False, time.monotonic(), 0.0
+    dirty, last_maintain = False, time.monotonic()
+    took: collections.deque[float] = collections.deque(maxlen=MAINTAIN_RECENT)  # recent passes' durations
     last_found = -math.inf  # when a read last found records
     idle = idle_s  # the next idle wait: doubled up to IDLE_MAX_S while nothing comes, reset when records do
     while not stop.is_set():
@@ -226,9 +233,10 @@ async def run(
         dirty |= n > 0
         # Maintenance (compaction, index refresh) runs on schedule, busy or idle: every write adds a
         # fragment, and each one costs every later search and merge, so a steady stream that never
-        # pauses must still be compacted. It is spaced to take at most 1/MAINTAIN_SHARE of the time, as
-        # its cost grows with the table (LanceDB's full-text index update grows with its rows).
-        if dirty and time.monotonic() - last_maintain >= max(maintain_every_s, MAINTAIN_SHARE * maintain_took):
+        # pauses must still be compacted. Its regular passes are spaced to take at most 1/MAINTAIN_SHARE
+        # of the time, as their cost grows with the table (LanceDB's full-text index update grows with its rows).
+        regular = min(took, default=0.0)
+        if dirty and time.monotonic() - last_maintain >= max(maintain_every_s, MAINTAIN_SHARE * regular):
             started = time.monotonic()
             try:
                 await projection.maintain()
@@ -236,7 +244,8 @@ async def run(
             except Exception:  # housekeeping only: queries stay correct, try again on a later pass
                 log_.exception("projection %s: maintenance failed; will retry", projection.name)
             last_maintain = time.monotonic()
-            maintain_took = last_maintain - started
+            took.append(last_maintain - started)
+            observe.PROJECTION_MAINTENANCE.labels(projection=projection.name).observe(took[-1])
         # Under a steady stream (records again within 2 x ``linger_s`` of the last), a projection off the
         # recall path lets small batches grow for ``linger_s`` before its next read: each write has a
         # fixed cost (a commit, a file, an fsync) that would otherwise be paid many times a second on

@@ -1,5 +1,5 @@
 """A tailing projection is maintained on schedule even while records never stop arriving, and its
-maintenance is spaced by how long the last pass took. A projection with ``linger_s`` lets small
+maintenance is spaced by how long its regular passes take. A projection with ``linger_s`` lets small
 batches grow, but never holds back a backlog."""
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ class Recording:
     topics = (TOPIC_TURNS,)
     linger_s = 0.0
 
-    def __init__(self, apply_s: float, maintain_s: float) -> None:
+    def __init__(self, apply_s: float, maintain_s: float, long_passes: dict[int, float] | None = None) -> None:
         self.apply_s, self.maintain_s = apply_s, maintain_s
+        self.long_passes = long_passes or {}  # pass number -> its length (a vector index retrain)
         self.applied = 0
         self.batches: list[int] = []  # size of each apply
         self.maintained: list[tuple[float, float]] = []  # (start, end) of each pass
@@ -36,7 +37,7 @@ class Recording:
 
     async def maintain(self) -> None:
         start = time.monotonic()
-        await asyncio.sleep(self.maintain_s)
+        await asyncio.sleep(self.long_passes.get(len(self.maintained), self.maintain_s))
         self.maintained.append((start, time.monotonic()))
 
 
@@ -70,6 +71,18 @@ async def test_maintenance_waits_in_proportion_to_its_last_pass(tmp_path) -> Non
     assert len(starts) >= 2
     gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
     assert min(gaps) >= runner.MAINTAIN_SHARE * 0.05  # not every 10 ms: 10 x its 50 ms pass
+
+
+async def test_one_long_pass_does_not_postpone_the_next_by_ten_times_its_length(tmp_path) -> None:
+    # passes of 20 ms, the second one 300 ms (a retrain): spaced by the regular pass, the third pass
+    # comes ~0.2 s after the long one ends, not 10 x 0.3 = 3 s later (past the stream's end)
+    projection = Recording(apply_s=0.02, maintain_s=0.02, long_passes={1: 0.3})
+    await stream(Settings(data_dir=tmp_path), projection, seconds=2.0, maintain_every_s=0.01)
+    assert len(projection.maintained) >= 4
+    long_end, after = projection.maintained[1][1], projection.maintained[2][0]
+    assert after - long_end < 1.0
+    starts = [start for start, _ in projection.maintained]
+    assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= runner.MAINTAIN_SHARE * 0.02
 
 
 class Lingering(Recording):
