@@ -50,3 +50,61 @@ def test_ranges(text, since, until):
 )
 def test_no_time(text):
     assert parse_time_range(text, NOW) is None
+
+
+# Fuzzy expressions (seasons, holidays, parts of a period, open ranges, weekends, a day without a year).
+# Written after recall.timespans, before running it on them; NOW is a Friday.
+@pytest.mark.parametrize(
+    "text, since, until",
+    [
+        ("What did we do last summer?", d(2023, 6), d(2023, 9)),
+        ("the winter of 2021", d(2021, 12), d(2022, 3)),
+        ("this spring", d(2023, 3), d(2023, 6)),
+        ("in early March", d(2023, 3), d(2023, 3, 12)),
+        ("late September 2023", d(2023, 9, 20), d(2023, 10)),
+        ("since last Christmas", d(2022, 12, 23), d(2023, 10, 21)),
+        ("before 2020", datetime(1900, 1, 1, tzinfo=UTC), d(2020, 1)),
+        ("after March", d(2023, 4), d(2023, 10, 21)),
+        ("between June and August 2023", d(2023, 6), d(2023, 9)),
+        ("去年冬天", d(2022, 12), d(2023, 3)),
+        ("今年暑假", d(2023, 7), d(2023, 9)),
+        ("九月初", d(2023, 9), d(2023, 9, 11)),
+        ("十月下旬", d(2023, 10, 20), d(2023, 11)),
+        ("2022年以来", d(2022, 1), d(2023, 10, 21)),
+        ("圣诞节之前", datetime(1900, 1, 1, tzinfo=UTC), d(2022, 12, 23)),
+        ("the weekend before last", d(2023, 10, 6), d(2023, 10, 10)),
+        ("last weekend", d(2023, 10, 13), d(2023, 10, 17)),
+        ("on the 3rd of June", d(2023, 6, 2), d(2023, 6, 5)),
+        ("Halloween", d(2022, 10, 29), d(2022, 11, 3)),
+        ("towards the end of last year", d(2022, 8, 22), d(2023, 1)),
+        ("上上周末", d(2023, 10, 6), d(2023, 10, 10)),
+        ("mid-June", d(2023, 6, 10), d(2023, 6, 22)),
+        ("How did I spend the autumn of 2022?", d(2022, 9), d(2022, 12)),
+    ],
+)
+def test_fuzzy_ranges(text, since, until):
+    assert parse_time_range(text, NOW) == (since, until)
+
+
+@pytest.mark.parametrize(
+    "text", ["I fall asleep early", "she may 2 times a day", "我们从头开始吧", "the end of the story"]
+)
+def test_fuzzy_words_that_name_no_time(text):
+    assert parse_time_range(text, NOW) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What are Caroline's plans for the summer?",
+        "冬天柠檬树要怎么处理？",
+        "When did she go to a parade during the summer?",
+    ],
+)
+def test_a_season_alone_is_habitual_not_a_time_filter(text):
+    assert parse_time_range(text, NOW) is None
+
+
+def test_a_season_named_by_a_part_or_a_bound_is_the_latest_one():
+    assert parse_time_range("towards the end of summer", NOW) == (d(2023, 7, 29), d(2023, 9))
+    assert parse_time_range("since the summer", NOW) == (d(2023, 6), d(2023, 10, 21))
