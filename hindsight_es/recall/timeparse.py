@@ -145,7 +145,7 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bthis\s+week\b|(这周|本周|这个星期)", re.I), "this_week"),
     (re.compile(r"\blast\s+month\b|(上个月|上月)", re.I), "last_month"),
     (re.compile(r"\bthis\s+month\b|(这个月|本月)", re.I), "this_month"),
-    (re.compile(r"(去年)\s*([\d一二三四五六七八九十]+)\s*月"), "zh_last_year_month"),
+    (re.compile(r"(前年|去年|今年|明年)\s*的?\s*([\d一二三四五六七八九十]+)\s*月"), "zh_year_month"),
     (re.compile(rf"\blast\s+{_MONTH_RE}\b", re.I), "last_named_month"),
     (re.compile(r"\blast\s+year\b|(去年)", re.I), "last_year"),
     (re.compile(r"(前年)"), "year_before"),
@@ -268,8 +268,9 @@ def _resolve(kind: str, g: tuple[str, ...], now: datetime) -> Range | None:
                 return _ago(1, "month", now)
             case "this_month":
                 return _with_tz(_month(now.year, now.month), now)
-            case "zh_last_year_month":
-                return _with_tz(_month(now.year - 1, _num(g[1])), now)
+            case "zh_year_month":
+                offset = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[g[0]]
+                return _with_tz(_month(now.year + offset, _num(g[1])), now)
             case "last_named_month":
                 return _latest_month(_MONTHS[g[0].lower()[:3]], now, strictly_before=True)
             case "last_year":
