@@ -7,16 +7,23 @@ client this service never calls. The package is imported here once with pydantic
 so those validators are built on first use instead (which here is never). Only the default is changed,
 and only for the duration of this import; a model or call that sets its own config is unaffected. If
 pydantic's private config table moves, the import simply runs at its normal cost.
+
+LanceDB's own (Rust) log is set to errors only unless ``LANCEDB_LOG`` is set: at its default level every
+maintenance pass under steady ingest printed dozens of "partition N is empty, skipping" warnings from its
+delta index builds (117-238 lines a minute in ``up``'s output at 20 turns/s), which no operator acts on.
+``LANCEDB_LOG=warn`` shows them again, with its object-store retry warnings.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 
 def _import_lancedb_deferring_schemas() -> None:
     if "lancedb" in sys.modules:
         return
+    os.environ.setdefault("LANCEDB_LOG", "error")  # read when LanceDB's native module loads
     try:
         from pydantic._internal import _config
     except ImportError:  # pragma: no cover - pydantic's private layout moved: import at full cost

@@ -3,6 +3,7 @@ costs about a second of every process start otherwise); the deferral must not le
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -23,6 +24,16 @@ try:
 except Exception as e:
     print(type(e).__name__)
 """
+
+
+def test_lancedb_logs_only_errors_unless_the_operator_asks() -> None:
+    probe = "import os, hindsight_es.stores; print(os.environ['LANCEDB_LOG'])"
+    env = {k: v for k, v in os.environ.items() if k != "LANCEDB_LOG"}
+    quiet = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    asked = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, env={**env, "LANCEDB_LOG": "warn"}
+    )
+    assert (quiet.stdout.strip(), asked.stdout.strip()) == ("error", "warn")
 
 
 def test_lancedb_is_imported_with_deferred_schemas_that_still_validate_on_use() -> None:
