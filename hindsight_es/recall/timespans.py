@@ -67,6 +67,7 @@ _ZH_PART_OF = {"上": _EARLY, "初": _EARLY, "中": _MID, "下": _LATE, "底": _
 _EN_BOUND = re.compile(r"\b(since|after|before|until|till|prior\s+to)\s+(?:the\s+)?", re.I)
 _EN_BETWEEN = re.compile(r"\b(?:between|from)\s+(?:the\s+)?(.+?)\s+(?:and|to|until|till)\s+(?:the\s+)?(.+)", re.I)
 _ZH_BOUND = re.compile(r"(以来|之后|以后|起|开始|之前|以前)")
+_ZH_BETWEEN = re.compile(r"(?:从|自)\s*(.+?)\s*(?:到|至)\s*(.+)")
 
 
 def _tz(r: Range, now: datetime) -> Range:
@@ -179,10 +180,14 @@ def part(text: str, now: datetime, base: Base, at_start: bool = False) -> Range 
 
 def bounded(text: str, now: datetime, base: Base) -> Range | None:
     """An open or two-sided range: "since June", "after the summer", "before July 2023", "until last
-    week", "between May and July", "2023年5月以来", "去年之前"."""
+    week", "between May and July", "2023年5月以来", "去年之前", "从去年十月到今年三月"."""
     tomorrow = _day(now) + timedelta(days=1)
     floor = FLOOR.replace(tzinfo=now.tzinfo)
     if (m := _EN_BETWEEN.search(text)) is not None:
+        first, last = base(m.group(1), now, True), base(m.group(2), now, True)
+        if first is not None and last is not None:
+            return min(first[0], last[0]), max(first[1], last[1])
+    if (m := _ZH_BETWEEN.search(text)) is not None:  # "从去年十月到今年三月"
         first, last = base(m.group(1), now, True), base(m.group(2), now, True)
         if first is not None and last is not None:
             return min(first[0], last[0]), max(first[1], last[1])

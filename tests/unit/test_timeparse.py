@@ -80,6 +80,8 @@ def test_no_time(text):
         ("上上周末", d(2023, 10, 6), d(2023, 10, 10)),
         ("mid-June", d(2023, 6, 10), d(2023, 6, 22)),
         ("How did I spend the autumn of 2022?", d(2022, 9), d(2022, 12)),
+        ("从去年十月到今年三月我在学什么", d(2022, 10), d(2023, 4)),
+        ("从五月到七月", d(2023, 5), d(2023, 8)),
     ],
 )
 def test_fuzzy_ranges(text, since, until):
