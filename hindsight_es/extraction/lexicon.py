@@ -100,6 +100,33 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "milk": ("milk", ("milk", "牛奶")),
         "hot chocolate": ("hot chocolate", ("hot chocolate", "热巧克力")),
         "kombucha": ("kombucha", ("kombucha",)),
+        # Coffee and tea as ordered, and common everyday drinks, only in forms that cannot be anything but
+        # the drink: no bare "美式" (美式英语), "乌龙" (闹乌龙: a mix-up), "普洱" or "龙井" (places), "sake" ("for
+        # the sake of"), and none that are common pet names ("可乐", "摩卡", "奶昔", "Mocha": "豆豆改名叫可乐了").
+        "americano": ("americano", ("americano", "美式咖啡", "冰美式", "热美式")),
+        "flat white": ("flat white", ("flat white", "澳白", "馥芮白")),
+        "mocha": ("mocha", ("mocha latte", "摩卡咖啡")),
+        "cold brew": ("cold brew", ("cold brew", "冷萃", "冷萃咖啡")),
+        "decaf": ("decaf", ("decaf", "decaf coffee", "低因咖啡", "无咖啡因咖啡")),
+        "oolong tea": ("oolong tea", ("oolong", "oolong tea", "乌龙茶")),
+        "jasmine tea": ("jasmine tea", ("jasmine tea", "茉莉花茶")),
+        "pu'er tea": ("pu'er tea", ("pu'er tea", "pu-erh tea", "puer tea", "普洱茶")),
+        "longjing tea": ("longjing tea", ("longjing tea", "dragon well tea", "龙井茶")),
+        "herbal tea": ("herbal tea", ("herbal tea", "花草茶", "凉茶")),
+        "lemon tea": ("lemon tea", ("lemon tea", "柠檬茶")),
+        "chai": ("chai", ("chai", "chai latte", "印度奶茶")),
+        "lemonade": ("lemonade", ("lemonade", "柠檬水")),
+        "cola": ("cola", ("cola", "coca-cola", "diet coke")),
+        "sparkling water": ("sparkling water", ("sparkling water", "soda water", "气泡水", "苏打水")),
+        "oat milk": ("oat milk", ("oat milk", "燕麦奶")),
+        "almond milk": ("almond milk", ("almond milk", "杏仁奶")),
+        "coconut water": ("coconut water", ("coconut water", "椰子水")),
+        "smoothie": ("smoothie", ("smoothie", "思慕雪")),
+        "milkshake": ("milkshake", ("milkshake",)),
+        "whisky": ("whisky", ("whisky", "whiskey", "威士忌")),
+        "sake": ("sake", ("清酒",)),
+        "baijiu": ("baijiu", ("baijiu", "白酒")),
+        "yellow wine": ("yellow wine", ("huangjiu", "黄酒")),
     },
 }
 

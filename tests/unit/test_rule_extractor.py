@@ -119,9 +119,9 @@ def test_a_choice_of_someone_named_is_not_the_speakers(text):
     ("text", "key", "value"),
     [
         ("Finally moved the shop from AWS to Azure.", "team/cloud_provider", "azure"),
-        ("Honestly switched to oolong tea.", "user/drink", "tea"),
+        ("Honestly switched to oolong tea.", "user/drink", "oolong tea"),
         ("Yesterday we migrated the billing service from MySQL to PostgreSQL.", "team/database", "postgresql"),
-        ("每天下午都喝普洱茶，从来不喝咖啡。", "user/drink", "tea"),  # no subject said: the speaker
+        ("每天下午都喝普洱茶，从来不喝咖啡。", "user/drink", "pu'er tea"),  # no subject said: the speaker
         ("周末我喝咖啡。", "user/drink", "coffee"),
     ],
 )
