@@ -185,6 +185,9 @@ NAME = (
 EMPLOYMENT = (
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+(?P<e>{_BODY_EN}+?)\s+as\s+"
     rf"(?:an?\s+)?{V}",
+    # "我在华为做测试工程师": where a job is done is its employer (a city is a location: builders.employment)
+    rf"(?:{ZI}|{ZCL}){ZADV}在(?P<e>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)(?:一名|一位|一个|名)?"
+    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发))",  # greedy: 测试工程师, not 测试
 )
 EMPLOYER = (
     rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"

@@ -620,3 +620,18 @@ def test_updates_said_around_what_they_replace(text, pairs):
 )
 def test_a_reason_after_for_is_not_an_activity(text):
     assert not [c.key for c in typed(text) if c.key and "/choice:" in c.key]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("我在华为做测试工程师。", [("user/employer", "华为"), ("user/occupation", "测试工程师")]),
+        ("我在阿里做后端开发，挺忙的。", [("user/employer", "阿里"), ("user/occupation", "后端开发")]),
+        ("我在上海做设计师。", [("user/location", "上海"), ("user/occupation", "设计师")]),  # a city
+        ("我在一家小公司做会计。", [("user/occupation", "会计")]),  # no employer named
+        ("我在家工作。", []),  # working from home: 家 is no employer
+        ("我在一家小公司上班。", []),
+    ],
+)
+def test_where_a_job_is_done_is_its_employer_when_it_names_one(text, expected):
+    assert sorted((c.key, c.value) for c in typed(text)) == sorted(expected)
