@@ -16,7 +16,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from hindsight_es.recall.timespans import bounded, named_period, part
+from hindsight_es.recall.timespans import ZH_YEARS, Range, bounded, months, named_period, part
+from hindsight_es.recall.timespans import day as _day
+from hindsight_es.recall.timespans import with_tz as _with_tz
 
 _MONTHS = {
     m: i
@@ -73,21 +75,15 @@ _ZH_NUM = {
     "几": 3,
 }
 
-Range = tuple[datetime, datetime]
-
-
-def _day(t: datetime) -> datetime:
-    return t.replace(hour=0, minute=0, second=0, microsecond=0)
-
 
 def _month(year: int, month: int) -> Range:
-    start = datetime(year, month, 1, tzinfo=None)
-    end = datetime(year + (month == 12), month % 12 + 1, 1)
-    return start, end
+    return months(year, month, 1)
 
 
-def _with_tz(r: Range, now: datetime) -> Range:
-    return r[0].replace(tzinfo=now.tzinfo), r[1].replace(tzinfo=now.tzinfo)
+def _week(today: datetime, back: int) -> Range:
+    """The Monday-to-Monday week ``back`` weeks before this one (0: this week)."""
+    monday = today - timedelta(days=today.weekday() + 7 * back)
+    return monday, monday + timedelta(days=7)
 
 
 def _num(token: str) -> int:
@@ -250,8 +246,7 @@ def _resolve(kind: str, g: tuple[str, ...], now: datetime) -> Range | None:
                 n = {"weekend": 1, "weekend_before_last": 2}.get(kind) or _num(g[0])
                 return _weekend(n, now) if n else None
             case "week_before_last":
-                monday = today - timedelta(days=today.weekday())
-                return monday - timedelta(days=14), monday - timedelta(days=7)
+                return _week(today, 2)
             case "yesterday":
                 return today - timedelta(days=1), today
             case "day_before":
@@ -259,18 +254,15 @@ def _resolve(kind: str, g: tuple[str, ...], now: datetime) -> Range | None:
             case "today":
                 return today, today + timedelta(days=1)
             case "last_week":
-                monday = today - timedelta(days=today.weekday())
-                return monday - timedelta(days=7), monday
+                return _week(today, 1)
             case "this_week":
-                monday = today - timedelta(days=today.weekday())
-                return monday, monday + timedelta(days=7)
+                return _week(today, 0)
             case "last_month":
                 return _ago(1, "month", now)
             case "this_month":
                 return _with_tz(_month(now.year, now.month), now)
             case "zh_year_month":
-                offset = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}[g[0]]
-                return _with_tz(_month(now.year + offset, _num(g[1])), now)
+                return _with_tz(_month(now.year + ZH_YEARS[g[0]], _num(g[1])), now)
             case "last_named_month":
                 return _latest_month(_MONTHS[g[0].lower()[:3]], now, strictly_before=True)
             case "last_year":
@@ -281,10 +273,7 @@ def _resolve(kind: str, g: tuple[str, ...], now: datetime) -> Range | None:
                 return _ago(0, "year", now)
             case "this_unit":
                 unit = g[0].lower()
-                if unit == "week":
-                    monday = today - timedelta(days=today.weekday())
-                    return monday, monday + timedelta(days=7)
-                return _ago(0, unit, now)
+                return _week(today, 0) if unit == "week" else _ago(0, unit, now)
             case "bare_month":
                 return None if g[0] == "may" else _latest_month(_MONTHS[g[0].lower()[:3]], now)
             case "zh_year" | "year":

@@ -20,7 +20,7 @@ FLOOR = datetime(1900, 1, 1)  # "before X": every time before it
 _SEASONS = {"spring": (3, 3), "summer": (6, 3), "autumn": (9, 3), "fall": (9, 3), "winter": (12, 3)}
 _ZH_SEASONS = {"春": "spring", "夏": "summer", "秋": "autumn", "冬": "winter"}
 _ZH_BREAKS = {"暑假": (7, 2), "寒假": (1, 2)}  # school holidays: start month, months
-_ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}
+ZH_YEARS = {"前年": -2, "去年": -1, "今年": 0, "明年": 1}  # a year named relative to this one
 _EN_SEASON = re.compile(
     r"\b(?:(last|this\s+past|this|next|the)\s+)?(spring|summer|autumn|fall|winter)"
     r"(?:\s+(?:of\s+)?((?:19|20)\d{2}))?\b|\b((?:19|20)\d{2})\s+(spring|summer|autumn|fall|winter)\b",
@@ -70,15 +70,15 @@ _ZH_BOUND = re.compile(r"(以来|之后|以后|起|开始|之前|以前)")
 _ZH_BETWEEN = re.compile(r"(?:从|自)\s*(.+?)\s*(?:到|至)\s*(.+)")
 
 
-def _tz(r: Range, now: datetime) -> Range:
+def with_tz(r: Range, now: datetime) -> Range:
     return r[0].replace(tzinfo=now.tzinfo), r[1].replace(tzinfo=now.tzinfo)
 
 
-def _day(t: datetime) -> datetime:
+def day(t: datetime) -> datetime:
     return t.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-def _months(year: int, month: int, count: int) -> Range:
+def months(year: int, month: int, count: int) -> Range:
     index = year * 12 + month - 1
     end = index + count
     return datetime(year, month, 1), datetime(end // 12, end % 12 + 1, 1)
@@ -88,18 +88,18 @@ def _which(spans: Callable[[int], Range], qualifier: str, year: int | None, now:
     """The occurrence of a yearly period meant: that year's; "last" the latest one over; "this" the one
     under way or this year's; "next" the next to start; else the one under way or the latest begun."""
     if year is not None:
-        return _tz(spans(year), now)
-    today = _day(now).replace(tzinfo=None)
+        return with_tz(spans(year), now)
+    today = day(now).replace(tzinfo=None)
     q = qualifier.lower().split()[0] if qualifier else ""
     candidates = [spans(y) for y in range(now.year - 2, now.year + 2)]
     if q == "next":
-        return _tz(min((c for c in candidates if c[0] > today), default=candidates[-1]), now)
+        return with_tz(min((c for c in candidates if c[0] > today), default=candidates[-1]), now)
     under_way = [c for c in candidates if c[0] <= today < c[1]]
     if q == "this":
-        return _tz(under_way[0] if under_way else spans(now.year), now)
+        return with_tz(under_way[0] if under_way else spans(now.year), now)
     if q == "last" and under_way:
-        return _tz(max(c for c in candidates if c[1] <= today), now)
-    return _tz(max(c for c in candidates if c[0] <= today), now)
+        return with_tz(max(c for c in candidates if c[1] <= today), now)
+    return with_tz(max(c for c in candidates if c[0] <= today), now)
 
 
 def named_period(text: str, now: datetime, at_start: bool = False) -> Range | None:
@@ -116,17 +116,17 @@ def named_period(text: str, now: datetime, at_start: bool = False) -> Range | No
         # of summer", "since the summer": ``at_start``); "fall" alone is mostly the verb.
         if at_start or (qualifier and qualifier.lower() != "the") or year:
             start, count = _SEASONS[name]
-            return _which(lambda y: _months(y, start, count), qualifier, int(year) if year else None, now)
+            return _which(lambda y: months(y, start, count), qualifier, int(year) if year else None, now)
     if (m := find(_ZH_SEASON)) is not None and (at_start or m.group(1) or m.group(4)):  # "冬天柠檬树要…": habitual
         start, count = _ZH_BREAKS.get(m.group(4) or "") or _SEASONS[_ZH_SEASONS.get(m.group(3) or "", "summer")]
-        year = int(m.group(2)) if m.group(2) else now.year + _ZH_YEARS[m.group(1)] if m.group(1) else None
-        return _which(lambda y: _months(y, start, count), "", year, now)
+        year = int(m.group(2)) if m.group(2) else now.year + ZH_YEARS[m.group(1)] if m.group(1) else None
+        return _which(lambda y: months(y, start, count), "", year, now)
     if (m := find(_EN_HOLIDAY)) is not None:
         name = m.group(2).lower().replace("\u2019", "'")
         key = next(k for k in _HOLIDAYS if name.startswith(k.split("'")[0]))
         return _which(_holiday(key), m.group(1) or "", int(m.group(3)) if m.group(3) else None, now)
     if (m := find(_ZH_HOLIDAY)) is not None:
-        year = int(m.group(2)) if m.group(2) else now.year + _ZH_YEARS[m.group(1)] if m.group(1) else None
+        year = int(m.group(2)) if m.group(2) else now.year + ZH_YEARS[m.group(1)] if m.group(1) else None
         return _which(_holiday(m.group(3)), "", year, now)
     return None
 
@@ -148,8 +148,8 @@ def _holiday(key: str) -> Callable[[int], Range]:
 
 def _fraction(r: Range, share: tuple[float, float]) -> Range:
     span = r[1] - r[0]
-    start = _day(r[0] + span * share[0])
-    end = _day(r[0] + span * share[1])
+    start = day(r[0] + span * share[0])
+    end = day(r[0] + span * share[1])
     return start, max(end, start + timedelta(days=1)) if share[1] < 1 else r[1]
 
 
@@ -181,16 +181,13 @@ def part(text: str, now: datetime, base: Base, at_start: bool = False) -> Range 
 def bounded(text: str, now: datetime, base: Base) -> Range | None:
     """An open or two-sided range: "since June", "after the summer", "before July 2023", "until last
     week", "between May and July", "2023年5月以来", "去年之前", "从去年十月到今年三月"."""
-    tomorrow = _day(now) + timedelta(days=1)
+    tomorrow = day(now) + timedelta(days=1)
     floor = FLOOR.replace(tzinfo=now.tzinfo)
-    if (m := _EN_BETWEEN.search(text)) is not None:
-        first, last = base(m.group(1), now, True), base(m.group(2), now, True)
-        if first is not None and last is not None:
-            return min(first[0], last[0]), max(first[1], last[1])
-    if (m := _ZH_BETWEEN.search(text)) is not None:  # "从去年十月到今年三月"
-        first, last = base(m.group(1), now, True), base(m.group(2), now, True)
-        if first is not None and last is not None:
-            return min(first[0], last[0]), max(first[1], last[1])
+    for between in (_EN_BETWEEN, _ZH_BETWEEN):  # "between May and July", "从去年十月到今年三月"
+        if (m := between.search(text)) is not None:
+            first, last = base(m.group(1), now, True), base(m.group(2), now, True)
+            if first is not None and last is not None:
+                return min(first[0], last[0]), max(first[1], last[1])
     for m in _EN_BOUND.finditer(text):
         period = base(text[m.end() :], now, True)
         if period is not None:
