@@ -29,15 +29,22 @@ def _group(m: re.Match[str], name: str) -> str | None:
 _NO_EMPLOYER_ZH = re.compile(r"家(?:里|中)?$|(?:一|某)(?:家|个|间|所)")
 
 
+def _workplace(said: str) -> KeyValue | None:
+    """Where the speaker works, as said: an employer; a city is a location ("我在上海工作"); home or an
+    unnamed company ("我在家工作", "我在一家小公司上班") names no employer."""
+    v = vx.clean(vx.PLACE_CUT.sub("", said))
+    if v in vx.ZH_PLACES:
+        return "user/location", v
+    return None if vx.vague(v) or _NO_EMPLOYER_ZH.match(v) else ("user/employer", v)
+
+
 def place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
-        if attr != "employer" and (found := vx.category(m["v"])):  # "we moved to Postgres" is a choice
+        if attr == "employer":
+            return _workplace(m["v"])
+        if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
         v = vx.clean(vx.PLACE_CUT.sub("", m["v"]))
-        if attr == "employer" and v in vx.ZH_PLACES:  # "我在上海工作" names a city, not a company
-            return "user/location", v
-        if attr == "employer" and _NO_EMPLOYER_ZH.match(v):  # "我在家工作", "我在一家小公司上班": no name given
-            return None
         return None if vx.vague(v) else (f"user/{attr}", v)
 
     return build
@@ -111,12 +118,8 @@ def pet(m: re.Match[str]) -> Built:
 
 def employment(m: re.Match[str]) -> Built:
     """ "I work at Google as a data scientist", "我在华为做测试工程师": the employer and the occupation."""
-    employer, role = vx.clean(vx.PLACE_CUT.sub("", m["e"])), vx.clean(m["v"])
-    out: list[KeyValue] = []
-    if employer in vx.ZH_PLACES:  # "我在上海做设计师": a city
-        out.append(("user/location", employer))
-    elif not vx.vague(employer) and not _NO_EMPLOYER_ZH.match(employer):
-        out.append(("user/employer", employer))
+    role = vx.clean(m["v"])
+    out = [where] if (where := _workplace(m["e"])) else []
     return out + ([] if vx.vague(role) else [("user/occupation", role)]) or None
 
 
