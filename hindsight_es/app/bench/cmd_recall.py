@@ -28,6 +28,7 @@ import typer
 
 from hindsight_es.app.bench import cmd_load
 from hindsight_es.app.bench.bulk_build import Built, build_bulk
+from hindsight_es.app.bench.procstat import peak_rss_mb
 from hindsight_es.app.cli.common import console, run_async, settings_from, warm_reads
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
@@ -211,22 +212,4 @@ def recall_serve(
     print(json.dumps({**figures, "rss_mb": peak_rss_mb()}))
 
 
-def peak_rss_mb() -> float:
-    """This process's peak resident memory since it started (exec'd).
-
-    ``VmHWM`` from /proc where there is one: ``getrusage``'s ``ru_maxrss`` keeps the peak of the process
-    image an exec replaced, so a server started by ``bench recall`` right after building a 100k bank
-    reported the builder's 2.4 GB (forked, then exec'd) instead of its own ~0.9 GB.
-    """
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    import resource  # POSIX only
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-__all__ = ["Built", "peak_rss_mb", "pct", "recall", "recall_serve"]
+__all__ = ["Built", "pct", "recall", "recall_serve"]

@@ -361,14 +361,13 @@ def partition_load(
     work_dir: Annotated[
         Optional[Path], typer.Option(help="Data directory (default: a new one); a log in it is reused as it is")
     ] = None,
-    fresh: Annotated[bool, typer.Option(hidden=True, help="Only load from the snapshot; print JSON")] = False,
 ) -> None:
     """Load time of one partition's bank states: a full fold of its memory events vs a snapshot + tail,
     and the snapshot load in a fresh process, timed from the process's start (imports included).
 
     A log already in ``--work-dir`` (a ``bench recall --history bulk`` store, say) is used as it is: its
     partition with the most memory events is loaded."""
-    from hindsight_es.app.bench.partition_bench import measure, measure_fresh
+    from hindsight_es.app.bench.partition_bench import measure
 
     base = settings_from(ctx)
     root = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-partition-"))
@@ -378,7 +377,4 @@ def partition_load(
     settings = base.model_copy(update=update)
     if history not in ("decided", "bulk"):
         raise typer.BadParameter("decided or bulk", param_hint="--history")
-    if fresh:
-        measure_fresh(settings)
-    else:
-        measure(settings, events, banks, history)
+    measure(settings, events, banks, history)

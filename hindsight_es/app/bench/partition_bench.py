@@ -1,20 +1,18 @@
 """``bench partition-load``: how long the bank actor takes to hold a partition's state (``streams.partitions``):
 folding the whole memory partition, writing a snapshot, loading from it in this process, and loading
-from it in a fresh process timed from that process's start (``--fresh``: the actor ready after a restart).
+from it in a fresh process timed from that process's start (``partition_fresh``: the actor ready after a restart).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 from hindsight_es.app.bench.bulk import bulk_history, memory_events_per_turn
-from hindsight_es.app.bench.cmd_recall import peak_rss_mb
 from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
 from hindsight_es.app.cli.common import console, run_async
 from hindsight_es.config import TOPIC_MEMORIES, Settings
@@ -80,60 +78,16 @@ def measure(settings: Settings, events: int, banks: int, history: str) -> None:
         )
 
     run_async(go)
-    argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--data-dir", str(settings.data_dir)]
-    argv += [
-        "--embedder",
-        settings.embedder,
-        "bench",
-        "partition-load",
-        "--work-dir",
-        str(settings.data_dir),
-        "--fresh",
-    ]
+    argv = [sys.executable, "-m", "hindsight_es.app.bench.partition_fresh", str(settings.data_dir), ACTOR]
     started = time.time()
     out = subprocess.run(argv, capture_output=True, text=True, check=True)
     wall = time.time() - started
     fresh = json.loads(out.stdout.strip().splitlines()[-1])
     console.print(
-        f"  fresh process: [bold]state held {fresh['ready_s']:.2f}s after the process started[/bold] (imports "
-        f"{fresh['imports_s']:.2f}s, load {fresh['load_s']:.2f}s, CPU {fresh['load_cpu_s']:.2f}s), "
-        f"peak RSS {fresh['rss_mb']:.0f} MB; "
-        f"the process's whole run {wall:.2f}s"
+        f"  fresh process (a worker's imports): [bold]state held {fresh['ready_s']:.2f}s after the process "
+        f"started[/bold] (imports {fresh['imports_s']:.2f}s, load {fresh['load_s']:.2f}s, CPU "
+        f"{fresh['load_cpu_s']:.2f}s), peak RSS {fresh['rss_mb']:.0f} MB; the process's whole run {wall:.2f}s"
     )
 
 
-def _process_age_s() -> float:
-    """Seconds since this process started (its start time in /proc, in clock ticks since boot)."""
-    stat = Path("/proc/self/stat").read_text()
-    start_ticks = int(stat.rsplit(")", 1)[1].split()[19])
-    uptime = float(Path("/proc/uptime").read_text().split()[0])
-    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
-
-
-def measure_fresh(settings: Settings) -> None:
-    imports_s = _process_age_s()
-
-    async def go() -> tuple[float, float]:
-        async with started_log(settings) as log:
-            partition, _ = await _fullest(log)
-            t0, c0 = time.perf_counter(), time.process_time()
-            owned, _ = await load(log, partition, _snapshots(settings))
-            assert owned.covered > 0
-            return time.perf_counter() - t0, time.process_time() - c0
-
-    load_s, load_cpu = run_async(go)
-    ready_s = _process_age_s()
-    print(
-        json.dumps(
-            {
-                "imports_s": imports_s,
-                "load_s": load_s,
-                "load_cpu_s": load_cpu,
-                "ready_s": ready_s,
-                "rss_mb": peak_rss_mb(),
-            }
-        )
-    )
-
-
-__all__ = ["measure", "measure_fresh"]
+__all__ = ["measure"]
