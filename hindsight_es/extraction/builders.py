@@ -81,6 +81,17 @@ def relation(attr: str) -> Builder:
     return build
 
 
+def relation_allergy(m: re.Match[str]) -> Built:
+    """A relative's allergy, keyed by what they are allergic to as the speaker's is: ``mother/allergy:花粉``."""
+    who, v = lx.RELATIONS.get(vx.clean(m["r"])), vx.clean(m["v"])
+    return None if who is None or vx.vague(v) else (f"{who}/allergy:{vx.slug(v)}", v)
+
+
+def teacher(m: re.Match[str]) -> Built:
+    """ "I teach biology": the occupation a subject taught names."""
+    return "user/occupation", f"{m['v'].lower()} teacher"
+
+
 _WORKS = re.compile(r"\bwork|工作|上班|任职", re.I)
 _STUDIES = re.compile(r"\b(?:goes to|attends|is at|studies)\b|上学|读书", re.I)
 
@@ -341,11 +352,17 @@ def attribute(m: re.Match[str]) -> Built:
     return None if vx.vague(v) else (f"{who if who != 'user' else vx.subject(attr, m[0])}/{attr}", v)
 
 
+# A job taken up ("改当老师", "转行做程序员"): the update names the occupation whatever the old job was called
+_TAKES_UP_JOB = re.compile(rf"(?:当|做|干|担任)了?(?:一名|一位|一个|名)?(?:{px._JOBS_ZH})$")
+
+
 def updated(m: re.Match[str]) -> Built:
     """The new side of an update whose attribute is the replaced value's (``anchors``): ``<subject>/?``."""
     v = vx.clean(m["v"])
     if vx.vague(v) or vx.category(v):  # a category's frames are ``updates.choices``
         return None
+    if _TAKES_UP_JOB.search(m[0]) and re.fullmatch(rf"[^\s]{{0,6}}?(?:{px._JOBS_ZH})", v):
+        return "user/occupation", v
     typed = vx.typed_attribute(v)  # a value whose form names its attribute: "new email: ray@…"
     return (f"user/{typed}", v) if typed else ("user/?", v)
 

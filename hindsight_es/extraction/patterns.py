@@ -15,6 +15,8 @@ _STOP_EN = (
     r"(?=\s*(?:[,;!?。，；！？\n]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
     r"|or|if|when|unless|until|from now on)\b"
     r"|\s+(?:last\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)|yesterday|recently|lately"
+    r"|in\s+(?:the\s+)?(?:spring|summer|fall|autumn|winter)|in\s+(?:19|20)\d\d|in\s+(?:january|february|march"
+    r"|april|may|june|july|august|september|october|november|december)"
     r"|(?:a\s+)?(?:few\s+)?(?:\w+\s+)?(?:days|weeks|months|years)\s+ago)\b)"
 )
 _BODY_EN = r"(?:[^,;!?。，；！？\n.:]|[.:](?=\w))"
@@ -30,6 +32,7 @@ _ZADV_WORDS = (
     "也 还 都 就 真的 真 很 非常 特别 挺 比较 最 一直 现在 目前 已经 其实 实在 最近 本来 一点也 一点都 越来越 超"
     " 蛮 好 向来 平时 一般 通常 主要 经常 总是 确实 去年 今年 前年 上个月 刚刚 刚 早就 早已 每天早上 每天晚上"
     " 每天 早上 晚上 居然 竟然 开始 又 基本上 上周 上星期 上礼拜 这周 前几天 前阵子 昨天 前天 上个星期"
+    " 年初 年底 年中 月初 月底 今年初 去年初 去年底 上半年 春天 夏天 秋天 冬天 前段时间 这个月 上周末"
 ).split()
 # Possessive, so the longest adverb must come first ("最近" before "最"): a taken "最" is never given back.
 ZADV = "(?:" + "|".join(sorted(_ZADV_WORDS, key=len, reverse=True)) + ")*+"
@@ -40,7 +43,8 @@ _FROM_ZH = r"(?:从[^，。！？；,!?;\n]{1,12}?)?"  # the place or employer l
 _GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0,8}?"  # words between 我 and the verb, no negation
 _REL_EN = (
     r"sister|brother|mom|mother|mum|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter"
-    r"|best friend|friend|boss|manager|colleague|coworker|roommate|grandma|grandmother|grandpa|grandfather|kid|child"
+    r"|best friend|friend|boss|manager|colleague|coworker|roommate|flatmate|housemate|grandma|grandmother|grandpa"
+    r"|grandfather|kid|child"
     r"|cousin|aunt|uncle|niece|nephew"
 )
 _REL_ZH = (
@@ -78,14 +82,22 @@ _JOBS_ZH = (
     r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
     r"|画家|教授|博士生|研究生|大学生|销售|公务员|自由职业者|创业者|消防员|飞行员|翻译|编辑|摄影师|工人|农民|店长"
     r"|模特|主播|保安|快递员|外卖员|导游|空姐|分析师|咨询师|法官|军人|运动员|教练|科学家|舞蹈演员|厨子|保姆"
+    # a trade named by its 师 (建筑师, 药剂师, 理发师, 营养师), not 师傅/师父/师兄 or 师范 (a teachers' college)
+    r"|(?<=[\u4e00-\u9fff])[\u4e00-\u9fff]{1,3}?师(?![傅父兄姐弟妹范生])"
 )
 
 REPLY_LANGUAGE = (
     rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+|me\s+)?"
     rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
-    rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写|聊天|聊)",
+    # "以后用中文写" (写 at the end), not "用英文写论文"
+    rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写(?=$|[，。！？；,!?;\s]|给我)|聊天|聊)",
     rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:to|into)\s+(?P<v>{_LANG_EN})\b",
     rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
+    # "use Italian for your answers", "go back to English for replies": a language for the replies
+    rf"\b(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})\s+(?:for|in|with)\s+"
+    r"(?:your\s+|the\s+|my\s+|all\s+)?(?:repl(?:y|ies)|answers?|responses?)\b",
+    # "以后还是用中文吧": a language alone, as the close of a request, is the one to answer in
+    rf"(?:^|[，,]|以后|今后|之后|接下来)(?:还是|还|就|都|也|请|统一|一律)*(?:用|说)(?P<v>{_LANG_ZH})(?:吧|就行|就好|就可以)",
 )
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
@@ -116,7 +128,11 @@ BUDGET = (
     r"(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
     r"\s*(?P<v>\d[\d,.]*\s*(?:万|千|百|k)?\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
 )
-DONT_GIVE_ME = (rf"(?:请|你)?(?:以后)?(?:别再|不要再|别|不要)给我{VZ}",)
+# A condition said first is part of what is asked ("开会的时候别给我打电话" is not "never call me")
+DONT_GIVE_ME = (
+    r"(?P<g>[^，。！？；,!?;\n请你我]{1,10}?(?:的时候|时候|以后|之后|以前|之前))?"
+    rf"(?:请|你)?(?:以后)?(?:别再|不要再|别|不要)给我{VZ}",
+)
 STOP = (rf"^(?:please\s+)?(?:stop|quit)\s+(?P<v>[a-z]+ing\b{_BODY_EN}*?){_STOP_EN}",)
 NEVER = (
     rf"(?:^|\bplease\s+|\byou\s+(?:should|must)\s+|,\s*so\s+)(?:never|do not ever)\s+(?!had|been|was|were|did"
@@ -129,7 +145,7 @@ NEVER = (
 )
 FAVORITE = (
     rf"\b(?:my|our)\s+(?:new\s+)?(?:all-time\s+|all time\s+|absolute\s+)?favou?rite\s+(?P<a>[a-z][a-z -]{{0,25}}?)"
-    rf"\s+(?:is|are|has to be|would be)\s+(?:now\s+)?{V}",
+    rf"\s+(?:is|are|has to be|would be|has been|have been|became|has become)\s+(?:now\s+)?{V}",
     rf"\b(?:my|our)\s+(?:new\s+)?favou?rite\s+(?:is|are)\s+(?:now\s+)?{V}",
     r"(?:^|(?<=,\s)|(?<=;\s))(?:(?:so|but|and|then)\s+)?(?P<v>[^,;.!?]{1,40}?)\s+(?:is|are)\s+(?:now\s+)?(?:my|our)\s+"
     r"(?:new\s+)?(?:all-time\s+)?favou?rites?(?:\s+(?!now\b|these days|nowadays|again\b)(?P<a>[a-z][a-z -]{0,25}?))?"
@@ -161,6 +177,10 @@ LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
     rf"|lived)|settled\s+down)\s+(?:in|at)\s+{V}",
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
+    rf"\b(?:i|we)\s+(?:[a-z]+\s+){{1,3}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
+    # no subject: "just moved to Porto for work"
+    rf"^(?:(?:just|recently|finally|so|and|have|already|officially)\s+)*(?:moved|relocated)\s+(?:back\s+|over\s+)?"
+    rf"to\s+{V}",
     # "relocated from Berlin to Munich" (a bare "moved from X to Y" may be a job or a tool: ``UPDATED``)
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}relocated\s+from\s+{_BODY_EN}{{1,40}}?\s+to\s+{V}",
     rf"\b(?:i|we)\s+(?:am|are|have|got)\s+{ADV}(?:settled|based|living)\s+(?:down\s+)?in\s+{V}",
@@ -182,10 +202,14 @@ NAME = (
     r"(?:你可以|可以|请|你就)叫我(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
     r"(?:大家|朋友们|朋友|别人|他们|家里人|同事们|同事)都?(?:叫我|喊我|管我叫)(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
 )
+_NAMED_E = r"(?-i:(?P<e>[A-Z][\w&'-]*(?:\.?\s+[A-Z][\w&'-]*)*))"  # "St. Mary's", "Kaiser Permanente"
 EMPLOYMENT = (
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+(?P<e>{_BODY_EN}+?)\s+as\s+"
     rf"(?:an?\s+)?{V}",
     # "我在华为做测试工程师": where a job is done is its employer (a city is a location: builders.employment)
+    # "I'm a nurse at St Mary's Hospital", "I work as a nurse for Kaiser": a named employer after the job
+    rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\s+(?:at|for|with)\s+{_NAMED_E}",
+    rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?(?P<v>[a-z-]+(?:\s+[a-z-]+){{0,2}}?)\s+(?:at|for|with)\s+{_NAMED_E}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<e>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)(?:一名|一位|一个|名)?"
     rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发))",  # greedy: 测试工程师, not 测试
 )
@@ -195,8 +219,9 @@ EMPLOYER = (
     rf"(?:{ZI}|{ZCL}){ZADV}(?:换到了|换到|调到了|调到|去了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
     r"(?:工作|上班)",
     rf"\bi\s+(?:have\s+)?{ADV}been\s+(?:at|with)\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
+    rf"\bi\s+(?:am|have\s+been|was)\s+{ADV}(?:employed|hired)\s+(?:at|by)\s+(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
     r"\bfirst\s+day\s+at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
-    rf"(?:{ZI}|{ZCL}){ZADV}{_FROM_ZH}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?{_STOP_ZH}",
+    rf"(?:{ZI}|{ZCL}){ZADV}{_FROM_ZH}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?了?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
 )
@@ -207,11 +232,16 @@ EMPLOYER_LEFT = (
     rf"(?:{ZI}|{ZCL}){ZADV}从(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:离职|辞职)",
 )
 OCCUPATION = (
-    rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?{V}",
+    rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?(?P<v>{_BODY_EN}+?)(?:(?=\s+(?:at|for|in|with|on)\s+\S)|{_STOP_EN})",
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:我|{ZCL}){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+)
+# "I teach biology": a biology teacher (a subject of one word, not whom or where: "I teach my kids")
+TEACHES = (
+    r"\bi\s+(?:now\s+|also\s+|still\s+|currently\s+)?teach\s+(?P<v>(?!(?:my|our|the|a|an|them|him|her|it|kids"
+    r"|children|people|students|myself|online|at|in|for|on|part|full|from|remotely|classes|courses|lessons)\b)[a-z]+)\b",
 )
 AGE = (
     r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+now\b)",
@@ -226,40 +256,6 @@ ATTRIBUTE = (
 EMAIL = (
     rf"\b(?:use|reach me at|contact me at|email me at|write to me at|send (?:it|them|everything|mail) to)\s+{_EMAIL}",
     rf"(?:邮箱|邮件|email)[^，。！？；]{{0,8}}?(?:用|是|发到|发给|改成|换成)了?\s*{_EMAIL}",
-)
-RELATIVE = (
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:lives|is living|is based|lived|has moved|moved)\s+(?:in|to)\s+{V}",
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:works|is working|worked|has worked)\s+(?:at|for)\s+{V}",
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:goes to|attends|is at|studies at)\s+{V}",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:住在|生活在|搬到了|搬到|定居在){VZ}",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
-)
-RELATIVE_IN = (rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{2,6}}?){_STOP_ZH}",)
-RELATIVE_LIKE = (
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:likes|loves|enjoys|adores|is\s+(?:really\s+)?into)\s+{V}",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
-)
-RELATIVE_JOB = (
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
-)
-RELATIVE_AGE = (
-    r"\bmy\s+(?P<r>" + _REL_EN + r")\s+(?:is|just turned|turned)\s+(?:now\s+)?(?P<v>\d{1,3})"
-    r"(?=\s*(?:years?\s+old)?\s*(?:[,.!;]|$|now\b))",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
-)
-RELATIVE_PET = (
-    rf"\bmy\s+(?P<r>{_REL_EN})'s\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
-    rf"我的?(?P<r>{_REL_ZH})(?:家)?的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:has|had|got|adopted|owns)\s+(?:a|an)\s+(?:new\s+|little\s+)?(?P<a>{_PET_EN})\s+"
-    r"(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
-    rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
-)
-RELATIVE_NAME = (
-    rf"\bmy\s+(?P<r>{_REL_EN})(?:'s name is|\s+is called|\s+is named)\s+{V}",
-    rf"我的?(?P<r>{_REL_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
 )
 PET = (
     rf"\b(?:i|we)\s+(?:have\s+|just\s+|recently\s+)*(?:adopted|got|have|own|rescued|bought)\s+(?:a|an|one)\s+"
@@ -306,6 +302,9 @@ DISLIKE = (
     rf"\bi\s+(?:have\s+)?{ADV}(?:quit|stopped|gave up|given up)\s+(?:drinking|eating|using|playing|watching)\s+{V}",
     rf"\bi\s+{ADV}(?:hate|dislike|detest|cannot\s+(?:stand|handle|bear)|can\s+not\s+(?:stand|handle|bear))\s+{V}",
     rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
+    rf"\bi\s+(?:have\s+)?{ADV}(?:stopped|quit)\s+(?:liking|enjoying|loving)\s+{V}",
+    rf"\bi\s+(?:have\s+)?{ADV}lost\s+(?:all\s+|my\s+)?interest\s+in\s+{V}",
+    rf"(?:{ZI}|{ZCL}){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:已经|早就|都|也)?(?:没有?|不再感?|不感|失去了?)兴趣",
     rf"(?:{ZI}|{ZCL}){ZADV}(?:不再喜欢|不(?:怎么|太|是很|再那么|那么|大)?喜欢|不再爱|不爱|讨厌|受不了){VZ}",
 )
 LIKE = (

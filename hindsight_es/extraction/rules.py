@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 
 from hindsight_es.extraction import builders as b
+from hindsight_es.extraction import kin
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
@@ -34,8 +36,8 @@ _LATIN = re.compile(r"[A-Za-z]")
 @dataclass(frozen=True, slots=True)
 class _Rule:
     kind: MemoryKind
-    en: tuple[re.Pattern[str], ...]  # run only on sentences with Latin letters
-    zh: tuple[re.Pattern[str], ...]  # run only on sentences with CJK characters
+    en: tuple[str, ...]  # regex sources run only on sentences with Latin letters
+    zh: tuple[str, ...]  # run only on sentences with CJK characters
     build: Builder
     importance: float
     confidence: float
@@ -45,9 +47,16 @@ class _Rule:
 def _rule(
     kind: MemoryKind, sources: tuple[str, ...], build: Builder, imp: float, conf: float, agreed: bool = False
 ) -> _Rule:
-    compiled = [(re.compile(s, re.I), bool(_CJK.search(s))) for s in sources]
-    en = tuple(p for p, is_zh in compiled if not is_zh)
-    return _Rule(kind, en, tuple(p for p, is_zh in compiled if is_zh), build, imp, conf, agreed)
+    en = tuple(s for s in sources if not _CJK.search(s))
+    return _Rule(kind, en, tuple(s for s in sources if _CJK.search(s)), build, imp, conf, agreed)
+
+
+@cache
+def _compiled(source: str) -> re.Pattern[str]:
+    """A rule's pattern, compiled when a sentence first needs it: compiling the whole table took a quarter
+    of a second of every process start (serve, recall and stats never extract), and ``re``'s own cache
+    (512 patterns) is smaller than the rules and everything else a process compiles."""
+    return re.compile(source, re.I)
 
 
 RULES: tuple[_Rule, ...] = (
@@ -70,13 +79,15 @@ RULES: tuple[_Rule, ...] = (
     _rule("preference", px.FROM_NOW_ON_USE, b.choice, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON_USE_GAP, b.used_for, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON, b.directive("always"), 0.7, 0.8),
-    _rule("fact", px.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
-    _rule("fact", px.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
-    _rule("fact", px.RELATIVE, b.relation_place, 0.5, 0.8),
-    _rule("fact", px.RELATIVE_AGE, b.relation("age"), 0.5, 0.8),
-    _rule("fact", px.RELATIVE_PET, b.relation_pet, 0.5, 0.85),
-    _rule("fact", px.RELATIVE_IN, b.relation_in, 0.5, 0.75),
-    _rule("preference", px.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
+    _rule("fact", kin.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
+    _rule("fact", kin.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
+    _rule("fact", kin.RELATIVE, b.relation_place, 0.5, 0.8),
+    _rule("fact", kin.RELATIVE_AGE, b.relation("age"), 0.5, 0.8),
+    _rule("fact", kin.RELATIVE_DIET, b.relation("diet"), 0.6, 0.8),
+    _rule("fact", kin.RELATIVE_ALLERGY, b.relation_allergy, 0.7, 0.8),
+    _rule("fact", kin.RELATIVE_PET, b.relation_pet, 0.5, 0.85),
+    _rule("fact", kin.RELATIVE_IN, b.relation_in, 0.5, 0.75),
+    _rule("preference", kin.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
@@ -85,6 +96,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
     _rule("fact", px.OCCUPATION, b.fixed("occupation"), 0.6, 0.8),
+    _rule("fact", px.TEACHES, b.teacher, 0.6, 0.75),
     _rule("fact", px.AGE, b.fixed("age"), 0.5, 0.8),
     _rule("fact", px.ATTRIBUTE, b.attribute, 0.6, 0.85),
     _rule("fact", px.USES, b.categorical, 0.6, 0.8),
@@ -103,7 +115,8 @@ RULES: tuple[_Rule, ...] = (
 _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
 
 # ---- sentences, questions, corrections --------------------------------------------------------
-_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?=\s)")
+# Not after a title or "St." ("a nurse at St. Mary's", "Dr. Lee is my doctor").
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?<!\b(?:St|Dr|Mr|Ms|Mt)\.)(?<!\bMrs\.)(?=\s)")
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|are|is|am|can|could|would|will|should|shall|have|has|what|where|when|why|how|who|whom"
     r"|which|whose|may|might)\b",
@@ -224,8 +237,8 @@ def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
     for rule in RULES:
         if agreed_only and not rule.agreed:
             continue
-        for pattern in (rule.en if en else ()) + (rule.zh if zh else ()):
-            for m in pattern.finditer(body):
+        for source in (rule.en if en else ()) + (rule.zh if zh else ()):
+            for m in _compiled(source).finditer(body):
                 start, end = m.span()
                 if any(start < e and s < end for s, e, _, _ in found) or (built := rule.build(m)) is None:
                     continue
@@ -279,7 +292,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/12"
+    id = "rules/13"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

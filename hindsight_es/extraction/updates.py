@@ -31,7 +31,7 @@ _USE_EN = re.compile(
     r"\b(?:use[sd]?|using|run[s]?|running|ran|host(?:s|ed|ing)?|deploy(?:s|ed|ing)?|build(?:s|ing)?|built"
     r"|(?:re-?)?(?:write|writes|writing|wrote|written|built|build)|code|codes|coding|coded|via|through|develop(?:s|ed|ing)?|program(?:s|med|ming)?"
     r"|ship(?:s|ped|ping)?|send(?:s|ing)?|drink(?:s|ing)?|(?:cups?|glass(?:es)?|mugs?|pots?|bottles?)\s+of"
-    r"|port(?:s|ed|ing)?|rel(?:y|ies|ied)\s+on|switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went\s+with|go(?:ing)?\s+with"
+    r"|port(?:s|ed|ing)?|install(?:s|ed|ing)?|rel(?:y|ies|ied)\s+on|switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|went\s+with|go(?:ing)?\s+with"
     r"|chose|chosen|picked|settled\s+on|stick(?:ing)?\s+with|(?:am|are|is|was|were)\s+(?:\w+\s+)?on"
     r"|work(?:s|ing)?\s+(?:with|in)|(?:went|gone|going|go|came|come|got|get)\s+back\s+to|returned\s+to|prefer(?:s|red)?|(?:has|have)\s+(?:been\s+)?on)\b"
     r"|\b(?:keep|keeps|kept|stor(?:e|es|ed|ing)|put|puts)\b.*\b(?:in|on)\s+$"  # "keep the logs in ClickHouse"

@@ -65,7 +65,9 @@ PLACE_CUT = re.compile(
     r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
     r"|currently|at the moment|in\s+\d{4}|these days"
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{_MONTHS}|the\s+\w+|spring|summer|fall|autumn|winter)"
-    r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$|(?:工作|上班|生活|读书|已经|快|有|好多年|很多年).*$",
+    r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$"
+    # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
+    r"|(?:工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])).*$",
     re.I,
 )
 CHOICE_CUT = re.compile(
@@ -76,7 +78,16 @@ CHOICE_CUT = re.compile(
 _DIRECTIVE_LEAD = re.compile(r"^(?:(?:i will|we will|please|always|you should|you will|make sure to)\s+)+", re.I)
 # What a standing instruction is about is its verb and object: trailing conditions are left out
 # ("cc my manager on status emails" -> "cc my manager"), times are kept ("call me before 9am").
-_DIRECTIVE_CUT = re.compile(r"\s+(?:on|for|when|whenever|if|during|unless|while|because|since|so)\s+.*$", re.I)
+# A day or a time after "on" is kept too ("never schedule calls on Mondays").
+_DIRECTIVE_CUT = re.compile(
+    r"\s+(?:on(?!\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?|the\s+weekend|holidays?)\b)"
+    r"|for|when|whenever|if|during|unless|while|because|since|so)\s+.*$",
+    re.I,
+)
+# A verb and a pronoun alone ("call me", "put me") say nothing without their condition: only a clause of
+# cause or condition is cut then ("never call me during dinner", "never put me on red-eye flights").
+_BARE_ACTION = re.compile(r"\S+\s+(?:me|us|him|her|them|it)", re.I)
+_CLAUSE_CUT = re.compile(r"\s+(?:when|whenever|if|unless|while|because|since|so)\s+.*$", re.I)
 _GERUNDS = {"using": "use", "sending": "send", "calling": "call", "emailing": "email", "texting": "text"}
 _GERUNDS |= {"booking": "book", "adding": "add", "suggesting": "suggest", "recommending": "recommend"}
 _GERUNDS |= {"putting": "put", "giving": "give", "asking": "ask", "writing": "write", "making": "make"}
@@ -117,7 +128,10 @@ def choice_object(raw: str) -> str:
 
 
 def directive_action(raw: str) -> str:
-    v = clean(_DIRECTIVE_CUT.sub("", _DIRECTIVE_LEAD.sub("", raw.strip())))
+    said = _DIRECTIVE_LEAD.sub("", raw.strip())
+    v = clean(_DIRECTIVE_CUT.sub("", said))
+    if _BARE_ACTION.fullmatch(v):
+        v = clean(_CLAUSE_CUT.sub("", said))
     first, _, rest = v.partition(" ")
     v = f"{_GERUNDS.get(first, first)} {rest}".strip() if first.endswith("ing") else v
     return re.sub(r"^在(?=[\u4e00-\u9fff])", "", v)

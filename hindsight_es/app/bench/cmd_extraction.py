@@ -22,6 +22,8 @@ _EXTRACTION_SETS = (
     "extraction_labelled_eighth.jsonl",
     "extraction_labelled_ninth.jsonl",
     "extraction_labelled_tenth.jsonl",
+    "extraction_labelled_eleventh.jsonl",
+    "extraction_labelled_twelfth.jsonl",
 )
 
 

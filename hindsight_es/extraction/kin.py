@@ -1,0 +1,69 @@
+"""Regex sources of the rule extractor's patterns about the speaker's relatives and friends ("my sister lives
+in Chengdu", "我妈妈对花粉过敏"): a relative's attribute is keyed on the relative (``sister/location``).
+
+The same conventions as ``patterns``: group "r" the relative as said, "v" the value, "a" an attribute.
+"""
+
+from __future__ import annotations
+
+from hindsight_es.extraction.patterns import (
+    _DIETS,
+    _JOBS_EN,
+    _JOBS_ZH,
+    _PET_EN,
+    _PET_ZH,
+    _REL_EN,
+    _REL_ZH,
+    _STOP_ZH,
+    ADV,
+    VZ,
+    ZADV,
+    V,
+)
+
+# fmt: off
+RELATIVE = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:lives|is living|is based|lived|has moved|moved)\s+(?:in|to)\s+{V}",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:works|is working|worked|has worked)\s+(?:at|for)\s+{V}",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:goes to|attends|is at|studies at)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:住在|生活在|搬到了|搬到|定居在){VZ}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
+)
+RELATIVE_IN = (rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{2,6}}?){_STOP_ZH}",)
+RELATIVE_LIKE = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:likes|loves|enjoys|adores|is\s+(?:really\s+)?into)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
+)
+RELATIVE_JOB = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+)
+RELATIVE_AGE = (
+    r"\bmy\s+(?P<r>" + _REL_EN + r")\s+(?:is|just turned|turned)\s+(?:now\s+)?(?P<v>\d{1,3})"
+    r"(?=\s*(?:years?\s+old)?\s*(?:[,.!;]|$|now\b|(?:yesterday|today|this|last|on|in|recently)\b))",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
+)
+# A relative's diet and allergies: "my flatmate is vegetarian", "my mom is allergic to penicillin", "我爸爸对海鲜过敏"
+RELATIVE_DIET = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|has\s+been|went|became|has\s+gone|turned)\s+{ADV}(?:an?\s+)?(?:strict\s+|fully\s+)?"
+    rf"(?P<v>{_DIETS})\b",
+)
+RELATIVE_ALLERGY = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|has\s+(?:always\s+)?been)\s+{ADV}(?:very\s+|severely\s+|highly\s+|deathly\s+)?"
+    rf"allergic\s+to\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*过敏",
+)
+RELATIVE_PET = (
+    rf"\bmy\s+(?P<r>{_REL_EN})'s\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"我的?(?P<r>{_REL_ZH})(?:家)?的(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:has|had|got|adopted|owns)\s+(?:a|an)\s+(?:new\s+|little\s+)?(?P<a>{_PET_EN})\s+"
+    r"(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
+    rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+)
+RELATIVE_NAME = (
+    rf"\bmy\s+(?P<r>{_REL_EN})(?:'s name is|\s+is called|\s+is named)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+)
+# fmt: on
