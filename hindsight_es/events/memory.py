@@ -167,6 +167,20 @@ class SourceRetracted(Event):
     reason: str = ""
 
 
+class CommandIgnored(Event):
+    """A command the bank actor decided that changed nothing: every memory it names is unknown to the bank or
+    already as the command would leave it ("forget" of a forgotten memory, "restore" of an active one).
+
+    Recorded so that the command is handled like any other: a redelivery after later decisions (a crash
+    between append and commit re-delivers the whole batch) stays a no-op instead of acting on the later
+    state (a no-op restore, then a forget, redelivered, had restored the forgotten memory), and a client
+    waiting for the command's outcome sees at once that nothing changed, and why. Projections ignore it."""
+
+    type: Literal["CommandIgnored"] = "CommandIgnored"
+    command: str  # the command's type
+    reason: str
+
+
 class ExtractionFailed(Event):
     type: Literal["ExtractionFailed"] = "ExtractionFailed"
     turn_id: TurnId

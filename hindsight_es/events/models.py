@@ -38,6 +38,7 @@ from hindsight_es.events.inputs import (
 )
 from hindsight_es.events.memory import (
     BankOwnersSet,
+    CommandIgnored,
     ContentErased,
     DisputeResolved,
     ExtractionFailed,
@@ -87,6 +88,7 @@ MemoryEvent = Union[
     MemoryReleased,
     SourceRetracted,
     ExtractionFailed,
+    CommandIgnored,
     MemoryDisputed,
     DisputeResolved,
     BankOwnersSet,
@@ -140,6 +142,7 @@ __all__ = [
     "MemoryReleased",
     "SourceRetracted",
     "ExtractionFailed",
+    "CommandIgnored",
     "MemoryDisputed",
     "DisputeResolved",
     "BankOwnersSet",

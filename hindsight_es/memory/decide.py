@@ -14,6 +14,7 @@ from uuid import UUID
 import numpy as np
 
 from hindsight_es.events import (
+    CommandIgnored,
     CorrectionRequested,
     DisputeResolutionRequested,
     ErasureRequested,
@@ -62,7 +63,31 @@ def decide(
     if event.event_id in state.handled:
         return []
     decided = _decide(state, event, prepared, policy, revived)
-    return decided + episodes.follow(state, event, decided) if decided else decided
+    if decided:
+        return decided + episodes.follow(state, event, decided)
+    return [_ignored(event, reason)] if (reason := _NOTHING_TO_DO.get(event.type)) else []
+
+
+# The commands recorded when they change nothing (``CommandIgnored``), with why. Turns decide nothing only when
+# they are filler, whatever the state; the lifecycle's ticks and recall tallies come often and are decided
+# on the state as it is whenever they come.
+_NOTHING_TO_DO = {
+    "ForgetRequested": "nothing to forget: the memories it names are unknown or already gone",
+    "RestoreRequested": (
+        "nothing to restore: the memories it names are unknown or already active, or archived with no retained event"
+    ),
+    "ReleaseRequested": "nothing to release: the memories it names are unknown or not quarantined",
+    "RejectRequested": "nothing to reject: the memories it names are unknown or not quarantined",
+    "CorrectionRequested": "nothing to correct: the memory it names is unknown or not active",
+    "PromoteRequested": "nothing to promote: the memories it names are unknown or already long-term",
+    "DisputeResolutionRequested": "nothing resolved: no open dispute it names, or not asked by an owner of the bank",
+}
+
+
+def _ignored(command: Event, reason: str) -> CommandIgnored:
+    return CommandIgnored(
+        event_id=derive_id(command.event_id, "ignored"), **caused(command), command=command.type, reason=reason
+    )
 
 
 def _decide(

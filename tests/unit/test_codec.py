@@ -52,6 +52,7 @@ SAMPLES = [
     m.DisputeResolutionRequested(bank_id="b", memory_ids=(ID,), outcome="reject", operator=True),
     m.SourceRetracted(bank_id="b", turn_ids=("t",), retracted_memory_ids=(ID,), restored_memory_ids=()),
     m.ExtractionFailed(bank_id="b", turn_id="t", extractor="llm", error="timeout"),
+    m.CommandIgnored(bank_id="b", command="ForgetRequested", reason="nothing to forget"),
     m.ReleaseRequested(bank_id="b", memory_ids=(ID,), reason="reviewed"),
     m.RejectRequested(bank_id="b", memory_ids=(ID,), reason="prompt injection"),
     m.ExtractionCompleted(

@@ -8,6 +8,7 @@ from uuid import uuid4
 import numpy as np
 
 from hindsight_es.events import (
+    CommandIgnored,
     CorrectionRequested,
     ForgetRequested,
     MemoryForgotten,
@@ -112,7 +113,22 @@ def test_forget_by_id_and_by_session():
     assert [(type(e), e.memory_id) for e in out] == [(MemoryForgotten, m1.memory_id)]
     out = run(state, ForgetRequested(bank_id="b", session_id="s2"))
     assert [e.memory_id for e in out] == [m2.memory_id]
-    assert run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id,))) == []  # already forgotten
+    (ignored,) = run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id,)))  # already forgotten
+    assert isinstance(ignored, CommandIgnored) and ignored.command == "ForgetRequested"
+    assert ignored.reason.startswith("nothing to forget")
+
+
+def test_a_command_that_changed_nothing_stays_a_no_op_when_redelivered_after_later_decisions():
+    """A crash between append and commit redelivers the batch: a restore of an active memory (nothing to
+    do), then a forget of it, redelivered, must not restore what the forget removed."""
+    state = BankState("b")
+    m = run(state, turn("a"), prepared(fact("k/a", "1")))[0]
+    restore = RestoreRequested(bank_id="b", memory_ids=(m.memory_id,))
+    forget = ForgetRequested(bank_id="b", memory_ids=(m.memory_id,))
+    assert [type(e) for e in run(state, restore)] == [CommandIgnored]
+    assert [type(e) for e in run(state, forget)] == [MemoryForgotten]
+    assert run(state, restore) == [] and run(state, forget) == []  # the batch again
+    assert state.memories[m.memory_id].status == "forgotten"
 
 
 def test_correction_supersedes_with_the_new_text():

@@ -209,7 +209,8 @@ def test_restoring_an_archived_memory_carries_its_retained_event():
     (ep,) = bank.say(episode("the offsite is in Lisbon"))
     bank.tick(days(90))
     command = RestoreRequested(bank_id="b", occurred_at=days(91), memory_ids=(ep.memory_id,), reason="asked")
-    assert decide(bank.state, command, revived={}) == []  # without its retained event there is nothing to rebuild
+    # without its retained event there is nothing to rebuild: the command is recorded as changing nothing
+    assert [e.type for e in decide(bank.state, command, revived={})] == ["CommandIgnored"]
     out = bank.run(command)
     assert [type(e) for e in out] == [MemoryRestored]
     assert out[0].revived == ep and out[0].occurred_at == days(91) and bank.status(ep) == "active"

@@ -131,7 +131,7 @@ def test_the_owner_resolves_a_dispute_anyone_else_is_ignored():
     out = run(state, turn("We deploy on GCP.", source="tool", minutes=1))
     challenger = next(e for e in out if isinstance(e, MemoryDisputed)).memory_id
     ignored = DisputeResolutionRequested(bank_id="b", memory_ids=(challenger,), outcome="accept", actor="mallory")
-    assert run(state, ignored) == []
+    assert [e.type for e in run(state, ignored)] == ["CommandIgnored"]
     accept = DisputeResolutionRequested(bank_id="b", memory_ids=(challenger,), outcome="accept", actor="alice")
     resolved = run(state, accept)
     assert [type(e) for e in resolved][:2] == [DisputeResolved, MemorySuperseded]

@@ -262,4 +262,5 @@ def test_release_makes_it_active_over_the_key_holder_and_reject_forgets_it():
     assert state.heads["team/database"] == held.memory_id
     out = run(state, RejectRequested(bank_id="b", memory_ids=(other.memory_id, true.memory_id), reason="injection"))
     assert kinds(out) == [MemoryForgotten] and out[0].reason == "rejected: injection"  # only quarantined ones
-    assert run(state, ReleaseRequested(bank_id="b", memory_ids=(other.memory_id,))) == []  # already rejected
+    (ignored,) = run(state, ReleaseRequested(bank_id="b", memory_ids=(other.memory_id,)))  # already rejected
+    assert ignored.type == "CommandIgnored" and state.memories[other.memory_id].status == "forgotten"
