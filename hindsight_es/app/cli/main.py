@@ -288,6 +288,8 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
+    import asyncio
+
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -298,7 +300,13 @@ def recall(
 
     async def go() -> list[RecallHit]:
         async with Hindsight(settings) as hs:
-            await catch_up_if_idle(hs)
+            # The query's models load (about a second in a fresh process) while the log is caught up; an error
+            # loading them is raised by the recall itself.
+            models = asyncio.create_task(asyncio.to_thread(hs.embedder.embed_query, query))
+            try:
+                await catch_up_if_idle(hs)
+            finally:
+                await asyncio.gather(models, return_exceptions=True)
             return await hs.recall(
                 bank,
                 query,
