@@ -228,10 +228,19 @@ async def service_lock(settings: Settings, wait_s: float) -> ServiceLock:
     return lock
 
 
-async def catch_up_if_idle(hs: Hindsight) -> None:
+async def catch_up_if_idle(hs: Hindsight, *, loading: str | None = None) -> None:
     """Without a running service on the embedded log, drain the log through the actor and projections in
     this process. With a broker configured, nothing: the workers own the consumer groups, and a read
-    command that joined one would force a rebalance on them."""
+    command that joined one would force a rebalance on them. ``loading``: a query whose models load
+    meanwhile (about a second in a fresh process); an error loading them is the recall's to raise."""
+    if loading is not None:
+        import asyncio
+
+        models = asyncio.create_task(asyncio.to_thread(hs.embedder.embed_query, loading))
+        try:
+            return await catch_up_if_idle(hs)
+        finally:
+            await asyncio.gather(models, return_exceptions=True)
     from streams.service import ServiceLock, catch_up_all
 
     if hs.settings.broker:

@@ -288,8 +288,6 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
-    import asyncio
-
     from rich import box
     from rich.table import Table
     from rich.text import Text
@@ -300,13 +298,7 @@ def recall(
 
     async def go() -> list[RecallHit]:
         async with Hindsight(settings) as hs:
-            # The query's models load (about a second in a fresh process) while the log is caught up; an error
-            # loading them is raised by the recall itself.
-            models = asyncio.create_task(asyncio.to_thread(hs.embedder.embed_query, query))
-            try:
-                await catch_up_if_idle(hs)
-            finally:
-                await asyncio.gather(models, return_exceptions=True)
+            await catch_up_if_idle(hs, loading=query)
             return await hs.recall(
                 bank,
                 query,
