@@ -11,12 +11,12 @@ from __future__ import annotations
 # "let's" -> "let us"). Group "v" is the value, "a" an attribute name, "n" a negation.
 # A value stops at a clause boundary, a conjunction, or a trailing past time ("a standing desk last year"):
 # when something was done is not part of what it is (a plan's future time is: "visit Tokyo next week").
+MONTHS_EN = "january|february|march|april|may|june|july|august|september|october|november|december"
 _STOP_EN = (
     r"(?=\s*(?:[,;!?。，；！？\n]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
     r"|or|if|when|unless|until|from now on)\b"
     r"|\s+(?:last\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)|yesterday|recently|lately"
-    r"|in\s+(?:the\s+)?(?:spring|summer|fall|autumn|winter)|in\s+(?:19|20)\d\d|in\s+(?:january|february|march"
-    r"|april|may|june|july|august|september|october|november|december)"
+    rf"|in\s+(?:the\s+)?(?:spring|summer|fall|autumn|winter)|in\s+(?:19|20)\d\d|in\s+(?:{MONTHS_EN})"
     r"|(?:a\s+)?(?:few\s+)?(?:\w+\s+)?(?:days|weeks|months|years)\s+ago)\b)"
 )
 _BODY_EN = r"(?:[^,;!?。，；！？\n.:]|[.:](?=\w))"
@@ -202,6 +202,8 @@ NAME = (
     r"(?:你可以|可以|请|你就)叫我(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
     r"(?:大家|朋友们|朋友|别人|他们|家里人|同事们|同事)都?(?:叫我|喊我|管我叫)(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
 )
+# A company named as it is written: capitalized words or a domain ("Siemens", "Acme Corp", "Booking.com")
+_COMPANY = r"(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))"
 _NAMED_E = r"(?-i:(?P<e>[A-Z][\w&'-]*(?:\.?\s+[A-Z][\w&'-]*)*))"  # "St. Mary's", "Kaiser Permanente"
 EMPLOYMENT = (
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+(?P<e>{_BODY_EN}+?)\s+as\s+"
@@ -215,11 +217,11 @@ EMPLOYMENT = (
 )
 EMPLOYER = (
     rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"
-    rf"|now work (?:at|for))\s+(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    rf"|now work (?:at|for))\s+{_COMPANY}",
     rf"(?:{ZI}|{ZCL}){ZADV}(?:换到了|换到|调到了|调到|去了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
     r"(?:工作|上班)",
     rf"\bi\s+(?:have\s+)?{ADV}been\s+(?:at|with)\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
-    rf"\bi\s+(?:am|have\s+been|was)\s+{ADV}(?:employed|hired)\s+(?:at|by)\s+(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    rf"\bi\s+(?:am|have\s+been|was)\s+{ADV}(?:employed|hired)\s+(?:at|by)\s+{_COMPANY}",
     r"\bfirst\s+day\s+at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
     rf"(?:{ZI}|{ZCL}){ZADV}{_FROM_ZH}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?了?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
@@ -228,7 +230,7 @@ EMPLOYER = (
 # The employer left: "not:<employer>" on the employer's key, so it supersedes the held one.
 EMPLOYER_LEFT = (
     rf"\bi\s+(?:have\s+)?{ADV}(?:quit|left)\s+my\s+(?:job|position|role)\s+(?:at|with)\s+"
-    rf"(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    rf"{_COMPANY}",
     rf"(?:{ZI}|{ZCL}){ZADV}从(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:离职|辞职)",
 )
 OCCUPATION = (

@@ -8,6 +8,7 @@ import itertools
 import re
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import patterns as px
 
 # ---- lexicon indexes --------------------------------------------------------------------------
 ALIASES: dict[str, tuple[str, str, str]] = {
@@ -60,11 +61,10 @@ _ZH_TRAIL = re.compile(r"(?:了|吧|啊|呀|呢|啦|嘛|就行|就好|就可以)
 # Eating and drinking name their object ("喝奶茶" is about milk tea); other activities are the verb and its
 # object ("看书" is reading, not books).
 _OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用)\s*)", re.I)
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 PLACE_CUT = re.compile(
     r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
     r"|currently|at the moment|in\s+\d{4}|these days"
-    rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{_MONTHS}|the\s+\w+|spring|summer|fall|autumn|winter)"
+    rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{px.MONTHS_EN}|the\s+\w+|spring|summer|fall|autumn|winter)"
     r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$"
     # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
     r"|(?:工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])).*$",
