@@ -14,25 +14,11 @@ from pathlib import Path
 
 from hindsight_es.app.bench.bulk import bulk_history, memory_events_per_turn
 from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
+from hindsight_es.app.bench.partition_fresh import ACTOR, fullest, snapshots
 from hindsight_es.app.cli.common import console, run_async
 from hindsight_es.config import TOPIC_MEMORIES, Settings
-from hindsight_es.log import EventLog, started_log
-from hindsight_es.stores.objects import LocalObjects
-from hindsight_es.stores.snapshots import Snapshots
+from hindsight_es.log import started_log
 from streams.partitions import load, save
-
-ACTOR = "bench-partition-load"  # its own snapshots: never the service's own
-
-
-def _snapshots(settings: Settings) -> Snapshots:
-    return Snapshots(LocalObjects(Path(settings.data_dir) / "stores"), ACTOR)
-
-
-async def _fullest(log: EventLog) -> tuple[int, int]:
-    """(partition, memory events) of the memory partition holding the most events."""
-    ends = await log.end_offsets(TOPIC_MEMORIES)
-    partition = max(ends, key=lambda p: ends[p])
-    return partition, ends[partition]
 
 
 def measure(settings: Settings, events: int, banks: int, history: str) -> None:
@@ -42,7 +28,7 @@ def measure(settings: Settings, events: int, banks: int, history: str) -> None:
 
     async def go() -> None:
         async with started_log(settings) as log:
-            if not (await _fullest(log))[1]:
+            if not (await fullest(log))[1]:
                 per_bank = events // banks
                 for b in range(banks):
                     if history == "bulk":
@@ -52,19 +38,19 @@ def measure(settings: Settings, events: int, banks: int, history: str) -> None:
                         made = synthetic_history(f"bank-{b}", int(per_bank * 1.6), dim=dim, seed=b)
                         entries = (e for e in made if e.topic == TOPIC_MEMORIES)
                     await write_history(log, entries, chunk=20_000)
-            partition, total = await _fullest(log)
+            partition, total = await fullest(log)
             t0, c0 = time.perf_counter(), time.process_time()
             full, folded = await load(log, partition, None)
             fold_s, fold_cpu = time.perf_counter() - t0, time.process_time() - c0
-            snapshots = _snapshots(settings)
+            store = snapshots(Path(settings.data_dir))
             t0, c0 = time.perf_counter(), time.process_time()
-            save(full, snapshots)
+            save(full, store)
             save_s, save_cpu = time.perf_counter() - t0, time.process_time() - c0
-            written = snapshots.objects.list(f"snapshots/{ACTOR}/partition={partition}/")
+            written = store.objects.list(f"snapshots/{ACTOR}/partition={partition}/")
             newest = max(written, key=lambda kn: (kn[0].rsplit("/", 1)[-1].split(".")[0], kn[0].endswith(".hsnap")))
             size = newest[1]
             t0, c0 = time.perf_counter(), time.process_time()
-            again, tail = await load(log, partition, snapshots)
+            again, tail = await load(log, partition, store)
             load_s, load_cpu = time.perf_counter() - t0, time.process_time() - c0
             assert again.banks == full.banks and tail == 0
         memories = sum(len(s.memories) for s in full.banks.values())
@@ -78,7 +64,7 @@ def measure(settings: Settings, events: int, banks: int, history: str) -> None:
         )
 
     run_async(go)
-    argv = [sys.executable, "-m", "hindsight_es.app.bench.partition_fresh", str(settings.data_dir), ACTOR]
+    argv = [sys.executable, "-m", "hindsight_es.app.bench.partition_fresh", str(settings.data_dir)]
     started = time.time()
     out = subprocess.run(argv, capture_output=True, text=True, check=True)
     wall = time.time() - started
