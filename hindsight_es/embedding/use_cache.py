@@ -37,7 +37,7 @@ def cache_dir() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hindsight"
 
 
-def _cache_file(model_path: Path, version: str, kind: str = "sp", suffix: str = ".marshal") -> Path:
+def _cache_file(model_path: Path, version: str, kind: str, suffix: str) -> Path:
     st = model_path.stat()
     return cache_dir() / f"use-{kind}-{version}-{st.st_size}-{st.st_mtime_ns}-{_FORMAT}{suffix}"
 
