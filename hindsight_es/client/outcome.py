@@ -10,16 +10,19 @@ then waits until each projection's position has passed the last of them: from th
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from uuid import UUID
 
 from hindsight_es.config import TOPIC_MEMORIES
+from hindsight_es.errors import StoreError
 from hindsight_es.events import Event, MemoryRetained, MemorySuperseded, decoded
 from hindsight_es.log import EventLog, partition_for
 
 POLL_S = 0.03
+logger = logging.getLogger(__name__)
 
 # (partition, offset) -> whether every projection holds the memory events up to that offset.
 Projected = Callable[[int, int], Awaitable[bool]]
@@ -40,6 +43,19 @@ class Outcome:
     @property
     def superseded_ids(self) -> list[str]:
         return [str(e.memory_id) for e in self.events if isinstance(e, MemorySuperseded)]
+
+
+async def _held(projected: Projected, partition: int, last: int) -> bool:
+    """Whether the projections hold ``last``; a store read that fails is "not yet". The input is recorded
+    by now (an erase has destroyed its keys), so failing the call would make a client send it again and
+    the second one would find nothing left to do; a projection rewriting its table (an erase drops the
+    table's old versions) can fail a concurrent read once. A store that stays down runs into the
+    deadline: ``ready=False``."""
+    try:
+        return await projected(partition, last)
+    except StoreError as exc:
+        logger.info("projection position unreadable, retrying: %s", exc)
+        return False
 
 
 async def memory_partition_end(log: EventLog, bank_id: str) -> tuple[int, int]:
@@ -69,7 +85,7 @@ async def await_outcome(
                     found.append(event)
                     last = record.offset
             position = records[-1].offset + 1
-        if found and await projected(partition, last):
+        if found and await _held(projected, partition, last):
             return Outcome(cause_id, True, tuple(found))
         if time.monotonic() >= deadline:
             return Outcome(cause_id, False, tuple(found))

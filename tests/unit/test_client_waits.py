@@ -7,9 +7,16 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from uuid import uuid4
 
 import pytest
 
+from hindsight_es.client.outcome import await_outcome, memory_partition_end
+from hindsight_es.config import TOPIC_MEMORIES
+from hindsight_es.errors import StoreError
+from hindsight_es.events import MemoryForgotten, encode
+from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.remote import HindsightClient
 from hindsight_es.remote.errors import UnavailableError
 
@@ -60,3 +67,35 @@ def test_a_call_that_asks_no_wait_keeps_the_clients_time_out(slow_server: str) -
         pytest.raises(UnavailableError, match="cannot reach"),
     ):
         hs.operator.erase("b", "asked", session_id="s1", wait=False)
+
+
+async def test_a_store_read_that_fails_while_waiting_is_not_yet_and_the_outcome_still_comes(tmp_path: Path) -> None:
+    """Once an input is recorded (an erase has destroyed its keys), a failed position read must not fail the
+    call: the client would send it again and the second erase would find nothing left (seen: an erase over
+    HTTP answered 503 while the projection dropped its table's old versions, was sent again, and reported no
+    units). The wait goes on; only a store that stays down reaches the deadline, with ``ready=False``."""
+    log = EmbeddedLog(tmp_path / "log.sqlite3", 1)
+    await log.start()
+    try:
+        cause = uuid4()
+        partition, start = await memory_partition_end(log, "b")
+        event = MemoryForgotten(bank_id="b", causation_id=cause, memory_id=uuid4())
+        await log.append(TOPIC_MEMORIES, "b", [encode(event)])
+        calls: list[int] = []
+
+        async def flaky(part: int, last: int) -> bool:
+            calls.append(last)
+            if len(calls) < 3:
+                raise StoreError("store read failed: LanceError(IO): Not found: data/x.lance")
+            return True
+
+        done = await await_outcome(log, cause, partition, start, time.monotonic() + 10, flaky)
+        assert done.ready and [e.event_id for e in done.events] == [event.event_id] and len(calls) == 3
+
+        async def down(part: int, last: int) -> bool:
+            raise StoreError("store read failed: disk gone")
+
+        late = await await_outcome(log, cause, partition, start, time.monotonic() + 0.2, down)
+        assert not late.ready and [e.event_id for e in late.events] == [event.event_id]
+    finally:
+        await log.close()
