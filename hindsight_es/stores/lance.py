@@ -79,6 +79,12 @@ class LanceStore:
         table = self.table(name)
         if table is None:
             table = self._db.create_table(name, schema=schema, exist_ok=True)
+            if name == "memories":
+                try:
+                    lance_indexes.full_text_indexes(table)
+                except Exception:  # another writer of a shared table created them first: a commit conflict
+                    if len({i.name for i in table.list_indices()} & {"search_text_idx", "text_ngram_idx"}) < 2:
+                        raise
             self._tables[name] = table
         elif name not in self._checked:
             self.add_missing_columns(name, schema)

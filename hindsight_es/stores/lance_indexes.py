@@ -56,20 +56,7 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tab
             table.drop_index("bank_id_idx")
             del kinds["bank_id_idx"]
         names = set(kinds)
-        if "search_text_idx" not in names:
-            table.create_index("search_text", config=FTS(base_tokenizer="simple", stem=True, remove_stop_words=True))
-        if "text_ngram_idx" not in names:
-            table.create_index(
-                "text_ngram",
-                config=FTS(
-                    base_tokenizer="ngram",
-                    ngram_min_length=1,
-                    ngram_max_length=2,
-                    stem=False,
-                    remove_stop_words=False,
-                    lower_case=True,
-                ),
-            )
+        full_text_indexes(table, names)
         if "memory_id_idx" not in names:
             table.create_index("memory_id", config=BTree())
         # Every search is prefiltered on bank, status and owner (an agent's recall), some on kind or a
@@ -87,6 +74,28 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tab
         if "bank_id_idx" not in {i.name for i in turns.list_indices()}:
             turns.create_index("bank_id", config=BTree())
         turns.optimize()
+
+
+def full_text_indexes(table: Any, names: set[str] | None = None) -> None:
+    """The full-text indexes of the memories table, on a new table before its first row: without one, LanceDB's
+    full-text search finds nothing, so until a maintenance pass built them a new store's recalls had no word
+    evidence and ranked differently from the same rows a few seconds later. Rows not yet folded in are
+    searched with the index's tokenizer (stems; n-grams for CJK), so results do not depend on maintenance."""
+    names = {i.name for i in table.list_indices()} if names is None else names
+    if "search_text_idx" not in names:
+        table.create_index("search_text", config=FTS(base_tokenizer="simple", stem=True, remove_stop_words=True))
+    if "text_ngram_idx" not in names:
+        table.create_index(
+            "text_ngram",
+            config=FTS(
+                base_tokenizer="ngram",
+                ngram_min_length=1,
+                ngram_max_length=2,
+                stem=False,
+                remove_stop_words=False,
+                lower_case=True,
+            ),
+        )
 
 
 def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None:

@@ -130,3 +130,33 @@ def test_partitions_grow_before_their_count_passes_what_lancedb_indexes() -> Non
     for rows in (1_078_168, 10_000_000, 50_000_000):  # LanceDB leaves rows of partitions past 4096 unindexed
         assert rows / LI.partition_rows(rows) <= LI.MAX_PARTITIONS * 0.8
     assert LI.partition_rows(10_000_000) < 2 * 10_000_000 * 1.25 / LI.MAX_PARTITIONS  # no bigger than needed
+
+
+def test_full_text_search_finds_a_new_stores_rows_before_any_maintenance(tmp_path) -> None:
+    """Without a full-text index LanceDB's full-text search finds nothing: a new store answered its first
+    recalls (until a maintenance pass built the index, seconds later) with no word evidence, so the same rows
+    ranked differently a few seconds apart. The indexes are made with the table; new rows are searched with
+    their tokenizers (stems, and n-grams for CJK) before they are folded in."""
+    store = LanceStore(tmp_path)
+    table = rows(3)
+    texts = ["我们的快递用顺丰", "shipping with carriers", "note 2"]
+    table = table.set_column(table.schema.get_field_index("search_text"), "search_text", pa.array(texts))
+    table = table.set_column(table.schema.get_field_index("text_ngram"), "text_ngram", pa.array(texts))
+    store.upsert("memories", memory_schema(DIM), table)
+    where = MemoryFilter("b", statuses=None)
+
+    def found(query: str, column: str) -> list[int]:
+        return sorted(r for r, _ in store.search.start(store.search.text_search(query, column, where, 10)).result())
+
+    ids = {memory: row for row, memory in zip(*_row_ids(store), strict=True)}
+    assert found("快递用哪家？", "text_ngram") == [ids["m0"]]
+    assert found("which carrier ships?", "search_text") == [ids["m1"]]  # stemmed: "shipping", "carriers"
+    store.ensure_indexes(("memories",))  # folded in: the same rows
+    ids = {memory: row for row, memory in zip(*_row_ids(store), strict=True)}
+    assert found("快递用哪家？", "text_ngram") == [ids["m0"]]
+    assert found("which carrier ships?", "search_text") == [ids["m1"]]
+
+
+def _row_ids(store: LanceStore) -> tuple[list[int], list[str]]:
+    got = store.table("memories").search().with_row_id(True).select(["memory_id"]).to_arrow()
+    return got.column("_rowid").to_pylist(), got.column("memory_id").to_pylist()
