@@ -26,7 +26,11 @@ def _group(m: re.Match[str], name: str) -> str | None:
 
 
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
-_NO_EMPLOYER_ZH = re.compile(r"家(?:里|中)?$|(?:一|某)(?:家|个|间|所)")
+# home, an unnamed company, or a kind of workplace alone ("我在银行当柜员" names the job, not the bank)
+_NO_EMPLOYER_ZH = re.compile(
+    r"家(?:里|中)?$|(?:一|某)(?:家|个|间|所)|^(?:公司|单位|厂里|工厂|银行|医院|学校|店里|商场|超市|餐厅|饭店|工地|外企|国企|私企"
+    r"|这里|那里|这儿|那儿)$"
+)
 
 
 def _workplace(said: str) -> KeyValue | None:
@@ -52,7 +56,7 @@ def place(attr: str) -> Builder:
 
 def fixed(attr: str, value: str | None = None) -> Builder:
     def build(m: re.Match[str]) -> Built:
-        v = value or vx.clean(m["v"])
+        v = value or (vx.digits(vx.clean(m["v"])) if attr == "age" else vx.clean(m["v"]))
         return None if vx.vague(v) else (f"{vx.subject(attr, m[0])}/{attr}", v)
 
     return build
@@ -75,10 +79,18 @@ def relation(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         who = lx.RELATIONS.get(vx.clean(m["r"]))
         raw = vx.PLACE_CUT.sub("", m["v"]) if attr in ("location", "employer") else m["v"]
-        v = vx.clean(raw)
-        return None if who is None or (vx.vague(v) and not v.isdigit()) else (f"{who}/{attr}", v)
+        v = vx.digits(vx.clean(raw)) if attr == "age" else vx.clean(raw)
+        if who is None or (vx.vague(v) and not v.isdigit()):
+            return None
+        return f"{who}/{'location' if attr == 'employer' and v in vx.ZH_PLACES else attr}", v  # "在深圳上班"
 
     return build
+
+
+def relation_avoid(m: re.Match[str]) -> Built:
+    """What a relative does not eat: "my daughter can't have dairy" -> ``daughter/diet:dairy`` = ``not:dairy``."""
+    who, v = lx.RELATIONS.get(vx.clean(m["r"])), vx.object_of(m["v"])
+    return (f"{who}/diet:{vx.slug(v)}", f"not:{v}") if who and not vx.vague(v) else None
 
 
 def relation_allergy(m: re.Match[str]) -> Built:

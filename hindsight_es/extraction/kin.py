@@ -37,7 +37,13 @@ RELATIVE_LIKE = (
 )
 RELATIVE_JOB = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}works\s+as\s+(?:an?\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+)
+RELATIVE_AVOID = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:does\s+not|cannot|can\s+not|never|no\s+longer|is\s+not\s+allowed\s+to)\s+"
+    rf"(?:eat|drink|have)\s+{V}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
 )
 RELATIVE_AGE = (
     r"\bmy\s+(?P<r>" + _REL_EN + r")\s+(?:is|just turned|turned)\s+(?:now\s+)?(?P<v>\d{1,3})"

@@ -76,7 +76,8 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "intellij": ("IntelliJ", ("intellij", "intellij idea")),
         "pycharm": ("PyCharm", ("pycharm",)),
         "sublime text": ("Sublime Text", ("sublime text", "sublime")),
-        "zed": ("Zed", ("zed",)), "webstorm": ("WebStorm", ("webstorm",)), "goland": ("GoLand", ("goland",)),
+        "zed": ("Zed", ("zed",)), "cursor": ("Cursor", ("cursor",)),
+        "webstorm": ("WebStorm", ("webstorm",)), "goland": ("GoLand", ("goland",)),
         "xcode": ("Xcode", ("xcode",)), "android studio": ("Android Studio", ("android studio",)),
         "eclipse": ("Eclipse", ("eclipse",)), "notepad++": ("Notepad++", ("notepad++",)),
     },
@@ -123,7 +124,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         # Coffee and tea as ordered, and common everyday drinks, only in forms that cannot be anything but
         # the drink: no bare "美式" (美式英语), "乌龙" (闹乌龙: a mix-up), "普洱" or "龙井" (places), "sake" ("for
         # the sake of"), and none that are common pet names ("可乐", "摩卡", "奶昔", "Mocha": "豆豆改名叫可乐了").
-        "americano": ("americano", ("americano", "美式咖啡", "冰美式", "热美式")),
+        "americano": ("americano", ("americano", "美式咖啡", "冰美式", "热美式", "美式")),
         "flat white": ("flat white", ("flat white", "澳白", "馥芮白")),
         "mocha": ("mocha", ("mocha latte", "摩卡咖啡")),
         "cold brew": ("cold brew", ("cold brew", "冷萃", "冷萃咖啡")),
@@ -150,6 +151,8 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
     },
 }
 
+# Aliases that are also common English nouns: a value only when capitalized (``values.ALIAS_RE``).
+CAPITALIZED_ALIASES = frozenset({"cursor"})
 # Categories whose items are common nouns, never reported as entities.
 NOT_ENTITY_CATEGORIES = frozenset({"drink"})
 
@@ -267,7 +270,8 @@ RELATIONS: dict[str, str] = {
     "表妹": "cousin", "堂哥": "cousin", "堂姐": "cousin", "堂弟": "cousin", "堂妹": "cousin", "叔叔": "uncle",
     "舅舅": "uncle", "阿姨": "aunt", "姑姑": "aunt",
     "妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
-    "爸爸": "father", "父亲": "father", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband",
+    "爸爸": "father", "父亲": "father",
+    "妈": "mother", "爸": "father", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband",
     "儿子": "son", "女儿": "daughter", "男朋友": "boyfriend", "女朋友": "girlfriend", "朋友": "friend",
     "老板": "boss", "领导": "boss", "同事": "colleague", "室友": "roommate", "奶奶": "grandmother",
     "外婆": "grandmother", "爷爷": "grandfather", "外公": "grandfather", "孩子": "child",
@@ -289,6 +293,11 @@ PETS: dict[str, str] = {
     "bunny": "rabbit", "hamster": "hamster", "parrot": "parrot", "bird": "bird", "turtle": "turtle",
     "fish": "fish", "猫": "cat", "小猫": "cat", "猫咪": "cat", "狗": "dog", "小狗": "dog", "狗狗": "dog",
     "兔子": "rabbit", "仓鼠": "hamster", "鹦鹉": "parrot", "鸟": "bird", "乌龟": "turtle", "金鱼": "fish",
+    # breeds, as the kind of animal they are
+    **dict.fromkeys(("labrador", "golden retriever", "retriever", "poodle", "corgi", "husky", "beagle", "terrier",
+                     "spaniel", "dachshund", "pug", "collie", "greyhound", "金毛", "泰迪", "柯基", "哈士奇", "拉布拉多",
+                     "边牧", "柴犬", "比熊", "萨摩耶"), "dog"),
+    **dict.fromkeys(("布偶", "英短", "美短", "暹罗"), "cat"),
 }
 PET_NAMES: dict[str, tuple[str, str]] = {
     "cat": ("cat", "猫"), "dog": ("dog", "狗"), "rabbit": ("rabbit", "兔子"), "hamster": ("hamster", "仓鼠"),

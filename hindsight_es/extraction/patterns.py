@@ -5,6 +5,10 @@ Kept as written (one alternative group per line): the formatter leaves them be.
 
 from __future__ import annotations
 
+import re
+
+from hindsight_es.extraction import lexicon as lx
+
 # fmt: off
 # ---- rule patterns (regex sources, compiled case-insensitively by rules.py) ---------------------
 # Patterns run on a matching copy with contractions expanded ("I'm" -> "i am", "don't" -> "do not",
@@ -41,18 +45,11 @@ ZI = r"(?:我们|咱们|我)"
 ZCL = r"(?:^|(?<=[，,；;：:]))"  # the start of a clause: a statement after a comma needs no 我 again
 _FROM_ZH = r"(?:从[^，。！？；,!?;\n]{1,12}?)?"  # the place or employer left: "我从北京搬到了上海"
 _GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0,8}?"  # words between 我 and the verb, no negation
-_REL_EN = (
-    r"sister|brother|mom|mother|mum|dad|father|wife|husband|partner|boyfriend|girlfriend|son|daughter"
-    r"|best friend|friend|boss|manager|colleague|coworker|roommate|flatmate|housemate|grandma|grandmother|grandpa"
-    r"|grandfather|kid|child"
-    r"|cousin|aunt|uncle|niece|nephew"
-)
-_REL_ZH = (
-    r"妹妹|姐姐|哥哥|弟弟|妈妈|母亲|爸爸|父亲|老婆|妻子|老公|丈夫|儿子|女儿|男朋友|女朋友|朋友|老板|领导|同事|室友"
-    r"|奶奶|外婆|爷爷|外公|孩子|表哥|表姐|表弟|表妹|堂哥|堂姐|堂弟|堂妹|叔叔|阿姨|舅舅|姑姑"
-)
-_PET_EN = r"cat|kitten|kitty|dog|puppy|pup|rabbit|bunny|hamster|parrot|bird|turtle|fish"
-_PET_ZH = r"小猫|猫咪|猫|小狗|狗狗|狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|鸟"
+# the relatives and friends ``lexicon.RELATIONS`` knows, and the animals (and breeds) of ``lexicon.PETS``, longest first
+_REL_EN = "|".join(sorted((w for w in lx.RELATIONS if w.isascii()), key=len, reverse=True))
+_REL_ZH = "|".join(sorted((w for w in lx.RELATIONS if not w.isascii()), key=len, reverse=True))
+_PET_EN = "|".join(sorted((re.escape(w) for w in lx.PETS if w.isascii()), key=len, reverse=True))
+_PET_ZH = "|".join(sorted((w for w in lx.PETS if not w.isascii()), key=len, reverse=True))
 _EMAIL = r"(?P<v>[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)"
 _TIME_EN = (
     r"(?:tomorrow|tonight|next\s+(?:week|month|year|weekend|time|summer|winter|spring|fall|monday|tuesday"
@@ -82,6 +79,7 @@ _JOBS_ZH = (
     r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
     r"|画家|教授|博士生|研究生|大学生|销售|公务员|自由职业者|创业者|消防员|飞行员|翻译|编辑|摄影师|工人|农民|店长"
     r"|模特|主播|保安|快递员|外卖员|导游|空姐|分析师|咨询师|法官|军人|运动员|教练|科学家|舞蹈演员|厨子|保姆"
+    r"|撰稿人|经纪人|制片人|主持人|合伙人|自媒体|博主|网红|up主"
     # a trade named by its 师 (建筑师, 药剂师, 理发师, 营养师), not 师傅/师父/师兄 or 师范 (a teachers' college)
     r"|(?<=[\u4e00-\u9fff])[\u4e00-\u9fff]{1,3}?师(?![傅父兄姐弟妹范生])"
 )
@@ -91,11 +89,16 @@ REPLY_LANGUAGE = (
     rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
     # "以后用中文写" (写 at the end), not "用英文写论文"
     rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写(?=$|[，。！？；,!?;\s]|给我)|聊天|聊)",
-    rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:to|into)\s+(?P<v>{_LANG_EN})\b",
+    rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:back\s+)?(?:to|into)\s+(?P<v>{_LANG_EN})\b",
     rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
+    rf"(?:回答|回复)我?(?:的时候|时)[，,]?(?:请|就|都|还是)?用(?P<v>{_LANG_ZH})",
     # "use Italian for your answers", "go back to English for replies": a language for the replies
     rf"\b(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})\s+(?:for|in|with)\s+"
     r"(?:your\s+|the\s+|my\s+|all\s+)?(?:repl(?:y|ies)|answers?|responses?)\b",
+    # "replies in English are easier for my team", "I'd prefer answers in French": the replies' language judged
+    rf"\b(?:prefer|want|like|need)\s+(?:your\s+)?(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\b",
+    rf"\b(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\s+(?:are|is|would be|work|works)\s+"
+    r"(?:much\s+|a lot\s+|far\s+)?(?:easier|better|best|preferred|clearer|simpler)\b",
     # "以后还是用中文吧": a language alone, as the close of a request, is the one to answer in
     rf"(?:^|[，,]|以后|今后|之后|接下来)(?:还是|还|就|都|也|请|统一|一律)*(?:用|说)(?P<v>{_LANG_ZH})(?:吧|就行|就好|就可以)",
 )
@@ -110,10 +113,10 @@ DIET = (
     rf"\bi\s+(?:have\s+)?{ADV}(?:went|gone|became|become|turned|switched to being|am going)\s+(?:fully\s+)?"
     rf"(?P<v>{_DIETS})\b",
 )
-DIET_ZH = (rf"我{ZADV}(?:吃素|是素食主义者|是素食者|是素食)",)
+DIET_ZH = (rf"我{ZADV}(?:从[^，。！？；,!?;\n]{{1,8}}?(?:开始|起))?(?:吃素|是素食主义者|是素食者|是素食)",)
 DIET_OK = (rf"我{ZADV}(?:能吃|可以吃|敢吃|又能吃|又吃){VZ}",)
 DIET_AVOID = (
-    rf"\bi\s+{ADV}(?:do not|cannot|never|no longer|can not)\s+(?:eat|drink)\s+{V}",
+    rf"\bi\s+{ADV}(?:do not|cannot|never|no longer|can not)\s+(?:eat|drink|have)\s+{V}",
     rf"(?:我|{ZCL}){ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
 )
 BUDGET = (
@@ -130,7 +133,8 @@ BUDGET = (
 )
 # A condition said first is part of what is asked ("开会的时候别给我打电话" is not "never call me")
 DONT_GIVE_ME = (
-    r"(?P<g>[^，。！？；,!?;\n请你我]{1,10}?(?:的时候|时候|以后|之后|以前|之前))?"
+    r"(?P<g>[^，。！？；,!?;\n请你我]{1,10}?(?:的时候|时候|以后|之后|以前|之前)"
+    r"|(?:周末|工作日|节假日|假期|休息日|上班时间|下班后|晚上|夜里|深夜|半夜|凌晨|早上|中午|午休时间?))?"
     rf"(?:请|你)?(?:以后)?(?:别再|不要再|别|不要)给我{VZ}",
 )
 STOP = (rf"^(?:please\s+)?(?:stop|quit)\s+(?P<v>[a-z]+ing\b{_BODY_EN}*?){_STOP_EN}",)
@@ -175,7 +179,7 @@ FROM_NOW_ON = (
 )
 LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
-    rf"|lived)|settled\s+down)\s+(?:in|at)\s+{V}",
+    rf"|lived)|settled\s+down)\s+(?:in|at|near|(?:just\s+)?outside(?:\s+of)?|close\s+to|on\s+the\s+outskirts\s+of)\s+{V}",
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
     rf"\b(?:i|we)\s+(?:[a-z]+\s+){{1,3}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
     # no subject: "just moved to Porto for work"
@@ -184,6 +188,10 @@ LOCATION = (
     # "relocated from Berlin to Munich" (a bare "moved from X to Y" may be a job or a tool: ``UPDATED``)
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}relocated\s+from\s+{_BODY_EN}{{1,40}}?\s+to\s+{V}",
     rf"\b(?:i|we)\s+(?:am|are|have|got)\s+{ADV}(?:settled|based|living)\s+(?:down\s+)?in\s+{V}",
+    r"\b(?:i\s+am|we\s+are)\s+now\s+(?:living\s+|based\s+)?in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
+    r"\b(?:i\s+am|we\s+are)\s+(?:living\s+|based\s+)?in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))\s+now\b",
+    r"\bhome\s+(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?(?:in\s+)?(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
+    r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))\s+is\s+(?:now\s+)?(?:my\s+|our\s+)?home(?:\s+now)?\s*(?:[,.;!]|$)",
     rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}{_FROM_ZH}(?:现居住在|现居于|现居|常住在|常住|搬回了|搬回到|搬回|住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
     rf"{ZI}家{ZADV}在{VZ}",
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
@@ -212,16 +220,21 @@ EMPLOYMENT = (
     # "I'm a nurse at St Mary's Hospital", "I work as a nurse for Kaiser": a named employer after the job
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\s+(?:at|for|with)\s+{_NAMED_E}",
     rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?(?P<v>[a-z-]+(?:\s+[a-z-]+){{0,2}}?)\s+(?:at|for|with)\s+{_NAMED_E}",
-    rf"(?:{ZI}|{ZCL}){ZADV}在(?P<e>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)(?:一名|一位|一个|名)?"
-    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发))",  # greedy: 测试工程师, not 测试
+    rf"(?:{ZI}|{ZCL}){ZADV}在(?P<e>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)了?(?:[\d一二三四五六七八九十两几多]+年的?)?(?:一名|一位|一个|名)?"
+    # greedy: 测试工程师, not 测试; at a workplace a word ending in a role's suffix is the role (柜员, 店长, 技工)
+    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发)|[\u4e00-\u9fff]{{1,4}}(?:员|长|官|工)(?={_STOP_ZH}))",
 )
 EMPLOYER = (
     rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"
     rf"|now work (?:at|for))\s+{_COMPANY}",
+    rf"(?<=离职|辞职|跳槽)了?[，,]\s*(?:然后|现在|后来|之后|又)?(?:去了|到了|进了|加入了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
+    rf"(?:工作|上班)?了?{_STOP_ZH}",
     rf"(?:{ZI}|{ZCL}){ZADV}(?:换到了|换到|调到了|调到|去了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
     r"(?:工作|上班)",
     rf"\bi\s+(?:have\s+)?{ADV}been\s+(?:at|with)\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
     rf"\bi\s+(?:am|have\s+been|was)\s+{ADV}(?:employed|hired)\s+(?:at|by)\s+{_COMPANY}",
+    rf"\bi\s+(?:have\s+)?{ADV}(?:started|got|took|landed|accepted|began)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job|position|role)"
+    rf"\s+(?:at|with)\s+{_COMPANY}",
     r"\bfirst\s+day\s+at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
     rf"(?:{ZI}|{ZCL}){ZADV}{_FROM_ZH}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?了?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
@@ -238,7 +251,7 @@ OCCUPATION = (
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"(?:我|{ZCL}){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"(?:我|{ZCL}|(?<=[，,])){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 # "I teach biology": a biology teacher (a subject of one word, not whom or where: "I teach my kids")
 TEACHES = (
@@ -261,9 +274,9 @@ EMAIL = (
 )
 PET = (
     rf"\b(?:i|we)\s+(?:have\s+|just\s+|recently\s+)*(?:adopted|got|have|own|rescued|bought)\s+(?:a|an|one)\s+"
-    rf"(?:new\s+|little\s+|cute\s+)?(?P<a>{_PET_EN})\s+(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
+    rf"(?:[a-z]+\s+){{0,2}}?(?P<a>{_PET_EN})\s+(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
     rf"\bmy\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
-    rf"{ZI}{ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
+    rf"{ZI}家?{ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?:[\u4e00-\u9fff]{{1,2}}?)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
     rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
     rf"{ZI}(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
     rf"\brenamed\s+(?:the|our|my)\s+(?P<a>{_PET_EN})\b(?:\s+to\s+|[^.;!?]*?\b(?:called|named)\s+)(?P<v>[A-Za-z][\w'-]*)",
@@ -295,7 +308,10 @@ ONLY_NOW = (
 SWITCHED = (
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:switched|migrated|moved over|changed|converted)\s+(?:over\s+)?"
     rf"(?:from\s+{_BODY_EN}+?\s+)?to\s+{V}",
+    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:finished\s+|completed\s+)?(?:moving|migrating|moved|migrated|switching)\s+"
+    rf"(?:[\w -]{{1,25}}?\s+)?(?:off|away from|out of)\s+{_BODY_EN}+?\s+(?:and\s+)?(?:onto|over to|to|into)\s+{V}",
     rf"{ZI}{ZADV}(?:换成了|换成|改用了|改用|切换到了|切换到|迁移到了|迁移到|转到了|换到了|换到){VZ}",
+    rf"(?:^|(?<=[，,]))(?:现在|已经|后来|目前|最近)+(?:换成了|换成|改用了|改用|切换到了|切换到|换到了|换到){VZ}",
     rf"{ZI}?{ZADV}(?:决定)?把[^，。！？；,!?;\n]{{1,15}}?(?:换成了|换成|改成了|改成|改为|换为|迁移到|迁到){VZ}",
 )
 DISLIKE = (
@@ -313,7 +329,7 @@ LIKE = (
     rf"\bi\s+{ADV}(?:like|love|enjoy|adore)\s+{V}",
     rf"\bi\s+(?:have\s+)?{ADV}(?:started|begun|begin|start|come|came|grown|grew)\s+to\s+(?:like|love|enjoy)\s+{V}",
     rf"\bi\s+am\s+{ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of|obsessed\s+with|passionate\s+about)\s+{V}",
-    rf"{ZI}{ZADV}(?:喜欢上了|喜欢上|爱上了|爱上|迷上了|迷上|喜欢|热爱|喜爱|爱){VZ}",
+    rf"{ZI}{ZADV}(?:喜欢上了|喜欢上|爱上了|爱上|迷上了|迷上|喜欢|热爱|喜爱|爱(?!喝)){VZ}",
 )
 AGREED = (
     rf"\bwe\s+(?:have\s+)?{ADV}(?:decided|agreed)\s+(?:to\s+|on\s+|that\s+|upon\s+)?{V}",

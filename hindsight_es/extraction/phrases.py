@@ -11,7 +11,8 @@ from __future__ import annotations
 FILLER_EN: tuple[str, ...] = (
     "ok", "okay", "okie", "k", "kk", "thanks", "thank you", "thank u", "thx", "ty", "tysm", "cheers", "mate",
     "man", "dude",
-    "cool", "great", "nice", "awesome", "perfect", "sure", "sure thing", "yes", "yeah", "yep", "yup", "yea",
+    "cool", "great", "nice", "awesome", "perfect", "lovely", "brilliant", "wonderful", "fab", "fantastic",
+    "sure", "sure thing", "yes", "yeah", "yep", "yup", "yea",
     "ya", "no", "nope", "nah", "lol", "lmao", "rofl", "ha+", "(?:ha)+", "(?:he)+", "hi", "hello", "hey", "heya",
     "hiya", "yo", "howdy", "good (?:morning|afternoon|evening|night|day)", "morning", "evening", "bye",
     "goodbye", "bye bye", "bye for now", "see you(?: (?:soon|later|tomorrow|tonight|around|then|next time))?",
@@ -38,7 +39,7 @@ FILLER_ZH: tuple[str, ...] = (
     "好的呀", "好的", "好哒", "好滴", "好吧", "好呀", "好啊", "好嘞", "好嘛", "好", "嗯呢", "嗯+", "恩+", "哦+",
     "噢+", "喔+", "啊+", "哈+", "呵+", "嘿+", "嘻+", "哇+", "哎呀", "哎", "谢谢你的(?:建议|帮助|关心|提醒|支持"
     "|陪伴|鼓励|祝福|分享|夸奖)", "谢谢你?", "谢谢您", "谢谢啦", "谢啦", "谢了", "多谢", "感谢", "非常感谢",
-    "太感谢了", "谢谢关心", "谢谢提醒", "辛苦(?:你)?了", "你好(?:呀|啊)?", "您好", "哈喽", "嗨", "早上好",
+    "太感谢了", "谢谢关心", "谢谢提醒", "辛苦(?:你|您)?(?:了|啦|咯)", "你好(?:呀|啊)?", "您好", "哈喽", "嗨", "早上好",
     "下午好", "晚上好", "早安", "午安", "晚安", "早", "再见", "拜拜", "回见", "明天见", "下次见",
     "(?:我们)?下次再聊", "没问题", "可以", "行", "收到", "明白了?", "知道了", "了解", "懂了", "对+", "对的",
     "是的", "是啊", "没错", "不客气", "客气了", "不用谢", "妥", "赞", "棒", "太棒了", "真棒", "厉害", "不错",

@@ -26,6 +26,7 @@ from hindsight_es.extraction.anchors import UNKNOWN
 from hindsight_es.extraction.builders import Builder, KeyValue
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate, MemoryKind
+from hindsight_es.extraction.speech import asserted, one_off
 from hindsight_es.extraction.statements import statement
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
@@ -84,6 +85,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", kin.RELATIVE, b.relation_place, 0.5, 0.8),
     _rule("fact", kin.RELATIVE_AGE, b.relation("age"), 0.5, 0.8),
     _rule("fact", kin.RELATIVE_DIET, b.relation("diet"), 0.6, 0.8),
+    _rule("constraint", kin.RELATIVE_AVOID, b.relation_avoid, 0.7, 0.75),
     _rule("fact", kin.RELATIVE_ALLERGY, b.relation_allergy, 0.7, 0.8),
     _rule("fact", kin.RELATIVE_PET, b.relation_pet, 0.5, 0.85),
     _rule("fact", kin.RELATIVE_IN, b.relation_in, 0.5, 0.75),
@@ -117,13 +119,6 @@ _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
 # ---- sentences, questions, corrections --------------------------------------------------------
 # Not after a title or "St." ("a nurse at St. Mary's", "Dr. Lee is my doctor").
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?<!\b(?:St|Dr|Mr|Ms|Mt)\.)(?<!\bMrs\.)(?=\s)")
-_QUESTION_START = re.compile(
-    r"^(?:do|does|did|are|is|am|can|could|would|will|should|shall|have|has|what|where|when|why|how|who|whom"
-    r"|which|whose|may|might)\b",
-    re.I,
-)
-_ZH_QUESTION = re.compile(r"哪里|哪儿|哪个|哪家|什么|谁|(?<!不)怎么|为什么|多少|是不是|有没有|几点|几岁|(?:吗|么)\s*$")
-_CONDITIONAL = re.compile(r"^(?:if|unless|suppose|supposing|imagine)\b|^(?:如果|要是|假如|假设|万一|倘若)", re.I)
 _CORRECTION = re.compile(
     r"^(?:(?:(?:no(?!\s+(?:problem|worries|way|doubt|thanks))|nope|nah|actually|correction|scratch that|my bad"
     r"|i misspoke|not quite|that is wrong|that is not right|wrong|not exactly"
@@ -172,17 +167,6 @@ def _normalize(sentence: str) -> str:
     """Matching copy: straight quotes, contractions expanded ("don't" -> "do not")."""
     s = sentence.replace("’", "'").replace("‘", "'")
     return _CONTRACTION.sub(_expand, s) if "'" in s else s
-
-
-def _statement(sentence: str) -> str | None:
-    """The asserted part of a sentence: a trailing question clause is dropped, questions give None."""
-    s = sentence.strip()
-    if s.endswith(("?", "？")):
-        cut = max(s.rfind(","), s.rfind("，"))
-        s = s[:cut].strip() if cut > 0 else ""
-    if not s or _CONDITIONAL.match(s) or _QUESTION_START.match(s) or _ZH_QUESTION.search(s):
-        return None
-    return s
 
 
 # ---- entities ---------------------------------------------------------------------------------
@@ -292,7 +276,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/13"
+    id = "rules/14"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -310,7 +294,7 @@ class RuleExtractor:
         return _absorbed(out)
 
     def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool) -> Iterator[Candidate]:
-        statement = _statement(sentence)
+        statement = asserted(sentence)
         if statement is None or ux.reported(statement):  # someone else's request is not the speaker's
             return
         norm = ux.unquote(_normalize(statement))
@@ -328,6 +312,8 @@ class RuleExtractor:
             named = {kv[1] for kv in chosen}
             found = [(r, kv) for r, kv in found if kv[0] != PLACEHOLDER or kv[1] not in named]
             found += [(_CHOICE, kv) for kv in chosen]
+        if one_off(body):  # "use DHL this time" keeps the standing carrier
+            found = [(rule, kv) for rule, kv in found if _attribute(kv[0]) not in lx.CATEGORIES]
         entities = _entities(sentence, speaker) if found or corrected else ()
         said = _Said(sentence, speaker, entities, corrected)
         for rule, kv in found:

@@ -52,7 +52,8 @@ _AFTER_EN = re.compile(
     r"|it is|is what (?:i|we)|(?:is|are|was|has been|have been)\s+(?:now\s+)?(?:my|our)\s+(?:\w+\s+)?"
     r"(?:ide|editor|database|db|language|cloud|os"
     r"|drink|carrier|courier|stack|tool|default|go-to)"
-    r"|for (?:me|us|everything|all)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:go-to|default|main|daily))\b",
+    r"|for (?:me|us|everything|all)|(?:is|are)\s+(?:now\s+)?(?:my|our)\s+(?:go-to|default|main|daily)"
+    r"|(?:on\s+)?instead)\b",  # "put Fedora on instead"
     re.I,
 )
 # A drink naming a place after it ("a tea shop", "奶茶店") is the place, not the speaker's drink.

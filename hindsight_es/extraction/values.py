@@ -7,6 +7,8 @@ from __future__ import annotations
 import itertools
 import re
 
+import cn2an
+
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 
@@ -29,9 +31,15 @@ ALIASES.update(
         and (plural := alias + ("es" if alias.endswith(("s", "sh", "ch", "x")) else "s")) not in ALIASES
     }
 )
-# Longest alias first; the boundaries keep "java" out of "javascript" and let "我用vim" match.
+# Longest alias first; the boundaries keep "java" out of "javascript" and let "我用vim" match. An alias that is
+# also a common noun names the value only capitalized ("switched to Cursor", not "moved the cursor").
 ALIAS_RE = re.compile(
-    r"(?<![a-z0-9])(?:" + "|".join(re.escape(a) for a in sorted(ALIASES, key=len, reverse=True)) + r")(?![a-z0-9])",
+    r"(?<![a-z0-9])(?:"
+    + "|".join(
+        f"(?-i:{re.escape(a.capitalize())})" if a in lx.CAPITALIZED_ALIASES else re.escape(a)
+        for a in sorted(ALIASES, key=len, reverse=True)
+    )
+    + r")(?![a-z0-9])",
     re.I,
 )
 # "Go" the language only when capitalized and not opening the sentence ("rewrite it in Go", "换成 Go").
@@ -233,3 +241,13 @@ def category_kv(found: tuple[str, str], where: re.Match[str] | str) -> tuple[str
     category_name, canonical = found
     span = where[0] if isinstance(where, re.Match) else where
     return f"{subject(category_name, span)}/{category_name}{region(category_name, where)}", canonical
+
+
+_CN_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千]+")
+
+
+def digits(value: str) -> str:
+    """A count said in Chinese numerals, as digits ("二十八" -> "28"); any other value as it is."""
+    if _CN_NUMERAL.fullmatch(value):
+        return str(int(cn2an.cn2an(value, "smart")))
+    return value

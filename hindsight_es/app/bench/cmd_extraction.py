@@ -24,6 +24,8 @@ _EXTRACTION_SETS = (
     "extraction_labelled_tenth.jsonl",
     "extraction_labelled_eleventh.jsonl",
     "extraction_labelled_twelfth.jsonl",
+    "extraction_labelled_thirteenth.jsonl",
+    "extraction_labelled_fourteenth.jsonl",
 )
 
 

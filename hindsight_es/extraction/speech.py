@@ -1,0 +1,54 @@
+"""What a sentence asserts: a question asks and a condition supposes (neither is remembered as said),
+a request put as a question ("Can you answer in Mandarin from now on?") is the imperative it asks for,
+and a choice made for one occasion ("use DHL this time") is not the standing one.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["asserted", "one_off"]
+
+_QUESTION_START = re.compile(
+    r"^(?:do|does|did|are|is|am|can|could|would|will|should|shall|have|has|what|where|when|why|how|who|whom"
+    r"|which|whose|may|might)\b",
+    re.I,
+)
+_ZH_QUESTION = re.compile(r"哪里|哪儿|哪个|哪家|什么|谁|(?<!不)怎么|为什么|多少|是不是|有没有|几点|几岁|(?:吗|么)\s*$")
+_CONDITIONAL = re.compile(r"^(?:if|unless|suppose|supposing|imagine)\b|^(?:如果|要是|假如|假设|万一|倘若)", re.I)
+# A request put as a question is an imperative ("Can you answer in Mandarin from now on?", "你能不能以后用中文
+# 回答我？"), unless what it asks for is itself an answer ("could you tell me …", "能告诉我…在哪里吗").
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+|kindly\s+|just\s+)?"
+    r"(?P<rest>(?!(?:tell|remind|explain|show|help|recommend|suggest|check|find|look|see|guess|believe|imagine|like"
+    r"|mind|be|have|do|know|think|say|confirm)\b)[^?]+?)(?:[,\s]+please)?\s*\?\s*$"
+    r"|^(?:请问)?(?:你|您)(?:能不能|能否|可不可以|可以|能|会不会)(?:请你?)?(?P<zh>[^？?]+?)(?:(?:吗|么|呢)\s*[？?]?|[？?])\s*$",
+    re.I,
+)
+
+
+def asserted(sentence: str) -> str | None:
+    """The asserted part of a sentence: a trailing question clause is dropped, questions give None."""
+    s = sentence.strip()
+    if asked := _REQUEST.match(s):
+        s = (asked["rest"] or asked["zh"]).strip()
+    elif s.endswith(("?", "？")):
+        cut = max(s.rfind(","), s.rfind("，"))
+        s = s[:cut].strip() if cut > 0 else ""
+    if not s or _CONDITIONAL.match(s) or _QUESTION_START.match(s) or _ZH_QUESTION.search(s):
+        return None
+    return s
+
+
+# One occasion, not a standing choice: "use DHL this time", "ship this order with UPS", "这次用圆通寄" ("for now",
+# "暂时" are the standing one, if for a while).
+_ONE_OFF = re.compile(
+    r"\b(?:this\s+(?:time|once|one|order|shipment|package|parcel|delivery|trip)|just\s+(?:this\s+)?once"
+    r"|today\s+only|one[- ]off)\b|这一?(?:次|回|单|票|批|趟)|这个订单",
+    re.I,
+)
+
+
+def one_off(sentence: str) -> bool:
+    """Whether a choice in ``sentence`` is made for one occasion only."""
+    return _ONE_OFF.search(sentence) is not None
