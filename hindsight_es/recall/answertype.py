@@ -6,6 +6,10 @@ that says when: a date, a month, a weekday, or a time relative to when it was sa
 was *said*; what it says happened may lie before or after, and only its words tell. A candidate that
 names no time at all can still be the answer (the event may be dated by the session alone), so this
 only reorders candidates the searches found (``recall.scoring``), never adds or removes one.
+
+Only the question is read for what it asks: of a query of several lines (a dialogue so far), its last
+line; "你上次是什么时候去的" said three turns earlier does not make the dialogue ask when. (Asking
+*where*, boosting memories that name a place, was tried and dropped: docs/benchmarks.md.)
 """
 
 from __future__ import annotations
@@ -50,9 +54,18 @@ _SAYS_WHEN = re.compile(
 )
 
 
+_SPEAKER = re.compile(r"^[^:：\n]{1,40}[:：]\s*")  # "Bart: …", a dialogue line's speaker
+
+
+def question(query: str) -> str:
+    """What a query asks: of a query of several lines (a dialogue so far), its last line without its speaker."""
+    lines = query.strip().splitlines()
+    return _SPEAKER.sub("", lines[-1], count=1) if len(lines) > 1 else query
+
+
 def asks_when(query: str) -> bool:
     """The query asks for a time or a span of time."""
-    return _ASKS_WHEN.search(query) is not None
+    return _ASKS_WHEN.search(question(query)) is not None
 
 
 def says_when(text: str) -> bool:

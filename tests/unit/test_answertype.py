@@ -34,6 +34,7 @@ NOW = datetime(2023, 11, 1, tzinfo=UTC)
 )
 def test_questions_that_ask_when(query: str) -> None:
     assert asks_when(query)
+    assert asks_when(f"Assistant: Hi, how are you?\nUser: {query}")  # a dialogue's last turn asks it
 
 
 @pytest.mark.parametrize(
@@ -43,6 +44,8 @@ def test_questions_that_ask_when(query: str) -> None:
         "What is Jon's job?",
         "Where do we live now?",
         "我对什么过敏？",
+        # a dialogue asks what its last turn asks: the earlier "什么时候" was answered two turns ago
+        "Bart: 你上次是什么时候去的动物园？\nAssistant: 上个月。\nBart: 我最喜欢的动物是什么来着？",
     ],
 )
 def test_questions_that_do_not(query: str) -> None:
