@@ -26,6 +26,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_twelfth.jsonl",
     "extraction_labelled_thirteenth.jsonl",
     "extraction_labelled_fourteenth.jsonl",
+    "extraction_labelled_fifteenth.jsonl",
 )
 
 
