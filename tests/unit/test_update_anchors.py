@@ -89,3 +89,26 @@ def test_an_attribute_named_by_its_noun_is_updated_by_the_next_value():
     assert active(state) >= {("user/car", "rivian")}
     assert ("user/car", "tesla") not in active(state)
     assert not [c for c in extract("My point is that we need more tests.") if c.key]
+
+
+@pytest.mark.parametrize(
+    ("standing", "once", "key", "value"),
+    [
+        (
+            "From now on ship everything with FedEx.",
+            "Use DHL this time, it's urgent.",
+            "user/shipping_carrier",
+            "fedex",
+        ),
+        ("以后快递都用顺丰。", "这一单用圆通寄吧。", "user/shipping_carrier", "顺丰"),
+        (
+            "We use Postgres for the orders.",
+            "Just this once, load the report into MySQL.",
+            "team/database",
+            "postgresql",
+        ),
+    ],
+)
+def test_a_choice_for_one_occasion_leaves_the_standing_one(standing, once, key, value):
+    state, out = said(standing, once)
+    assert (key, value) in active(state) and out[1][1] == []
