@@ -27,6 +27,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_thirteenth.jsonl",
     "extraction_labelled_fourteenth.jsonl",
     "extraction_labelled_fifteenth.jsonl",
+    "extraction_labelled_sixteenth.jsonl",
 )
 
 
