@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -34,12 +33,15 @@ from hindsight_es.app.bench.offtopic import (
     print_cross_fit,
     print_off_topic,
 )
+from hindsight_es.app.bench.scratch import scratch
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 
 app = typer.Typer(help="Benchmarks that print numbers.", no_args_is_help=True, rich_markup_mode=None)
-WorkDir = Annotated[Optional[Path], typer.Option(help="Data directory for the run (default: a new temporary one)")]
+WorkDir = Annotated[
+    Optional[Path], typer.Option(help="Data directory for the run (default: a temporary one, removed at exit)")
+]
 PerQuestion = Annotated[Optional[Path], typer.Option(help="Write per-question JSONL (rankings and metrics) here")]
 app.command("replay")(bench_replay)
 app.command("lifecycle")(bench_lifecycle)
@@ -60,7 +62,7 @@ app.command("recall-serve", hidden=True)(bench_recall_serve)
 
 def _bench_settings(settings: Settings, work_dir: Path | None) -> Settings:
     """A fresh data directory per run (a temporary one unless --work-dir is given)."""
-    directory = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-"))
+    directory = work_dir or scratch("hindsight-bench-")
     return settings.model_copy(update={"data_dir": directory})
 
 

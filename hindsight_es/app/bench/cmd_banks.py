@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -17,6 +16,7 @@ from hindsight_es.app.bench.offtopic import (
     print_cross_fit,
     print_off_topic,
 )
+from hindsight_es.app.bench.scratch import scratch
 from hindsight_es.app.cli.common import console, run_async, settings_from
 
 SHIPPED = ("zh_banks_dev.jsonl",)
@@ -38,7 +38,9 @@ def banks(
             help="Also MemoryBank's Chinese history JSON (memory_bank_cn.json), with the shipped evidence labels",
         ),
     ] = None,
-    work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a new temporary one)")] = None,
+    work_dir: Annotated[
+        Optional[Path], typer.Option(help="Data directory (default: a temporary one, removed at exit)")
+    ] = None,
     per_question: Annotated[Optional[Path], typer.Option(help="Write one JSON line per question here")] = None,
     off_topic: Annotated[
         bool,
@@ -58,7 +60,7 @@ def banks(
     from streams.service import catch_up_all
 
     base = settings_from(ctx)
-    settings = base.model_copy(update={"data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-banks-"))})
+    settings = base.model_copy(update={"data_dir": work_dir or scratch("hindsight-banks-")})
     paths = data or [Path(__file__).parent / "data" / name for name in SHIPPED]
     sets = {path.name: bench.load(path) for path in paths}
     if memorybank is not None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import statistics
-import tempfile
 import time
 import warnings
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ import typer
 from rich.table import Table
 
 from hindsight_es.app.bench.cmd_replay import synthetic_history, write_history
+from hindsight_es.app.bench.scratch import scratch
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import JanitorTick, MemoryRetained, RestoreRequested, encode
@@ -119,14 +119,16 @@ def lifecycle(
     memories: Annotated[int, typer.Option(min=100, help="Memories in the bank")] = 100_000,
     restores: Annotated[int, typer.Option(min=1, help="Archived memories to restore")] = 2_000,
     after_days: Annotated[float, typer.Option(help="Days after the last turn the tick happens")] = 60.0,
-    work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a temporary one)")] = None,
+    work_dir: Annotated[
+        Optional[Path], typer.Option(help="Data directory (default: a temporary one, removed at exit)")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (progress on stderr)")] = False,
 ) -> None:
     """Archive and restore throughput through the bank actor and projections; hot vs cold store sizes."""
     if as_json:
         to_stderr()
     settings = settings_from(ctx).model_copy(
-        update={"data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-lifecycle-")), "partitions": 1}
+        update={"data_dir": work_dir or scratch("hindsight-bench-lifecycle-"), "partitions": 1}
     )
     rows: list[tuple[str, str]] = []
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -11,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from hindsight_es.app.bench.scratch import scratch
 from hindsight_es.app.cli.common import console, run_async, settings_from, to_stderr
 
 
@@ -29,7 +29,9 @@ def poisoning(
         ),
     ] = None,
     k: Annotated[int, typer.Option(min=1, help="Attack succeeds when its payload is in the top k")] = 5,
-    work_dir: Annotated[Optional[Path], typer.Option(help="Data directory (default: a new temporary one)")] = None,
+    work_dir: Annotated[
+        Optional[Path], typer.Option(help="Data directory (default: a temporary one, removed at exit)")
+    ] = None,
     per_attack: Annotated[Optional[Path], typer.Option(help="Write one JSON line per attack here")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as JSON (progress on stderr)")] = False,
 ) -> None:
@@ -44,7 +46,7 @@ def poisoning(
     if as_json:
         to_stderr()
     base = settings_from(ctx)
-    settings = base.model_copy(update={"data_dir": work_dir or Path(tempfile.mkdtemp(prefix="hindsight-poison-"))})
+    settings = base.model_copy(update={"data_dir": work_dir or scratch("hindsight-poison-")})
     suite = bench.load_attacks(attacks or bench.default_attacks())
 
     async def go() -> tuple[list[dict], list[dict]]:

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import tempfile
 from pathlib import Path
 from typing import Annotated, Any
 from uuid import UUID
 
 import typer
 
+from hindsight_es.app.bench.scratch import scratch
 from hindsight_es.app.cli.common import console, run_async
 from hindsight_es.client import Hindsight
 from hindsight_es.config import TOPIC_COMMANDS, Settings
@@ -44,7 +44,7 @@ def _dir_bytes(path: Path) -> int:
 async def _run(per_recall: bool, recalls: int, embedder: Embedder) -> dict[str, Any]:
     from streams.service import catch_up_all
 
-    data = Path(tempfile.mkdtemp(prefix="hindsight-bench-reads-"))
+    data = scratch("hindsight-bench-reads-")
     settings = Settings(data_dir=data, partitions=1, recall_tally_s=24 * 3600)  # the run is one interval
     log = EmbeddedLog(settings.log_path, settings.partitions)
     await log.start()

@@ -17,7 +17,6 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import asdict
@@ -29,6 +28,7 @@ import typer
 from hindsight_es.app.bench import cmd_load
 from hindsight_es.app.bench.bulk_build import Built, build_bulk
 from hindsight_es.app.bench.procstat import peak_rss_mb
+from hindsight_es.app.bench.scratch import scratch
 from hindsight_es.app.cli.common import console, run_async, settings_from, warm_reads
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
@@ -43,7 +43,7 @@ def recall(
     sizes: Annotated[str, typer.Option(help="Bank sizes (active memories), comma-separated")] = "1000,10000,100000",
     queries: Annotated[int, typer.Option(min=10)] = 300,
     work_dir: Annotated[
-        Optional[Path], typer.Option(help="Data directory for the run (default: a new temporary one)")
+        Optional[Path], typer.Option(help="Data directory for the run (default: a temporary one, removed at exit)")
     ] = None,
     history: Annotated[
         str,
@@ -79,7 +79,7 @@ def recall(
     if banks and history != "bulk":
         raise typer.BadParameter("a --banks layout is written in bulk: add --history bulk", param_hint="--banks")
     base = settings_from(ctx)
-    root = work_dir or Path(tempfile.mkdtemp(prefix="hindsight-bench-recall-"))
+    root = work_dir or scratch("hindsight-bench-recall-")
     layouts = [(f"b{banks}x{per_bank}", banks, per_bank)] if banks else [(f"n{s}", 1, s) for s in _sizes(sizes)]
     for name, count, size in layouts:
         settings = base.model_copy(update={"data_dir": root / (name if history == "decided" else f"{name}-bulk")})
