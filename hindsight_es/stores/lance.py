@@ -83,7 +83,7 @@ class LanceStore:
                 try:
                     lance_indexes.full_text_indexes(table)
                 except Exception:  # another writer of a shared table created them first: a commit conflict
-                    if len({i.name for i in table.list_indices()} & {"search_text_idx", "text_ngram_idx"}) < 2:
+                    if lance_indexes.full_text_missing(table):
                         raise
             self._tables[name] = table
         elif name not in self._checked:

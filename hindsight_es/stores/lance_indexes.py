@@ -76,26 +76,34 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tab
         turns.optimize()
 
 
+# The full-text indexes of the memories table, by column: stemmed words, and one- and two-character grams for CJK.
+_FULL_TEXT = {
+    "search_text": FTS(base_tokenizer="simple", stem=True, remove_stop_words=True),
+    "text_ngram": FTS(
+        base_tokenizer="ngram",
+        ngram_min_length=1,
+        ngram_max_length=2,
+        stem=False,
+        remove_stop_words=False,
+        lower_case=True,
+    ),
+}
+
+
 def full_text_indexes(table: Any, names: set[str] | None = None) -> None:
     """The full-text indexes of the memories table, on a new table before its first row: without one, LanceDB's
     full-text search finds nothing, so until a maintenance pass built them a new store's recalls had no word
     evidence and ranked differently from the same rows a few seconds later. Rows not yet folded in are
     searched with the index's tokenizer (stems; n-grams for CJK), so results do not depend on maintenance."""
     names = {i.name for i in table.list_indices()} if names is None else names
-    if "search_text_idx" not in names:
-        table.create_index("search_text", config=FTS(base_tokenizer="simple", stem=True, remove_stop_words=True))
-    if "text_ngram_idx" not in names:
-        table.create_index(
-            "text_ngram",
-            config=FTS(
-                base_tokenizer="ngram",
-                ngram_min_length=1,
-                ngram_max_length=2,
-                stem=False,
-                remove_stop_words=False,
-                lower_case=True,
-            ),
-        )
+    for column, config in _FULL_TEXT.items():
+        if f"{column}_idx" not in names:
+            table.create_index(column, config=config)
+
+
+def full_text_missing(table: Any) -> bool:
+    """Whether the table lacks one of its full-text indexes."""
+    return not {f"{column}_idx" for column in _FULL_TEXT} <= {i.name for i in table.list_indices()}
 
 
 def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None:
