@@ -54,9 +54,15 @@ def place(attr: str) -> Builder:
     return build
 
 
+def _cleaned(attr: str, raw: str) -> str:
+    """A value as said, cleaned; an age in Chinese numerals as digits ("二十八" -> "28")."""
+    v = vx.clean(raw)
+    return vx.digits(v) if attr == "age" else v
+
+
 def fixed(attr: str, value: str | None = None) -> Builder:
     def build(m: re.Match[str]) -> Built:
-        v = value or (vx.digits(vx.clean(m["v"])) if attr == "age" else vx.clean(m["v"]))
+        v = value or _cleaned(attr, m["v"])
         return None if vx.vague(v) else (f"{vx.subject(attr, m[0])}/{attr}", v)
 
     return build
@@ -79,7 +85,7 @@ def relation(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         who = lx.RELATIONS.get(vx.clean(m["r"]))
         raw = vx.PLACE_CUT.sub("", m["v"]) if attr in ("location", "employer") else m["v"]
-        v = vx.digits(vx.clean(raw)) if attr == "age" else vx.clean(raw)
+        v = _cleaned(attr, raw)
         if who is None or (vx.vague(v) and not v.isdigit()):
             return None
         return f"{who}/{'location' if attr == 'employer' and v in vx.ZH_PLACES else attr}", v  # "在深圳上班"
