@@ -22,6 +22,7 @@ INHERITED = (
     "s3_access_key_id",
     "s3_secret_access_key",
     "s3_allow_http",
+    "seal_content",
     "kafka_session_timeout_ms",
     "kafka_heartbeat_interval_ms",
     "kafka_fetch_max_wait_ms",
