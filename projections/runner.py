@@ -93,9 +93,11 @@ async def replay_into(
     until = until if until is not None else await log_ends(log, projections)
     positions = {id(p): await p.positions() for p in projections}
     with collector_paused():
-        return await advance(
-            log, projections, until, positions, select=select, batch_size=batch_size, progress=progress
-        )
+        n = await advance(log, projections, until, positions, select=select, batch_size=batch_size, progress=progress)
+    for projection in projections:  # a caught-up store states where it stands (positions held back, if any)
+        if (write := getattr(projection, "write_positions", None)) is not None:
+            await write()
+    return n
 
 
 async def advance(

@@ -5,8 +5,11 @@ for prompt context. The batch's positions are written in the same commit as the 
 
 It reads ``hindsight.memories`` too, for ``ContentErased`` alone: the rows of the erased turns leave the
 table, with every older version of it (this projection is the table's only writer, so it is the one
-that drops them). Its positions on that topic are committed with every batch, as on its own topic:
-a rebuild and ``replay verify`` read how far each table stands from them.
+that drops them). Its positions on that topic are stored like those on its own topic (a rebuild and
+``replay verify`` read how far each table stands from them), but a batch that changes no row (memory
+events other than an erasure: most of that topic) is not a commit of its own: its positions are kept
+in memory and written with the next commit, or by the next maintenance pass. Until then the stored
+position trails; a restart reads those records again, and they change nothing again.
 """
 
 from __future__ import annotations
@@ -44,17 +47,24 @@ class WorkingMemoryProjection:
         self.store = store
         self.partitions = partitions
         self.max_text_chars = max_text_chars
-        self._done: dict[TopicPartition, int] | None = None  # positions as last written (see _apply)
+        self._done: dict[TopicPartition, int] | None = None  # positions as last applied (see _apply)
+        self._unwritten: dict[TopicPartition, int] = {}  # positions of batches that changed no row
 
     async def positions(self) -> dict[TopicPartition, int]:
-        self._done = None
+        self._done, self._unwritten = None, {}
         return await asyncio.to_thread(self.store.positions, TABLE)
 
     async def apply(self, batch: Batch) -> None:
         await asyncio.to_thread(self._apply, batch)
 
     async def maintain(self) -> None:
+        await self.write_positions()
         await asyncio.to_thread(self.store.ensure_indexes, (TABLE,))
+
+    async def write_positions(self) -> None:
+        """Store the positions of the batches that changed no row (``replay_into`` calls it at the end)."""
+        if self._unwritten and self._done is not None:
+            await asyncio.to_thread(self._commit, {}, {})
 
     def _accepted(self, record: Record, event: TurnRecorded) -> bool:
         """The turns the bank actor accepts (others went to dead letters) are the ones worth showing."""
@@ -68,11 +78,20 @@ class WorkingMemoryProjection:
         done = self._done if self._done is not None else self.store.positions(TABLE)
         rows, ends, erased = self.rows_of(batch, done)
         gone = self.erased_keys(erased, rows)
-        self._done = None  # read again from the table if this write fails
+        if not rows and not erased:  # nothing to write but positions (see the module's docstring)
+            self._done = {**done, **ends}
+            self._unwritten.update(ends)
+            return
+        self._done = done
         erase_rows(self.store, TABLE, gone)  # with every older version, before the positions pass the erasure
+        self._commit(rows, ends)
+
+    def _commit(self, rows: dict[str, dict[str, Any]], ends: dict[TopicPartition, int]) -> None:
+        done, positions = self._done or {}, {**self._unwritten, **ends}
+        self._done = None  # read again from the table if this write fails
         table = pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA)
-        self.store.commit(TABLE, TURN_SCHEMA, table, ends)
-        self._done = {**done, **ends}  # the only writer of the table: no read-back per batch
+        self.store.commit(TABLE, TURN_SCHEMA, table, positions)
+        self._done, self._unwritten = {**done, **positions}, {}  # the only writer: no read-back per batch
 
     def rows_of(
         self, batch: Batch, done: dict[TopicPartition, int]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -29,7 +30,7 @@ from hindsight_es.log import Record, TopicPartition
 from hindsight_es.log.sealed import Sealer
 from hindsight_es.stores import location
 from projections.replay import open_projections
-from projections.runner import MAINTAIN_SHARE, Projection, decode_batch
+from projections.runner import LINGER_BELOW, MAINTAIN_SHARE, Projection, decode_batch
 from streams.kafka import subscribe
 
 log_ = logging.getLogger("hindsight.kafka.projections")
@@ -75,6 +76,7 @@ class OwnedProjections:
         # projection object -> (when its maintenance last ended, how long it took)
         self._maintained: dict[int, tuple[float, float]] = {}
         self._maintainer: asyncio.Task[None] | None = None
+        self._last_batch = -math.inf  # when the last batch was handled (the linger below)
 
     def _lock(self, partition: int) -> asyncio.Lock:
         return self._locks.setdefault(partition, asyncio.Lock())
@@ -125,6 +127,7 @@ class OwnedProjections:
         commit (a partition whose batch starts past its position is rewound to it)."""
         if self._maintainer is None or self._maintainer.done():
             self._maintainer = asyncio.create_task(self._maintain_loop(), name=f"maintain-{self.name}")
+        await self._linger(len(records))
         await self._follow_switch()
         await self.acquire({r.partition for r in records})
         by_tp: dict[TopicPartition, list[Record]] = {}
@@ -138,6 +141,13 @@ class OwnedProjections:
         async def chain(items: list[tuple[TopicPartition, list[Record]]]) -> None:
             for tp, batch in items:
                 out[tp] = await self._apply(tp, batch)
+            # Positions a projection held back (records that changed no row: ``projections.working_memory``)
+            # are written before the group commits past them: a worker killed now restarts from the
+            # group's offsets, and the store must stand there too. One commit for the partition's topics.
+            partition = items[0][0][1]
+            if (write := getattr(self.owned.get(partition), "write_positions", None)) is not None:
+                async with self._lock(partition):
+                    await write()
 
         # every chain runs to its end before a failure is raised: a batch redelivered after a failure
         # must not meet a thread still writing the same table
@@ -145,6 +155,18 @@ class OwnedProjections:
         if failed:
             raise failed[0]
         return out
+
+    async def _linger(self, n: int) -> None:
+        """Under a steady stream (a batch again within 2 x ``linger_s`` of the last), a projection off the
+        recall path lets the next records gather for ``linger_s`` before it applies these, as the embedded
+        runner does: every apply pays a commit or a file per partition, and on a worker that owns every
+        partition a trickle of turns otherwise paid them tens of times a second (the archive wrote 58 files
+        a second at 50 turns/s) on the core the path to recallable needs. A lone batch is applied at once."""
+        linger = next((p.linger_s for p in self.owned.values()), 0.0)
+        now = time.monotonic()
+        if linger and n < LINGER_BELOW and now - self._last_batch < 2 * linger:
+            await asyncio.sleep(max(0.0, linger - (now - self._last_batch)))
+        self._last_batch = time.monotonic()
 
     async def _apply(self, tp: TopicPartition, batch: list[Record]) -> int:
         """Apply one partition's records past its stored position; returns the position to commit."""
