@@ -33,9 +33,8 @@ _NO_EMPLOYER_ZH = re.compile(
 )
 
 
-def _workplace(said: str) -> KeyValue | None:
-    """Where the speaker works, as said: an employer; a city is a location ("我在上海工作"); home or an
-    unnamed company ("我在家工作", "我在一家小公司上班") names no employer."""
+def _workplace(said: str) -> tuple[str, str] | None:
+    """Where one works: an employer; a city is a location ("我在上海工作"); home, a firm unnamed: none."""
     v = vx.clean(vx.PLACE_CUT.sub("", said))
     if v in vx.ZH_PLACES:
         return "user/location", v
@@ -114,6 +113,14 @@ _WORKS = re.compile(r"\bwork|工作|上班|任职", re.I)
 _STUDIES = re.compile(r"\b(?:goes to|attends|is at|studies)\b|上学|读书", re.I)
 
 
+def relation_job_at(m: re.Match[str]) -> Built:
+    """A relative's job and where: a place they live in ("在成都", "in Chengdu"), or a named employer."""
+    who, job = lx.RELATIONS.get(vx.clean(m["r"])), _cleaned("occupation", m["v"])
+    at = ("user/location", m["p"]) if m["at"] == "in" else _workplace(m["p"])
+    out: list[KeyValue] = [] if who is None or vx.vague(job) else [(f"{who}/occupation", job)]
+    return out + [(f"{who}/{at[0][5:]}", vx.clean(at[1]))] if out and at else out or None
+
+
 def relation_place(m: re.Match[str]) -> Built:
     """Where a relative lives, works or studies (the verb of the match says which)."""
     attr = "employer" if _WORKS.search(m[0]) else "school" if _STUDIES.search(m[0]) else "location"
@@ -148,7 +155,7 @@ def pet(m: re.Match[str]) -> Built:
 def employment(m: re.Match[str]) -> Built:
     """ "I work at Google as a data scientist", "我在华为做测试工程师": the employer and the occupation."""
     role = vx.clean(m["v"])
-    out = [where] if (where := _workplace(m["e"])) else []
+    out: list[KeyValue] = [where] if (where := _workplace(m["e"])) else []
     return out + ([] if vx.vague(role) else [("user/occupation", role)]) or None
 
 
@@ -188,8 +195,7 @@ _ZH_TOPIC_NOISE = re.compile(rf"^(?:{px.ZI})?{px.ZADV}|{px.ZADV}$")
 
 
 def used_for(m: re.Match[str]) -> Built:
-    """ "以后开会都用腾讯会议": a category choice where the value is one, else the tool chosen for the
-    activity between "以后" and the verb (``choice:开会``), so the next tool for it supersedes this one."""
+    """ "以后开会都用腾讯会议": a category choice, else the tool chosen for the activity (``choice:开会``)."""
     if (found := categorical(m)) is not None or m["verb"] not in _ZH_TOOL_VERB:
         return found
     activity, v = _ZH_TOPIC_NOISE.sub("", m["g"]), vx.object_of(m["v"])
@@ -332,8 +338,7 @@ _NOUN_ZH = re.compile(r"[\u4e00-\u9fff]{1,4}")
 
 
 def _named(raw: str, span: str) -> str | None:
-    """An attribute the lexicon does not list, named by its noun after "my"/"我的": "my car is a Tesla" is
-    ``car``, so "my car is now a Rivian" updates it. Nouns of talk and a third party's things are not."""
+    """An attribute named by its noun after "my"/"我的" ("my car is a Tesla": ``car``); not talk, nor others'."""
     words = raw.split()
     # The speaker's own things only: "our office is at …" is a team's, whose disputes link the episode.
     possessed = re.match(r"my\s", span, re.I) or re.match(r"我的", span)

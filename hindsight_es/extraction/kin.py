@@ -40,6 +40,13 @@ RELATIVE_JOB = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}works\s+as\s+(?:an?\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
+# "我哥哥在成都当医生", "my brother is a doctor in Chengdu": the job, and where (``builders.relation_job_at``)
+RELATIVE_JOB_AT = (
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?P<at>在)(?P<p>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)了?(?:一名|一位|一个|名)?"
+    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|works\s+as)\s+{ADV}(?:an?\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))"
+    r"\s+(?P<at>in|at)\s+(?P<p>[A-Z][\w'-]*(?:\.(?=\s+[A-Z]))?(?:\s+[A-Z][\w'-]*(?:\.(?=\s+[A-Z]))?){0,3})",
+)
 RELATIVE_AVOID = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:does\s+not|cannot|can\s+not|never|no\s+longer|is\s+not\s+allowed\s+to)\s+"
     rf"(?:eat|drink|have)\s+{V}",

@@ -142,6 +142,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "oat milk": ("oat milk", ("oat milk", "燕麦奶")),
         "almond milk": ("almond milk", ("almond milk", "杏仁奶")),
         "coconut water": ("coconut water", ("coconut water", "椰子水")),
+        "water": ("water", ("water", "plain water", "白开水", "温开水", "开水", "温水")),
         "smoothie": ("smoothie", ("smoothie", "思慕雪")),
         "milkshake": ("milkshake", ("milkshake",)),
         "whisky": ("whisky", ("whisky", "whiskey", "威士忌")),

@@ -92,6 +92,9 @@ REPLY_LANGUAGE = (
     rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:back\s+)?(?:to|into)\s+(?P<v>{_LANG_EN})\b",
     rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
     rf"(?:回答|回复)我?(?:的时候|时)[，,]?(?:请|就|都|还是)?用(?P<v>{_LANG_ZH})",
+    # "use English instead", "switch to Chinese from now on" said to the assistant (a request: ``speech``)
+    rf"^(?:please\s+)?(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})"
+    r"(?=(?:\s+(?:instead|again|from\s+now\s+on|now|only|please|for\s+now|going\s+forward))*\s*[.!]?\s*$)",
     # "use Italian for your answers", "go back to English for replies": a language for the replies
     rf"\b(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})\s+(?:for|in|with)\s+"
     r"(?:your\s+|the\s+|my\s+|all\s+)?(?:repl(?:y|ies)|answers?|responses?)\b",
@@ -287,6 +290,7 @@ PET = (
 USES = (
     rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|am on|rely on|work with|code in|write in|program in"
     rf"|develop in|build with|deploy (?:on|to)|host on|drink|ship with|ship via|write|code)\s+{V}",
+    rf"\b(?:i|we)\s+{ADV}(?:start|begin)\s+(?:every|each|my|the)\s+(?:morning|day)\s+(?:off\s+)?with\s+{V}",
     rf"\b(?:i|we)\s+{ADV}(?:host|run|deploy|keep|store|put)\s+(?:everything|it|things|(?:our|the|all)\s+\w+)\s+"
     rf"(?:on|in|with)\s+{V}",
     rf"\b(?:and|then|so|but)\s+(?:(?:i|we)\s+)?{ADV}(?:went with|switched to|moved to|migrated to|chose|picked"

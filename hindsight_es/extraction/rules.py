@@ -80,6 +80,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("preference", px.FROM_NOW_ON_USE, b.choice, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON_USE_GAP, b.used_for, 0.7, 0.85),
     _rule("preference", px.FROM_NOW_ON, b.directive("always"), 0.7, 0.8),
+    _rule("fact", kin.RELATIVE_JOB_AT, b.relation_job_at, 0.5, 0.8),
     _rule("fact", kin.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
     _rule("fact", kin.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
     _rule("fact", kin.RELATIVE, b.relation_place, 0.5, 0.8),
@@ -276,7 +277,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/14"
+    id = "rules/15"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

@@ -27,9 +27,21 @@ _REQUEST = re.compile(
 )
 
 
+# Words that open a turn without being part of what it asks ("Actually, could you use English instead?",
+# "So, where do we live now?"): a request or a question is read after them.
+_LEAD = re.compile(
+    r"^(?:(?:actually|oh|ok|okay|so|well|hmm+|hey|also|and|but|btw|by the way|one more thing|wait|sorry|alright"
+    r"|anyway|right)\b[,\s]*)+|^(?:对了|其实|哦|噢|嗯|那个|还有|另外|话说)[，,\s]*",
+    re.I,
+)
+
+
 def asserted(sentence: str) -> str | None:
     """The asserted part of a sentence: a trailing question clause is dropped, questions give None."""
     s = sentence.strip()
+    bare = _LEAD.sub("", s, count=1)
+    if bare != s and (_REQUEST.match(bare) or _QUESTION_START.match(bare)):
+        s = bare
     if asked := _REQUEST.match(s):
         s = (asked["rest"] or asked["zh"]).strip()
     elif s.endswith(("?", "？")):

@@ -167,9 +167,19 @@ def _framed(before: str, after: str, category: str) -> bool:
 
 
 def mentions(text: str) -> Iterator[tuple[int, str, str, str]]:
-    """Each lexicon value the text mentions: (position, alias as said, category, canonical)."""
-    for m in vx.ALIAS_RE.finditer(text):
+    """Each lexicon value the text mentions: (position, alias as said, category, canonical). Of a common noun
+    named with another of its kind before it ("oat milk lattes", "燕麦奶拿铁"), the last: the head of the
+    compound (the drink is a latte, made with oat milk)."""
+    found = list(vx.ALIAS_RE.finditer(text))
+    for m, after in zip(found, [*found[1:], None], strict=False):
         category, canonical, _ = vx.ALIASES[m[0].lower()]
+        if (
+            after is not None
+            and category in lx.NOT_ENTITY_CATEGORIES
+            and vx.ALIASES[after[0].lower()][0] == category
+            and not text[m.end() : after.start()].strip(" -")
+        ):
+            continue
         yield m.start(), m[0], category, canonical
     for m in vx.GO_RE.finditer(text):
         yield m.end() - 2, "Go", "programming_language", "go"

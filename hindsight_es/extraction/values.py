@@ -71,7 +71,7 @@ _ZH_TRAIL = re.compile(r"(?:了|吧|啊|呀|呢|啦|嘛|就行|就好|就可以)
 _OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用)\s*)", re.I)
 PLACE_CUT = re.compile(
     r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
-    r"|currently|at the moment|in\s+\d{4}|these days"
+    r"|currently|at the moment|in\s+\d{4}|these days|originally|by birth"
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{px.MONTHS_EN}|the\s+\w+|spring|summer|fall|autumn|winter)"
     r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$"
     # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
@@ -86,10 +86,10 @@ CHOICE_CUT = re.compile(
 _DIRECTIVE_LEAD = re.compile(r"^(?:(?:i will|we will|please|always|you should|you will|make sure to)\s+)+", re.I)
 # What a standing instruction is about is its verb and object: trailing conditions are left out
 # ("cc my manager on status emails" -> "cc my manager"), times are kept ("call me before 9am").
-# A day or a time after "on" is kept too ("never schedule calls on Mondays").
+# A day or a time after "on" is kept too ("never schedule calls on Mondays"), and "for me" (whom it is for).
 _DIRECTIVE_CUT = re.compile(
     r"\s+(?:on(?!\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?|the\s+weekend|holidays?)\b)"
-    r"|for|when|whenever|if|during|unless|while|because|since|so)\s+.*$",
+    r"|for(?!\s+(?:me|us)\b)|when|whenever|if|during|unless|while|because|since|so)\s+.*$",
     re.I,
 )
 # A verb and a pronoun alone ("call me", "put me") say nothing without their condition: only a clause of
