@@ -61,10 +61,8 @@ _TIME_ZH = (
     r"(?:明天|后天|大后天|下周末|下周[一二三四五六日天]?|下个?星期[一二三四五六日天]?|下个?礼拜[一二三四五六日天]?|下个月"
     r"|明年|今晚|今天晚上|今天下午|这周末|这个周末|周末|过几天|月底|年底|下半年)"
 )
-_LANG_EN = (
-    r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|russian|italian|portuguese|arabic"
-    r"|hindi|dutch|vietnamese|thai|turkish|polish|swedish"
-)
+_LANG_EN = (r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|russian|italian|portuguese"
+            r"|arabic|hindi|dutch|vietnamese|thai|turkish|polish|swedish")
 _LANG_ZH = r"中文|汉语|普通话|粤语|英文|英语|日语|日文|韩语|法语|德语|西班牙语|俄语|意大利语|葡萄牙语|阿拉伯语"
 _JOBS_EN = (
     r"engineer|developer|programmer|teacher|doctor|nurse|designer|student|lawyer|manager|writer|scientist"
@@ -102,6 +100,8 @@ REPLY_LANGUAGE = (
     rf"\b(?:prefer|want|like|need)\s+(?:your\s+)?(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\b",
     rf"\b(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\s+(?:are|is|would be|work|works)\s+"
     r"(?:much\s+|a lot\s+|far\s+)?(?:easier|better|best|preferred|clearer|simpler)\b",
+    rf"^(?P<v>{_LANG_EN})\s+(?:is|'s)\s+(?:fine|ok(?:ay)?|good|great|better)"
+    r"(?:\s+(?:again|now|too|(?:for|with) me))*\s*(?:[,.!]|$)",  # "English is fine again": accepted for the talk
     # "以后还是用中文吧": a language alone, as the close of a request, is the one to answer in
     rf"(?:^|[，,]|以后|今后|之后|接下来)(?:还是|还|就|都|也|请|统一|一律)*(?:用|说)(?P<v>{_LANG_ZH})(?:吧|就行|就好|就可以)",
 )
@@ -183,8 +183,8 @@ FROM_NOW_ON = (
 LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
     rf"|lived)|settled\s+down)\s+(?:in|at|near|(?:just\s+)?outside(?:\s+of)?|close\s+to|on\s+the\s+outskirts\s+of)\s+{V}",
-    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
-    rf"\b(?:i|we)\s+(?:[a-z]+\s+){{1,3}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+)?to\s+{V}",
+    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+|down\s+|up\s+)?to\s+{V}",
+    rf"\b(?:i|we)\s+(?:[a-z]+\s+){{1,3}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+|down\s+|up\s+)?to\s+{V}",
     # no subject: "just moved to Porto for work"
     rf"^(?:(?:just|recently|finally|so|and|have|already|officially)\s+)*(?:moved|relocated)\s+(?:back\s+|over\s+)?"
     rf"to\s+{V}",
@@ -301,7 +301,9 @@ USES = (
     rf"{ZI}{_GAP}{ZADV}(?:用的是|使用的是|采用的是|用的|在用|使用|采用|用|喝|寄){VZ}",
     rf"{ZCL}(?:[^，。！？；,!?;\n]{{0,4}}?)(?:快递|快递公司|数据库|编辑器|云服务|操作系统|服务器)(?:[^，。！？；,!?;\n]{{0,4}}?)"
     rf"(?:用的是|用|选|走|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
-    rf"{ZCL}{ZADV}(?:改喝|改吃|改为|改成了|改成|换成了|换成|换用|改用了|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"{ZCL}{ZADV}(?:改喝|改吃|改为|改成了|改成|换成了|换成|换用|改用了|改用|(?:都|就|只|全)?(?:发|寄))(?P<v>[^，。！？；,!?;\n]+?)"
+    rf"{_STOP_ZH}",
+    rf"(?:每天|天天|每日)?(?:早上|上午|下午|晚上|早晨)?(?:都|就)?(?:来|要)?(?:一|1)(?:杯|瓶|罐)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
 )
 # "I no longer drink coffee, only green tea now": the clause after a use given up names the new value (its
 # builder checks the given-up clause before it; the match starts at the comma, past that clause's own rule)

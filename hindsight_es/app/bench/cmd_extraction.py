@@ -28,6 +28,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_fourteenth.jsonl",
     "extraction_labelled_fifteenth.jsonl",
     "extraction_labelled_sixteenth.jsonl",
+    "extraction_labelled_seventeenth.jsonl",
 )
 
 
