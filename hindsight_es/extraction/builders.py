@@ -87,7 +87,7 @@ def relation(attr: str) -> Builder:
         v = _cleaned(attr, raw)
         if who is None or (vx.vague(v) and not v.isdigit()):
             return None
-        return f"{who}/{'location' if attr == 'employer' and v in vx.ZH_PLACES else attr}", v  # "在深圳上班"
+        return f"{who}/{'location' if attr in ('employer', 'school') and v in vx.ZH_PLACES else attr}", v
 
     return build
 
@@ -175,7 +175,7 @@ def chosen(raw: str, before: str = "") -> tuple[str, str] | None:
 
 _GIVEN_UP_USE = re.compile(
     r"\b(?:i|we)\s+(?:\w+\s+)?(?:(?:no longer|do not|never|stopped)\s+(?:use|drink|using|drinking|ship with|code in)"
-    r"|gave up|quit|dropped|cut out)\s+[^,;.!?]{1,40}$",
+    r"|gave up|quit|dropped|cut out|am off|are off)\s+[^,;.!?]{1,40}$",
     re.I,
 )
 

@@ -134,6 +134,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "pu'er tea": ("pu'er tea", ("pu'er tea", "pu-erh tea", "puer tea", "普洱茶")),
         "longjing tea": ("longjing tea", ("longjing tea", "dragon well tea", "龙井茶")),
         "herbal tea": ("herbal tea", ("herbal tea", "花草茶", "凉茶")),
+        "chamomile tea": ("chamomile tea", ("chamomile tea", "chamomile", "洋甘菊茶")),
         "lemon tea": ("lemon tea", ("lemon tea", "柠檬茶")),
         "chai": ("chai", ("chai", "chai latte", "印度奶茶")),
         "lemonade": ("lemonade", ("lemonade", "柠檬水")),

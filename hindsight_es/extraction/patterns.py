@@ -82,29 +82,6 @@ _JOBS_ZH = (
     r"|(?<=[\u4e00-\u9fff])[\u4e00-\u9fff]{1,3}?师(?![傅父兄姐弟妹范生])"
 )
 
-REPLY_LANGUAGE = (
-    rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+|me\s+)?"
-    rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
-    # "以后用中文写" (写 at the end), not "用英文写论文"
-    rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写(?=$|[，。！？；,!?;\s]|给我)|聊天|聊)",
-    rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:back\s+)?(?:to|into)\s+(?P<v>{_LANG_EN})\b",
-    rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
-    rf"(?:回答|回复)我?(?:的时候|时)[，,]?(?:请|就|都|还是)?用(?P<v>{_LANG_ZH})",
-    # "use English instead", "switch to Chinese from now on" said to the assistant (a request: ``speech``)
-    rf"^(?:please\s+)?(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})"
-    r"(?=(?:\s+(?:instead|again|from\s+now\s+on|now|only|please|for\s+now|going\s+forward))*\s*[.!]?\s*$)",
-    # "use Italian for your answers", "go back to English for replies": a language for the replies
-    rf"\b(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})\s+(?:for|in|with)\s+"
-    r"(?:your\s+|the\s+|my\s+|all\s+)?(?:repl(?:y|ies)|answers?|responses?)\b",
-    # "replies in English are easier for my team", "I'd prefer answers in French": the replies' language judged
-    rf"\b(?:prefer|want|like|need)\s+(?:your\s+)?(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\b",
-    rf"\b(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\s+(?:are|is|would be|work|works)\s+"
-    r"(?:much\s+|a lot\s+|far\s+)?(?:easier|better|best|preferred|clearer|simpler)\b",
-    rf"^(?P<v>{_LANG_EN})\s+(?:is|'s)\s+(?:fine|ok(?:ay)?|good|great|better)"
-    r"(?:\s+(?:again|now|too|(?:for|with) me))*\s*(?:[,.!]|$)",  # "English is fine again": accepted for the talk
-    # "以后还是用中文吧": a language alone, as the close of a request, is the one to answer in
-    rf"(?:^|[，,]|以后|今后|之后|接下来)(?:还是|还|就|都|也|请|统一|一律)*(?:用|说)(?P<v>{_LANG_ZH})(?:吧|就行|就好|就可以)",
-)
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
@@ -112,7 +89,7 @@ ALLERGY = (
 )
 _DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher"
 DIET = (
-    rf"\bi\s+am\s+{ADV}(?:an?\s+)?(?P<v>{_DIETS})\b",
+    rf"\bi\s+(?:am|have\s+been)\s+{ADV}(?:an?\s+)?(?P<v>{_DIETS})\b",
     rf"\bi\s+(?:have\s+)?{ADV}(?:went|gone|became|become|turned|switched to being|am going)\s+(?:fully\s+)?"
     rf"(?P<v>{_DIETS})\b",
 )
@@ -134,11 +111,12 @@ BUDGET = (
     r"(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
     r"\s*(?P<v>\d[\d,.]*\s*(?:万|千|百|k)?\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
 )
+_WHEN_ZH = (r"(?:(?:周|星期|礼拜)[一二三四五六日天])?(?:周末|工作日|节假日|假期|休息日|上班时间|下班后|晚上|夜里"
+            r"|深夜|半夜|凌晨|早上|上午|中午|下午|午休时间?)|(?:周|星期|礼拜)[一二三四五六日天]")
 # A condition said first is part of what is asked ("开会的时候别给我打电话" is not "never call me")
 DONT_GIVE_ME = (
     r"(?P<g>[^，。！？；,!?;\n请你我]{1,10}?(?:的时候|时候|以后|之后|以前|之前)"
-    r"|(?:周末|工作日|节假日|假期|休息日|上班时间|下班后|晚上|夜里|深夜|半夜|凌晨|早上|中午|午休时间?))?"
-    rf"(?:请|你)?(?:以后)?(?:别再|不要再|别|不要)给我{VZ}",
+    rf"|{_WHEN_ZH})?(?:请|你)?(?:以后)?(?:别再|不要再|别|不要)给我{VZ}",
 )
 STOP = (rf"^(?:please\s+)?(?:stop|quit)\s+(?P<v>[a-z]+ing\b{_BODY_EN}*?){_STOP_EN}",)
 NEVER = (
@@ -148,7 +126,7 @@ NEVER = (
     rf"\bplease\s+do not\s+(?!worry|mind|forget|hesitate|be\b){V}",
     rf"\b(?:must\s+not|must\s+never|should\s+never|may\s+not|(?:is|are)\s+not\s+allowed\s+to|can\s+never)\s+{V}",
     rf"(?:永远不要|永远别|绝对不要|绝对不能|千万不要|千万别|一定不要|务必不要|绝不要|绝不能|禁止|不许|不准){VZ}",
-    rf"(?:^|(?<=[，,])|请你?|你以后)(?:以后)?(?:不能|不可以|不得|别再|不要再|不要|别){VZ}",
+    rf"(?:^|(?<=[，,])|请你?|你以后)(?P<g>{_WHEN_ZH})?(?:以后)?(?:不能|不可以|不得|别再|不要再|不要|别){VZ}",
 )
 FAVORITE = (
     rf"\b(?:my|our)\s+(?:new\s+)?(?:all-time\s+|all time\s+|absolute\s+)?favou?rite\s+(?P<a>[a-z][a-z -]{{0,25}}?)"
@@ -207,7 +185,7 @@ HOMETOWN = (
 )
 NAME_CAPITAL = (rf"\bcall\s+me\s+{V}",)
 NAME = (
-    rf"\b(?:i\s+am\s+called|the\s+name\s+is)\s+{V}",
+    rf"\b(?:i\s+am\s+called|the\s+name\s+is|(?:everyone|everybody|people|(?:my\s+)?friends)\s+calls?\s+me)\s+{V}",
     r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
     r"叫我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
     r"(?:你可以|可以|请|你就)叫我(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
@@ -290,7 +268,8 @@ PET = (
 USES = (
     rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|am on|rely on|work with|code in|write in|program in"
     rf"|develop in|build with|deploy (?:on|to)|host on|drink|ship with|ship via|write|code)\s+{V}",
-    rf"\b(?:i|we)\s+{ADV}(?:start|begin)\s+(?:every|each|my|the)\s+(?:morning|day)\s+(?:off\s+)?with\s+{V}",
+    rf"\b(?:i|we)\s+{ADV}(?:(?:start|begin)\s+(?:every|each|my|the)\s+(?:morning|day)\s+(?:off\s+)?with"
+    rf"|cannot\s+(?:function|live|survive|start\s+the\s+day)\s+without)\s+(?:my\s+)?(?:morning\s+|daily\s+)?{V}",
     rf"\b(?:i|we)\s+{ADV}(?:host|run|deploy|keep|store|put)\s+(?:everything|it|things|(?:our|the|all)\s+\w+)\s+"
     rf"(?:on|in|with)\s+{V}",
     rf"\b(?:and|then|so|but)\s+(?:(?:i|we)\s+)?{ADV}(?:went with|switched to|moved to|migrated to|chose|picked"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from hindsight_es.extraction import builders as b
-from hindsight_es.extraction import kin
+from hindsight_es.extraction import kin, replies
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
@@ -62,7 +62,7 @@ def _compiled(source: str) -> re.Pattern[str]:
 
 RULES: tuple[_Rule, ...] = (
     _rule("fact", px.EMAIL, b.email, 0.6, 0.85),
-    _rule("preference", px.REPLY_LANGUAGE, b.reply_language, 0.6, 0.85),
+    _rule("preference", replies.REPLY_LANGUAGE, b.reply_language, 0.6, 0.85),
     _rule("constraint", px.ALLERGY, b.allergy, 0.9, 0.85),
     _rule("constraint", px.DIET, b.fixed("diet"), 0.8, 0.8),
     _rule("constraint", px.DIET_ZH, b.fixed("diet", "vegetarian"), 0.8, 0.8),
@@ -277,7 +277,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/16"
+    id = "rules/17"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

@@ -75,7 +75,7 @@ PLACE_CUT = re.compile(
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{px.MONTHS_EN}|the\s+\w+|spring|summer|fall|autumn|winter)"
     r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$"
     # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
-    r"|(?:工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])).*$",
+    r"|(?:老家|工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])).*$",
     re.I,
 )
 CHOICE_CUT = re.compile(

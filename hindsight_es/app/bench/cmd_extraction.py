@@ -29,6 +29,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_fifteenth.jsonl",
     "extraction_labelled_sixteenth.jsonl",
     "extraction_labelled_seventeenth.jsonl",
+    "extraction_labelled_eighteenth.jsonl",
 )
 
 
