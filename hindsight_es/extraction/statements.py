@@ -65,8 +65,20 @@ def statement(key: str | None, value: str | None, sentence: str, speaker: str | 
     v = _shown(value.removeprefix("not:"), sentence)
     attr, _, facet = attribute.partition(":")
     drunk = attr == "diet" and _drunk(v, sentence)
+    if attr == "instruction" and not zh:
+        facet = _as_said(facet, sentence)
     made = _keyed(attr, facet, value if attr == "instruction" else v, negated, who, zh, drunk)
     return made or sentence
+
+
+def _as_said(slug: str, sentence: str) -> str:
+    """An instruction's slug with its words as the sentence says them: a name's capitals ("on Fridays"), and
+    the last word whole where the key's slug stopped at 40 characters ("…in your summaries")."""
+    said = {w.lower(): w for w in re.findall(r"[\w'-]+", sentence)[1:] if w[:1].isupper()}
+    words = [said.get(w, w) for w in slug.split("_")]
+    if len(slug) >= 39 and (whole := re.search(rf"\b{re.escape(words[-1])}[\w'-]*", sentence, re.I)):
+        words[-1] = said.get(whole[0].lower(), whole[0].lower())
+    return "_".join(words)
 
 
 def _keyless(kind: str, v: str, speaker: str | None, zh: bool) -> str | None:

@@ -35,3 +35,19 @@ def test_phrasings(text, expected):
 @pytest.mark.parametrize(("text", "filler"), [("太好了，谢谢你！", True), ("太好了，我们下周去杭州。", False)])
 def test_zh_delight_is_filler(text, filler):
     assert is_filler(text) is filler
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (
+            "Please always include the ticket number in your summaries.",
+            "Always include the ticket number in your summaries",
+        ),
+        ("Never schedule meetings for me on Fridays.", "Never schedule meetings for me on Fridays"),
+    ],
+)
+def test_an_instruction_is_stated_with_its_words_as_said(text, said):
+    from hindsight_es.extraction import extract
+
+    assert [c.text for c in extract(text, speaker="Ann") if c.key] == [said]
