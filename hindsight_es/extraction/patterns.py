@@ -282,7 +282,8 @@ USES = (
     rf"(?:用的是|用|选|走|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
     rf"{ZCL}{ZADV}(?:改喝|改吃|改为|改成了|改成|换成了|换成|换用|改用了|改用|(?:都|就|只|全)?(?:发|寄))(?P<v>[^，。！？；,!?;\n]+?)"
     rf"{_STOP_ZH}",
-    rf"(?:每天|天天|每日)?(?:早上|上午|下午|晚上|早晨)?(?:都|就)?(?:来|要)?(?:一|1)(?:杯|瓶|罐)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"(?:(?:每天|天天|每日)(?:早上|上午|下午|晚上|早晨)?|(?:每天|天天)?(?:早上|上午|下午|晚上|早晨))(?:都|就)?(?:来|要)?"
+    rf"(?:一|1)(?:杯|瓶|罐)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",  # a daily drink without a verb, not a price
 )
 # "I no longer drink coffee, only green tea now": the clause after a use given up names the new value (its
 # builder checks the given-up clause before it; the match starts at the comma, past that clause's own rule)
