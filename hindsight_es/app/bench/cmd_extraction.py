@@ -30,6 +30,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_sixteenth.jsonl",
     "extraction_labelled_seventeenth.jsonl",
     "extraction_labelled_eighteenth.jsonl",
+    "extraction_labelled_nineteenth.jsonl",
 )
 
 
