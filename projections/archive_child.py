@@ -78,7 +78,7 @@ async def replay(spec: dict[str, Any]) -> int:
         archive = ArchiveProjection(
             ArchiveStore(root if is_remote(root) else Path(root), s3_options(settings)), tuple(spec["topics"])
         )
-        read = await replay_into(log, [archive], until=until, batch_size=spec["batch_size"])
+        read = await replay_into(log, [archive], until=until, batch_size=spec["batch_size"], lag=False)
         await archive.maintain()
         return read
 

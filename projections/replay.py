@@ -156,6 +156,7 @@ async def rebuild(
             events = await replay_into(
                 log,
                 here,
+                lag=False,
                 until=until,
                 select=select,
                 batch_size=batch_size,
@@ -212,7 +213,7 @@ async def switch(
     records applied on the way. The caller holds the ``ServiceLock``."""
     options = s3_options(settings)
     projections = open_projections(stores, settings.max_text_chars, options=options)
-    applied = await replay_into(log, projections, batch_size=batch_size)
+    applied = await replay_into(log, projections, batch_size=batch_size, lag=False)
     if applied:
         for projection in projections:
             await projection.maintain()
@@ -287,6 +288,7 @@ async def verify(
                 select=select,
                 batch_size=REBUILD_BATCH,
                 progress=progress.advance if progress else None,
+                lag=False,
             )
             await fresh.finish(projections)
         verdict = _compare(live, _snapshot(stores, bank), ends, bank)

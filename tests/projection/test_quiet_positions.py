@@ -122,3 +122,37 @@ def test_kafka_projections_let_a_steady_stream_gather_for_their_linger(
 
     asyncio.run(batches())
     assert waits == ([0.75] if linger_s else [])
+
+
+def _lag_count(name: str) -> float:
+    from hindsight_es import observe
+
+    samples = observe.PROJECTION_LAG.labels(projection=name).collect()[0].samples
+    return next(s.value for s in samples if s.name.endswith("_count"))
+
+
+async def _replayed(tmp_path: Path, lag: bool) -> tuple[float, int, dict[tuple[str, str, int], int]]:
+    from hindsight_es import observe
+    from projections.runner import replay_into
+
+    log = EmbeddedLog(tmp_path / "log.sqlite3", partitions=1)
+    await log.start()
+    try:
+        await write_history(log, synthetic_history(BANK, 40, dim=8, seed=2), chunk=50)
+        projection = WorkingMemoryProjection(LanceStore(tmp_path / "lance"))
+        projection.name = f"wm-{lag}"  # its own series of the metrics
+        before = _lag_count(projection.name)
+        n = await replay_into(log, [projection], lag=lag)
+        ends = await log_ends(log, [projection])
+    finally:
+        await log.close()
+    read = {k: v for k, v in observe.CONSUMED.items() if k[0] == projection.name}
+    assert read == {(projection.name, t, p): end for (t, p), end in ends.items() if end}
+    return _lag_count(projection.name) - before, n, read
+
+
+@pytest.mark.parametrize("lag", [True, False])
+def test_a_replay_into_new_stores_observes_no_lag_but_how_far_it_read(tmp_path: Path, lag: bool) -> None:
+    observed, n, _ = asyncio.run(_replayed(tmp_path, lag))
+    assert n > 0
+    assert observed == (n if lag else 0)
