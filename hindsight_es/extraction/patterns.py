@@ -158,6 +158,7 @@ FROM_NOW_ON = (
     rf"\bfrom now on[\s,]*{V}",
     rf"(?:^|(?<=[,;，；]))(?=[^,;，；]*from now on)\s*{V}\s*,?\s*\bfrom now on\b",  # "use FedEx from now on"
 )
+_PLACE_ZH = "|".join(sorted(lx.ZH_PLACES, key=len, reverse=True))  # the places the lexicon knows
 LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
     rf"|lived)|settled\s+down)\s+(?:in|at|near|(?:just\s+)?outside(?:\s+of)?|close\s+to|on\s+the\s+outskirts\s+of)\s+{V}",
@@ -176,6 +177,8 @@ LOCATION = (
     rf"{ZI}(?:全家|一家人|一家|家)?{ZADV}{_FROM_ZH}(?:现居住在|现居于|现居|常住在|常住|搬回了|搬回到|搬回|住在|居住在|定居在|定居于|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到|迁居到|迁到){VZ}",
     rf"{ZI}家{ZADV}在{VZ}",
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
+    # "我在广州住了五年了": 在 a known place, then 住 (not "在酒店住了一晚")
+    rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>{_PLACE_ZH})(?:已经)?住(?:了|过|着)",
     rf"(?<=[，,])(?:现在|目前|一直|已经|后来|又)?(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
 )
 HOMETOWN = (
