@@ -14,7 +14,7 @@ import gc
 import logging
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import Protocol
 
 from hindsight_es import observe
@@ -99,8 +99,8 @@ async def replay_into(
         n = await advance(
             log, projections, until, positions, select=select, batch_size=batch_size, progress=progress, lag=lag
         )
-    for projection in projections:  # a caught-up store states where it stands (positions held back, if any)
-        if (write := getattr(projection, "write_positions", None)) is not None:
+    for projection in projections:  # a caught-up store states where it stands
+        if (write := held_positions(projection)) is not None:
             await write()
     return n
 
@@ -199,6 +199,21 @@ async def _apply_past(projection: Projection, positions: dict[TopicPartition, in
 
 
 LINGER_BELOW = 500  # a step that applied fewer records than this waits the projection's linger_s, if any
+
+
+def steady(linger_s: float, n: int, since_last_s: float) -> bool:
+    """Whether a projection with ``linger_s`` lets ``n`` records gather before its next write: records came
+    again within twice its linger of the last ones, and not a backlog (the embedded runner and the Kafka
+    wiring share this rule)."""
+    return bool(linger_s) and n < LINGER_BELOW and since_last_s < 2 * linger_s
+
+
+def held_positions(projection: Projection | None) -> Callable[[], Awaitable[None]] | None:
+    """How to store the positions ``projection`` holds back (batches that changed no row: ``working_memory``),
+    if it holds any: before a caught-up store is reported, and before a consumer group commits past them."""
+    return getattr(projection, "write_positions", None)
+
+
 MAINTAIN_EVERY_S = 5.0  # a projection with new rows is maintained at most this often
 MAINTAIN_SHARE = 10  # maintenance waits at least this many times its regular duration before it runs again
 # A pass's regular duration is the shortest of the last MAINTAIN_RECENT: an occasional long pass (a vector
@@ -264,7 +279,7 @@ async def run(
         pause = idle_s if n == 0 else 0.0
         if n and (linger := projection.linger_s):
             now = time.monotonic()
-            if n < LINGER_BELOW and now - last_found < 2 * linger:
+            if steady(linger, n, now - last_found):
                 pause = linger
             last_found = now
         if n == 0 and seen is not None:

@@ -30,7 +30,7 @@ from hindsight_es.log import Record, TopicPartition
 from hindsight_es.log.sealed import Sealer
 from hindsight_es.stores import location
 from projections.replay import open_projections
-from projections.runner import LINGER_BELOW, MAINTAIN_SHARE, Projection, decode_batch
+from projections.runner import MAINTAIN_SHARE, Projection, decode_batch, held_positions, steady
 from streams.kafka import subscribe
 
 log_ = logging.getLogger("hindsight.kafka.projections")
@@ -145,7 +145,7 @@ class OwnedProjections:
             # are written before the group commits past them: a worker killed now restarts from the
             # group's offsets, and the store must stand there too. One commit for the partition's topics.
             partition = items[0][0][1]
-            if (write := getattr(self.owned.get(partition), "write_positions", None)) is not None:
+            if (write := held_positions(self.owned.get(partition))) is not None:
                 async with self._lock(partition):
                     await write()
 
@@ -164,7 +164,7 @@ class OwnedProjections:
         a second at 50 turns/s) on the core the path to recallable needs. A lone batch is applied at once."""
         linger = next((p.linger_s for p in self.owned.values()), 0.0)
         now = time.monotonic()
-        if linger and n < LINGER_BELOW and now - self._last_batch < 2 * linger:
+        if steady(linger, n, now - self._last_batch):
             await asyncio.sleep(max(0.0, linger - (now - self._last_batch)))
         self._last_batch = time.monotonic()
 
