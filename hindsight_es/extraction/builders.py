@@ -118,7 +118,7 @@ def relation_job_at(m: re.Match[str]) -> Built:
     who, job = lx.RELATIONS.get(vx.clean(m["r"])), _cleaned("occupation", m["v"])
     at = ("user/location", m["p"]) if m["at"] == "in" else _workplace(m["p"])
     out: list[KeyValue] = [] if who is None or vx.vague(job) else [(f"{who}/occupation", job)]
-    return out + [(f"{who}/{at[0][5:]}", vx.clean(at[1]))] if out and at else out or None
+    return out + [(f"{who}/{at[0].partition('/')[2]}", vx.clean(at[1]))] if out and at else out or None
 
 
 def relation_place(m: re.Match[str]) -> Built:

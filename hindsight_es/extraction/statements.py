@@ -73,10 +73,10 @@ def statement(key: str | None, value: str | None, sentence: str, speaker: str | 
 
 def _as_said(slug: str, sentence: str) -> str:
     """An instruction's slug with its words as the sentence says them: a name's capitals ("on Fridays"), and
-    the last word whole where the key's slug stopped at 40 characters ("…in your summaries")."""
+    the last word whole where the key's slug stopped at ``SLUG_MAX`` characters ("…in your summaries")."""
     said = {w.lower(): w for w in re.findall(r"[\w'-]+", sentence)[1:] if w[:1].isupper()}
     words = [said.get(w, w) for w in slug.split("_")]
-    if len(slug) >= 39 and (whole := re.search(rf"\b{re.escape(words[-1])}[\w'-]*", sentence, re.I)):
+    if len(slug) >= vx.SLUG_MAX - 1 and (whole := re.search(rf"\b{re.escape(words[-1])}[\w'-]*", sentence, re.I)):
         words[-1] = said.get(whole[0].lower(), whole[0].lower())
     return "_".join(words)
 

@@ -155,8 +155,11 @@ def vague(v: str) -> bool:
     return not v or short or v in _VAGUE or bare in _VAGUE or first in _VAGUE_LEAD or filler or len(v) > 80
 
 
+SLUG_MAX = 40  # a key's slug stops here (keys already stored depend on it: never change it)
+
+
 def slug(v: str) -> str:
-    return re.sub(r"[^\w+#.-]+", "_", v.lower()).strip("_.")[:40].rstrip("_")
+    return re.sub(r"[^\w+#.-]+", "_", v.lower()).strip("_.")[:SLUG_MAX].rstrip("_")
 
 
 def subject(attr: str, span: str) -> str:
