@@ -47,26 +47,36 @@ async def test_a_full_log_degrades_the_service_and_it_stays_up(tmp_path, monkeyp
         data_dir=tmp_path, embedder="minilm", partitions=1, janitor_enabled=False, log_max_bytes=1_000_000
     )
     async with Hindsight(settings) as hs:
+        first = "I live in Berlin."
         stop = asyncio.Event()
         task = asyncio.create_task(serve(settings, hs.log, stop, embedder=hs.embedder))
         try:
-            first = "I live in Berlin."
             await hs.publish([make_turn(settings, "ann", first, session_id="s1", turn_id="t1")])
             assert await _recalled(hs, "ann", "where do I live?", first)
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 30)
 
-            refused = None
-            padding = random.Random(7)
-            for i in range(2000):  # turns the actor makes memories of, until the log refuses one
-                # Letters drawn at random: the log compresses what it stores, and a run of one letter would
-                # fill it only after hundreds more turns, whose memories would crowd Berlin under the floor.
-                noise = "".join(padding.choices(string.ascii_letters, k=4000))
-                text = f"My colleague number {i} is called Person{i} and works in Lisbon. " + noise
-                try:
-                    await hs.publish([make_turn(settings, "ann", text, session_id="s2", turn_id=f"f{i}")])
-                except LogFullError as exc:
-                    refused = exc
-                    break
-            assert refused is not None and "database or disk is full" in str(refused)
+        # The log fills while the service is down, so accepted turns are left for the actor: with it running,
+        # it could append the memories of every accepted turn before the refused one and never meet the
+        # full log (the race that made this test flaky).
+        refused = None
+        padding = random.Random(7)
+        for i in range(2000):  # turns the actor makes memories of, until the log refuses one
+            # Letters drawn at random: the log compresses what it stores, and a run of one letter would
+            # fill it only after hundreds more turns, whose memories would crowd Berlin under the floor.
+            noise = "".join(padding.choices(string.ascii_letters, k=4000))
+            text = f"My colleague number {i} is called Person{i} and works in Lisbon. " + noise
+            try:
+                await hs.publish([make_turn(settings, "ann", text, session_id="s2", turn_id=f"f{i}")])
+            except LogFullError as exc:
+                refused = exc
+                break
+        assert refused is not None and "database or disk is full" in str(refused)
+
+        stop = asyncio.Event()
+        task = asyncio.create_task(serve(settings, hs.log, stop, embedder=hs.embedder))
+        try:
 
             def actor_failures() -> int:
                 return max((p.failures for p in HEALTH.problems() if p.component == "bank-actor"), default=0)
