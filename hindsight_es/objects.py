@@ -21,9 +21,16 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
 
+from prometheus_client import Counter
+
 from hindsight_es.config import Settings
 from hindsight_es.errors import ConfigError, StoreError
 
+# Requests are what an object store bills and what its servers spend CPU on: an operator reads the
+# deployment's rate per turn here (LanceDB's own requests, made by its Rust client, are not counted).
+OBJECT_REQUESTS = Counter(
+    "hindsight_object_requests", "Requests this process made to the S3 object store (not LanceDB's)", ["operation"]
+)
 _TEMPORARY = re.compile(r"^\..+\.[0-9a-f]{32}\.tmp$")  # LocalObjects' temp names: .<name>.<uuid hex>.tmp
 
 
@@ -206,6 +213,7 @@ class S3Objects:
         self._store = S3Store(self.bucket, prefix=self.prefix or None, allow_http=options.allow_http, **config)
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        OBJECT_REQUESTS.labels(what.split(" ", 1)[0]).inc()
         try:
             return fn(self._store, *args, **kwargs)
         except FileNotFoundError:
@@ -226,7 +234,7 @@ class S3Objects:
         import obstore
 
         try:
-            self._call(f"put {key}", obstore.put, key, data, mode="create")
+            self._call(f"put-if-absent {key}", obstore.put, key, data, mode="create")
         except FileExistsError:
             return False
         return True

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from hindsight_es.events.sealing import Erased
 
-__all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags", "known"]
+__all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags", "born_erased", "known"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,17 +56,26 @@ class KeyStore(Protocol):
 
 def known(store: KeyStore, bank_id: str, units: Mapping[str, UnitTags]) -> tuple[dict[str, bytes | Erased], list[str]]:
     """What a key store's ``keys`` starts from: the units' keys or tombstones it holds, with the units born
-    erased, and the units still to key. A memory decided from a turn already erased (a service still
-    deciding that turn when the erase came) is born erased: its content is never sealed under a live key."""
+    erased, and the units still to key."""
     found = store.lookup(bank_id, units)
-    missing = [u for u in units if u not in found]
-    sources = {f"turn:{t}" for u in missing for t in units[u].turn_ids}
-    gone = {u: k for u, k in store.lookup(bank_id, sources).items() if isinstance(k, Erased)} if sources else {}
-    for u in missing:
-        born_dead = next((gone[f"turn:{t}"] for t in units[u].turn_ids if f"turn:{t}" in gone), None)
-        if born_dead is not None:
-            found[u] = born_dead
+    missing = {u: units[u] for u in units if u not in found}
+    found.update(born_erased(store, bank_id, missing))
     return found, [u for u in missing if u not in found]
+
+
+def born_erased(store: KeyStore, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, Erased]:
+    """The units among ``units`` drawn from a turn already erased, with that turn's tombstone. A memory
+    decided from an erased turn (a service still deciding that turn when the erase came) is born erased:
+    its content is never sealed under a live key."""
+    sources = {f"turn:{t}" for tags in units.values() for t in tags.turn_ids}
+    if not sources:
+        return {}
+    gone = {u: k for u, k in store.lookup(bank_id, sources).items() if isinstance(k, Erased)}
+    out: dict[str, Erased] = {}
+    for u, tags in units.items():
+        if (dead := next((gone[f"turn:{t}"] for t in tags.turn_ids if f"turn:{t}" in gone), None)) is not None:
+            out[u] = dead
+    return out
 
 
 _SCHEMA = """

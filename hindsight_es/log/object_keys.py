@@ -28,7 +28,7 @@ from typing import TypeVar
 from urllib.parse import quote, unquote
 
 from hindsight_es.events.sealing import Erased
-from hindsight_es.log.keys import UnitTags, known
+from hindsight_es.log.keys import UnitTags, born_erased
 from hindsight_es.objects import ObjectStore
 
 __all__ = ["REFRESH_S", "ObjectKeyStore"]
@@ -57,9 +57,10 @@ class ObjectKeyStore:
     # ------------------------------------------------------------ KeyStore
 
     def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
-        found, missing = known(self, bank_id, units)
-        if not missing:
-            return found
+        # No read of the units first: the conditional put decides, and only a unit keyed (or erased) before
+        # is read back. A new unit, nearly every one, costs its index objects and one put, not a GET more.
+        found = born_erased(self, bank_id, units)
+        missing = [u for u in units if u not in found]
         # the index first: a key that exists is always found by the erase that covers it
         index = [name for u in missing for name in self._index_names(bank_id, u, units[u])]
         self._map(lambda name: self.objects.put(name, b""), index)
@@ -71,7 +72,8 @@ class ObjectKeyStore:
 
         created = dict(zip(missing, self._map(create, missing), strict=True))
         found.update({u: key for u, key in created.items() if key is not None})
-        found.update(self.lookup(bank_id, [u for u, key in created.items() if key is None]))  # keyed first elsewhere
+        # keyed before (a redelivered decision, another process first) or erased: what the object holds
+        found.update(self.lookup(bank_id, [u for u, key in created.items() if key is None]))
         return found
 
     def lookup(self, bank_id: str, units: Iterable[str]) -> dict[str, bytes | Erased]:

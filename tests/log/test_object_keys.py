@@ -15,6 +15,7 @@ from pathlib import Path
 from uuid import uuid4
 
 import pytest
+from prometheus_client import REGISTRY
 
 from hindsight_es.config import TOPIC_MEMORIES, Settings
 from hindsight_es.events import ContentErased, MemoryRetained, TurnRecorded, decode, encode
@@ -73,6 +74,38 @@ def test_processes_racing_to_key_the_same_units_agree_on_one_key(settings: Setti
     assert len(found[0]) == 40 and found[0] == found[1] == found[2]
     here = store_of(settings).lookup("bob", found[0])
     assert {u: k.hex() for u, k in here.items() if isinstance(k, bytes)} == found[0]
+
+
+def requests() -> dict[str, float]:
+    """The object-store requests this process has made so far, by operation (``/metrics``)."""
+    return {
+        op: REGISTRY.get_sample_value("hindsight_object_requests_total", {"operation": op}) or 0.0
+        for op in ("get", "put", "put-if-absent", "list", "delete")
+    }
+
+
+def spent(before: dict[str, float]) -> dict[str, int]:
+    return {op: int(n - before[op]) for op, n in requests().items() if n != before[op]}
+
+
+def test_keying_new_units_reads_nothing_back(settings: Settings) -> None:
+    store = store_of(settings)
+    turns = {f"turn:t{i}": UnitTags(session_id="s1") for i in range(3)}
+    before = requests()
+    keys = store.keys("bob", turns)
+    # an index object and a conditional put each: no read of units that cannot exist yet
+    assert spent(before) == {"put": 3, "put-if-absent": 3}
+    memories = {f"memory:{uuid4()}": UnitTags(session_id="s1", turn_ids=("t0", "t1")) for _ in range(2)}
+    before = requests()
+    keys |= store.keys("bob", memories)
+    # the two source turns read once each (a memory of an erased turn is born erased), two index objects each
+    assert spent(before) == {"get": 2, "put": 6, "put-if-absent": 2}
+
+    again = store_of(settings)  # another process keying the same units: the first keys, read back
+    before = requests()
+    assert again.keys("bob", turns | memories) == keys
+    assert spent(before)["get"] == 2 + 5 and spent(before)["put-if-absent"] == 5
+    assert again.lookup("bob", keys) == keys
 
 
 def test_an_erase_destroys_the_session_and_what_came_from_it_for_good(settings: Settings) -> None:
