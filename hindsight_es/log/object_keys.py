@@ -59,7 +59,7 @@ class ObjectKeyStore:
     def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
         # No read of the units first: the conditional put decides, and only a unit keyed (or erased) before
         # is read back. A new unit, nearly every one, costs its index objects and one put, not a GET more.
-        found = born_erased(self, bank_id, units)
+        found: dict[str, bytes | Erased] = dict(born_erased(self, bank_id, units))
         missing = [u for u in units if u not in found]
         # the index first: a key that exists is always found by the erase that covers it
         index = [name for u in missing for name in self._index_names(bank_id, u, units[u])]
