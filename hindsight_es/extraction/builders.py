@@ -15,6 +15,7 @@ from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
+from hindsight_es.extraction.names_zh import is_person_name
 
 KeyValue = tuple[str | None, str | None]
 Built = KeyValue | list[KeyValue] | None
@@ -67,10 +68,12 @@ def fixed(attr: str, value: str | None = None) -> Builder:
     return build
 
 
-def name(require_capital: bool) -> Builder:
+def name(require_capital: bool, person: bool = False) -> Builder:
     def build(m: re.Match[str]) -> Built:
         raw = m["v"].strip()
         if require_capital and raw[:1].isascii() and not raw[:1].isupper():  # "call me tomorrow"
+            return None
+        if person and not is_person_name(raw):  # "我是许晴", not "我是老师"
             return None
         v = " ".join(vx.clean(raw).split()[:3])
         return None if vx.vague(v) else ("user/name", v)
@@ -368,10 +371,7 @@ def attribute(m: re.Match[str]) -> Built:
     if attr in lx.CATEGORIES and (found := vx.category(m["v"])):
         return vx.category_kv(found, m)
     v = vx.clean(vx.PLACE_CUT.sub("", m["v"]) if attr in {"location", "hometown", "employer"} else m["v"])
-    if attr == "name":
-        v = " ".join(v.split()[:3])
-    if attr == "budget":
-        v = v.replace(" ", "")
+    v = vx.attribute_value(attr, v)
     return None if vx.vague(v) else (f"{who if who != 'user' else vx.subject(attr, m[0])}/{attr}", v)
 
 

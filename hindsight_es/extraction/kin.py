@@ -12,6 +12,7 @@ from hindsight_es.extraction.patterns import (
     _JOBS_ZH,
     _PET_EN,
     _PET_ZH,
+    _PLACE_ZH,
     _REL_EN,
     _REL_ZH,
     _STOP_ZH,
@@ -30,6 +31,9 @@ RELATIVE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:读|上)(?:大学|中学|小学|高中|初中|研究生|研|博士|书|学)",
+    # "我妹妹毕业后去了西安工作": gone to a city (one the lexicon knows, or named as one) to work, study or live
+    rf"我的?(?P<r>{_REL_ZH})[^，。！？；,!?;\n]{{0,6}}?(?:去了|搬去了?|调到了?|调去了?|回了|回到了?)"
+    rf"(?P<v>{_PLACE_ZH}|[\u4e00-\u9fff]{{1,4}}[市省县])(?:工作|上班|读书|上学|定居|生活|发展)",
 )
 RELATIVE_IN = (rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{2,6}}?){_STOP_ZH}",)
 RELATIVE_LIKE = (

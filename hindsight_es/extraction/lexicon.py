@@ -342,6 +342,16 @@ REGIONS: dict[str, tuple[str, ...]] = {
     "domestic": ("domestic", "nationwide", "国内", "境内"),
 }
 
+# Capitalized words after "I'm" that say what someone is, not who ("I'm Chinese", "I'm Catholic").
+NOT_GIVEN_NAMES = frozenset(
+    """american british english scottish welsh irish canadian australian chinese japanese korean taiwanese
+    german french spanish italian portuguese dutch swiss austrian belgian swedish norwegian danish finnish
+    polish russian ukrainian greek turkish indian pakistani mexican brazilian argentinian colombian
+    vietnamese thai filipino indonesian malaysian singaporean israeli egyptian nigerian kenyan african
+    asian european latino latina hispanic mandarin cantonese christian catholic muslim jewish buddhist
+    hindu protestant mormon atheist agnostic""".split()
+)
+
 # Capitalized words that are not names on their own (sentence starters, greetings, time words).
 EN_STOPWORDS = frozenset(
     """i im ive ill id i'm i've i'll i'd the a an my our we we're you your yours he she it its they them

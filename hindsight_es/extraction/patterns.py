@@ -30,7 +30,7 @@ VZ = rf"(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}"
 ADV = (
     r"(?:(?:really|also|still|just|absolutely|totally|truly|definitely|actually|always|usually|generally"
     r"|mostly|mainly|currently|now|personally|do|kind of|kinda|sort of|quite|especially|certainly|honestly"
-    r"|only|already|even|all|both|finally|recently|officially)\s+)*"
+    r"|only|already|even|all|both|finally|recently|officially|since)\s+)*"
 )
 _ZADV_WORDS = (
     "也 还 都 就 真的 真 很 非常 特别 挺 比较 最 一直 现在 目前 已经 其实 实在 最近 本来 一点也 一点都 越来越 超"
@@ -77,7 +77,7 @@ _JOBS_ZH = (
     r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
     r"|画家|教授|博士生|研究生|大学生|销售|公务员|自由职业者|创业者|消防员|飞行员|翻译|编辑|摄影师|工人|农民|店长"
     r"|模特|主播|保安|快递员|外卖员|导游|空姐|分析师|咨询师|法官|军人|运动员|教练|科学家|舞蹈演员|厨子|保姆"
-    r"|撰稿人|经纪人|制片人|主持人|合伙人|自媒体|博主|网红|up主"
+    r"|撰稿人|经纪人|制片人|主持人|合伙人|自媒体|博主|网红|up主|审计|(?<=[\u4e00-\u9fff])[牙兽中西军校]医(?![院疗学药])"
     # a trade named by its 师 (建筑师, 药剂师, 理发师, 营养师), not 师傅/师父/师兄 or 师范 (a teachers' college)
     r"|(?<=[\u4e00-\u9fff])[\u4e00-\u9fff]{1,3}?师(?![傅父兄姐弟妹范生])"
 )
@@ -161,7 +161,7 @@ FROM_NOW_ON = (
 _PLACE_ZH = "|".join(sorted(lx.ZH_PLACES, key=len, reverse=True))  # the places the lexicon knows
 LOCATION = (
     rf"\b(?:i|we)\s+{ADV}(?:live|reside|(?:am|are)\s+{ADV}(?:living|based|staying|located)|have\s+(?:been\s+living"
-    rf"|lived)|settled\s+down)\s+(?:in|at|near|(?:just\s+)?outside(?:\s+of)?|close\s+to|on\s+the\s+outskirts\s+of)\s+{V}",
+    rf"|lived)|settled\s+down)\s+(?:in|at|near|out\s+of|(?:just\s+)?outside(?:\s+of)?|close\s+to|on\s+the\s+outskirts\s+of)\s+{V}",
     rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+|down\s+|up\s+)?to\s+{V}",
     rf"\b(?:i|we)\s+(?:[a-z]+\s+){{1,3}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+|over\s+|out\s+|down\s+|up\s+)?to\s+{V}",
     # no subject: "just moved to Porto for work"
@@ -187,6 +187,15 @@ HOMETOWN = (
     rf"我{ZADV}(?:来自|出生在|出生于|老家在|老家是|是从){VZ}",
 )
 NAME_CAPITAL = (rf"\bcall\s+me\s+{V}",)
+# "I'm Sam", "Hi, I'm Sam and I work as a nurse": a capitalized word or two after "I am" that end the clause
+# (contractions are expanded before matching); what someone is ("I'm Chinese") is not a name.
+_NOT_GIVEN = "|".join(sorted(lx.NOT_GIVEN_NAMES))
+NAME_INTRO = (
+    rf"\bi\s+am\s+(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?!(?:{_NOT_GIVEN})\b)(?-i:(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))"
+    r"(?=\s*(?:[,;!?]|\.(?!\w)|$)|\s+(?:and|from|here|again|by\s+the\s+way|btw|fyi)\b)",
+)
+# "我是许晴": the word after 我是 is a name when jieba tags it a person's name alone (``builders.name``)
+NAME_INTRO_ZH = (r"(?:^|(?<=[，,：:]))我是(?P<v>[\u4e00-\u9fff]{2,3})(?=[，。！？；,!?;\s]|$)",)
 NAME = (
     rf"\b(?:i\s+am\s+called|the\s+name\s+is|(?:everyone|everybody|people|(?:my\s+)?friends)\s+calls?\s+me)\s+{V}",
     r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
@@ -375,6 +384,7 @@ UPDATED = (
     rf"(?:改名叫|改名为|更名为|改叫|现在叫){VZ}",
 )
 ALWAYS = (
+    rf"^(?:你|请你?)?(?:回答|回复|答复|总结|翻译|解释|推荐|写)[^，。！？；,!?;\n]{{0,4}}?的时候[，,]?(?:请你?)?(?:都要|都|一律|总是|记得){VZ}",
     rf"(?:^|\bplease\s+)(?:always|make sure to|remember to)\s+(?!here|there|been|be\b|a\b|the\b|so\b|on\b|in\b){V}",
     rf"^please\s+(?P<v>(?:use|keep|format|answer|write)\b{_BODY_EN}*?){_STOP_EN}",
     rf"(?:^|请你?|麻烦你?)(?:以后|今后)(?P<g>[^，。！？；,!?;\n]{{1,6}}?)(?:记得|一定要|都要|务必){VZ}",

@@ -29,6 +29,7 @@ FILLER_EN: tuple[str, ...] = (
     "(?:(?:its|it is|so) )?(?:nice|good|great|lovely|glad|happy) to (?:meet|see|hear from|chat with) you",
     "nice meeting you", "pleased to meet you", "my pleasure", "anytime", "any time", "happy to help",
     "glad to help", "glad i could help", "you got it", "for sure", "fair enough", "makes sense",
+    "(?:that |this |it )?works(?: (?:for me|for us|great|fine|perfectly))?",
     "that makes sense", "good luck", "congrats", "congratulations", "yay", "woohoo", "omg", "nice one",
     "well done", "good job", "gracias", "merci", "danke", "arigato", "ciao", "hola",
     "thank(?:s| you) for (?:sharing|the help|your help|helping|everything|asking|listening|remembering"

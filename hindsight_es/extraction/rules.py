@@ -95,6 +95,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
     _rule("fact", px.NAME, b.name(require_capital=False), 0.7, 0.85),
+    _rule("fact", px.NAME_INTRO, b.name(require_capital=True), 0.6, 0.8),
+    _rule("fact", px.NAME_INTRO_ZH, b.name(require_capital=False, person=True), 0.6, 0.8),
     _rule("fact", px.EMPLOYER_LEFT, b.left("employer"), 0.6, 0.8),
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
@@ -165,9 +167,18 @@ def _expand(m: re.Match[str]) -> str:
 
 
 def _normalize(sentence: str) -> str:
-    """Matching copy: straight quotes, contractions expanded ("don't" -> "do not")."""
+    """Matching copy: straight quotes, contractions expanded ("don't" -> "do not", "my birthday's on" ->
+    "my birthday is on"; "my sister's husband" stays a possessive)."""
     s = sentence.replace("’", "'").replace("‘", "'")
-    return _CONTRACTION.sub(_expand, s) if "'" in s else s
+    return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", s)) if "'" in s else s
+
+
+_MY_IS = re.compile(r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|\d))", re.I)
+
+
+def _standing(attribute: str) -> bool:
+    """An attribute a choice for one occasion does not set: a category, the replies' language, an instruction."""
+    return attribute in lx.CATEGORIES or attribute == "reply_language" or attribute.startswith("instruction:")
 
 
 # ---- entities ---------------------------------------------------------------------------------
@@ -277,7 +288,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/18"
+    id = "rules/19"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -313,8 +324,8 @@ class RuleExtractor:
             named = {kv[1] for kv in chosen}
             found = [(r, kv) for r, kv in found if kv[0] != PLACEHOLDER or kv[1] not in named]
             found += [(_CHOICE, kv) for kv in chosen]
-        if one_off(body):  # "use DHL this time" keeps the standing carrier
-            found = [(rule, kv) for rule, kv in found if _attribute(kv[0]) not in lx.CATEGORIES]
+        if one_off(body):  # "use DHL this time", "just this once, answer in French": not the standing choice
+            found = [(rule, kv) for rule, kv in found if not _standing(_attribute(kv[0]))]
         entities = _entities(sentence, speaker) if found or corrected else ()
         said = _Said(sentence, speaker, entities, corrected)
         for rule, kv in found:

@@ -44,7 +44,7 @@ _USE_EN = re.compile(
 )
 _USE_ZH = re.compile(
     r"(?:电脑|笔记本|系统|后端|前端|网站|项目|代码|服务|手机)[^，。！？；,!?;]{0,6}是"
-    r"|用|使用|采用|部署|跑在|托管|放在|迁到|迁移|换成|换到|改成|切换|转到|喝|寄|发货|写|开发|选|走|装"
+    r"|用|使用|采用|部署|跑在|托管|放在|存在|存放在|存储在|存到|迁到|迁移|换成|换到|改成|切换|转到|喝|寄|发货|写|开发|选|走|装"
 )
 # A frame after the value that makes it the choice.
 _AFTER_EN = re.compile(
@@ -64,7 +64,7 @@ _AFTER_ZH = re.compile(r"^(?:写|开发|发货|寄|部署|托管)")
 _OLD_BEFORE_EN = re.compile(
     r"\b(?:off|from|instead\s+of|rather\s+than|over|replac(?:e|ed|ing)|away\s+from|not|cannot|never|no\s+longer(?:\s+\w+)?"
     r"|stop(?:ped)?\s+\w+|quit(?:ting)?|gave\s+up|given\s+up|giving\s+up|drop(?:ped)?|ditch(?:ed)?|left|cut\s+out"
-    r"|cut\s+back\s+on|scratch|done\s+with|finished\s+with|got\s+rid\s+of"
+    r"|cut\s+(?:\w+\s+)?back\s+on|scratch|done\s+with|finished\s+with|got\s+rid\s+of"
     r"|used\s+to\s+\w+|out\s+of)\s+(?:\S+\s+){0,2}$",
     re.I,
 )

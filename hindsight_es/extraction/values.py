@@ -155,6 +155,23 @@ def vague(v: str) -> bool:
     return not v or short or v in _VAGUE or bare in _VAGUE or first in _VAGUE_LEAD or filler or len(v) > 80
 
 
+_ON_DATE = re.compile(r"^(?:on\s+)?(?:the\s+)?", re.I)
+_DAY_OF = re.compile(rf"^(\d{{1,2}}(?:st|nd|rd|th)?)\s+(?:of\s+)?({px.MONTHS_EN})$", re.I)
+
+
+def attribute_value(attr: str, v: str) -> str:
+    """A "my <attribute> is …" value as kept: a name's first three words, a budget without spaces, a
+    date as "june 2nd" ("on June 2nd", "the 2nd of June")."""
+    if attr == "name":
+        return " ".join(v.split()[:3])
+    if attr == "budget":
+        return v.replace(" ", "")
+    if attr == "birthday":
+        date = _ON_DATE.sub("", v)
+        return f"{m[2]} {m[1]}" if (m := _DAY_OF.match(date)) else date
+    return v
+
+
 SLUG_MAX = 40  # a key's slug stops here (keys already stored depend on it: never change it)
 
 

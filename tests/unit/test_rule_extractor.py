@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/18"
+    assert ex.id == "rules/19"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -201,7 +201,7 @@ def test_a_chinese_statement_names_the_value_as_the_sentence_did():
     "text", ["Hi! I'm Lin, I run a small tea shop in Hangzhou.", "我开了一家奶茶店", "We met at a coffee house."]
 )
 def test_a_drink_naming_a_place_is_no_drink(text):
-    assert typed(text) == []
+    assert [c.key for c in typed(text) if "drink" in (c.key or "")] == []
 
 
 @pytest.mark.parametrize(

@@ -31,6 +31,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_seventeenth.jsonl",
     "extraction_labelled_eighteenth.jsonl",
     "extraction_labelled_nineteenth.jsonl",
+    "extraction_labelled_twentieth.jsonl",
 )
 
 
