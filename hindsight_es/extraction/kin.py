@@ -27,6 +27,9 @@ RELATIVE = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:lives|is living|is based|lived|has moved|moved)\s+(?:in|to)\s+{V}",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:works|is working|worked|has worked)\s+(?:at|for)\s+{V}",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:goes to|attends|is at|studies at)\s+{V}",
+    # "my dad is still up in Norwich" (a place named as one), "my dad sold the house and moved to Brighton"
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+is\s+{ADV}(?:(?:up|down|over|out|back)\s+)?in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:[a-z]+\s+){{1,5}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+{V}",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:住在|生活在|搬到了|搬到|定居在){VZ}",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",

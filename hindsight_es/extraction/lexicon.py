@@ -170,7 +170,9 @@ PRONOUN_SCOPED: dict[str, str] = {
 
 # Attribute names accepted by "my X is Y" / "我的X是Y", mapped to canonical attribute keys.
 ATTRIBUTES: dict[str, str] = {
-    "name": "name", "full name": "name", "first name": "name", "名字": "name", "姓名": "name",
+    "name": "name", "full name": "name", "first name": "name", "real name": "name",
+    "中文名": "name", "中文名字": "name", "英文名": "name", "英文名字": "name", "全名": "name",
+    "真名": "name", "名字": "name", "姓名": "name",
     "email": "email", "email address": "email", "e-mail": "email", "邮箱": "email", "电子邮箱": "email",
     "phone": "phone", "phone number": "phone", "cell": "phone", "电话": "phone", "手机": "phone",
     "手机号": "phone", "电话号码": "phone", "手机号码": "phone",
@@ -272,7 +274,7 @@ RELATIONS: dict[str, str] = {
     "表妹": "cousin", "堂哥": "cousin", "堂姐": "cousin", "堂弟": "cousin", "堂妹": "cousin", "叔叔": "uncle",
     "舅舅": "uncle", "阿姨": "aunt", "姑姑": "aunt",
     "妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
-    "爸爸": "father", "父亲": "father",
+    "爸爸": "father", "父亲": "father", "姐": "sister", "哥": "brother", "弟": "brother", "妹": "sister",
     "妈": "mother", "爸": "father", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband",
     "儿子": "son", "女儿": "daughter", "男朋友": "boyfriend", "女朋友": "girlfriend", "朋友": "friend",
     "老板": "boss", "领导": "boss", "同事": "colleague", "室友": "roommate", "奶奶": "grandmother",

@@ -185,12 +185,17 @@ HOMETOWN = (
     rf"\bi\s+(?:am|come|came)\s+(?:originally\s+)?from\s+{V}",
     rf"\bi\s+(?:was born and raised|was born|grew up)\s+in\s+{V}",
     rf"我{ZADV}(?:来自|出生在|出生于|老家在|老家是|是从){VZ}",
+    # a clause that carries the sentence's subject: "I'm 41 and originally from Aberdeen", "我今年28，老家在潍坊"
+    # (whose subject it is: ``rules._owned``)
+    rf"\band\s+originally\s+from\s+{V}",
+    rf"(?<=[，,])(?:我的?)?老家(?:在|是){VZ}",
 )
 NAME_CAPITAL = (rf"\bcall\s+me\s+{V}",)
 # "I'm Sam", "Hi, I'm Sam and I work as a nurse": a capitalized word or two after "I am" that end the clause
 # (contractions are expanded before matching); what someone is ("I'm Chinese") is not a name.
 _NOT_GIVEN = "|".join(sorted(lx.NOT_GIVEN_NAMES))
 NAME_INTRO = (
+    r"^(?:(?:hi|hey|hello)\b[\s,!]*)?(?-i:(?P<v>[A-Z][a-z]+))\s+here(?=\s*(?:[,.!;]|$))",  # "hey, Siobhan here"
     rf"\bi\s+am\s+(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?!(?:{_NOT_GIVEN})\b)(?-i:(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))"
     r"(?=\s*(?:[,;!?]|\.(?!\w)|$)|\s+(?:and|from|here|again|by\s+the\s+way|btw|fyi)\b)",
 )
@@ -252,9 +257,10 @@ TEACHES = (
     r"|children|people|students|myself|online|at|in|for|on|part|full|from|remotely|classes|courses|lessons)\b)[a-z]+)\b",
 )
 AGE = (
-    r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+now\b)",
+    r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+(?:now|and)\b)",
     r"\bi\s+(?:just\s+|recently\s+|have\s+just\s+)?turned\s+(?P<v>\d{1,3})\b",
     rf"我{ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
+    r"我今年(?P<v>\d{1,3}|[一二三四五六七八九十]{1,3})(?:了)?(?=[，。！？；,!?;\s]|$)",  # "我今年28，老家在潍坊"
 )
 ATTRIBUTE = (
     rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+"

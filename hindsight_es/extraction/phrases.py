@@ -34,7 +34,8 @@ FILLER_EN: tuple[str, ...] = (
     "well done", "good job", "gracias", "merci", "danke", "arigato", "ciao", "hola",
     "thank(?:s| you) for (?:sharing|the help|your help|helping|everything|asking|listening|remembering"
     "|the advice|the tips|the update|letting me know|the recommendation|the reminder|understanding)",
-    "(?:thats|that is|this is|how|so|its|it is) (?:so |really |very |super |pretty )?(?:cool|great|nice|awesome"
+    "(?:thats|that is|that was|this is|this was|how|so|its|it is|it was) "
+    "(?:so |really |very |super |pretty |extremely )?(?:helpful|useful|cool|great|nice|awesome"
     "|amazing|wonderful|lovely|fantastic|good|sweet|kind of you|nice of you|exciting|impressive|fun)",
 )
 FILLER_ZH: tuple[str, ...] = (

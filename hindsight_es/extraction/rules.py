@@ -25,6 +25,7 @@ from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.anchors import UNKNOWN
 from hindsight_es.extraction.builders import Builder, KeyValue
 from hindsight_es.extraction.filler import is_filler
+from hindsight_es.extraction.matching import matching_copy
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.speech import asserted, one_off
 from hindsight_es.extraction.statements import statement
@@ -145,35 +146,6 @@ _BARE = re.compile(
     r"(?P<v>[^,;!?。，；！？\n]+?)(?=[,;!?。，；！？\n]|\.(?!\w)|$)",
     re.I,
 )
-_CONTRACTION = re.compile(
-    r"\b(can't|won't|let's|i'm)\b|n't\b|'(re|ve|ll|d)\b|\b(it|that|what|name|there|here|he|she)'s\b", re.I
-)
-_EXPANSIONS = {
-    "can't": "cannot",
-    "won't": "will not",
-    "let's": "let us",
-    "i'm": "i am",
-    "re": " are",
-    "ve": " have",
-    "ll": " will",
-    "d": " would",
-}
-
-
-def _expand(m: re.Match[str]) -> str:
-    if m[1] or m[2]:
-        return _EXPANSIONS[(m[1] or m[2]).lower()]
-    return f"{m[3]} is" if m[3] else " not"
-
-
-def _normalize(sentence: str) -> str:
-    """Matching copy: straight quotes, contractions expanded ("don't" -> "do not", "my birthday's on" ->
-    "my birthday is on"; "my sister's husband" stays a possessive)."""
-    s = sentence.replace("’", "'").replace("‘", "'")
-    return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", s)) if "'" in s else s
-
-
-_MY_IS = re.compile(r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|\d))", re.I)
 
 
 def _standing(attribute: str) -> bool:
@@ -248,8 +220,18 @@ def _attribute(key: str | None) -> str:
 
 def _owned(body: str, kv: KeyValue) -> KeyValue | None:
     """A category choice keyed on the speaker is a relative's when the relative says it ("我老公喝咖啡"),
-    and nobody's memory when someone else's."""
+    and nobody's memory when someone else's; a clause without a subject of its own after a relative opened
+    the sentence is the relative's ("我姐不当护士了，去年改行当了老师")."""
     key, value = kv
+    if key and value and key.startswith("user/") and _attribute(key) in _CARRIED:
+        start = body.find(value)
+        clause = re.split(r"[，,;；]", body[:start])[-1] if start > 0 else ""
+        carried = re.search(r"[，,;；]|\band\b", body[:start], re.I) is not None  # a later clause or conjunct
+        if carried and not re.search(r"我|\bi\b", clause, re.I):  # with no subject of its own: the sentence's
+            if (rel := _REL_OPEN.match(body)) and start > rel.end():
+                return f"{lx.RELATIONS[rel['r'].lower()]}/{_attribute(key)}", value
+            if _THIRD_OPEN.match(body):
+                return None
     if not key or not value or _attribute(key) not in lx.CATEGORIES or key.split("/")[0] not in ("user", "team"):
         return kv
     who = ux.relative_of(body, value)
@@ -259,6 +241,9 @@ def _owned(body: str, kv: KeyValue) -> KeyValue | None:
 
 
 _GIVEN_UP_AS = ("diet", "preference", "instruction")
+_CARRIED = frozenset({"occupation", "location", "employer", "age", "hometown"})
+_THIRD_OPEN = re.compile(r"^\s*(?:他|她|(?i:he|she|they)\b|(?!I\b)[A-Z][a-z]+\s+(?:is|was|has|works|lives)\b)")
+_REL_OPEN = re.compile(rf"^\s*(?:我的?|my\s+)(?P<r>{px._REL_ZH}|{px._REL_EN})", re.I)
 PLACEHOLDER = "user/?"  # the key of an update's new side whose attribute only the bank knows (``anchors``)
 
 
@@ -288,7 +273,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/19"
+    id = "rules/20"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -309,7 +294,7 @@ class RuleExtractor:
         statement = asserted(sentence)
         if statement is None or ux.reported(statement):  # someone else's request is not the speaker's
             return
-        norm = ux.unquote(_normalize(statement))
+        norm = ux.unquote(matching_copy(statement))
         marker = _CORRECTION.match(norm)
         corrected = marker is not None
         body = norm[marker.end() :] if marker else norm

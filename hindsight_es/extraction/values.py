@@ -73,14 +73,16 @@ PLACE_CUT = re.compile(
     r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
     r"|currently|at the moment|in\s+\d{4}|these days|originally|by birth"
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{px.MONTHS_EN}|the\s+\w+|spring|summer|fall|autumn|winter)"
-    r"|a\s+(?:while|year|month|week)|back\s+in)\b.*$"
+    r"|a\s+(?:while|year|month|week)|back\s+in|to\s+(?:be|get|live|work|study|stay|start|join|look))\b.*$"
     # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
     r"|(?:老家|工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])).*$",
     re.I,
 )
 CHOICE_CUT = re.compile(
     r"\s+(?:over|rather than|instead of|than|to|on|for|in|at|when|whenever|during|because|since|if)\s+.*$"
-    r"|(?:而不是|不是).*$",
+    r"|(?:而不是|不是).*$"
+    # "改用Go重写了": the tool, not the work
+    r"|(?<=[A-Za-z0-9+#])(?:来|去)?(?:重写|重构|改写|写|开发|部署|实现|跑)了?$",
     re.I,
 )
 _DIRECTIVE_LEAD = re.compile(r"^(?:(?:i will|we will|please|always|you should|you will|make sure to)\s+)+", re.I)
@@ -121,9 +123,16 @@ def clean(raw: str) -> str:
 
 
 def object_of(raw: str) -> str:
-    """The thing liked/avoided: cleaned, leading verb dropped, canonical when it is a known alias."""
+    """The thing liked/avoided: cleaned, leading verb dropped, canonical when it is a known alias; "anything
+    with sesame in it" is sesame."""
     v = clean(_OBJECT_LEAD.sub("", clean(raw)))
+    v = m["x"] if (m := _ANYTHING_WITH.fullmatch(v)) else v
     return ALIASES[v][1] if v in ALIASES else v
+
+
+_ANYTHING_WITH = re.compile(
+    r"(?:anything|any\s+food|food|dishes|things)\s+(?:with|containing)\s+(?P<x>.+?)(?:\s+in\s+it)?", re.I
+)
 
 
 def objects(raw: str) -> list[str]:

@@ -98,7 +98,7 @@ def test_a_relatives_diet_allergy_and_age_are_theirs(text, expected):
         ("He moved to Oslo.", []),
         ("I installed Ubuntu on my laptop.", [("user/os", "ubuntu")]),
         ("We packed up and moved to Bristol last month.", [("user/location", "bristol")]),
-        ("My sister packed up and moved to Rome.", []),  # hers, said in a way no rule reads: not the speaker's
+        ("My sister packed up and moved to Rome.", [("sister/location", "rome")]),  # hers, not the speaker's
         ("我们年初搬家到了厦门。", [("user/location", "厦门")]),
         # a time after the value is not part of it
         ("I switched to Vim in 2021.", [("user/editor", "vim")]),
