@@ -32,6 +32,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_eighteenth.jsonl",
     "extraction_labelled_nineteenth.jsonl",
     "extraction_labelled_twentieth.jsonl",
+    "extraction_labelled_twentyfirst.jsonl",
 )
 
 
