@@ -80,6 +80,7 @@ _RELATIVE_ZH = re.compile(rf"我的?(?P<r>{px._REL_ZH})")
 _OTHER_EN = re.compile(  # a pronoun, or a name (of up to three words, or its "'s team") as the subject of a verb
     # in the third person or the past ("Dana only drinks tea", "Tariq Petrov drinks", "Grace Novak's team migrated")
     r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?![A-Z][a-z]*(?:ly|ed|ing)\b)(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+){0,2}(?:'s\s+\w+)?\s+"
+    r"(?:(?:from|at|in|on)\s+(?:the\s+)?[\w-]+\s+)?"  # "Lucas from accounting drinks …": known by where he works
     r"(?:(?!(?i:i|we|you|they|he|she|it)\b)[a-z]+\s+)?"
     r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears|[a-z]+ed)\b"
 )

@@ -1,4 +1,4 @@
-"""The rule extractor on phrasings ``rules/20`` added, and the ones they must leave alone."""
+"""The rule extractor on phrasings ``rules/20`` and ``rules/21`` added, and the ones they must leave alone."""
 
 from __future__ import annotations
 
@@ -33,6 +33,9 @@ from tests.unit.test_rule_phrasings import pairs
         ("还是换回中文回答我吧。", [("user/reply_language", "chinese")]),
         ("新版本我们改用Go重写了，Java那套已经下线。", [("team/programming_language", "go")]),
         ("I can't eat food containing gluten.", [("user/diet:gluten", "not:gluten")]),
+        # rules/21: someone known by where they work is someone else, whose habits are theirs
+        ("Lucas from accounting drinks about six espressos a day.", []),
+        ("Dana at work drinks green tea.", []),
     ],
 )
 def test_phrasings(text, expected):

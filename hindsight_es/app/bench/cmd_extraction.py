@@ -33,6 +33,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_nineteenth.jsonl",
     "extraction_labelled_twentieth.jsonl",
     "extraction_labelled_twentyfirst.jsonl",
+    "extraction_labelled_twentysecond.jsonl",
 )
 
 
