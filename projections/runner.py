@@ -31,7 +31,7 @@ Batch = list[tuple[Record, Event | None]]
 
 class Projection(Protocol):
     """A read model built from some topics. ``linger_s``: how long, under a steady stream, the live
-    runner lets small batches grow before reading again (0 for a store that recall reads: apply at once).
+    runner lets small batches grow before reading again (0: apply every batch at once).
     ``partitions``: the partitions it projects (None: all), so a worker projects only those it owns."""
 
     name: str
@@ -272,10 +272,10 @@ async def run(
             last_maintain = time.monotonic()
             took.append(last_maintain - started)
             observe.PROJECTION_MAINTENANCE.labels(projection=projection.name).observe(took[-1])
-        # Under a steady stream (records again within 2 x ``linger_s`` of the last), a projection off the
-        # recall path lets small batches grow for ``linger_s`` before its next read: each write has a
-        # fixed cost (a commit, a file, an fsync) that would otherwise be paid many times a second on
-        # the cores the path to recallable needs. A lone event is still applied at once.
+        # Under a steady stream (records again within 2 x ``linger_s`` of the last), a projection lets
+        # small batches grow for ``linger_s`` before its next read: each write has a fixed cost (a
+        # commit, a file, an fsync) that would otherwise be paid many times a second on the cores the
+        # path to recallable and recall need. A lone event is still applied at once.
         pause = idle_s if n == 0 else 0.0
         if n and (linger := projection.linger_s):
             now = time.monotonic()

@@ -195,7 +195,10 @@ class Held:
 class VectorsProjection:
     name = "vectors"
     topics: tuple[str, ...] = (TOPIC_MEMORIES,)
-    linger_s = 0.0  # recall reads this table: apply every batch at once
+    # Recall reads this table, and every commit it sees costs it: a new version and more fragments to search
+    # until the next compaction. Under a steady stream a quarter second of gathering (a lone event still
+    # goes at once) halved recall's latency beside 20 turns/s and put ~0.2 s on the time to recallable.
+    linger_s = 0.25
 
     def __init__(self, store: LanceStore, partitions: frozenset[int] | None = None) -> None:
         self.store = store

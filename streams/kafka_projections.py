@@ -157,8 +157,8 @@ class OwnedProjections:
         return out
 
     async def _linger(self, n: int) -> None:
-        """Under a steady stream (a batch again within 2 x ``linger_s`` of the last), a projection off the
-        recall path lets the next records gather for ``linger_s`` before it applies these, as the embedded
+        """Under a steady stream (a batch again within 2 x ``linger_s`` of the last), a projection lets
+        the next records gather for ``linger_s`` before it applies these, as the embedded
         runner does: every apply pays a commit or a file per partition, and on a worker that owns every
         partition a trickle of turns otherwise paid them tens of times a second (the archive wrote 58 files
         a second at 50 turns/s) on the core the path to recallable needs. A lone batch is applied at once."""
