@@ -352,11 +352,12 @@ class _Said:
         )
 
 
-_PARTS = re.compile(r"(?<=[;；])")
+# Parts: after a semicolon, or a comma that opens a clause of the speaker's own ("I'm Lin, I run a tea shop")
+_PARTS = re.compile(r"(?<=[;；])|(?<=[,，])(?=\s*(?:(?i:i|we)\b|我|我们))")
 
 
 def _quoted(sentence: str, value: str | None) -> str:
-    """What a typed memory quotes: of a sentence in parts joined by semicolons, the one part that says
+    """What a typed memory quotes: of a sentence in parts (``_PARTS``), the one part that says
     its value, else the whole sentence. An episode is hidden behind the typed memories of its turn when
     their quotes say all it says (``episodes.says_nothing_else``): "I quit my job at Amazon; I'm at Stripe
     now." quoted whole by "no longer works at Amazon" would hide the turn's Stripe."""
