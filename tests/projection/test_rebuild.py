@@ -148,12 +148,13 @@ def turn(settings: Settings, name: str) -> TurnRecorded:
 
 
 def memory_ids(store: LanceStore, bank: str, text: str) -> dict[str, str]:
-    """kind -> memory_id of the rows of ``bank`` whose text is ``text``, or that quote it (typed memories)."""
+    """kind -> memory_id of the rows of ``bank`` whose text is ``text``, or that quote it or a part of it
+    (typed memories: "不对，我们用的是 PostgreSQL…" quoted from its clause "我们用的是 PostgreSQL…")."""
     columns = ["memory_id", "kind", "text", "quote"]
     rows = [
         r
         for r in store.scan("memories", MemoryFilter(bank, statuses=None), columns).to_pylist()
-        if text in (r["text"], r["quote"])
+        if text in (r["text"], r["quote"]) or (r["quote"] and r["quote"] in text)
     ]
     out = {r["kind"]: r["memory_id"] for r in rows}
     assert len(out) == len(rows), rows  # one memory per kind and text
