@@ -224,13 +224,14 @@ def _owned(body: str, kv: KeyValue) -> KeyValue | None:
     the sentence is the relative's ("我姐不当护士了，去年改行当了老师")."""
     key, value = kv
     if key and value and key.startswith("user/") and _attribute(key) in _CARRIED:
-        start = body.find(value)
-        clause = re.split(r"[，,;；]", body[:start])[-1] if start > 0 else ""
-        carried = re.search(r"[，,;；]|\band\b", body[:start], re.I) is not None  # a later clause or conjunct
+        start = body.casefold().find(value.casefold())  # values are lowercased, the matching copy is not
+        before = body[:start] if start > 0 else ""
+        clause = re.split(r"[，,;；]", before)[-1]
+        carried = re.search(r"[，,;；]|\band\b", before, re.I) is not None  # a later clause or conjunct
         if carried and not re.search(r"我|\bi\b", clause, re.I):  # with no subject of its own: the sentence's
             if (rel := _REL_OPEN.match(body)) and start > rel.end():
                 return f"{lx.RELATIONS[rel['r'].lower()]}/{_attribute(key)}", value
-            if _THIRD_OPEN.match(body):
+            if ux.owner(_FIRST_CLAUSE.split(body, maxsplit=1)[0]) is None:  # someone else's ("Tom is 41 and …")
                 return None
     if not key or not value or _attribute(key) not in lx.CATEGORIES or key.split("/")[0] not in ("user", "team"):
         return kv
@@ -242,7 +243,7 @@ def _owned(body: str, kv: KeyValue) -> KeyValue | None:
 
 _GIVEN_UP_AS = ("diet", "preference", "instruction")
 _CARRIED = frozenset({"occupation", "location", "employer", "age", "hometown"})
-_THIRD_OPEN = re.compile(r"^\s*(?:他|她|(?i:he|she|they)\b|(?!I\b)[A-Z][a-z]+\s+(?:is|was|has|works|lives)\b)")
+_FIRST_CLAUSE = re.compile(r"[，,;；]|\band\b", re.I)
 _REL_OPEN = re.compile(rf"^\s*(?:我的?|my\s+)(?P<r>{px._REL_ZH}|{px._REL_EN})", re.I)
 PLACEHOLDER = "user/?"  # the key of an update's new side whose attribute only the bank knows (``anchors``)
 
@@ -273,7 +274,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/21"
+    id = "rules/22"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

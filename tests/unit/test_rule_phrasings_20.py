@@ -18,6 +18,8 @@ from tests.unit.test_rule_phrasings import pairs
         ("我妈今年60，老家在潍坊。", [("mother/hometown", "潍坊")]),
         ("Tom is 41 and originally from Cork.", []),
         ("他今年60，老家在潍坊。", []),
+        ("王伟今年30，老家在潍坊。", []),
+        ("Tom is great, and I am originally from Rome.", [("user/hometown", "rome")]),  # a clause with its subject
         ("我姐不当护士了，去年改行当了老师。", [("sister/occupation", "老师")]),
         ("我姐是护士，我是老师。", [("sister/occupation", "护士"), ("user/occupation", "老师")]),
         ("Home is Toronto for now.", [("user/location", "toronto")]),
