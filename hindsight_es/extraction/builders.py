@@ -75,7 +75,7 @@ def name(require_capital: bool, person: bool = False) -> Builder:
             return None
         if person and not is_person_name(raw):  # "我是许晴", not "我是老师"
             return None
-        v = " ".join(vx.clean(raw).split()[:3])
+        v = vx.attribute_value("name", vx.clean(raw))
         return None if vx.vague(v) else ("user/name", v)
 
     return build
