@@ -212,8 +212,8 @@ class S3Objects:
         }
         self._store = S3Store(self.bucket, prefix=self.prefix or None, allow_http=options.allow_http, **config)
 
-    def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        OBJECT_REQUESTS.labels(what.split(" ", 1)[0]).inc()
+    def _call(self, operation: str, key: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        OBJECT_REQUESTS.labels(operation).inc()
         try:
             return fn(self._store, *args, **kwargs)
         except FileNotFoundError:
@@ -223,18 +223,18 @@ class S3Objects:
                 raise FileNotFoundError(str(exc)) from exc
             if type(exc).__name__ in ("AlreadyExistsError", "PreconditionError"):
                 raise FileExistsError(str(exc)) from exc
-            raise StoreError(f"{what} on {self.uri}: {type(exc).__name__}: {exc}") from exc
+            raise StoreError(f"{operation} {key} on {self.uri}: {type(exc).__name__}: {exc}") from exc
 
     def put(self, key: str, data: bytes) -> None:
         import obstore
 
-        self._call(f"put {key}", obstore.put, key, data)
+        self._call("put", key, obstore.put, key, data)
 
     def put_new(self, key: str, data: bytes) -> bool:
         import obstore
 
         try:
-            self._call(f"put-if-absent {key}", obstore.put, key, data, mode="create")
+            self._call("put-if-absent", key, obstore.put, key, data, mode="create")
         except FileExistsError:
             return False
         return True
@@ -243,14 +243,14 @@ class S3Objects:
         import obstore
 
         try:
-            return bytes(self._call(f"get {key}", obstore.get, key).bytes())
+            return bytes(self._call("get", key, obstore.get, key).bytes())
         except FileNotFoundError:
             return None
 
     def list(self, prefix: str) -> list[tuple[str, int]]:
         import obstore
 
-        found = self._call(f"list {prefix}", lambda s: obstore.list(s, prefix).collect())
+        found = self._call("list", prefix, lambda s: obstore.list(s, prefix).collect())
         return sorted((str(m["path"]), int(m["size"])) for m in found)
 
     def sweep(self, prefix: str, older_than_s: float) -> int:
@@ -260,7 +260,7 @@ class S3Objects:
         import obstore
 
         try:
-            self._call(f"delete {key}", obstore.delete, key)
+            self._call("delete", key, obstore.delete, key)
         except FileNotFoundError:
             return
 
