@@ -442,3 +442,35 @@ async def test_a_damaged_file_is_named_skipped_by_reads_and_listed(
     assert 0 < len(rows) < len(whole) and all(r in whole for r in rows)
     assert f"archive file {key} is damaged" in caplog.text
     assert list(fresh.damaged()) == [key]
+
+
+async def test_compaction_leaves_a_large_file_until_the_small_ones_add_up_to_it(store: ArchiveStore) -> None:
+    """A steady stream adds small files beside a merged one many times their size: merging them into it
+    would rewrite it every pass, so they are merged among themselves until they add up to it."""
+    rng = np.random.default_rng(5)
+    log = Log()
+    for n in range(1000):  # texts that do not compress, so a file's size follows its rows
+        log.add(TOPIC_TURNS, turn(f"t{n}", n, rng.bytes(300).hex()))
+    projection = ArchiveProjection(store)
+    turn_dir = store.root / "events" / f"topic={TOPIC_TURNS}" / "partition=0"
+    await projection.apply(log.records[:400])  # one large file
+    (large,) = turn_dir.iterdir()
+    written = large.stat().st_mtime_ns
+    for start in range(400, 432, 2):  # sixteen small ones
+        await projection.apply(log.records[start : start + 2])
+    before = store.table_rows()
+
+    assert store.compact_all(min_files=2) == 16  # the sixteen became one, the large file untouched
+    assert sorted(p.name for p in turn_dir.iterdir()) == [large.name, f"{400:020d}-{431:020d}.parquet"]
+    assert large.stat().st_mtime_ns == written
+    assert store.table_rows() == before
+
+    end = 432
+    while len(list(turn_dir.iterdir())) > 1:  # until the files after it outweigh the large one
+        assert large.stat().st_mtime_ns == written and end < 1000
+        await projection.apply(log.records[end : end + 8])
+        end += 8
+        store.compact_all(min_files=2)
+    assert [p.name for p in turn_dir.iterdir()] == [f"{0:020d}-{end - 1:020d}.parquet"]
+    assert end > 650  # the large file waited for new rows of about its own size
+    assert ArchiveStore(store.root).positions()[(TOPIC_TURNS, 0)] == end
