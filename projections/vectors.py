@@ -3,8 +3,7 @@
 One row per memory retained and not archived, keyed by ``memory_id``, with its status (active,
 superseded, forgotten, quarantined, retracted); recall reads only active rows. An archived memory's
 row leaves the table (it lives in the Parquet archive) and comes back from ``MemoryRestored.revived``.
-Rows, deletions and the batch's positions are written in one commit (``LanceStore.commit``): appended
-when the batch only retains new memories (the steady case of ingest), merged by key otherwise.
+Rows, deletions and the batch's positions are written in one commit (``LanceStore.commit``).
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from hindsight_es.events import ContentErased, Event, MemoryArchived, MemoryRest
 from hindsight_es.events.changes import changes, subject
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.indexing import full_text
-from hindsight_es.stores.lance import LanceStore, erase_rows, fold_positions, memory_schema
+from hindsight_es.stores.lance import LanceStore, erase_rows, memory_schema
 from hindsight_es.text import has_cjk, is_cjk
 from projections.runner import Batch
 
@@ -224,11 +223,7 @@ class VectorsProjection:
         await asyncio.to_thread(self._apply, batch)
 
     async def maintain(self) -> None:
-        await asyncio.to_thread(self._maintain)
-
-    def _maintain(self) -> None:
-        fold_positions(self.store, TABLE)  # before the compaction, which then folds the fold's fragment too
-        self.store.ensure_indexes((TABLE,))
+        await asyncio.to_thread(self.store.ensure_indexes, (TABLE,))
 
     def _apply(self, batch: Batch) -> None:
         if self._done is None:  # the table's positions, and rows, as stored (after a failed write too)
@@ -250,24 +245,11 @@ class VectorsProjection:
         self._done = None  # read again from the table if this write fails
         if erased:  # gone with every older version before the positions pass the erasure (``erase_rows``)
             erase_rows(self.store, TABLE, sorted(erased))
-        table = memory_table(list(rows.values()), dim)
-        self.store.commit(
-            TABLE, memory_schema(dim), table, ends, delete=sorted(gone), appended=self._new_only(steps, rows)
-        )
+        self.store.commit(TABLE, memory_schema(dim), memory_table(list(rows.values()), dim), ends, delete=sorted(gone))
         # This projection is the table's only writer, so what it wrote is the stored position: the next
         # batch need not read it back (a read per batch cost as much as the write on a busy service).
         self._done = {**done, **ends}
         self._remember(rows, gone | erased)
-
-    def _new_only(self, steps: list[Step], rows: dict[str, dict[str, Any]]) -> bool:
-        """Whether every row is a memory retained in this batch, so none is in the table yet: a memory id
-        is derived from the input that retained it, the bank actor decides an input once (its redelivery
-        guard), and this projection applies a record once (its positions). A retained id among the rows
-        written last (``_rows``) would be a second ``MemoryRetained``: merged, not appended twice."""
-        if any(isinstance(e, (MemoryRestored, MemoryArchived, ContentErased)) for _, e, _ in steps):
-            return False
-        retained = {str(e.memory_id) for _, e, _ in steps if isinstance(e, MemoryRetained)}
-        return bool(rows) and rows.keys() <= retained and not any(m in self._rows for m in rows)
 
     def _remember(self, rows: dict[str, dict[str, Any]], gone: set[str]) -> None:
         for memory_id in gone:

@@ -1,13 +1,14 @@
 """LanceDB hot store: the ``memories`` table (vectors + full text) and the ``turns`` table.
 
-IO only. Each table also holds its tracking rows (``stores.tracking``: a position per topic-partition
-it projects), written in the same commit as the data rows by ``commit``; every read here leaves them
-out. Reads take a ``MemoryFilter`` / ``TurnFilter`` (``stores.filters``), never SQL.
+IO only. Each table also holds its tracking rows (``stores.tracking``: one position per topic-partition
+it projects), written in the same ``merge_insert`` as the data rows by ``commit``; every read here
+leaves them out. Reads take a ``MemoryFilter`` / ``TurnFilter`` (``stores.filters``), never SQL.
 """
 
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -21,29 +22,18 @@ from hindsight_es.errors import StoreError
 from hindsight_es.stores import lance_indexes
 from hindsight_es.stores.cards import CARD, with_cards
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter, one_of, quote
-from hindsight_es.stores.lance_erase import erase_rows, files_holding
 from hindsight_es.stores.lance_indexes import VectorIndexInfo, ivf_nprobes
-from hindsight_es.stores.lance_schema import ALL_ROWS, KEYS, TURN_SCHEMA, memory_schema, tracking_table
+from hindsight_es.stores.lance_schema import KEYS, TURN_SCHEMA, memory_schema, tracking_table
 from hindsight_es.stores.lance_search import Searches
 from hindsight_es.stores.objects import S3Options, is_remote, objects
-from hindsight_es.stores.tracking import POSITION_BANK, Positions, tracking_key
-from hindsight_es.stores.tracking import newest as newest_positions
+from hindsight_es.stores.tracking import POSITION_BANK, Positions
 
 Filter = MemoryFilter | TurnFilter
-__all__ = [
-    "ALL_ROWS",
-    "KEYS",
-    "TURN_SCHEMA",
-    "Filter",
-    "LanceStore",
-    "erase_rows",
-    "files_holding",
-    "fold_positions",
-    "ivf_nprobes",
-    "memory_schema",
-]
+__all__ = ["KEYS", "TURN_SCHEMA", "Filter", "LanceStore", "erase_rows", "ivf_nprobes", "memory_schema"]
 APPEND_CHECK_ROWS = 5000  # a batch at least this large looks for its keys before merging (see upsert)
-LOOSE_MAX = 64  # loose tracking rows a table may hold; the commit that would pass it merges (see commit)
+# A scan's limit when it wants every match. Counting the rows first to use as the limit raced with
+# writers: rows committed between the count and the scan pushed matches past it, dropped at random.
+ALL_ROWS = 2**31 - 1
 log_ = logging.getLogger("hindsight.stores.lance")
 
 
@@ -71,8 +61,6 @@ class LanceStore:
         self._tables: dict[str, Any] = {}
         self._checked: set[str] = set()  # tables whose columns were checked against the schema
         self._vector_types: dict[str, pa.DataType] = {}
-        # Keys of each table's loose tracking rows, known once its positions were read (``positions``).
-        self._loose: dict[str, list[str]] = {}
         self.search = Searches(lambda: self.table("memories"), lambda: self.is_open("memories"))
 
     # ------------------------------------------------------------ tables
@@ -141,31 +129,14 @@ class LanceStore:
         *,
         delete: Sequence[str] = (),
         new: bool = False,
-        appended: bool = False,
     ) -> None:
         """Insert or replace ``rows`` (by the table's key), delete the rows keyed ``delete``, and record
         ``positions`` (the next offset per topic-partition), all in one commit. ``new``: as ``upsert``'s,
-        the positions' tracking rows included.
-
-        ``appended``: the caller knows none of the rows' keys is in the table (memories retained for the
-        first time). The rows and the positions are then appended, as loose tracking rows keyed by their
-        offset: an append costs what its rows cost, a merge what the table's fragments cost (8 rows into
-        a 20k-row table: 5 ms of CPU appended, 10 ms merged right after a compaction, 32 ms at 60
-        fragments). The next merge folds the loose rows back into one per topic-partition, and a table
-        whose loose rows are unknown (positions not read by this store) or would pass ``LOOSE_MAX``
-        merges instead. Still one commit each: a crash never separates rows from their position."""
+        the positions' tracking rows included."""
         schema = self._as_stored(name, schema)
-        loose = self._loose.get(name)
-        if appended and not delete and loose is not None and len(loose) + len(positions) <= LOOSE_MAX:
-            tracking = tracking_table(schema, KEYS[name], positions, loose=True)
-            self.upsert(name, schema, pa.concat_tables([rows.select(schema.names).cast(schema), tracking]), new=True)
-            loose.extend(tracking.column(KEYS[name]).to_pylist())
-            return
         tracking = tracking_table(schema, KEYS[name], positions)
         rows = pa.concat_tables([rows.select(schema.names).cast(schema), tracking])
-        self.upsert(name, schema, rows, delete=[*delete, *(loose or ())], new=new)
-        if loose:
-            self._loose[name] = []
+        self.upsert(name, schema, rows, delete=delete, new=new)
 
     def upsert(
         self, name: str, schema: pa.Schema, rows: pa.Table, *, delete: Sequence[str] = (), new: bool = False
@@ -217,20 +188,13 @@ class LanceStore:
         from the newest version (a writer's tables do not look for one: ``stores.shards.WRITER``)."""
         table = self.table(name)
         if table is None:
-            self._loose[name] = []
             return {}
         if newest:
             table.checkout_latest()
-        key = KEYS[name]
         rows = (
-            table.search()
-            .where(f"bank_id = {quote(POSITION_BANK)}")
-            .select([key, "topic", "partition", "offset"])
-            .limit(ALL_ROWS)
-            .to_list()
+            table.search().where(f"bank_id = {quote(POSITION_BANK)}").select(["topic", "partition", "offset"]).to_list()
         )
-        self._loose[name] = [r[key] for r in rows if r[key] != tracking_key(r["topic"], r["partition"])]
-        return newest_positions(rows)
+        return {(r["topic"], r["partition"]): r["offset"] for r in rows}
 
     def snapshot(self, name: str) -> tuple[pa.Table, Positions]:
         """Every data row and the positions they stand at, from one version of the table (they agree)."""
@@ -239,7 +203,10 @@ class LanceStore:
             return pa.table({}), {}
         data = table.to_arrow()
         tracking = pc.equal(data["bank_id"], POSITION_BANK)
-        positions = newest_positions(data.filter(tracking).select(["topic", "partition", "offset"]).to_pylist())
+        positions = {
+            (r["topic"], r["partition"]): r["offset"]
+            for r in data.filter(tracking).select(["topic", "partition", "offset"]).to_pylist()
+        }
         return data.filter(pc.invert(tracking)), positions
 
     def rows_by_key(self, name: str, ids: Sequence[str]) -> pa.Table | None:
@@ -353,14 +320,67 @@ class LanceStore:
         )
 
 
-def fold_positions(store: LanceStore, name: str) -> None:
-    """Fold table ``name``'s loose tracking rows (left by appends, see ``LanceStore.commit``) into one per
-    topic-partition, in one merge that changes no data row: a maintenance pass (``VectorsProjection.
-    maintain``), so a steady stream of appends keeps a handful, and a caught-up table holds the rows a
-    rebuild writes."""
+# Columns holding what a person said (memories and turns), looked for in the files after an erase.
+_CONTENT = ("text", "quote", "value")
+_NEEDLE_BYTES = 8  # shorter values are too common to tell an erased one from a live one
+
+
+def erase_rows(store: LanceStore, name: str, keys: Sequence[str]) -> int:
+    """Delete the rows with these keys, then compact the table and drop every older version of it, whose
+    data files and indexes still hold them (crypto-shredding's last step); returns how many rows went.
+    Only the table's writer (its projection) calls it, before the commit that moves its positions past the
+    erasure, so no write of it is in flight and a reader waiting on that position finds the bytes gone.
+
+    Compaction alone is not always enough: a read of a fragment with deleted rows can return a string
+    column whose buffer still holds the deleted values, and the compacted file is written from that
+    buffer (seen with LanceDB 0.40: a fragment's data rows erased and its other row kept, the erased text
+    was in the compacted file). So the erased rows' words are looked for in the table's files afterwards;
+    where they are found, the table is rewritten from arrays copied value by value (``LanceStore._rewrite``)."""
     table = store.table(name)
-    if table is None:
-        return
-    positions = store.positions(name, newest=True)  # read here: another store object may have appended
-    if store._loose.get(name):
-        store.commit(name, table.schema, table.schema.empty_table(), positions)
+    if table is None or not keys:
+        return 0
+    said = store.rows_by_key(name, list(keys))
+    gone = 0
+    for start in range(0, len(keys), 500):
+        gone += int(getattr(table.delete(one_of(KEYS[name], list(keys[start : start + 500]))), "num_deleted_rows", 0))
+    _drop_old_versions(table)
+    needles = _erased_content(table, said)
+    if needles and (held := files_holding(store, name, needles)):
+        log_.warning(
+            "erase: %s still held erased content in %d file(s) after compaction: rewriting it", name, len(held)
+        )
+        store._rewrite(name)
+        _drop_old_versions(store.table(name))
+        if held := files_holding(store, name, needles):  # a live row holding the words inside a longer text
+            log_.error("erase: %s: erased words are still in %s after a rewrite", name, ", ".join(held[:3]))
+    return gone
+
+
+def files_holding(store: LanceStore, name: str, needles: Sequence[bytes]) -> list[str]:
+    """The files of table ``name`` (data and indexes) holding any of ``needles`` as bytes."""
+    return [
+        key
+        for key, _ in store.files.list(f"{name}.lance/")
+        if (data := store.files.get(key)) is not None and any(n in data for n in needles)
+    ]
+
+
+def _drop_old_versions(table: Any) -> None:
+    with warnings.catch_warnings():  # dropping every older version is the point (readers reopen the latest)
+        warnings.simplefilter("ignore", UserWarning)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+
+def _erased_content(table: Any, said: pa.Table | None) -> list[bytes]:
+    """The erased rows' words that no live row holds as its own (a live copy is not a leftover)."""
+    if said is None:
+        return []
+    columns = [c for c in _CONTENT if c in said.column_names]
+    values = {v for c in columns for v in said.column(c).to_pylist() if v and len(v.encode("utf-8")) >= _NEEDLE_BYTES}
+    if not values:
+        return []
+    where = sorted(values)
+    for column in columns:
+        found = table.search().where(one_of(column, where)).select([column]).limit(ALL_ROWS).to_arrow()
+        values -= set(found.column(column).to_pylist())
+    return sorted(v.encode("utf-8") for v in values)

@@ -8,10 +8,6 @@ import pyarrow as pa
 
 from hindsight_es.stores.tracking import POSITION_BANK, Positions, tracking_key
 
-# A scan's limit when it wants every match. Counting the rows first to use as the limit raced with
-# writers: rows committed between the count and the scan pushed matches past it, dropped at random.
-ALL_ROWS = 2**31 - 1
-
 KEYS = {"memories": "memory_id", "turns": "turn_key"}  # each table's row key
 
 
@@ -88,13 +84,12 @@ TURN_SCHEMA = pa.schema(
 )
 
 
-def tracking_table(schema: pa.Schema, key: str, positions: Positions, *, loose: bool = False) -> pa.Table:
-    """The tracking rows of ``positions`` in a table's schema (a zero vector where the table has one);
-    ``loose``: keyed by offset too, to be appended (``tracking.tracking_key``)."""
+def tracking_table(schema: pa.Schema, key: str, positions: Positions) -> pa.Table:
+    """The tracking rows of ``positions`` in a table's schema (a zero vector where the table has one)."""
     rows: list[dict[str, Any]] = []
     for (topic, partition), offset in sorted(positions.items()):
         row: dict[str, Any] = {
-            key: tracking_key(topic, partition, offset if loose else None),
+            key: tracking_key(topic, partition),
             "bank_id": POSITION_BANK,
             "topic": topic,
             "partition": partition,

@@ -250,11 +250,9 @@ def history(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> His
 
 
 def rows(store: LanceStore, table: str, key: str) -> list[dict[str, Any]]:
-    """The table's data rows, every column, by key, and its positions as a last row: how many tracking
-    rows hold them depends on how the batches fell (appends leave loose ones until a merge folds them)."""
-    assert store.table(table) is not None, f"no {table} table in {store.path}"
-    data, positions = store.snapshot(table)
-    return [*sorted(data.to_pylist(), key=lambda r: r[key]), {"positions": sorted(positions.items())}]
+    t = store.table(table)
+    assert t is not None, f"no {table} table in {store.path}"
+    return sorted(t.to_arrow().to_pylist(), key=lambda r: r[key])
 
 
 def memory_rows(settings: Settings) -> dict[str, dict[str, Any]]:
@@ -311,9 +309,9 @@ def test_rebuild_equals_live_memories_table(history: History) -> None:
         for s in (history.live, history.rebuilt)
     )
     assert len(live) == len(rebuilt)
-    assert [r.get("memory_id") for r in live] == [r.get("memory_id") for r in rebuilt]
+    assert [r["memory_id"] for r in live] == [r["memory_id"] for r in rebuilt]
     for a, b in zip(live, rebuilt, strict=True):
-        assert a == b, a.get("memory_id")
+        assert a == b, a["memory_id"]
 
 
 async def test_positions_are_the_log_ends(history: History) -> None:
