@@ -15,7 +15,8 @@ content never changes), as LanceDB's search returns.
 Distances are LanceDB's cosine distance, 1 - cos, in float32; equal scores are ordered by row id.
 
 Bounded by ``MAX_VALUES`` floats in all (the least recently used sets go first); a filter selecting more
-than ``MAX_ROWS`` rows, or narrowed by a time range (one per query), is searched by LanceDB as before.
+than ``MAX_ROWS`` rows, or narrowed by a time range (one per query), is searched by LanceDB as before, and
+such a filter is remembered per version, so its rows are not read again for every query only to be refused.
 Everything here runs on LanceDB's event loop (``Searches``), so the cache needs no lock; concurrent searches
 that miss the same set wait for one read.
 """
@@ -32,8 +33,13 @@ import pyarrow as pa
 
 from hindsight_es.types import Vector
 
-MAX_ROWS = 5_000  # exact search is chosen for banks of up to 3,000 rows, and tables without a vector index
+# Exact search is chosen for banks of up to 3,000 rows, tables without a vector index, and the other-script
+# memories of a bilingual bank when probing IVF partitions would compare as many rows (``ivf_nprobes``): the
+# 7,500 English memories of a 10k bank a quarter Chinese, for every Chinese question. At 5,000 those went to
+# LanceDB's flat search, 16 ms of a Chinese recall's 31 (peers corpus, in process).
+MAX_ROWS = 16_000
 MAX_VALUES = 16_000_000  # floats kept in all: 64 MB (about 18,000 rows of 896 dimensions)
+REFUSED_KEPT = 1_024  # filters remembered as selecting more than MAX_ROWS (at one version each)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +52,7 @@ class _Set:
 
 _SETS: OrderedDict[tuple[int, str], _Set] = OrderedDict()
 _READING: dict[tuple[int, str, int], asyncio.Future[_Set | None]] = {}
+_REFUSED: OrderedDict[tuple[int, str], tuple[object, int]] = OrderedDict()  # key -> (table, version): too many
 
 
 async def nearest(
@@ -61,6 +68,8 @@ async def nearest(
     + 1 of them if there are that many) when they are not kept. None when there are more than ``MAX_ROWS``
     (search them in LanceDB)."""
     key = (id(table), where)
+    if _REFUSED.get(key) == (table, version):
+        return None
     kept = _SETS.get(key)
     if kept is None or kept.version != version or kept.table is not table:
         kept = await _load(table, key, version, read)
@@ -93,6 +102,11 @@ async def _load(
             _SETS[key] = kept
             _SETS.move_to_end(key)
             _trim()
+        else:
+            _REFUSED[key] = (table, version)  # the table kept alive with it, so its id is not reused
+            _REFUSED.move_to_end(key)
+            while len(_REFUSED) > REFUSED_KEPT:
+                _REFUSED.popitem(last=False)
         future.set_result(kept)
         return kept
     except BaseException as exc:

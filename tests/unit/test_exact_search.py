@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from hindsight_es.stores import exact
+from hindsight_es.stores import exact, lance_search
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore, memory_schema
 
@@ -89,3 +89,30 @@ def test_a_set_past_the_kept_size_is_searched_by_lancedb(tmp_path, monkeypatch):
         r for r, _ in lancedb_flat(store, query, MemoryFilter("a"), 5)
     ]
     assert len(exact._SETS) == kept_before  # nothing kept for it
+
+
+def test_a_set_past_the_kept_size_is_read_once_per_version(tmp_path, monkeypatch):
+    """Refused once, a filter's rows are not read again at that version (every query paid for the read and
+    then for LanceDB's search); a write makes a new version, which is looked at again."""
+    rng = np.random.default_rng(3)
+    store = LanceStore(tmp_path)
+    schema = memory_schema(DIM)
+    store.upsert("memories", schema, rows(range(50), "a", rng))
+    monkeypatch.setattr(exact, "MAX_ROWS", 10)
+    reads = []
+    real = lance_search._vectors
+
+    async def counted(table, where):
+        reads.append(where.sql())
+        return await real(table, where)
+
+    monkeypatch.setattr(lance_search, "_vectors", counted)
+    where = MemoryFilter("a")
+    for _ in range(3):
+        query = rng.standard_normal(DIM).astype(np.float32)
+        assert [r for r, _ in search(store, query, where, 5)] == [r for r, _ in lancedb_flat(store, query, where, 5)]
+    assert len(reads) == 1
+    store.upsert("memories", schema, rows(range(50, 60), "a", rng))
+    query = rng.standard_normal(DIM).astype(np.float32)
+    assert [r for r, _ in search(store, query, where, 5)] == [r for r, _ in lancedb_flat(store, query, where, 5)]
+    assert len(reads) == 2
