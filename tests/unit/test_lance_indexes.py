@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -160,3 +161,31 @@ def test_full_text_search_finds_a_new_stores_rows_before_any_maintenance(tmp_pat
 def _row_ids(store: LanceStore) -> tuple[list[int], list[str]]:
     got = store.table("memories").search().with_row_id(True).select(["memory_id"]).to_arrow()
     return got.column("_rowid").to_pylist(), got.column("memory_id").to_pylist()
+
+
+def _bytes(path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def test_maintenance_drops_versions_older_than_versions_kept(tmp_path, monkeypatch) -> None:
+    """Every write and compaction is a new version whose files the old ones still point to; a maintenance
+    pass removes the versions older than ``VERSIONS_KEPT`` (LanceDB's default kept them a week), and
+    keeps the newer ones for the readers still on them."""
+    store = LanceStore(tmp_path)
+    for start in range(0, 400, 40):  # ten writes, then a compaction that rewrites them
+        store.upsert("memories", memory_schema(DIM), rows(40, start))
+    store.ensure_indexes(("memories",))
+    table = store.table("memories")
+    assert table is not None
+    many = len(table.list_versions())
+    assert many > 10
+    store.ensure_indexes(("memories",))  # within VERSIONS_KEPT: every version stays
+    assert len(table.list_versions()) >= many
+
+    before = _bytes(tmp_path / "memories.lance")
+    monkeypatch.setattr(LI, "VERSIONS_KEPT", LI.timedelta(milliseconds=1))
+    time.sleep(0.01)
+    store.ensure_indexes(("memories",))
+    assert len(table.list_versions()) <= 2  # the newest (and the pass's own, if it wrote one)
+    assert _bytes(tmp_path / "memories.lance") < before / 2
+    assert store.count("memories", MemoryFilter("b")) == 400
