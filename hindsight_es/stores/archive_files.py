@@ -93,6 +93,7 @@ class ArchiveFiles:
         self._options = options
         self._next: dict[TopicPartition, int] = {}
         self._checked: dict[tuple[str, int], str | None] = {}  # (key, size) -> why it is damaged, None: sound
+        self._outdated: set[str] = set()  # checked files whose vectors are floats (a release before the codes)
 
     # ------------------------------------------------------------ layout and positions
 
@@ -151,9 +152,11 @@ class ArchiveFiles:
         """
         live, covered = _split_covered(self._parts(topic, partition))
         removed = self._unlink(covered)
-        for run in map(_tiered, _small_runs(live, target_bytes)):
+        for run in _small_runs(live, target_bytes):
             if len(run) < min_files or any(self._damage(p) is not None for p in run):
                 continue  # a damaged file stays as it is, for verify to report and a rebuild to replace
+            if len(run := _tiered(run, self._outdated)) < min_files:
+                continue
             merged = f"{self._dir(topic, partition)}{run[0].first:020d}-{run[-1].last:020d}.parquet"
             self.objects.put(merged, _parquet(_dedupe(pa.concat_tables(self._read(p.key) for p in run))))
             removed += self._unlink([p for p in run if p.key != merged])
@@ -304,6 +307,9 @@ class ArchiveFiles:
                 reader.read(columns=[])  # the footer and the row groups' structure
                 for group in range(reader.num_row_groups):
                     reader.read_row_group(group)  # every page, decompressed, its CRC checked
+                stored = reader.schema_arrow
+                if "vector" not in stored.names or stored.field("vector").type != SCHEMA.field("vector").type:
+                    self._outdated.add(part.key)  # compacted whatever its size: written anew as codes
             except FileNotFoundError:
                 return None
             except (OSError, pa.ArrowException, ValueError) as exc:
@@ -385,13 +391,13 @@ def _small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
     return [run for run in runs if run]
 
 
-def _tiered(run: list[Part]) -> list[Part]:
+def _tiered(run: list[Part], outdated: set[str]) -> list[Part]:
     """The run without its leading files each larger than all the files after it together. A merged file
     grows with the archive, and merging it with the few small files a steady stream adds since the last
     pass rewrote all of it every pass (12% of `up`'s Python time at 20 turns/s over a 10k bank); left
     alone until the files after it add up to its size, each byte is rewritten O(log n) times, and a
-    partition holds O(log n) files."""
-    while len(run) > 1 and run[0].size > sum(p.size for p in run[1:]):
+    partition holds O(log n) files. A file in an older layout (``outdated``) stays in, to be rewritten."""
+    while len(run) > 1 and run[0].key not in outdated and run[0].size > sum(p.size for p in run[1:]):
         run = run[1:]
     return run
 
