@@ -18,7 +18,6 @@ import io
 import logging
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, overload
 
@@ -31,6 +30,7 @@ import pyarrow.parquet as pq
 from hindsight_es.errors import StoreError
 from hindsight_es.events import vectors
 from hindsight_es.log import TopicPartition
+from hindsight_es.stores.archive_parts import Part, small_runs, split_covered, tiered
 from hindsight_es.stores.objects import LocalObjects, ObjectStore, S3Objects, S3Options, objects
 
 log_ = logging.getLogger("hindsight.archive")
@@ -73,14 +73,6 @@ _NAME = re.compile(r"^(\d{20})-(\d{20})\.parquet$")
 
 _KEY = re.compile(r"^events/topic=([^/]+)/partition=(\d+)/")
 STALE_TEMPORARY_S = 600.0  # a file write takes seconds; a temp file this old is a killed writer's
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    first: int
-    last: int
-    key: str
-    size: int
 
 
 class ArchiveFiles:
@@ -150,12 +142,12 @@ class ArchiveFiles:
         The merged file is written whole before its parts are deleted; until then both are there, and
         readers skip the parts because the merged file's range covers theirs.
         """
-        live, covered = _split_covered(self._parts(topic, partition))
+        live, covered = split_covered(self._parts(topic, partition))
         removed = self._unlink(covered)
-        for run in _small_runs(live, target_bytes):
+        for run in small_runs(live, target_bytes):
             if len(run) < min_files or any(self._damage(p) is not None for p in run):
                 continue  # a damaged file stays as it is, for verify to report and a rebuild to replace
-            if len(run := _tiered(run, self._outdated)) < min_files:
+            if len(run := tiered(run, self._outdated)) < min_files:
                 continue
             merged = f"{self._dir(topic, partition)}{run[0].first:020d}-{run[-1].last:020d}.parquet"
             self.objects.put(merged, _parquet(_dedupe(pa.concat_tables(self._read(p.key) for p in run))))
@@ -286,7 +278,7 @@ class ArchiveFiles:
         parts = []
         for topic, partition in self._partitions():
             if topics is None or topic in topics:
-                parts += _split_covered(self._parts(topic, partition))[0]
+                parts += split_covered(self._parts(topic, partition))[0]
         return parts
 
     def damaged(self) -> dict[str, str]:
@@ -363,43 +355,6 @@ def _parquet(table: pa.Table) -> bytes:
     buffer = io.BytesIO()
     pq.write_table(table, buffer, compression="zstd", use_dictionary=_DICTIONARY, write_page_checksum=True)
     return buffer.getvalue()
-
-
-def _split_covered(parts: list[Part]) -> tuple[list[Part], list[Part]]:
-    """(files to read, files whose range lies inside an earlier-sorted file's: compaction leftovers)."""
-    live: list[Part] = []
-    covered: list[Part] = []
-    for part in parts:  # sorted by (first, -last), so a covering file comes before what it covers
-        if live and live[-1].first <= part.first and part.last <= live[-1].last:
-            covered.append(part)
-        else:
-            live.append(part)
-    return live, covered
-
-
-def _small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
-    runs: list[list[Part]] = [[]]
-    size = 0
-    for part in parts:
-        n = part.size
-        if n >= target_bytes or size + n > target_bytes:
-            runs.append([])
-            size = 0
-        if n < target_bytes:
-            runs[-1].append(part)
-            size += n
-    return [run for run in runs if run]
-
-
-def _tiered(run: list[Part], outdated: set[str]) -> list[Part]:
-    """The run without its leading files each larger than all the files after it together. A merged file
-    grows with the archive, and merging it with the few small files a steady stream adds since the last
-    pass rewrote all of it every pass (12% of `up`'s Python time at 20 turns/s over a 10k bank); left
-    alone until the files after it add up to its size, each byte is rewritten O(log n) times, and a
-    partition holds O(log n) files. A file in an older layout (``outdated``) stays in, to be rewritten."""
-    while len(run) > 1 and run[0].key not in outdated and run[0].size > sum(p.size for p in run[1:]):
-        run = run[1:]
-    return run
 
 
 def _dedupe(table: pa.Table) -> pa.Table:

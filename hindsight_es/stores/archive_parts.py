@@ -1,0 +1,51 @@
+"""The files of an archive's topic-partition as compaction sees them: which are leftovers of an earlier
+compaction, and which runs of them are worth merging."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    first: int
+    last: int
+    key: str
+    size: int
+
+
+def split_covered(parts: list[Part]) -> tuple[list[Part], list[Part]]:
+    """(files to read, files whose range lies inside an earlier-sorted file's: compaction leftovers)."""
+    live: list[Part] = []
+    covered: list[Part] = []
+    for part in parts:  # sorted by (first, -last), so a covering file comes before what it covers
+        if live and live[-1].first <= part.first and part.last <= live[-1].last:
+            covered.append(part)
+        else:
+            live.append(part)
+    return live, covered
+
+
+def small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
+    runs: list[list[Part]] = [[]]
+    size = 0
+    for part in parts:
+        n = part.size
+        if n >= target_bytes or size + n > target_bytes:
+            runs.append([])
+            size = 0
+        if n < target_bytes:
+            runs[-1].append(part)
+            size += n
+    return [run for run in runs if run]
+
+
+def tiered(run: list[Part], outdated: set[str]) -> list[Part]:
+    """The run without its leading files each larger than all the files after it together. A merged file
+    grows with the archive, and merging it with the few small files a steady stream adds since the last
+    pass rewrote all of it every pass (12% of `up`'s Python time at 20 turns/s over a 10k bank); left
+    alone until the files after it add up to its size, each byte is rewritten O(log n) times, and a
+    partition holds O(log n) files. A file in an older layout (``outdated``) stays in, to be rewritten."""
+    while len(run) > 1 and run[0].key not in outdated and run[0].size > sum(p.size for p in run[1:]):
+        run = run[1:]
+    return run
