@@ -68,7 +68,7 @@ async def nearest(
     + 1 of them if there are that many) when they are not kept. None when there are more than ``MAX_ROWS``
     (search them in LanceDB)."""
     key = (id(table), where)
-    if _REFUSED.get(key) == (table, version):
+    if (refused := _REFUSED.get(key)) is not None and refused[0] is table and refused[1] == version:
         return None
     kept = _SETS.get(key)
     if kept is None or kept.version != version or kept.table is not table:
