@@ -42,10 +42,10 @@ def small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
 
 def tiered(run: list[Part], outdated: set[str]) -> list[Part]:
     """The run without its leading files each larger than all the files after it together. A merged file
-    grows with the archive, and merging it with the few small files a steady stream adds since the last
-    pass rewrote all of it every pass (12% of `up`'s Python time at 20 turns/s over a 10k bank); left
-    alone until the files after it add up to its size, each byte is rewritten O(log n) times, and a
-    partition holds O(log n) files. A file in an older layout (``outdated``) stays in, to be rewritten."""
+    grows with the archive, and merging it with the few small files a steady stream adds between two
+    passes would rewrite all of it every pass; left alone until the files after it add up to its size,
+    each byte is rewritten O(log n) times, and a partition holds O(log n) files. A file in an older
+    layout (``outdated``) stays in, to be rewritten."""
     while len(run) > 1 and run[0].key not in outdated and run[0].size > sum(p.size for p in run[1:]):
         run = run[1:]
     return run

@@ -35,8 +35,8 @@ from hindsight_es.types import Vector
 
 # Exact search is chosen for banks of up to 3,000 rows, tables without a vector index, and the other-script
 # memories of a bilingual bank when probing IVF partitions would compare as many rows (``ivf_nprobes``): the
-# 7,500 English memories of a 10k bank a quarter Chinese, for every Chinese question. At 5,000 those went to
-# LanceDB's flat search, 16 ms of a Chinese recall's 31 (peers corpus, in process).
+# 7,500 English memories of a 10k bank a quarter Chinese, for every Chinese question. Past this size LanceDB's
+# flat search decodes every selected row for each query (16 ms of wall time for those 7,500).
 MAX_ROWS = 16_000
 MAX_VALUES = 16_000_000  # floats kept in all: 64 MB (about 18,000 rows of 896 dimensions)
 REFUSED_KEPT = 1_024  # filters remembered as selecting more than MAX_ROWS (at one version each)
