@@ -227,7 +227,7 @@ def _owned(body: str, kv: KeyValue) -> KeyValue | None:
         start = body.casefold().find(value.casefold())  # values are lowercased, the matching copy is not
         before = body[:start] if start > 0 else ""
         clause = re.split(r"[，,;；]", before)[-1]
-        carried = re.search(r"[，,;；]|\band\b", before, re.I) is not None  # a later clause or conjunct
+        carried = _FIRST_CLAUSE.search(before) is not None  # a later clause or conjunct
         if carried and not re.search(r"我|\bi\b", clause, re.I):  # with no subject of its own: the sentence's
             if (rel := _REL_OPEN.match(body)) and start > rel.end():
                 return f"{lx.RELATIONS[rel['r'].lower()]}/{_attribute(key)}", value
