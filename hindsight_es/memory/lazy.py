@@ -166,16 +166,14 @@ class LazyMap(MutableMapping[K, V]):
                 yield key, value
         yield from self._tail.items()
 
-    def matching(self, name: str, value: Any) -> Iterator[V] | None:
-        """The entries whose base row stored ``value`` in column ``name``, with every entry read, set or added
-        since the load (what they hold now may differ), in dict order: a superset for the caller to filter,
-        read without decoding the other rows. None when the base keeps no such column."""
+    def stored(self, name: str, value: Any) -> Iterator[K] | None:
+        """The keys of the base rows that stored ``value`` in column ``name`` and are still in the map, in row
+        order, without decoding a row (an entry set since the load may hold another value now). None when
+        the base keeps no such column."""
         rows = self._base.where(name, value) if self._base.where is not None else None
         if rows is None:
             return None
-        wanted = sorted(set(rows.tolist()).union(self._row_of.values()))
-        keys = (k for k in map(self._base.key, wanted) if k not in self._gone)
-        return chain((self[k] for k in keys), self._tail.values())
+        return (k for k in map(self._base.key, rows.tolist()) if k not in self._gone)
 
     def delta(self) -> tuple[Rows[K, V], dict[int, V], set[K], dict[K, V]]:
         """(base, the value now of each base row read or set since the load, base keys deleted, keys added):

@@ -84,6 +84,33 @@ class MemoryInfo:
 
 
 @dataclass(slots=True)
+class Lookups:
+    """Memory ids by key, and the quarantined ones, for ``where``: without them each supersession and each
+    untrusted candidate read every memory of a folded bank (at 100k memories most of the actor's time).
+    ``_reindex`` adds every memory it sees under its key and status, so an id may stay under a value its
+    memory no longer holds (``where`` answers a superset). Not in snapshots: a state read from one answers
+    from the snapshot's columns for the memories it loaded (``LazyMap.stored``), and a state whose memories
+    were set without ``_reindex`` is indexed whole at its first ``where``."""
+
+    by_key: dict[str, dict[UUID, None]] = field(default_factory=dict)  # ordered sets: first seen first
+    quarantined: dict[UUID, None] = field(default_factory=dict)
+    complete: bool = False  # every memory of a folded state was indexed (the first ``where`` does it)
+
+    def add(self, memory: MemoryInfo) -> None:
+        if memory.key is not None:
+            self.by_key.setdefault(memory.key, {})[memory.memory_id] = None
+        if memory.status == "quarantined":
+            self.quarantined[memory.memory_id] = None
+
+    def ids(self, column: str, value: object) -> dict[UUID, None]:
+        if column == "memory_key":
+            return self.by_key.get(str(value), {})
+        if (column, value) == ("status", "quarantined"):
+            return self.quarantined
+        raise ValueError(f"memories are not looked up by {column} = {value!r}")
+
+
+@dataclass(slots=True)
 class BankState:
     bank_id: str
     # The big indexes are mutable mappings: dicts when folded, ``memory.lazy`` maps when read from a snapshot.
@@ -101,6 +128,7 @@ class BankState:
     first_user_actor: str | None = None  # the principal of the bank's first user memory (undeclared owner)
     # content word -> active memories of rank >= 1 (not tools' or documents'), what a dispute is looked for in
     anchors: MutableMapping[str, set[UUID]] = field(default_factory=dict)
+    lookups: Lookups = field(default_factory=Lookups, compare=False, repr=False)
 
     def active(self) -> list[MemoryInfo]:
         return [m for m in self.memories.values() if m.status == "active"]
@@ -232,10 +260,17 @@ def fold(bank_id: str, events: Iterable[Event], *, as_of: datetime | None = None
 
 
 def where(state: BankState, column: str, value: object) -> Iterable[MemoryInfo]:
-    """The memories whose ``column`` ("status" or "memory_key") may hold ``value``, in order, for the caller to
-    check: all of them when folded; when read from a snapshot, only those rows (``LazyMap.matching``)."""
-    found = state.memories.matching(column, value) if isinstance(state.memories, LazyMap) else None
-    return state.memories.values() if found is None else found
+    """The memories whose ``column`` ("memory_key", or "status" for "quarantined") may hold ``value``, oldest
+    first, for the caller to check (``Lookups``), without reading the others."""
+    memories, lookups = state.memories, state.lookups
+    stored = memories.stored(column, value) if isinstance(memories, LazyMap) else None
+    if stored is None and not lookups.complete:
+        for memory in memories.values():
+            lookups.add(memory)
+        lookups.complete = True
+    ids = dict.fromkeys(stored or ())
+    ids.update(lookups.ids(column, value))
+    return [found for i in ids if (found := memories.get(i)) is not None]
 
 
 def text_key(kind: str, text: str) -> tuple[str, str]:
@@ -245,6 +280,7 @@ def text_key(kind: str, text: str) -> tuple[str, str]:
 
 def _reindex(state: BankState, memory: MemoryInfo) -> None:
     """Keep ``heads`` pointing at the active memory of each key, and ``texts`` at the active memory of each text."""
+    state.lookups.add(memory)
     same = text_key(memory.kind, memory.text)
     indexed = memory.status == "active" and (memory.confirmed or memory.provenance in _RANKED)
     for token in anchors(memory.text):

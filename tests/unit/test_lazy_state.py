@@ -26,6 +26,7 @@ from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.columnar import pack, state_from, unpack
 from hindsight_es.memory.columnar_writer import scalars, tables
 from hindsight_es.memory.lazy import LazyMap, LazySet
+from hindsight_es.memory.state import where
 from streams.metrics import counts
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -177,7 +178,7 @@ def test_lazy_maps_keep_dict_order_and_semantics() -> None:
 
 def test_a_loaded_state_finds_a_quarantined_channel_it_never_read() -> None:
     """The guard's taint rule looks for quarantined memories of the turn's channel: on a loaded state it
-    selects them by their stored status (``LazyMap.matching``), without reading the other rows."""
+    selects them by their stored status (``LazyMap.stored``), without reading the other rows."""
     folded = BankState("b")
     at = {"bank_id": "b", "actor": "agent"}
     for i in range(40):
@@ -223,3 +224,28 @@ def test_lookups_of_absent_or_foreign_keys_answer_as_a_dict() -> None:
     for key in (None, "not-an-id", 42):
         assert (key in loaded.memories) is (key in folded.memories) is False
         assert loaded.memories.get(key) is None and loaded.heads.get(key) is None and key not in loaded.handled
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_lookups_find_what_reading_every_memory_finds(seed: int) -> None:
+    """``where`` (memory ids by key and the quarantined ones, never every memory) answers a superset of what
+    a scan of every memory finds, on a folded state, on a state read from a snapshot, and on both after more
+    decisions (supersessions, quarantines, releases, restores)."""
+    inputs = _inputs(seed, 300)
+    folded = BankState("b")
+    for event in inputs[:180]:
+        _decided(folded, event)
+    loaded = _reloaded(folded)
+    list(where(folded, "status", "quarantined"))  # the folded state's lookups are complete from here on
+    for event in inputs[180:]:
+        _decided(folded, event)
+        _decided(loaded, event)
+    keys = {m.key for m in folded.memories.values() if m.key is not None}
+    assert len(keys) > 5 and any(m.status == "quarantined" for m in folded.memories.values())
+    for state in (folded, loaded):
+        every = list(state.memories.values())
+        for key in keys:
+            found = {m.memory_id for m in where(state, "memory_key", key) if m.key == key}
+            assert found == {m.memory_id for m in every if m.key == key}
+        found = {m.memory_id for m in where(state, "status", "quarantined") if m.status == "quarantined"}
+        assert found == {m.memory_id for m in every if m.status == "quarantined"}
