@@ -14,6 +14,7 @@ from typing import Any, NotRequired, TypedDict
 
 from lancedb.index import FTS, Bitmap, BTree, IvfSq
 
+from hindsight_es.stores.lance_compaction import maintain
 from hindsight_es.stores.objects import ObjectStore
 
 VECTOR_INDEX_ROWS = 5_000  # below this a flat scan is fast enough and exact
@@ -32,15 +33,15 @@ VECTOR_INDEX_TYPE = "IVF_SQ"
 # 0.97-0.98 at 16 and 32 probes while the build's CPU went from 13.0 to 6.1 s.
 TRAIN_SAMPLE_RATE = 64
 KMEANS_ITERATIONS = 20
-MAX_VECTOR_DELTAS = 4  # delta indexes from optimize before the IVF index is retrained
+MAX_VECTOR_DELTAS = 4  # delta indexes (stores maintained before ``lance_compaction``) that make a retrain
+RETRAIN_GROWTH = 2  # the IVF index is retrained once the table holds this many times the rows it was trained on
 MIN_NPROBES = 32
 EXACT_BANK_ROWS = 3_000  # banks up to this size always get an exact vector scan
 # Table versions (and the files only they use) older than this go at each maintenance pass. A reader reads
 # the newest version when its query starts, so it only needs its version for as long as one read takes (a
 # recall's searches: milliseconds; a full read of a million-row table: seconds). LanceDB's default keeps them
-# 7 days, and under a steady stream every compaction rewrites a table below its fragment target whole, with
-# its vector index (about 4.5 MB a second into a 10k bank at 20 turns/s): what stays on disk is the live
-# tables plus this long's rewrites.
+# 7 days, and under a steady stream every pass writes new fragments and index segments (``lance_compaction``):
+# what stays on disk is the live tables plus this long's rewrites.
 VERSIONS_KEPT = timedelta(minutes=1)
 
 
@@ -53,7 +54,7 @@ class VectorIndexInfo(TypedDict):
 
 
 def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tables: Sequence[str]) -> None:
-    """Build missing indexes and fold new rows into existing ones (``optimize``).
+    """Build missing indexes, then compact and fold new rows into them (``lance_compaction.maintain``).
 
     Each projection passes only its own table: two concurrent index commits on one table conflict.
     """
@@ -76,12 +77,12 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tab
         if "valid_from_idx" not in names:
             table.create_index("valid_from", config=BTree())
         _ensure_vector_index(path, table, names)
-        table.optimize(cleanup_older_than=VERSIONS_KEPT)
+        maintain(table, VERSIONS_KEPT)
     turns = table_of("turns") if "turns" in tables else None
     if turns is not None and turns.count_rows() > 0:
         if "bank_id_idx" not in {i.name for i in turns.list_indices()}:
             turns.create_index("bank_id", config=BTree())
-        turns.optimize(cleanup_older_than=VERSIONS_KEPT)
+        maintain(turns, VERSIONS_KEPT)
 
 
 # The full-text indexes of the memories table, by column: stemmed words, and one- and two-character grams for CJK.
@@ -121,15 +122,22 @@ def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None
     670 MB at 195k 896-d rows, and faster to scan); candidates only need their rank, not exact
     distances. It is trained with a target partition *size*: ``optimize`` then folds new rows in as
     delta indexes whose partitions keep that size (trained with a partition *count*, optimize
-    re-partitioned it into a few huge ones, and every search compared every row). Too many deltas
-    (each probed separately) trigger a retrain; so does an index this release did not record.
+    re-partitioned it into a few huge ones, and every search compared every row). A table grown to
+    ``RETRAIN_GROWTH`` times the rows the index was trained on is retrained (its partitions have grown as
+    much, and so has the share of rows in the delta); so is an index with more deltas than a store
+    maintained before ``lance_compaction`` could leave, or one this release did not record.
     """
     rows = table.count_rows()
     if rows < VECTOR_INDEX_ROWS:
         return
     info = vector_index_info(path)
     trained = "vector_idx" in names and info is not None and info.get("index") == VECTOR_INDEX_TYPE
-    if trained and table.index_stats("vector_idx").num_indices <= MAX_VECTOR_DELTAS:
+    if (
+        trained
+        and info is not None
+        and rows < RETRAIN_GROWTH * info["rows"]
+        and table.index_stats("vector_idx").num_indices <= MAX_VECTOR_DELTAS
+    ):
         return
     size = partition_rows(rows)
     config = IvfSq(
