@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hindsight_es.stores.tiers import settled_prefix
+
 
 @dataclass(frozen=True, slots=True)
 class Part:
@@ -41,11 +43,7 @@ def small_runs(parts: list[Part], target_bytes: int) -> list[list[Part]]:
 
 
 def tiered(run: list[Part], outdated: set[str]) -> list[Part]:
-    """The run without its leading files each larger than all the files after it together. A merged file
-    grows with the archive, and merging it with the few small files a steady stream adds between two
-    passes would rewrite all of it every pass; left alone until the files after it add up to its size,
-    each byte is rewritten O(log n) times, and a partition holds O(log n) files. A file in an older
-    layout (``outdated``) stays in, to be rewritten."""
-    while len(run) > 1 and run[0].key not in outdated and run[0].size > sum(p.size for p in run[1:]):
-        run = run[1:]
-    return run
+    """The run without its leading files each larger than all the files after it together (``tiers``), but
+    never its last; a file in an older layout (``outdated``) stays in, to be rewritten."""
+    settled = settled_prefix([p.size for p in run], [p.key in outdated for p in run])
+    return run[min(settled, len(run) - 1) :]

@@ -12,7 +12,7 @@ ingest carried 10 to 20 small fragments and a hundred unindexed rows between the
 
 Here Lance's own compaction (``pylance``, the library LanceDB writes with, at the version it bundles) is
 told which fragments to leave: a leading fragment larger than all the fragments after it together, as the
-archive's files (``archive_parts.tiered``), so a row is rewritten O(log n) times and a table holds O(log n)
+archive's files (``tiers``), so a row is rewritten O(log n) times and a table holds O(log n)
 fragments. One with more than ``DELETED_SHARE`` of its rows deleted (updates delete the row they rewrite)
 is merged whatever its size, which drops the deleted rows from its files. New rows go into the vector
 index's one delta beside the trained index, merged there at every pass (``_ensure_vector_index`` retrains
@@ -25,23 +25,19 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any
 
+from hindsight_es.stores.tiers import settled_prefix
+
 DELETED_SHARE = 0.1  # Lance's default threshold for rewriting a fragment to drop its deleted rows
 VECTOR_INDEX = "vector_idx"
 
 
 def settled(fragments: list[tuple[int, int, int]]) -> list[int]:
     """Ids of the fragments to leave out of a compaction, from ``(id, physical rows, deleted rows)`` in the
-    table's order: each leading fragment larger than all the fragments after it together, and not holding
-    more than ``DELETED_SHARE`` of deleted rows."""
-    left: list[int] = []
-    rest = sum(physical - deleted for _, physical, deleted in fragments)
-    for fragment_id, physical, deleted in fragments:
-        live = physical - deleted
-        rest -= live
-        if deleted > DELETED_SHARE * physical or live <= rest:
-            break
-        left.append(fragment_id)
-    return left
+    table's order: each leading fragment larger than all the fragments after it together (``tiers``), and
+    not holding more than ``DELETED_SHARE`` of deleted rows."""
+    live = [physical - deleted for _, physical, deleted in fragments]
+    due = [deleted > DELETED_SHARE * physical for _, physical, deleted in fragments]
+    return [fragment_id for fragment_id, *_ in fragments[: settled_prefix(live, due)]]
 
 
 def maintain(table: Any, versions_kept: timedelta) -> None:
