@@ -8,10 +8,11 @@ so those validators are built on first use instead (which here is never). Only t
 and only for the duration of this import; a model or call that sets its own config is unaffected. If
 pydantic's private config table moves, the import simply runs at its normal cost.
 
-LanceDB's own (Rust) log is set to errors only unless ``LANCEDB_LOG`` is set: at its default level every
-maintenance pass under steady ingest printed dozens of "partition N is empty, skipping" warnings from its
-delta index builds (117-238 lines a minute in ``up``'s output at 20 turns/s), which no operator acts on.
-``LANCEDB_LOG=warn`` shows them again, with its object-store retry warnings.
+LanceDB's own (Rust) log is set to errors only unless ``LANCEDB_LOG`` is set, and so is the log of the Lance
+that routine compaction calls (``pylance``, ``LANCE_LOG``): at their default level every maintenance pass
+under steady ingest printed dozens of "partition N is empty, skipping" warnings from the delta index builds
+(117-238 lines a minute in ``up``'s output at 20 turns/s; 386 in 50 s from pylance's), which no operator
+acts on. ``LANCEDB_LOG=warn`` / ``LANCE_LOG=warn`` show them again, with the object-store retry warnings.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import sys
 
 
 def _import_lancedb_deferring_schemas() -> None:
+    os.environ.setdefault("LANCE_LOG", "error")  # read when pylance's native module loads (on first use)
     if "lancedb" in sys.modules:
         return
     os.environ.setdefault("LANCEDB_LOG", "error")  # read when LanceDB's native module loads

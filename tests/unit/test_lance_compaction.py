@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from hindsight_es.stores import lance_indexes as LI
@@ -72,3 +76,30 @@ def test_a_fragment_with_many_deleted_rows_is_rewritten(tmp_path) -> None:
     after = fragments(store)
     assert base not in {fragment_id for fragment_id, _, _ in after}
     assert sum(physical for _, physical, _ in after) == 805 and all(deleted == 0 for _, _, deleted in after)
+
+
+QUIET_PROBE = """
+import sys
+from pathlib import Path
+from hindsight_es.stores import lance_indexes as LI
+from hindsight_es.stores.lance import LanceStore, memory_schema
+from tests.unit.test_lance_indexes import DIM, rows
+
+LI.VECTOR_INDEX_ROWS = 600
+store = LanceStore(Path(sys.argv[1]))
+store.upsert("memories", memory_schema(DIM), rows(3000))
+store.ensure_indexes(("memories",))  # about a dozen IVF partitions (``PARTITION_ROWS``)
+store.upsert("memories", memory_schema(DIM), rows(3, start=3000))
+store.ensure_indexes(("memories",))  # three new rows in a delta index: most of its partitions are empty
+"""
+
+
+@pytest.mark.parametrize(("asked", "warned"), [(None, False), ("warn", True)])
+def test_delta_index_builds_do_not_print_lances_empty_partition_warnings(tmp_path, asked, warned) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("LANCE_LOG", "LANCEDB_LOG")}
+    if asked is not None:
+        env["LANCE_LOG"] = asked
+    run = subprocess.run(
+        [sys.executable, "-c", QUIET_PROBE, str(tmp_path)], capture_output=True, text=True, check=True, env=env
+    )
+    assert ("is empty, skipping" in run.stderr) is warned
