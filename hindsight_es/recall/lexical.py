@@ -28,7 +28,7 @@ import math
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -98,6 +98,21 @@ def terms_row(row: dict[str, Any]) -> dict[str, Any]:
         "length": len(terms),
         "grams": text.lower() if has_cjk(str(row.get("text") or "")) else "",
     }
+
+
+def holds(query: str, column: str) -> Callable[[str], bool]:
+    """Whether a text of ``column`` holds a term of ``query``: a full-text match, as the index finds one
+    (for rows no index covers yet, ``stores.tail``)."""
+    terms = query_terms(query, column)
+    if column == "text_ngram":
+        return lambda text: any(term in text.lower() for term in terms)
+    wanted = frozenset(terms)
+    return lambda text: not wanted.isdisjoint(_stem_set(text))
+
+
+@lru_cache(maxsize=16_384)
+def _stem_set(text: str) -> frozenset[str]:
+    return frozenset(stems(text))
 
 
 def query_terms(query: str, column: str) -> tuple[str, ...]:

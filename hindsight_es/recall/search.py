@@ -26,6 +26,7 @@ from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.counts import counted
 from hindsight_es.recall.fulltext import MATCHES, scored, tied
 from hindsight_es.recall.fusion import rrf
+from hindsight_es.recall.lexical import holds
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, parse_query, unmentioned, without_names
 from hindsight_es.recall.relevance import odds_relevance, relevance, scale
@@ -98,6 +99,7 @@ def recall(
         searches.append(("search_text", partial(store.search.text_search, query, "search_text", where, MATCHES)))
     if parsed.cjk:
         searches.append(("text_ngram", partial(store.search.text_search, query, "text_ngram", where, MATCHES)))
+    holding = {name: holds(query, name) for name, _ in searches}
     vector = None
     # Memories in the other script (Chinese for an English query, English for a Chinese one) are their
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
@@ -115,7 +117,7 @@ def recall(
         cross = partial(_cross_hits, store, where=other, fetch=fetch, similarity=similar, probes=probes)
     for attempt in range(SEARCH_ATTEMPTS):
         version = store.search.start(store.search.version())  # what the counts are kept by (``counts``)
-        texts = [(name, store.search.start(search())) for name, search in searches]
+        texts = [(name, store.search.start(search(holds=holding[name], version=version))) for name, search in searches]
         searched = store.search.start(counted(store, where, version)) if searches else None
         if vector is None:
             vector = embedder.embed_query(query)

@@ -76,15 +76,31 @@ async def nearest(
         if kept is None:
             return None
     _SETS.move_to_end(key)
-    if not len(kept.row_ids):
+    return ranked(kept.row_ids, kept.unit, vector, limit)
+
+
+def ranked(row_ids: np.ndarray, unit: np.ndarray, vector: Vector, limit: int) -> list[tuple[int, float]]:
+    """``(row id, cosine distance)`` of the ``limit`` rows of ``unit`` (``unit_vectors``) nearest ``vector``,
+    nearest first, equal distances by row id."""
+    if not len(row_ids) or limit <= 0:
         return []
     query = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(query))
-    distances = 1.0 - kept.unit @ (query / norm if norm > 0 else query)
+    distances = 1.0 - unit @ (query / norm if norm > 0 else query)
     take = min(limit, len(distances))
     best = np.argpartition(distances, take - 1)[:take] if take < len(distances) else np.arange(len(distances))
-    order = best[np.lexsort((kept.row_ids[best], distances[best]))]
-    return [(int(kept.row_ids[i]), float(distances[i])) for i in order]
+    order = best[np.lexsort((row_ids[best], distances[best]))]
+    return [(int(row_ids[i]), float(distances[i])) for i in order]
+
+
+def unit_vectors(rows: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """The ``_rowid`` (int64) and L2-normalized ``vector`` (float32; a zero vector stays zero) of ``rows``."""
+    row_ids = np.asarray(rows.column("_rowid").to_numpy(), dtype=np.int64)
+    column = rows.column("vector").combine_chunks()
+    dim = column.type.list_size
+    vectors = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32).reshape(len(column), dim)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return row_ids, np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
 
 async def _load(
@@ -118,13 +134,7 @@ async def _load(
 
 
 def _from_table(table: object, version: int, rows: pa.Table) -> _Set:
-    row_ids = np.asarray(rows.column("_rowid").to_numpy(), dtype=np.int64)
-    column = rows.column("vector").combine_chunks()
-    dim = column.type.list_size
-    vectors = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32).reshape(len(column), dim)
-    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-    unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
-    return _Set(table, version, row_ids, unit)
+    return _Set(table, version, *unit_vectors(rows))
 
 
 def _trim() -> None:

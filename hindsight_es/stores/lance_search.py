@@ -24,9 +24,17 @@ from lancedb.table import AsyncTable
 from hindsight_es.errors import StoreError
 from hindsight_es.stores import exact
 from hindsight_es.stores.filters import MemoryFilter
+from hindsight_es.stores.tail import Tail, merged, tail
 from hindsight_es.types import Vector
 
 T = TypeVar("T")
+# LanceDB's IVF_SQ index with the cosine distance answers with the squared L2 distance of the normalized
+# vectors, 2 (1 - cos), when it searches the index alone, and with 1 - cos when unindexed rows are searched
+# beside it (it then re-reads the candidates' vectors): the same row's distance halved as soon as one row
+# was committed after the last maintenance pass. Recall reads 1 - distance as a cosine (its relevance).
+# ``tests/unit/test_tail.py`` checks the factor against the installed LanceDB.
+INDEX_DISTANCE_SCALE = 2.0
+OVERFLOW_DECAY = 0.9  # weight of the past in ``Searches._overflows``: about the last ten searches count
 
 
 class Searches:
@@ -34,6 +42,10 @@ class Searches:
 
     def __init__(self, memories: Callable[[], Any | None], opened: Callable[[], bool]) -> None:
         self._table, self._opened = memories, opened  # the sync table (opened on call), and whether it is
+        # By column, how often lately a full-text search matched more rows than it asked for, so that the
+        # rows no index covers had to be searched by LanceDB after all (``text_search``): past one in two, the
+        # search goes to LanceDB at once. Either way gives the same list; only the cost differs.
+        self._overflows: dict[str, float] = {}
 
     def start(self, search: Coroutine[Any, Any, T]) -> Future[T]:
         """Run one of the search coroutines below on LanceDB's event loop; its result is the future's."""
@@ -65,28 +77,56 @@ class Searches:
                     return kept
             query = table.query().nearest_to(vector).column("vector").distance_type("cosine").where(where.sql())
             query = query.bypass_vector_index() if nprobes is None else query.nprobes(nprobes)
-            return _pairs(await query.with_row_id().select(["_distance"]).limit(limit).to_arrow(), "_distance")
+            uncovered = None if nprobes is None else await self._tail(table, where, version)
+            if uncovered is not None:
+                query = query.fast_search()  # the index's rows; the rows it does not cover are searched here
+            hits = _pairs(await query.with_row_id().select(["_distance"]).limit(limit).to_arrow(), "_distance")
+            if uncovered is None:
+                return hits
+            indexed = [(row_id, distance / INDEX_DISTANCE_SCALE) for row_id, distance in hits]
+            return merged(indexed, uncovered.nearest(vector, limit), limit)
 
         return search()
 
     def text_search(
-        self, query: str, column: str, where: MemoryFilter, limit: int
+        self,
+        query: str,
+        column: str,
+        where: MemoryFilter,
+        limit: int,
+        *,
+        holds: Callable[[str], bool] | None = None,
+        version: Future[int | None] | None = None,
     ) -> Coroutine[Any, Any, list[tuple[int, float]]]:
-        """``(row id, BM25 score)`` of the best full-text matches in ``column``; the filter applies first."""
+        """``(row id, BM25 score)`` of the best full-text matches in ``column``; the filter applies first.
+
+        With ``holds`` (whether a text holds a term of ``query`` in ``column``'s tokenization), the rows no
+        index covers yet are matched here (``tail``) when all the matches fit in ``limit``; those come with
+        score 0, to be scored by the caller (``recall.fulltext`` rescores every such list). ``version`` as
+        for ``vector_search``."""
         table = self._memories()
 
         async def search() -> list[tuple[int, float]]:
             if table is None or not query.strip():
                 return []
-            found = (
-                table.query()
-                .nearest_to_text(query, columns=column)
-                .where(where.sql())
-                .with_row_id()
-                .select(["_score"])
-                .limit(limit)
-            )
-            return _pairs(await found.to_arrow(), "_score")
+
+            def found() -> Any:  # a query anew each time: LanceDB's builders change in place
+                built = table.query().nearest_to_text(query, columns=column).where(where.sql())
+                return built.with_row_id().select(["_score"]).limit(limit)
+
+            likely = self._overflows.get(column, 0.0) < 0.5
+            uncovered = None if holds is None or not likely else await self._tail(table, where, version)
+            if uncovered is not None and holds is not None and len(uncovered.row_ids):
+                hits = _pairs(await found().fast_search().to_arrow(), "_score")
+                seen = {row_id for row_id, _ in hits}
+                more = [(row_id, 0.0) for row_id in uncovered.holding(column, holds) if row_id not in seen]
+                if not self._overflowed(column, len(hits) + len(more) >= limit):
+                    return hits + more
+                # More matches than ``limit``: only LanceDB can score the uncovered rows beside the others.
+            hits = _pairs(await found().to_arrow(), "_score")
+            if holds is not None and uncovered is None:
+                self._overflowed(column, len(hits) >= limit)
+            return hits
 
         return search()
 
@@ -130,6 +170,16 @@ class Searches:
             return list(found.column("_rowid").to_pylist())
 
         return row_ids()
+
+    def _overflowed(self, column: str, overflowed: bool) -> bool:
+        self._overflows[column] = OVERFLOW_DECAY * self._overflows.get(column, 0.0) + (1 - OVERFLOW_DECAY) * overflowed
+        return overflowed
+
+    async def _tail(self, table: AsyncTable, where: MemoryFilter, version: Future[int | None] | None) -> Tail | None:
+        """The rows no search index covers at the table's version (``tail``), or None: search them in LanceDB."""
+        at = await asyncio.wrap_future(version) if version is not None else None
+        at = int(await table.version()) if at is None else at
+        return await tail(self._table(), table, where.sql(), at)
 
     def _memories(self) -> AsyncTable | None:
         if threading.current_thread() is LOOP.thread and not self._opened():
