@@ -155,3 +155,25 @@ def test_a_maintained_table_has_no_tail_and_a_large_backlog_is_left_to_lancedb(s
     version = store.search.start(store.search.version()).result()
     assert store.search.start(T.tail(store.table("memories"), table, WHERE.sql(), version)).result() is None
     assert asyncio.iscoroutinefunction(T.tail)
+
+
+def test_every_filter_recall_writes_reads_the_same_rows_from_the_tail_as_lancedb(store) -> None:
+    from datetime import UTC, datetime
+
+    filters = [
+        WHERE,
+        MemoryFilter("b", statuses=None, kinds=["episode", "fact"], agent=None, trusted_only=True),
+        MemoryFilter(
+            "b", since=datetime(2000, 1, 1, tzinfo=UTC), until=datetime(2100, 1, 1, tzinfo=UTC), script="latin"
+        ),
+        MemoryFilter("b", within=(datetime(2000, 1, 1, tzinfo=UTC), datetime(2001, 1, 1, tzinfo=UTC))),
+    ]
+    version = store.search.start(store.search.version()).result()
+    assert T.read(store.table("memories"), WHERE.sql(), version).num_rows == 30
+    for where in filters:
+        rows = T.read(store.table("memories"), where.sql(), version)
+        assert rows is not None
+        theirs = lancedb_search(
+            store, lambda t, w=where: t.query().where(f"({w.sql()}) AND _rowaddr >= {1 << 32}").select(["memory_id"])
+        )
+        assert sorted(rows.column("_rowid").to_pylist()) == sorted(theirs.column("_rowid").to_pylist())
