@@ -10,6 +10,7 @@ query, and ``start`` runs several searches at once without a Python thread for e
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from concurrent.futures import Future
@@ -28,6 +29,7 @@ from hindsight_es.stores.tail import Tail, merged, tail
 from hindsight_es.types import Vector
 
 T = TypeVar("T")
+log = logging.getLogger("hindsight.stores")
 # LanceDB's IVF_SQ index with the cosine distance answers with the squared L2 distance of the normalized
 # vectors, 2 (1 - cos), when it searches the index alone, and with 1 - cos when unindexed rows are searched
 # beside it (it then re-reads the candidates' vectors): the same row's distance halved as soon as one row
@@ -179,7 +181,11 @@ class Searches:
         """The rows no search index covers at the table's version (``tail``), or None: search them in LanceDB."""
         at = await asyncio.wrap_future(version) if version is not None else None
         at = int(await table.version()) if at is None else at
-        return await tail(self._table(), table, where.sql(), at)
+        try:
+            return await tail(self._table(), table, where.sql(), at)
+        except Exception:  # e.g. that version cleaned up meanwhile: LanceDB searches those rows, as it always could
+            log.warning("reading the rows no index covers failed; LanceDB searches them", exc_info=True)
+            return None
 
     def _memories(self) -> AsyncTable | None:
         if threading.current_thread() is LOOP.thread and not self._opened():

@@ -177,3 +177,28 @@ def test_every_filter_recall_writes_reads_the_same_rows_from_the_tail_as_lancedb
             store, lambda t, w=where: t.query().where(f"({w.sql()}) AND _rowaddr >= {1 << 32}").select(["memory_id"])
         )
         assert sorted(rows.column("_rowid").to_pylist()) == sorted(theirs.column("_rowid").to_pylist())
+
+
+def test_a_tail_that_cannot_be_read_is_left_to_lancedb(store, monkeypatch, caplog) -> None:
+    def fails(*_args):
+        raise OSError("version 41 was cleaned up")
+
+    monkeypatch.setattr(T, "read", fails)
+    T._TAILS.clear()
+    vector = np.random.default_rng(3).standard_normal(DIM).astype(np.float32)
+    ours = store.search.start(store.search.vector_search(vector, WHERE, 10, nprobes=64)).result()
+    theirs = lancedb_search(
+        store,
+        lambda t: (
+            t.query()
+            .nearest_to(vector)
+            .column("vector")
+            .distance_type("cosine")
+            .where(WHERE.sql())
+            .nprobes(64)
+            .select(["_distance"])
+            .limit(10)
+        ),
+    )
+    assert ours == list(zip(theirs.column("_rowid").to_pylist(), theirs.column("_distance").to_pylist(), strict=True))
+    assert "LanceDB searches them" in caplog.text
