@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
 
+from hindsight_es.stores.once import once
 from hindsight_es.types import Vector
 
 # Exact search is chosen for banks of up to 3,000 rows, tables without a vector index, and the other-script
@@ -51,7 +52,7 @@ class _Set:
 
 
 _SETS: OrderedDict[tuple[int, str], _Set] = OrderedDict()
-_READING: dict[tuple[int, str, int], asyncio.Future[_Set | None]] = {}
+_READING: dict[Hashable, asyncio.Future[_Set | None]] = {}
 _REFUSED: OrderedDict[tuple[int, str], tuple[object, int]] = OrderedDict()  # key -> (table, version): too many
 
 
@@ -106,12 +107,7 @@ def unit_vectors(rows: pa.Table) -> tuple[np.ndarray, np.ndarray]:
 async def _load(
     table: object, key: tuple[int, str], version: int, read: Callable[[], Awaitable[pa.Table]]
 ) -> _Set | None:
-    pending = _READING.get((*key, version))
-    if pending is not None:
-        return await asyncio.shield(pending)
-    future: asyncio.Future[_Set | None] = asyncio.get_running_loop().create_future()
-    _READING[(*key, version)] = future
-    try:
+    async def produce() -> _Set | None:
         rows = await read()
         kept = _from_table(table, version, rows) if rows.num_rows <= MAX_ROWS else None
         if kept is not None:
@@ -123,14 +119,9 @@ async def _load(
             _REFUSED.move_to_end(key)
             while len(_REFUSED) > REFUSED_KEPT:
                 _REFUSED.popitem(last=False)
-        future.set_result(kept)
         return kept
-    except BaseException as exc:
-        future.set_exception(exc)
-        future.exception()  # retrieved: a waiter re-raises it, no one else needs to
-        raise
-    finally:
-        del _READING[(*key, version)]
+
+    return await once(_READING, (*key, version), produce)
 
 
 def _from_table(table: object, version: int, rows: pa.Table) -> _Set:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ import numpy as np
 import pyarrow as pa
 
 from hindsight_es.stores.exact import ranked, unit_vectors
+from hindsight_es.stores.once import once
 from hindsight_es.types import Vector
 
 MAX_ROWS = 2_000  # uncovered rows searched here; past this LanceDB scans them (a backlog, not a stream)
@@ -62,7 +63,7 @@ class Tail:
 
 
 _TAILS: OrderedDict[tuple[int, str], Tail] = OrderedDict()
-_READING: dict[tuple[int, str, int], asyncio.Future[Tail | None]] = {}
+_READING: dict[Hashable, asyncio.Future[Tail | None]] = {}
 
 
 async def tail(sync_table: Any, table: object, where: str, version: int) -> Tail | None:
@@ -74,12 +75,8 @@ async def tail(sync_table: Any, table: object, where: str, version: int) -> Tail
     if kept is not None and kept.version == version and kept.table is table:
         _TAILS.move_to_end(key)
         return kept
-    pending = _READING.get((*key, version))
-    if pending is not None:
-        return await asyncio.shield(pending)
-    future: asyncio.Future[Tail | None] = asyncio.get_running_loop().create_future()
-    _READING[(*key, version)] = future
-    try:
+
+    async def produce() -> Tail | None:
         rows = await asyncio.to_thread(read, sync_table, where, version)
         found = None if rows is None else Tail(table, version, *unit_vectors(rows), _texts(rows))
         if found is not None:
@@ -87,14 +84,9 @@ async def tail(sync_table: Any, table: object, where: str, version: int) -> Tail
             _TAILS.move_to_end(key)
             while len(_TAILS) > KEPT:
                 _TAILS.popitem(last=False)
-        future.set_result(found)
         return found
-    except BaseException as exc:
-        future.set_exception(exc)
-        future.exception()  # retrieved: a waiter re-raises it, no one else needs to
-        raise
-    finally:
-        del _READING[(*key, version)]
+
+    return await once(_READING, (*key, version), produce)
 
 
 def read(sync_table: Any, where: str, version: int) -> pa.Table | None:

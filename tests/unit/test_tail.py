@@ -64,6 +64,23 @@ def lancedb_search(store: LanceStore, query) -> pa.Table:
     return store.search.start(run()).result()
 
 
+def lancedb_nearest(store: LanceStore, vector: np.ndarray, limit: int) -> pa.Table:
+    """LanceDB's own search of every row (every IVF partition probed) for ``vector``."""
+    return lancedb_search(
+        store,
+        lambda t: (
+            t.query()
+            .nearest_to(vector)
+            .column("vector")
+            .distance_type("cosine")
+            .where(WHERE.sql())
+            .nprobes(64)
+            .select(["_distance"])
+            .limit(limit)
+        ),
+    )
+
+
 def exact(store: LanceStore, vector: np.ndarray) -> dict[int, float]:
     """Every row's cosine distance to ``vector``, by row id, computed here."""
     table = lancedb_search(store, lambda t: t.query().where(WHERE.sql()).select(["vector"]))
@@ -89,19 +106,7 @@ def test_vector_search_finds_the_nearest_rows_indexed_or_not_with_their_cosine_d
 def test_the_index_alone_answers_with_twice_the_cosine_distance(store) -> None:
     store.ensure_indexes(("memories",))  # every row indexed: LanceDB searches the index alone
     vector = np.random.default_rng(7).standard_normal(DIM).astype(np.float32)
-    theirs = lancedb_search(
-        store,
-        lambda t: (
-            t.query()
-            .nearest_to(vector)
-            .column("vector")
-            .distance_type("cosine")
-            .where(WHERE.sql())
-            .nprobes(64)
-            .select(["_distance"])
-            .limit(10)
-        ),
-    )
+    theirs = lancedb_nearest(store, vector, 10)
     truth = exact(store, vector)
     for row_id, distance in zip(
         theirs.column("_rowid").to_pylist(), theirs.column("_distance").to_pylist(), strict=True
@@ -187,18 +192,6 @@ def test_a_tail_that_cannot_be_read_is_left_to_lancedb(store, monkeypatch, caplo
     T._TAILS.clear()
     vector = np.random.default_rng(3).standard_normal(DIM).astype(np.float32)
     ours = store.search.start(store.search.vector_search(vector, WHERE, 10, nprobes=64)).result()
-    theirs = lancedb_search(
-        store,
-        lambda t: (
-            t.query()
-            .nearest_to(vector)
-            .column("vector")
-            .distance_type("cosine")
-            .where(WHERE.sql())
-            .nprobes(64)
-            .select(["_distance"])
-            .limit(10)
-        ),
-    )
+    theirs = lancedb_nearest(store, vector, 10)
     assert ours == list(zip(theirs.column("_rowid").to_pylist(), theirs.column("_distance").to_pylist(), strict=True))
     assert "LanceDB searches them" in caplog.text
