@@ -105,7 +105,12 @@ def holds(query: str, column: str) -> Callable[[str], bool]:
     (for rows no index covers yet, ``stores.tail``)."""
     terms = query_terms(query, column)
     if column == "text_ngram":
-        return lambda text: any(term in text.lower() for term in terms)
+
+        def has_gram(text: str) -> bool:
+            low = text.lower()
+            return any(term in low for term in terms)
+
+        return has_gram
     wanted = frozenset(terms)
     return lambda text: not wanted.isdisjoint(_stem_set(text))
 

@@ -100,11 +100,8 @@ def read(sync_table: Any, where: str, version: int) -> pa.Table | None:
         return None
     columns = ["vector", *TEXTS]
     if not fragments:  # (an empty list would be read as "every fragment")
-        text = pa.array([], pa.string())
-        vectors = pa.array([], dataset.schema.field("vector").type)
-        return pa.table(
-            {"_rowid": pa.array([], pa.uint64()), "vector": vectors, "search_text": text, "text_ngram": text}
-        )
+        empty = {column: pa.array([], dataset.schema.field(column).type) for column in columns}
+        return pa.table({"_rowid": pa.array([], pa.uint64()), **empty})
     scanner = dataset.scanner(columns=columns, filter=where or None, fragments=fragments, with_row_id=True)
     return scanner.to_table()
 
