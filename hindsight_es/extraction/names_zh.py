@@ -18,7 +18,7 @@ _LOCK = threading.Lock()
 _TAGGER: Any = None
 
 
-def _tagger() -> Any:
+def tagger() -> Any:
     global _TAGGER
     with _LOCK:
         if _TAGGER is None:
@@ -37,7 +37,7 @@ def opens_with_a_name(clause: str) -> bool:
     first = CJK_RUN.match(text)
     if first is None or first[0][0] in "我咱你":  # a pronoun opens it: no tagger needed
         return False
-    for pair in _tagger().cut(first[0]):
+    for pair in tagger().cut(first[0]):
         return bool(pair.flag.startswith("nr") and len(pair.word) >= 2)
     return False
 
@@ -45,7 +45,7 @@ def opens_with_a_name(clause: str) -> bool:
 @lru_cache(maxsize=4096)
 def is_person_name(word: str) -> bool:
     """``word`` is a person's name alone ("许晴", "小王", "周明远"), not a role or an origin ("老师", "上海人")."""
-    tokens = list(_tagger().cut(word))
+    tokens = list(tagger().cut(word))
     if not tokens or not tokens[0].flag.startswith("nr"):
         return False
     return len(tokens) == 1 and len(word) >= 2 or len(tokens[0].word) == 1 and len(word) in (2, 3)

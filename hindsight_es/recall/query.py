@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hindsight_es.recall.answertype import asks_when
+from hindsight_es.recall.mentions import mentions_latin, word_names
 from hindsight_es.recall.timeparse import parse_time_range
 from hindsight_es.text import has_cjk
 
@@ -94,35 +95,40 @@ _NOT_ENTITIES = {
     *("monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday".split()),
     *("christmas easter halloween thanksgiving".split()),
     *("english chinese mandarin cantonese".split()),
+    # people everyone has, whom a memory calls by a role ("妈妈", "my mother"), not by this word
+    *("mom mum mommy mummy dad daddy mama papa grandma grandpa granny grandad".split()),
 }
-_ENTITY = re.compile(r"(?<![.!?。！？]\s)(?<=\s)([A-Z][a-z]+)(?:['’]s)?\b")  # after a space, not a sentence start
+# After a space or tab, not at a sentence's or a line's start, nor after a speaker's "Bart: "
+_ENTITY = re.compile(r"(?<![.!?。！？:：]\s)(?<=[ \t])([A-Z][a-z]+)(?:['’]s)?\b")
+# In Chinese a capital opens no sentence: a capitalised Latin word anywhere is a name ("Caroline喜欢什么？")
+_ENTITY_IN_CJK = re.compile(r"(?<![A-Za-z])([A-Z][a-z]+)(?:['’]s)?(?![a-z])")
 
 
 def entities(text: str) -> frozenset[str]:
     """The lower-cased capitalised words of ``text`` inside a sentence (the first word of a sentence is
     capitalised whatever it is), other than question words and names of times: the people, places and
     things a question is about."""
-    return frozenset(w.lower() for w in _ENTITY.findall(text) if w not in _NOT_NAMES and w.lower() not in _NOT_ENTITIES)
+    found = (_ENTITY_IN_CJK if has_cjk(text) else _ENTITY).findall(text)
+    return frozenset(w.lower() for w in found if w not in _NOT_NAMES and w.lower() not in _NOT_ENTITIES)
 
 
 def unmentioned(names: frozenset[str], rows: Iterable[Mapping[str, Any]]) -> list[str]:
     """The ``names`` that no row mentions: not its speaker's name (or a short form of it), not a word of
-    its text (or the start of one: "Postgres" in "PostgreSQL")."""
+    its text (or the start of one: "Postgres" in "PostgreSQL"); in a Chinese text, not in its Latin words
+    or in pinyin (``recall.mentions``)."""
     left = set(names)
     for row in rows:
         if not left:
             break
         speaker = (row.get("speaker") or "").split()
-        words = _WORD.findall(str(row.get("text") or "").lower())
+        text = str(row.get("text") or "")
+        words = [] if has_cjk(text) else _WORD.findall(text.lower())
         if speaker:
             words.append(speaker[0].lower())
-        left = {n for n in left if not any(_mentions(w, n) for w in words)}
+        left = {n for n in left if not any(word_names(w, n) for w in words)}
+        if left and has_cjk(text):
+            left = {n for n in left if not mentions_latin(n, row)}
     return sorted(left)
-
-
-def _mentions(word: str, name: str) -> bool:
-    """``word`` is ``name``, a longer form of it, or a short form of 3 letters or more ("Mel")."""
-    return word.startswith(name) or (len(word) >= 3 and name.startswith(word))
 
 
 _WORD = re.compile(r"[^\W\d_]+")

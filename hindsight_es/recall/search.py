@@ -27,6 +27,7 @@ from hindsight_es.recall.counts import counted
 from hindsight_es.recall.fulltext import MATCHES, scored, tied
 from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.lexical import holds
+from hindsight_es.recall.mentions import chinese_names, mentions_chinese
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, parse_query, unmentioned, without_names
 from hindsight_es.recall.relevance import odds_relevance, relevance, scale
@@ -355,19 +356,23 @@ def _relevance(
 
 
 def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> bool:
-    """The query names people, places or things (capitalised words inside the sentence) and none of the
-    memories the searches found mentions any of them: whatever those say, they are about someone or
-    something else. Full text finds a memory that has a name (a rare word weighs most), so one the
-    searches did not find has none. One name the bank knows is enough ("would Caroline like Vivaldi?"
-    is answered by what Caroline said about music). Not decided against memories in Chinese, where a
-    Latin name is written otherwise (林 for "Lin")."""
-    named = entities(query)
-    if not named:
+    """The query names people, places or things (capitalised words inside the sentence; in Chinese, a
+    person's name) and none of the memories the searches found mentions any of them: whatever those
+    say, they are about someone or something else. Full text finds a memory that has a name (a rare word
+    weighs most), so one the searches did not find has none. One name the bank knows is enough ("would
+    Caroline like Vivaldi?" is answered by what Caroline said about music). Across scripts a memory
+    mentions a name in pinyin or a transliteration, or may be about them when it names nobody
+    (``recall.mentions``). Not decided for a query of several lines, a conversation so far,
+    which names things in passing ("…we got a golden retriever…" recalls the turtle)."""
+    if "\n" in query.strip():
+        return False
+    latin, chinese = entities(query), chinese_names(query)
+    if not latin and not chinese:
         return False
     found = list(rows)
-    return not any(has_cjk(str(row.get("text") or "")) for row in found) and len(unmentioned(named, found)) == len(
-        named
-    )
+    if any(mentions_chinese(name, row) for name in chinese for row in found):
+        return False
+    return len(unmentioned(latin, found)) == len(latin)
 
 
 def _irrelevant(_memory_id: str) -> float:

@@ -110,3 +110,55 @@ async def test_naming_the_speaker_does_not_make_all_their_other_language_memorie
         assert (await top("When does Lin open the Shanghai store?", 1)) == ["m3"]
         assert (await top("Which courier does Lin use inside China?", 1)) == ["m4"]
         assert (await top("Lin 对什么过敏？", 1)) == ["m0"]
+
+
+PEOPLE = [  # people named in one language and asked about in either
+    "王磊在招商银行做程序员。",
+    "林晓雯对花生过敏。",  # not "别给她带花生糖": a memory about "her" may be about anyone asked for
+    "卡罗琳下个月要去冰岛看极光。",
+    "Priya Shah volunteers at the animal shelter every Tuesday.",
+    "周敏的猫叫年糕，是一只橘猫。",
+    "Marcus Becker is learning Japanese with a phone app.",
+    "我最喜欢的茶是龙井。",
+    "We moved the shop's database to PostgreSQL last spring.",
+]
+
+
+async def test_a_question_about_someone_the_bank_never_names_gets_nothing_in_either_language(tmp_path):
+    """A question that names a person no memory mentions is answered by nothing at the default floor,
+    whatever language the memories are in; one that names a person the bank knows, in the other script
+    (pinyin, a transliteration) or the same one, is answered by what was said about them."""
+    settings = Settings(data_dir=tmp_path, partitions=1)
+    async with Hindsight(settings) as hs:
+        await hs.publish(
+            [
+                make_turn(settings, "bi", text, session_id=f"m{i}", turn_id=f"m{i}", source="user")
+                for i, text in enumerate(PEOPLE)
+            ]
+        )
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+
+        async def found(query: str) -> list[str]:
+            return [turn for h in await hs.recall("bi", query, limit=5) for turn in h.source_turn_ids]
+
+        for query, turn in [
+            ("Where does Wang Lei work?", "m0"),  # pinyin of 王磊
+            ("What is Lin allergic to?", "m1"),  # 林 of 林晓雯
+            ("Where is Caroline going next month?", "m2"),  # 卡罗琳: a transliteration
+            ("王磊在哪里上班？", "m0"),
+            ("Priya 每周二做什么？", "m3"),  # a Latin name in a Chinese question
+            ("周敏的猫叫什么名字？", "m4"),
+            ("小周的猫是什么颜色的？", "m4"),  # a short form of 周敏
+        ]:
+            assert turn in await found(query), query
+        for query in [
+            "Where does Bram Okafor volunteer?",
+            "What language is Thaddeus Oyelaran learning?",
+            "赵丽华的猫叫什么名字？",
+            "陈医生对什么过敏？",
+        ]:
+            assert await found(query) == [], query
+            assert await hs.recall("bi", query, min_relevance=0), query  # the floor empties it, nothing else
+        # a conversation so far names people in passing: what it asks is still answered
+        said = "Lin: I ran into Bram Okafor at the station.\nAssistant: Nice!\nLin: Where does Priya volunteer?"
+        assert "m3" in await found(said)

@@ -1,0 +1,250 @@
+"""Whether a memory mentions a person a query names, within a script and across the two: a Chinese name
+in a Chinese query (王磊, 小王, 陈医生), a Latin one in any query ("Lin", "Caroline"); a memory mentions it in
+its own words (王磊, 老王), in pinyin ("Wang Lei", "Lin" for 林), by a transliteration (卡罗琳), or as a
+speaker. Used to leave a question about someone the bank never mentions without an answer
+(``recall.search``). A wrong "mentions" costs only that abstention, a wrong "does not mention" costs an
+answer, so every test here errs towards "mentions": any reading of a character counts, a short form
+counts, and a memory in the other script that does not name the person is taken for one about them
+unless it is plainly about someone else (its speaker, "我", "I"; or another person it names).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from hindsight_es.extraction.names_zh import tagger
+from hindsight_es.text import CJK_RUN, has_cjk
+
+# The most common Chinese surnames (about 85% of people in China): a person's name opens with one. Only
+# used to tell a Chinese name from a transliteration or from a word jieba's dictionary tags as a name.
+SURNAMES = frozenset(
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林高罗郑梁谢宋唐许韩冯邓曹彭曾肖萧田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
+    "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫阎段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫"
+    "孔向汤常温康施文牛樊葛邢安齐易乔伍庞颜倪庄聂章鲁岳翟殷詹申欧耿关兰焦俞左柳甘祝包宁尚符舒阮柯纪梅童凌"
+    "毕单季裴霍涂成苗谷盛曲翁冉骆蓝路游辛靳管柴蒙鲍华喻祁蒲房滕屈饶解牟艾尤阳时穆农司卓古吉缪简车项连芦麦"
+    "褚娄窦戚岑景党宫费卜冷晏席卫米柏宗瞿桂全佟应臧闵苟邬边卞姬师和仇栾隋商刁沙荣巫寇桑郎甄丛仲虞敖巩明佘"
+    "池查麻苑迟邝"
+)
+# The characters foreign names are transliterated in (the common ones of the Xinhua naming tables): a
+# name written only in them may be a Latin name's transliteration (卡罗琳, 汤姆, 梅兰妮), while a Chinese
+# one mostly is not (王俊杰, 黄杰).
+TRANSLITERATION = frozenset(
+    "阿埃艾爱安昂奥巴拜班邦保鲍贝本比彼毕宾波伯博布查达黛戴丹道德登迪蒂丁东杜顿多厄恩尔法范菲费芬丰冯"
+    "弗福盖甘冈高戈哥格根古瓜哈海汉豪赫黑亨胡华怀霍基吉济加贾杰捷金卡凯坎康柯科克肯库夸奎昆拉莱赖兰朗"
+    "劳勒雷蕾里理利莉丽连林琳留卢鲁路伦罗洛马玛迈麦曼梅美门蒙米密敏明莫姆穆纳娜奈南内尼妮涅宁努诺欧帕"
+    "潘庞佩皮珀普齐奇恰乔切琴丘屈萨塞赛桑瑟森沙莎尚舍什圣施史斯松苏索塔泰坦汤唐特提廷图托瓦万威韦维温"
+    "文沃乌伍西希锡谢辛休雅亚扬耶伊易因英尤于约扎泽詹佐翰卫露得治廉白丝勃姆夫茨兹芙薇娅琪娃茜迦斐嘉黛"
+)
+_TITLES = tuple("老师 医生 大夫 先生 女士 小姐 太太 阿姨 叔叔 师傅 教授 博士 律师 经理 总".split())
+_SHORT = ("小", "老", "阿")
+# A word jieba's dictionary holds more often than this is a word (叶子, 马拉松, 过敏), whatever its tag.
+_COMMON = 20
+_MID_SENTENCE_NAME = re.compile(r"(?<![.!?:]\s)(?<=[ \t])[A-Z][a-z]+")
+_FIRST_PERSON_EN = re.compile(r"\b(?:I|my|me|we|our|us|user)\b", re.IGNORECASE)  # "The user …": a short statement
+_CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+")
+_LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
+
+
+def chinese_names(query: str) -> frozenset[str]:
+    """The people a Chinese query names: words jieba tags as a person's name (``nr``) that open with a
+    common surname (王磊, 小王, 陈医生); not words its dictionary tags so but holds as words (续航, 叶子)."""
+    if not has_cjk(query):
+        return frozenset()
+    return frozenset(word for word, flag in _tagged(query) if flag.startswith("nr") and _is_chinese_name(word))
+
+
+def mentions_chinese(name: str, row: Mapping[str, Any]) -> bool:
+    """``row`` mentions the Chinese ``name``: in its text or speaker, whole, by the given name (思远 of
+    邝思远) or a short form (小王, 老王, 王老师 of 王磊); an English row in pinyin ("Wang", "Lei",
+    "Wanglei") or by naming nobody (it may be about them)."""
+    text = f"{row.get('speaker') or ''} {row.get('text') or ''}"
+    surname, given = _parts(name)
+    if name in text or (len(given) >= 2 and _given_alone(given, surname, text)):
+        return True
+    if not given:  # 小王, 王老师: the surname is all the name says
+        return surname in text
+    if any(short + surname in text for short in _SHORT) or any(surname + title in text for title in _TITLES):
+        return True
+    if has_cjk(text):
+        return False
+    words = set(_LATIN_WORD.findall(text.lower()))
+    if any(spelled in words for spelled in _spellings(surname, given)):
+        return True
+    # one about its speaker ("I …") or someone named is not about them; one that names nobody may be
+    return _MID_SENTENCE_NAME.search(text) is None and _FIRST_PERSON_EN.search(text) is None
+
+
+def mentions_latin(name: str, row: Mapping[str, Any]) -> bool:
+    """A Chinese ``row`` mentions the Latin ``name`` (lower-cased): as a Latin word in it ("我和Tom"), a run
+    of characters that reads it in pinyin (林 for "lin", 王磊 for "wanglei"), or, when the name is not
+    pinyin, or a person it names by what may be a transliteration (卡罗琳 may be "Caroline", 王磊 is not)."""
+    text = str(row.get("text") or "")
+    if any(word_names(word, name) for word in _LATIN_WORD.findall(text.lower())):
+        return True
+    if any(_reads(name, run) for run in CJK_RUN.findall(text)):
+        return True
+    # one that names nobody may be about them ("她下个月去冰岛"); one about its speaker (whose name
+    # ``query.unmentioned`` compares) or someone else is not
+    return _named_by_sound(name, text) or not _names_someone(text)
+
+
+def _given_alone(given: str, surname: str, text: str) -> bool:
+    """``given`` is in ``text`` as this person's given name (思远 for 邝思远), not as someone else's (梁思远):
+    not right after another surname, unless that character is a word of its own there (和思远, 跟思远)."""
+    at = text.find(given)
+    while at >= 0:
+        before = text[at - 1] if at > 0 else ""
+        if before == surname or before not in SURNAMES or before in _BETWEEN:
+            return True
+        at = text.find(given, at + 1)
+    return False
+
+
+# Characters in SURNAMES that more often stand alone before a name: "和思远", "向思远", "于思远".
+_BETWEEN = frozenset("和向于时跟与同给对被把让叫是的了在说找见请问及或也都还就又")
+
+
+def word_names(word: str, name: str) -> bool:
+    """``word`` is ``name``, a longer form of it ("postgresql" for "postgres"), or a short form of 3
+    letters or more ("mel")."""
+    return word.startswith(name) or (len(word) >= 3 and name.startswith(word))
+
+
+def _parts(name: str) -> tuple[str, str]:
+    """(surname, given name) of a Chinese name; a short form (小王, 王老师) has no given name."""
+    if name[0] in _SHORT and len(name) == 2:
+        return name[1], ""
+    for title in _TITLES:
+        if name.endswith(title) and len(name) > len(title):
+            return name[: -len(title)], ""
+    return name[0], name[1:]
+
+
+def _is_chinese_name(word: str) -> bool:
+    """A surname and a given name (王磊), a surname and a title (陈医生), or 小/阿 and one character, the
+    surname or not (小王, 小雯); but no word the dictionary holds as a word (老公, 小孩, 马拉松)."""
+    if not 2 <= len(word) <= 4:
+        return False
+    surname, given = _parts(word)
+    if len(surname) == 1 and surname in SURNAMES and word.endswith(_TITLES):  # 赵先生 is in the dictionary
+        return True
+    return _frequency(word) <= _COMMON and (surname[0] in SURNAMES or (not given and word[0] in "小阿"))
+
+
+def _spellings(surname: str, given: str) -> set[str]:
+    """The pinyin a Latin text may write the name in: surname, given name, both run together."""
+    first = set(_readings(surname))
+    rest = {"".join(p) for p in product(*(_readings(c) for c in given))} if len(given) <= 3 else set()
+    return first | rest | {f + r for f in first for r in rest} | {r + f for f in first for r in rest}
+
+
+def _reads(name: str, run: str) -> bool:
+    """Some consecutive characters of ``run`` read ``name`` in pinyin (any reading of each)."""
+    for start in range(len(run)):
+        at = {0}
+        for char in run[start:]:
+            at = {i + len(r) for i in at for r in _readings(char) if name.startswith(r, i)}
+            if len(name) in at:
+                return True
+            if not at:
+                break
+    return False
+
+
+@lru_cache(maxsize=8192)
+def _readings(char: str) -> frozenset[str]:
+    from pypinyin import Style, pinyin
+
+    out = {r for r in pinyin(char, style=Style.NORMAL, heteronym=True)[0] if r.isascii() and r.isalpha()}
+    return frozenset(out | {r.replace("v", "u") for r in out if "v" in r})
+
+
+def _named_by_sound(name: str, text: str) -> bool:
+    """The text names a person (a word jieba tags as a name) who may be ``name`` in transliteration: a
+    name written only in the characters transliterations are written in, whose first two sounds are ones
+    a transliteration of ``name`` may have there (卡罗琳 "ka-luo" for "Caroline", 约翰 "yue-han" for "John";
+    not 卡罗琳 for "Bram", not 马娜 "ma-na" for "Marisol"). A Chinese name (张伟) is matched in pinyin only
+    (``_reads``); jieba's other "names" (乌龟, 养老院, 俊杰 of 王俊杰) have characters no transliteration uses."""
+    return any(
+        flag.startswith(("nr", "nz")) and len(word) >= 2 and set(word) <= TRANSLITERATION and _sounds_like(name, word)
+        for word, flag in _tagged(text)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _names_someone(text: str) -> bool:
+    """The Chinese text is about someone known: its speaker (我, 我们, 用户), a capitalised Latin word
+    ("Lin: 好的", "我和Tom"), a name jieba finds (王磊, 卡罗琳), or a clause that opens with a surname
+    and no common word (许洋在读…, 谢俊杰…; not 周末…, 高兴…), where jieba's tags are least sure."""
+    if "我" in text or "用户" in text or _CAPITALISED.search(text):  # 用户: a typed memory's short statement
+        return True
+    if any(
+        f.startswith("nr") and len(w) >= 2 and (_is_chinese_name(w) or set(w) <= TRANSLITERATION)
+        for w, f in _tagged(text)
+    ):
+        return True
+    return any(_opens_with_a_surname(clause) for clause in CJK_RUN.findall(text))
+
+
+def _opens_with_a_surname(clause: str) -> bool:
+    if clause[0] not in SURNAMES or len(clause) < 2:
+        return False
+    word, flag = _tagged(clause)[0]
+    if len(word) == 1:
+        return flag[0] not in "pcur"  # 向他借钱, 和朋友: a word of its own
+    return flag.startswith("nr") or _frequency(word) <= _COMMON
+
+
+def _sounds_like(name: str, word: str) -> bool:
+    """``word``'s first syllable opens with a sound ``name``'s first letter may stand for, and its second
+    opens with no consonant or with one of the next two consonants of ``name`` ("caroline": r, l)."""
+    if not any(_onset(r) in _ONSETS.get(name[0], ()) for r in _readings(word[0])):
+        return False
+    consonants = [c for i, c in enumerate(name[1:]) if c not in "aeiou" and c != name[i]][:2]
+    second = {_onset(r) for r in _readings(word[1])}
+    return bool(second & _VOWEL) or any(second & _ONSETS.get(c, set()) for c in consonants)
+
+
+def _onset(reading: str) -> str:
+    """A pinyin syllable's initial ("zh", "k", "y"; "" for "an", "ou")."""
+    if reading[:2] in ("zh", "ch", "sh"):
+        return reading[:2]
+    return "" if reading[0] in "aeo" else reading[0]
+
+
+# The first sounds a transliteration of a name that opens with a Latin letter may open with, loosely
+# (Latin letters name several sounds; a looser table only leaves more questions answered).
+_VOWEL = {"", "y", "w"}
+_ONSETS: dict[str, set[str]] = {
+    **dict.fromkeys("aeiou", _VOWEL),
+    "y": _VOWEL | {"j"},
+    "b": {"b", "p"},
+    "p": {"b", "p", "f"},  # "ph"
+    **dict.fromkeys("dt", {"d", "t"}),
+    **dict.fromkeys("kq", {"k", "g", "q"}),
+    "c": {"k", "g", "q", "s", "x", "c", "ch", "sh", "z"},
+    "g": {"g", "k", "j", "q", "zh"},
+    "j": {"j", "q", "zh", "ch", "y", "g"},
+    **dict.fromkeys("fvw", {"f", "w", "h"}),
+    "h": {"h", "x"},
+    **dict.fromkeys("lr", {"l"}),
+    "m": {"m"},
+    "n": {"n"},
+    **dict.fromkeys("sz", {"s", "sh", "x", "z", "zh", "c", "ch", "q"}),
+    "x": {"s", "sh", "x", "k"},
+}
+
+
+@lru_cache(maxsize=4096)
+def _tagged(text: str) -> tuple[tuple[str, str], ...]:
+    return tuple((pair.word, pair.flag) for pair in tagger().cut(text))
+
+
+def _frequency(word: str) -> int:
+    import jieba
+
+    return int(jieba.dt.FREQ.get(word, 0))
