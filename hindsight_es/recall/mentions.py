@@ -41,6 +41,8 @@ TRANSLITERATION = frozenset(
 )
 _TITLES = tuple("老师 医生 大夫 先生 女士 小姐 太太 阿姨 叔叔 师傅 教授 博士 律师 经理 总".split())
 _SHORT = ("小", "老", "阿")
+_SURNAME_CLASS = "[" + "".join(sorted(SURNAMES)) + "]"
+_ADDRESSED = re.compile(f"{_SURNAME_CLASS}(?:{'|'.join(_TITLES)})|[老小]{_SURNAME_CLASS}")  # 叶医生, 老张
 # A word jieba's dictionary holds more often than this is a word (叶子, 马拉松, 过敏), whatever its tag.
 _COMMON = 20
 _MID_SENTENCE_NAME = re.compile(r"(?<![.!?:]\s)(?<=[ \t])[A-Z][a-z]+")
@@ -51,10 +53,12 @@ _LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
 
 def chinese_names(query: str) -> frozenset[str]:
     """The people a Chinese query names: words jieba tags as a person's name (``nr``) that open with a
-    common surname (王磊, 小王, 陈医生); not words its dictionary tags so but holds as words (续航, 叶子)."""
+    common surname (王磊, 小王, 陈医生), not words its dictionary tags so but holds as words (续航, 叶子);
+    and a surname with a title or 老/小 (叶医生, 张阿姨, 老张), which jieba splits."""
     if not has_cjk(query):
         return frozenset()
-    return frozenset(word for word, flag in _tagged(query) if flag.startswith("nr") and _is_chinese_name(word))
+    tagged = {word for word, flag in _tagged(query) if flag.startswith("nr") and _is_chinese_name(word)}
+    return frozenset(tagged | {m[0] for m in _ADDRESSED.finditer(query) if _is_chinese_name(m[0])})
 
 
 def mentions_chinese(name: str, row: Mapping[str, Any]) -> bool:
@@ -125,14 +129,16 @@ def _parts(name: str) -> tuple[str, str]:
 
 
 def _is_chinese_name(word: str) -> bool:
-    """A surname and a given name (王磊), a surname and a title (陈医生), or 小/阿 and one character, the
-    surname or not (小王, 小雯); but no word the dictionary holds as a word (老公, 小孩, 马拉松)."""
+    """A surname and a given name (王磊), a surname and a title (陈医生, 王总), or 小/老/阿 and one character
+    (小王, 小雯); not a word the dictionary holds as a word (老公, 小孩, 马拉松, 小米)."""
     if not 2 <= len(word) <= 4:
         return False
+    if word[1:] in _TITLES:  # 赵先生 is in the dictionary; 和老师 is "with the teacher"
+        return word[0] in SURNAMES and word[0] not in _BETWEEN
+    if _frequency(word) > _COMMON:  # 老李 and 周杰伦 are lost with 叶子 and 马拉松 (all tagged nr)
+        return False
     surname, given = _parts(word)
-    if len(surname) == 1 and surname in SURNAMES and word.endswith(_TITLES):  # 赵先生 is in the dictionary
-        return True
-    return _frequency(word) <= _COMMON and (surname[0] in SURNAMES or (not given and word[0] in "小阿"))
+    return (surname[0] in SURNAMES and surname[0] not in _BETWEEN) or (not given and word[0] in "小阿")
 
 
 def _spellings(surname: str, given: str) -> set[str]:

@@ -16,6 +16,12 @@ from hindsight_es.recall.query import entities, unmentioned
         ("赵先生开什么车？", {"赵先生"}),  # in jieba's dictionary, as a name with a title
         ("小雯从哪里飞回来？", {"小雯"}),
         ("张国强的孩子多大了？", {"张国强"}),
+        ("叶医生的门诊时间是什么时候？", {"叶医生"}),  # a surname and a title, which jieba splits
+        ("张阿姨做的红烧肉好吃吗？", {"张阿姨"}),
+        ("王总的秘书是谁？", {"王总"}),
+        ("我和老师去哪里了？", set()),  # 和: "with", not the surname
+        ("数学老师叫什么？", set()),
+        ("小米手环的续航怎么样？", set()),  # a word: 米 is a surname too
         # words jieba's dictionary tags as names but holds as words, or that open with no surname
         ("新车的续航是多少？", set()),
         ("龟背竹的叶子为什么发黄？", set()),
