@@ -355,6 +355,9 @@ def _relevance(
     return lambda memory_id: best.get(memory_id, bound)
 
 
+QUESTION_CHARS = 500
+
+
 def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> bool:
     """The query names people, places or things (capitalised words inside the sentence; in Chinese, a
     person's name) and none of the memories the searches found mentions any of them: whatever those
@@ -363,8 +366,9 @@ def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> boo
     Caroline like Vivaldi?" is answered by what Caroline said about music). Across scripts a memory
     mentions a name in pinyin or a transliteration, or may be about them when it names nobody
     (``recall.mentions``). Not decided for a query of several lines, a conversation so far,
-    which names things in passing ("…we got a golden retriever…" recalls the turtle)."""
-    if "\n" in query.strip():
+    which names things in passing ("…we got a golden retriever…" recalls the turtle), or of a passage's
+    length (more than ``QUESTION_CHARS``), which is not a question about someone."""
+    if "\n" in query.strip() or len(query) > QUESTION_CHARS:
         return False
     latin, chinese = entities(query), chinese_names(query)
     if not latin and not chinese:

@@ -103,3 +103,14 @@ def test_a_latin_name_is_mentioned_in_chinese_by_its_letters_its_pinyin_or_a_tra
 def test_unmentioned_reads_chinese_memories_for_latin_names() -> None:
     rows = [{"text": "林晓雯对花生过敏。"}, {"text": "张伟喜欢喝茶。"}, {"text": "I like sushi."}]
     assert unmentioned(frozenset({"lin", "bram", "zhang"}), rows) == ["bram"]
+
+
+def test_the_name_tables_load_in_the_background_before_a_first_recall_needs_them() -> None:
+    from hindsight_es.extraction import names_zh
+    from hindsight_es.recall import mentions
+
+    thread = mentions.warm_in_background()
+    thread.join(timeout=60)
+    assert not thread.is_alive()
+    assert names_zh._TAGGER is not None  # jieba's dictionary is loaded
+    assert mentions._readings.cache_info().currsize > 0  # and pypinyin's readings are read
