@@ -10,11 +10,15 @@ unless it is plainly about someone else (its speaker, "我", "I"; or another per
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import threading
+import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
 from itertools import product
+from pathlib import Path
 from typing import Any
 
 from hindsight_es.extraction.names_zh import tagger
@@ -172,10 +176,26 @@ def _reads(name: str, run: str) -> bool:
 
 @lru_cache(maxsize=8192)
 def _readings(char: str) -> frozenset[str]:
-    from pypinyin import Style, pinyin
+    """Every pinyin reading of a character, without tones: 曾 "ceng" and "zeng", 吕 "lu", "lv" and "lyu"."""
+    out: set[str] = set()
+    for marked in _pinyin_table().get(str(ord(char)), "").split(","):
+        plain = "".join(c for c in unicodedata.normalize("NFD", marked) if not unicodedata.combining(c))
+        if plain.isascii() and plain.isalpha():
+            out.add(plain)
+            if "\u0308" in unicodedata.normalize("NFD", marked):  # ü: written u, v or yu
+                out |= {plain.replace("u", "v"), plain.replace("u", "yu")}
+    return frozenset(out)
 
-    out = {r for r in pinyin(char, style=Style.NORMAL, heteronym=True)[0] if r.isascii() and r.isalpha()}
-    return frozenset(out | {r.replace("v", "u") for r in out if "v" in r})
+
+@lru_cache(maxsize=1)
+def _pinyin_table() -> dict[str, str]:
+    """pypinyin's table of single characters (codepoint -> readings with tones), read from its data file
+    without importing pypinyin, whose import also loads its phrase tables (about 50 MB against 8)."""
+    spec = importlib.util.find_spec("pypinyin")
+    if spec is None or spec.origin is None:
+        raise ImportError("pypinyin is not installed (pip install -e .)")
+    table: dict[str, str] = json.loads((Path(spec.origin).parent / "pinyin_dict.json").read_text(encoding="utf-8"))
+    return table
 
 
 def _named_by_sound(name: str, text: str) -> bool:
