@@ -74,9 +74,11 @@ class ParsedQuery:
 def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
     now = now or datetime.now(UTC)
     found = parse_time_range(text, now)
+    # \b does not part "Lin" from "喜欢" (both are word characters): in Chinese a name ends at its last letter
+    capitalised = (_ENTITY_IN_CJK if has_cjk(text) else _NAME).findall(text)
     names = frozenset(
         m.removesuffix("'s").removesuffix("’s").lower()
-        for m in _NAME.findall(text)
+        for m in capitalised
         if m.removesuffix("'s").removesuffix("’s") not in _NOT_NAMES
     )
     return ParsedQuery(

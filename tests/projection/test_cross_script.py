@@ -110,6 +110,7 @@ async def test_naming_the_speaker_does_not_make_all_their_other_language_memorie
         assert (await top("When does Lin open the Shanghai store?", 1)) == ["m3"]
         assert (await top("Which courier does Lin use inside China?", 1)) == ["m4"]
         assert (await top("Lin 对什么过敏？", 1)) == ["m0"]
+        assert (await top("Lin对什么过敏？", 1)) == ["m0"]  # no space: the name still ends at its last letter
 
 
 PEOPLE = [  # people named in one language and asked about in either

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hindsight_es.recall.mentions import chinese_names, mentions_chinese, mentions_latin
-from hindsight_es.recall.query import entities, unmentioned
+from hindsight_es.recall.query import entities, parse_query, unmentioned
 
 
 @pytest.mark.parametrize(
@@ -48,6 +48,7 @@ def test_a_transcript_s_speakers_interjections_and_parents_are_not_entities(tran
 
 def test_a_latin_name_in_a_chinese_question_is_an_entity_wherever_it_stands() -> None:
     assert entities("Caroline喜欢什么音乐？") == {"caroline"}
+    assert parse_query("Lin喜欢什么茶？").names == {"lin"}  # a speaker the query names
     assert entities("Priya 每周二做什么？") == {"priya"}
 
 
