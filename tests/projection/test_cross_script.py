@@ -59,13 +59,7 @@ async def test_in_a_bilingual_bank_a_question_finds_the_memory_in_the_other_lang
     only those that are similar at all are listed (the unrelated tea preference is not)."""
     settings = Settings(data_dir=tmp_path, partitions=1)
     async with Hindsight(settings) as hs:
-        await hs.publish(
-            [
-                make_turn(settings, "lin", text, session_id=f"m{i}", turn_id=f"m{i}", source="user")
-                for i, text in enumerate(BILINGUAL)
-            ]
-        )
-        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        await user_said(hs, settings, "lin", BILINGUAL)
 
         def top(hits, n=2):
             return [turn for h in hits[:n] for turn in h.source_turn_ids]
@@ -75,6 +69,14 @@ async def test_in_a_bilingual_bank_a_question_finds_the_memory_in_the_other_lang
         carriers = await hs.recall("lin", "which carrier do we ship with?", limit=3)
         assert top(carriers) in (["m0", "m5"], ["m5", "m0"])  # the unrelated tea preference ranks below both
         assert "m0" in top(await hs.recall("lin", "国际订单用什么快递？"))
+
+
+async def user_said(hs: Hindsight, settings: Settings, bank: str, texts: list[str]) -> None:
+    """The user said ``texts`` in ``bank``, turn ``m<i>`` each in a session of its own; projected."""
+    await hs.publish(
+        [make_turn(settings, bank, t, session_id=f"m{i}", turn_id=f"m{i}", source="user") for i, t in enumerate(texts)]
+    )
+    await catch_up_all(settings, hs.log, embedder=hs.embedder)
 
 
 SPOKEN = [  # one speaker, two languages, as in the demo
@@ -131,13 +133,7 @@ async def test_a_question_about_someone_the_bank_never_names_gets_nothing_in_eit
     (pinyin, a transliteration) or the same one, is answered by what was said about them."""
     settings = Settings(data_dir=tmp_path, partitions=1)
     async with Hindsight(settings) as hs:
-        await hs.publish(
-            [
-                make_turn(settings, "bi", text, session_id=f"m{i}", turn_id=f"m{i}", source="user")
-                for i, text in enumerate(PEOPLE)
-            ]
-        )
-        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        await user_said(hs, settings, "bi", PEOPLE)
 
         async def found(query: str) -> list[str]:
             return [turn for h in await hs.recall("bi", query, limit=5) for turn in h.source_turn_ids]
