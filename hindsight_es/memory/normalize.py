@@ -112,6 +112,11 @@ def _fold(text: str) -> str:
     return " ".join(out.split())
 
 
+def simplified(text: str) -> str:
+    """``text`` with Traditional Chinese written in Simplified (陳醫生 -> 陈医生); other text as it is."""
+    return str(_t2s().convert(text)) if _CJK.search(text) else text
+
+
 @lru_cache(maxsize=1)
 def _t2s():  # type: ignore[no-untyped-def]  # opencc ships no type hints
     import opencc

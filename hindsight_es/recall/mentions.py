@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_es.extraction.names_zh import tagger
+from hindsight_es.memory.normalize import simplified
 from hindsight_es.text import CJK_RUN, has_cjk
 
 # The most common Chinese surnames (about 85% of people in China): a person's name opens with one. Only
@@ -70,6 +71,7 @@ def chinese_names(query: str) -> frozenset[str]:
     and a surname with a title or 老/小 (叶医生, 张阿姨, 老张), which jieba splits."""
     if not has_cjk(query):
         return frozenset()
+    query = simplified(query)  # 陳醫生 is 陈医生: the surnames and jieba's dictionary are Simplified
     tagged = {word for word, flag in _tagged(query) if flag.startswith("nr") and _is_chinese_name(word)}
     return frozenset(tagged | {m[0] for m in _ADDRESSED.finditer(query) if _is_chinese_name(m[0])})
 
@@ -78,7 +80,7 @@ def mentions_chinese(name: str, row: Mapping[str, Any]) -> bool:
     """``row`` mentions the Chinese ``name``: in its text or speaker, whole, by the given name (思远 of
     邝思远) or a short form (小王, 老王, 王老师 of 王磊); an English row in pinyin ("Wang", "Lei",
     "Wanglei") or by naming nobody (it may be about them)."""
-    text = f"{row.get('speaker') or ''} {row.get('text') or ''}"
+    text = simplified(f"{row.get('speaker') or ''} {row.get('text') or ''}")
     surname, given = _parts(name)
     if name in text or (len(given) >= 2 and _given_alone(given, surname, text)):
         return True
@@ -99,7 +101,7 @@ def mentions_latin(name: str, row: Mapping[str, Any]) -> bool:
     """A Chinese ``row`` mentions the Latin ``name`` (lower-cased): as a Latin word in it ("我和Tom"), a run
     of characters that reads it in pinyin (林 for "lin", 王磊 for "wanglei"), or, when the name is not
     pinyin, or a person it names by what may be a transliteration (卡罗琳 may be "Caroline", 王磊 is not)."""
-    text = str(row.get("text") or "")
+    text = simplified(str(row.get("text") or ""))
     if any(word_names(word, name) for word in _LATIN_WORD.findall(text.lower())):
         return True
     if any(_reads(name, run) for run in CJK_RUN.findall(text[:TAGGED_CHARS])):

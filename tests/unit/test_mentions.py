@@ -22,6 +22,7 @@ from hindsight_es.recall.query import entities, parse_query, unmentioned
         ("我和老师去哪里了？", set()),  # 和: "with", not the surname
         ("数学老师叫什么？", set()),
         ("小米手环的续航怎么样？", set()),  # a word: 米 is a surname too
+        ("陳醫生什麼時候出門診？", {"陈医生"}),  # Traditional Chinese, read in Simplified
         # words jieba's dictionary tags as names but holds as words, or that open with no surname
         ("新车的续航是多少？", set()),
         ("龟背竹的叶子为什么发黄？", set()),
@@ -67,6 +68,7 @@ def test_a_latin_name_in_a_chinese_question_is_an_entity_wherever_it_stands() ->
         ("周敏", "Zhou Min's cat is called Niangao.", None, True),
         ("曾华", "Zeng Hua moved to Chengdu.", None, True),  # 曾 read "zeng" as a surname, "ceng" otherwise
         ("曾华", "Priya moved to Chengdu.", None, False),  # an English memory about someone else
+        ("陈医生", "陳醫生說要做胃鏡。", None, True),  # a memory in Traditional Chinese
         ("曾华", "she moved to a new flat.", None, True),  # one that names nobody may be about her
         ("曾华", "I moved to a new flat.", None, False),  # one about its speaker is not
         ("曾华", "I moved to a new flat.", "曾华", True),
