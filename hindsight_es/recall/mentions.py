@@ -215,15 +215,19 @@ def _named_by_sound(name: str, text: str) -> bool:
 @lru_cache(maxsize=4096)
 def _names_someone(text: str) -> bool:
     """The Chinese text is about someone known: its speaker (我, 我们, 用户), a capitalised Latin word
-    ("Lin: 好的", "我和Tom"), a name jieba finds (王磊, 卡罗琳), or a clause that opens with a surname
-    and no common word (许洋在读…, 谢俊杰…; not 周末…, 高兴…), where jieba's tags are least sure."""
+    ("Lin: 好的", "我和Tom"), a name jieba finds (王磊, 卡罗琳) or splits (何 + 秀英), or a clause that opens
+    with a surname and no common word (许洋在读…, 谢俊杰…; not 周末…, 高兴…), where jieba's tags are least
+    sure."""
     if "我" in text or "用户" in text or _CAPITALISED.search(text):  # 用户: a typed memory's short statement
         return True
-    if any(
-        f.startswith("nr") and len(w) >= 2 and (_is_chinese_name(w) or set(w) <= TRANSLITERATION)
-        for w, f in _tagged(text)
-    ):
-        return True
+    tagged = _tagged(text)
+    for i, (word, flag) in enumerate(tagged):
+        if flag.startswith("nr") and len(word) >= 2 and (_is_chinese_name(word) or set(word) <= TRANSLITERATION):
+            return True
+        # a name jieba split: 何 + 秀英, 徐海 + 燕 (何 tagged "what", 秀英 a given name it knows)
+        split = len(word) <= 2 and word[0] in SURNAMES and word[0] not in _BETWEEN and i + 1 < len(tagged)
+        if split and tagged[i + 1][1].startswith("nr"):
+            return True
     return any(_opens_with_a_surname(clause) for clause in CJK_RUN.findall(text[:TAGGED_CHARS]))
 
 

@@ -95,6 +95,7 @@ def test_a_chinese_name_is_mentioned_whole_short_in_pinyin_or_as_the_speaker(
         ("okafor", "她最喜欢的茶是龙井。", True),  # it names nobody: it may be about them
         ("okafor", "我最喜欢的茶是龙井。", False),  # it is about its speaker
         ("okafor", "我和Tom去爬山了。", False),  # it names someone else
+        ("okafor", "何秀英的女儿刚刚上中学。", False),  # someone whose name jieba splits (何 "what" + 秀英)
     ],
 )
 def test_a_latin_name_is_mentioned_in_chinese_by_its_letters_its_pinyin_or_a_transliteration(
