@@ -18,7 +18,7 @@ from hindsight_es.client.recording import RecallRecorder
 from hindsight_es.config import ALL_TOPICS
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
-from hindsight_es.recall.mentions import warm_in_background as names_warm_in_background
+from hindsight_es.recall.mentions import warm as warm_names
 from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, Dispute, MemoryView, RecallHit, TurnView
 from hindsight_es.recall.relevance import check_min_relevance
 from hindsight_es.recall.rowcache import fill_in_background
@@ -69,7 +69,7 @@ class Reader:
         """Open the hot store and load its indexes now (``recall.search.warm``), so the first recall after a
         start answers in its usual time, and start reading its active memories into the row and term caches in the
         background (``rowcache.fill_in_background``); a sharded store is left to its first recalls. The
-        tables that read names (jieba's, pypinyin's) load in the background too (``recall.mentions``)."""
+        tables that read names (jieba's, pypinyin's) load here too (``recall.mentions.warm``)."""
         embedder = self.conn.embedder()
 
         def run() -> None:
@@ -77,7 +77,7 @@ class Reader:
             if isinstance(lance, LanceStore):
                 warm(lance, embedder, self.settings.prewarm_mb * 2**20)
                 fill_in_background(lance)
-            names_warm_in_background()
+            warm_names()
 
         await self.conn.read(run)
 

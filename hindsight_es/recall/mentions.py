@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import threading
 import unicodedata
 from collections.abc import Mapping
 from functools import lru_cache
@@ -57,12 +56,12 @@ _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+")
 _LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
 
 
-def warm_in_background() -> threading.Thread:
-    """Load jieba's dictionary and pypinyin's tables on a thread of their own (about 0.6 s and 0.15 s of
-    CPU), so the first recall that reads a name after a start does not wait for them."""
-    thread = threading.Thread(target=lambda: (_tagged("王磊喜欢喝茶"), _readings("林")), name="names-warm", daemon=True)
-    thread.start()
-    return thread
+def warm() -> None:
+    """Load jieba's dictionary and pypinyin's table now (about 0.6 s and 0.15 s of CPU), at start, so
+    that no recall waits for them: loaded on a thread beside the first recalls instead, they took the
+    interpreter from them (first recall 33 -> 80 ms, p99 264 -> 653 ms on the 10k layout)."""
+    _tagged("王磊喜欢喝茶")
+    _readings("林")
 
 
 def chinese_names(query: str) -> frozenset[str]:

@@ -109,12 +109,10 @@ def test_unmentioned_reads_chinese_memories_for_latin_names() -> None:
     assert unmentioned(frozenset({"lin", "bram", "zhang"}), rows) == ["bram"]
 
 
-def test_the_name_tables_load_in_the_background_before_a_first_recall_needs_them() -> None:
+def test_the_name_tables_are_loaded_by_warm() -> None:
     from hindsight_es.extraction import names_zh
     from hindsight_es.recall import mentions
 
-    thread = mentions.warm_in_background()
-    thread.join(timeout=60)
-    assert not thread.is_alive()
+    mentions.warm()
     assert names_zh._TAGGER is not None  # jieba's dictionary is loaded
     assert mentions._readings.cache_info().currsize > 0  # and pypinyin's readings are read
