@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from hindsight_es.memory.normalize import simplified
 from hindsight_es.recall.answertype import asks_when
 from hindsight_es.recall.mentions import mentions_latin, word_names
 from hindsight_es.recall.timeparse import parse_time_range
@@ -143,3 +144,9 @@ def without_names(text: str, names: frozenset[str]) -> str:
         return "" if match.group(1).removesuffix("'s").removesuffix("’s").lower() in names else match.group(0)
 
     return " ".join(_NAME.sub(keep, text).split())
+
+
+def in_both_scripts(query: str) -> str:
+    """``query``, and after it its Simplified form when that differs (a question in Traditional Chinese)."""
+    plain = simplified(query)
+    return query if plain == query else f"{query} {plain}"

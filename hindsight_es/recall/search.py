@@ -29,7 +29,7 @@ from hindsight_es.recall.fusion import rrf
 from hindsight_es.recall.lexical import holds
 from hindsight_es.recall.mentions import chinese_names, mentions_chinese
 from hindsight_es.recall.models import RecallHit
-from hindsight_es.recall.query import entities, parse_query, unmentioned, without_names
+from hindsight_es.recall.query import entities, in_both_scripts, parse_query, unmentioned, without_names
 from hindsight_es.recall.relevance import odds_relevance, relevance, scale
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
@@ -98,9 +98,11 @@ def recall(
     searches = []  # (list name, the search); a CJK query's n-gram hits count only on CJK memories (below)
     if not query_cjk:
         searches.append(("search_text", partial(store.search.text_search, query, "search_text", where, MATCHES)))
+    # A Traditional question also asks for its Simplified n-grams (問, 问): the index matches what is written
+    texts_of = {"search_text": query, "text_ngram": (grams := in_both_scripts(query))}
     if parsed.cjk:
-        searches.append(("text_ngram", partial(store.search.text_search, query, "text_ngram", where, MATCHES)))
-    holding = {name: holds(query, name) for name, _ in searches}
+        searches.append(("text_ngram", partial(store.search.text_search, grams, "text_ngram", where, MATCHES)))
+    holding = {name: holds(texts_of[name], name) for name, _ in searches}
     vector = None
     # Memories in the other script (Chinese for an English query, English for a Chinese one) are their
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
@@ -136,7 +138,8 @@ def recall(
         last = attempt == SEARCH_ATTEMPTS - 1
         lexical: dict[int, float] = {}  # row id -> full-text evidence (log-odds), rows read whole only
         rescored = [
-            (name, scored(store, query, name, hits, searched, pool, fetch, last, lexical)) for name, hits in found
+            (name, scored(store, texts_of.get(name, query), name, hits, searched, pool, fetch, last, lexical))
+            for name, hits in found
         ]
         if any(hits is None for _, hits in rescored):
             continue  # a row a search returned was moved before its terms were read: search again

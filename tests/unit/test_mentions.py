@@ -116,3 +116,14 @@ def test_the_name_tables_are_loaded_by_warm() -> None:
     mentions.warm()
     assert names_zh._TAGGER is not None  # jieba's dictionary is loaded
     assert mentions._readings.cache_info().currsize > 0  # and pypinyin's readings are read
+
+
+def test_a_traditional_question_also_asks_for_its_simplified_n_grams() -> None:
+    from hindsight_es.recall.lexical import holds
+    from hindsight_es.recall.query import in_both_scripts
+
+    assert in_both_scripts("我的體檢報告呢？") == "我的體檢報告呢？ 我的体检报告呢？"
+    assert in_both_scripts("我的体检报告呢？") == "我的体检报告呢？"  # Simplified as it is
+    assert in_both_scripts("what about my check-up?") == "what about my check-up?"
+    assert not holds("體檢", "text_ngram")("明天去体检")  # as written, no n-gram in common
+    assert holds(in_both_scripts("體檢"), "text_ngram")("明天去体检")

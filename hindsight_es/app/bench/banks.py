@@ -39,6 +39,14 @@ def load(path: Path) -> list[dict[str, Any]]:
     return banks
 
 
+def in_traditional(banks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same banks with their questions written in Traditional Chinese (their messages as they are)."""
+    import opencc
+
+    convert = opencc.OpenCC("s2t").convert
+    return [{**b, "questions": [{**q, "question": convert(q["question"])} for q in b["questions"]]} for b in banks]
+
+
 def memorybank(history: Path, evidence: Path) -> list[dict[str, Any]]:
     """MemoryBank's users as banks (one session per day, the user's and the companion's turns, ids
     ``<day>.<pair>u`` / ``a``) with the probing questions whose evidence ``evidence`` labels."""

@@ -51,6 +51,14 @@ def banks(
         ),
     ] = False,
     min_relevance: FloorOption = None,
+    traditional: Annotated[
+        bool,
+        typer.Option(
+            "--traditional",
+            help="Ask the questions in Traditional Chinese (opencc s2t), the memories as written: a user who "
+            "writes one script asking about memories in the other",
+        ),
+    ] = False,
 ) -> None:
     """Evidence recall on small single-topic banks (one attribute per question), through the real pipeline,
     beside char-bigram BM25 + USE RRF over the same raw messages."""
@@ -65,6 +73,8 @@ def banks(
     sets = {path.name: bench.load(path) for path in paths}
     if memorybank is not None:
         sets[memorybank.name] = bench.memorybank(memorybank, Path(__file__).parent / "data" / MEMORYBANK_EVIDENCE)
+    if traditional:
+        sets = {name: bench.in_traditional(found) for name, found in sets.items()}
     rows: list[dict] = []
     floor = settings.min_relevance if min_relevance is None else min_relevance
     reports: dict[str, list[dict]] = {}
