@@ -24,8 +24,8 @@ from hindsight_es.extraction.names_zh import tagger
 from hindsight_es.memory.normalize import simplified
 from hindsight_es.text import CJK_RUN, has_cjk
 
-# The most common Chinese surnames (about 85% of people in China): a person's name opens with one. Only
-# used to tell a Chinese name from a transliteration or from a word jieba's dictionary tags as a name.
+# The most common Chinese surnames (about 85% of people in China): a person's name opens with one. Used
+# to tell a name from a word jieba tags as one, and whose name a given name in a text is (梁思远, 思远).
 SURNAMES = frozenset(
     "王李张刘陈杨黄赵吴周徐孙马朱胡郭何林高罗郑梁谢宋唐许韩冯邓曹彭曾肖萧田董袁潘于蒋蔡余杜叶程苏魏吕丁任"
     "沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付傅方白邹孟熊秦邱江尹薛闫阎段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫"
@@ -97,9 +97,9 @@ def mentions_chinese(name: str, row: Mapping[str, Any]) -> bool:
 
 
 def mentions_latin(name: str, row: Mapping[str, Any]) -> bool:
-    """A Chinese ``row`` mentions the Latin ``name`` (lower-cased): as a Latin word in it ("我和Tom"), a run
-    of characters that reads it in pinyin (林 for "lin", 王磊 for "wanglei"), or, when the name is not
-    pinyin, or a person it names by what may be a transliteration (卡罗琳 may be "Caroline", 王磊 is not)."""
+    """A Chinese ``row`` mentions the Latin ``name`` (lower-cased): as a Latin word in it ("我和Tom"), by a
+    run of characters that reads it in pinyin (林 for "lin", 王磊 for "wanglei"), by a person it names
+    in what may be a transliteration (卡罗琳 may be "Caroline", 王磊 is not), or by naming nobody."""
     text = simplified(str(row.get("text") or ""))
     if any(word_names(word, name) for word in _LATIN_WORD.findall(text.lower())):
         return True
