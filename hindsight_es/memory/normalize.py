@@ -106,10 +106,7 @@ def normalize_for_scan(text: str) -> Normalized:
 
 def _fold(text: str) -> str:
     """NFKC, case folding, Traditional -> Simplified, one space."""
-    out = unicodedata.normalize("NFKC", text).casefold()
-    if _CJK.search(out):
-        out = _t2s().convert(out)
-    return " ".join(out.split())
+    return " ".join(simplified(unicodedata.normalize("NFKC", text).casefold()).split())
 
 
 def simplified(text: str) -> str:
