@@ -125,11 +125,12 @@ def unmentioned(names: frozenset[str], rows: Iterable[Mapping[str, Any]]) -> lis
             break
         speaker = (row.get("speaker") or "").split()
         text = str(row.get("text") or "")
-        words = [] if has_cjk(text) else _WORD.findall(text.lower())
+        cjk = has_cjk(text)
+        words = [] if cjk else _WORD.findall(text.lower())
         if speaker:
             words.append(speaker[0].lower())
         left = {n for n in left if not any(word_names(w, n) for w in words)}
-        if left and has_cjk(text):
+        if left and cjk:
             left = {n for n in left if not mentions_latin(n, row)}
     return sorted(left)
 

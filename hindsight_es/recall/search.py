@@ -95,14 +95,13 @@ def recall(
     bank_rows, nprobes = _plan(store, bank_id)
     cache = row_cache(store)
     query_cjk = is_cjk(query)
-    searches = []  # (list name, the search); a CJK query's n-gram hits count only on CJK memories (below)
-    if not query_cjk:
-        searches.append(("search_text", partial(store.search.text_search, query, "search_text", where, MATCHES)))
-    # A Traditional question also asks for its Simplified n-grams (問, 问): the index matches what is written
-    texts_of = {"search_text": query, "text_ngram": (grams := in_both_scripts(query))}
-    if parsed.cjk:
-        searches.append(("text_ngram", partial(store.search.text_search, grams, "text_ngram", where, MATCHES)))
-    holding = {name: holds(texts_of[name], name) for name, _ in searches}
+    # The text each full-text list is searched and scored with: a Traditional question also asks for its
+    # Simplified n-grams (問, 问), as the index matches what is written. A CJK query's n-gram hits count only
+    # on CJK memories (below).
+    texts_of = {"search_text": query, "text_ngram": in_both_scripts(query)}
+    columns = ([] if query_cjk else ["search_text"]) + (["text_ngram"] if parsed.cjk else [])
+    searches = [(name, partial(store.search.text_search, texts_of[name], name, where, MATCHES)) for name in columns]
+    holding = {name: holds(texts_of[name], name) for name in columns}
     vector = None
     # Memories in the other script (Chinese for an English query, English for a Chinese one) are their
     # own list, searched with the embedder's cross-lingual half alone: beside same-script memories
