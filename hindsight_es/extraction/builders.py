@@ -150,7 +150,7 @@ def relation_pet(m: re.Match[str]) -> Built:
 
 
 def pet(m: re.Match[str]) -> Built:
-    animal = lx.PETS.get(vx.clean(m["a"]))
+    animal = lx.PETS.get(m["a"].strip().lower()) or lx.PETS.get(vx.clean(m["a"]))  # "二哈": not a particle
     v = vx.clean(m["v"])
     return None if animal is None or vx.vague(v) else (f"user/pet:{animal}", v)
 

@@ -24,14 +24,19 @@ from hindsight_es.extraction.patterns import (
 
 # fmt: off
 RELATIVE = (
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:lives|is living|is based|lived|has moved|moved)\s+(?:in|to)\s+{V}",
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:works|is working|worked|has worked)\s+(?:at|for)\s+{V}",
+    # "my brother, who lives up in Halifax, …": a relative's clause says it too
+    rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+(?:who|she|he))?\s+{ADV}(?:lives|is living|is based|lived|has lived"
+    rf"|has been living|has moved|moved|(?:got|was|has been)\s+(?:transferred|posted|relocated)|relocated)\s+"
+    rf"(?:(?:up|down|over|out|back)\s+)?(?:in|to)\s+{V}",
+    rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+who)?\s+{ADV}(?:works|is working|worked|has worked)\s+(?:at|for)\s+{V}",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:goes to|attends|is at|studies at)\s+{V}",
     # "my dad is still up in Norwich" (a place named as one), "my dad sold the house and moved to Brighton"
     rf"\bmy\s+(?P<r>{_REL_EN})\s+is\s+{ADV}(?:(?:up|down|over|out|back)\s+)?in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:[a-z]+\s+){{1,5}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+{V}",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:住在|生活在|搬到了|搬到|定居在){VZ}",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职)",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|打工)",
+    # "我哥前阵子从深圳回长沙了": back to a place the lexicon knows
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:从[^，。！？；,!?;\n]{{1,8}}?)?(?:回到了|回到|回了|回)(?P<v>{_PLACE_ZH})(?=[了，。！？；,!?;\s]|$)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:读|上)(?:大学|中学|小学|高中|初中|研究生|研|博士|书|学)",
     # "我妹妹毕业后去了西安工作": gone to a city (one the lexicon knows, or named as one) to work, study or live
@@ -44,9 +49,10 @@ RELATIVE_LIKE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
 )
 RELATIVE_JOB = (
-    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|was)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
+    rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+who)?\s+(?:is|was|has\s+been|been)\s+{ADV}(?:an?\s+)"
+    rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}works\s+as\s+(?:an?\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}是(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:是|当了|做了|干了|当|做|干)(?:[\d一二三四五六七八九十两几]+多?年多?的?)?(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 # "我哥哥在成都当医生", "my brother is a doctor in Chengdu": the job, and where (``builders.relation_job_at``)
 RELATIVE_JOB_AT = (

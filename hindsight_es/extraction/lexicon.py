@@ -110,6 +110,8 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "green tea": ("green tea", ("green tea", "绿茶")),
         "black tea": ("black tea", ("black tea", "红茶")),
         "milk tea": ("milk tea", ("milk tea", "bubble tea", "奶茶")),
+        "chrysanthemum tea": ("chrysanthemum tea", ("chrysanthemum tea", "菊花茶")),
+        "barley tea": ("barley tea", ("barley tea", "大麦茶", "麦茶")),
         "beer": ("beer", ("beer", "啤酒")),
         "wine": ("wine", ("wine", "红酒", "葡萄酒")),
         "juice": ("juice", ("juice", "果汁")),
@@ -124,7 +126,8 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         # Coffee and tea as ordered, and common everyday drinks, only in forms that cannot be anything but
         # the drink: no bare "美式" (美式英语), "乌龙" (闹乌龙: a mix-up), "普洱" or "龙井" (places), "sake" ("for
         # the sake of"), and none that are common pet names ("可乐", "摩卡", "奶昔", "Mocha": "豆豆改名叫可乐了").
-        "americano": ("americano", ("americano", "美式咖啡", "冰美式", "热美式", "美式")),
+        "americano": ("americano", ("americano", "美式咖啡", "热美式", "美式")),
+        "iced americano": ("iced americano", ("iced americano", "冰美式", "冰美式咖啡")),
         "flat white": ("flat white", ("flat white", "澳白", "馥芮白")),
         "mocha": ("mocha", ("mocha latte", "摩卡咖啡")),
         "cold brew": ("cold brew", ("cold brew", "冷萃", "冷萃咖啡")),
@@ -135,6 +138,10 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "longjing tea": ("longjing tea", ("longjing tea", "dragon well tea", "龙井茶")),
         "herbal tea": ("herbal tea", ("herbal tea", "花草茶", "凉茶")),
         "chamomile tea": ("chamomile tea", ("chamomile tea", "chamomile", "洋甘菊茶")),
+        "rooibos": ("rooibos", ("rooibos", "rooibos tea", "路易波士茶", "南非国宝茶")),
+        "pour-over coffee": (
+            "pour-over coffee", ("pour-over coffee", "pour over coffee", "pour-over", "手冲咖啡", "手冲")
+        ),
         "lemon tea": ("lemon tea", ("lemon tea", "柠檬茶")),
         "chai": ("chai", ("chai", "chai latte", "印度奶茶")),
         "lemonade": ("lemonade", ("lemonade", "柠檬水")),
@@ -298,9 +305,10 @@ PETS: dict[str, str] = {
     "fish": "fish", "猫": "cat", "小猫": "cat", "猫咪": "cat", "狗": "dog", "小狗": "dog", "狗狗": "dog",
     "兔子": "rabbit", "仓鼠": "hamster", "鹦鹉": "parrot", "鸟": "bird", "乌龟": "turtle", "金鱼": "fish",
     # breeds, as the kind of animal they are
+    **dict.fromkeys(("lab",), "dog"),  # "our lab Bramble": the pet patterns take it before a capitalised name
     **dict.fromkeys(("labrador", "golden retriever", "retriever", "poodle", "corgi", "husky", "beagle", "terrier",
                      "spaniel", "dachshund", "pug", "collie", "greyhound", "金毛", "泰迪", "柯基", "哈士奇", "拉布拉多",
-                     "边牧", "柴犬", "比熊", "萨摩耶"), "dog"),
+                     "边牧", "柴犬", "比熊", "萨摩耶", "二哈", "哈士奇犬", "金毛犬", "中华田园犬", "土狗"), "dog"),
     **dict.fromkeys(("布偶", "英短", "美短", "暹罗"), "cat"),
 }
 PET_NAMES: dict[str, tuple[str, str]] = {

@@ -1,7 +1,8 @@
 """The matching copy of a sentence, which the rule patterns run on: straight quotes, contractions expanded
 ("I'm" -> "i am", "don't" -> "do not", "my birthday's on" -> "my birthday is on"; "my sister's husband"
 stays a possessive), and a kin word opening it as the speaker's ("Dad moved to Brighton" -> "my dad
-moved to Brighton"). Case is kept: patterns read capitals where they mark names and places."""
+moved to Brighton"), a subject it leaves out as the speaker ("been a nurse for years" -> "i have been a nurse
+for years"). Case is kept: patterns read capitals where they mark names and places."""
 
 from __future__ import annotations
 
@@ -22,6 +23,22 @@ _EXPANSIONS = {
     "ll": " will",
     "d": " would",
 }
+# Typed without the apostrophe ("im veggie", "ive moved"): neither is an English word without it.
+_BARE_CONTRACTION = re.compile(r"\b(?:(im)|(ive))\b", re.I)
+# A casual sentence drops its subject ("Been an auditor at Deloitte for six years", "thinking of doing a
+# masters"): a participle opening it is the speaker's. Only forms that do not open an imperative ("work on the
+# report" asks, "working as a nurse" says); a past tense ("moved the shop to Azure") is left to the patterns
+# that take it without a subject, since "I" would make a team's choice the speaker's.
+_ELIDED = re.compile(
+    r"^((?:(?:just|recently|finally|also|still|now|currently|officially|basically|honestly)\s+)*)"
+    r"(?=(?:(been)|(started\s+working)|(?:working|teaching|studying"
+    r"|thinking|planning|renting)\b)\b)",
+    re.I,
+)
+# "she's lived", "who's been": 's before a participle is "has"
+_HAS = re.compile(
+    r"\b(he|she|it|who|that)'s(?=\s+(?:been|lived|got|gotten|gone|had|moved|worked|become|taken|done))", re.I
+)
 _KIN_OPEN = re.compile(r"^(?-i:(Dad|Mum|Mom|Grandma|Grandpa))\b(?=\s+[a-z])")  # "Dad moved …", not "Dad!"
 _MY_IS = re.compile(r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|\d))", re.I)
 
@@ -32,7 +49,12 @@ def _expand(m: re.Match[str]) -> str:
     return f"{m[3]} is" if m[3] else " not"
 
 
+def _subject(m: re.Match[str]) -> str:
+    return ("i have " if m[2] else "i " if m[3] else "i am ") + m[1]
+
+
 def matching_copy(sentence: str) -> str:
     """``sentence`` as the patterns match it (see the module)."""
     s = _KIN_OPEN.sub(r"my \1", sentence.replace("’", "'").replace("‘", "'"))
-    return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", s)) if "'" in s else s
+    s = _ELIDED.sub(_subject, _BARE_CONTRACTION.sub(lambda m: "i am" if m[1] else "i have", s), count=1)
+    return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", _HAS.sub(r"\1 has", s))) if "'" in s else s

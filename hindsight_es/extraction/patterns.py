@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from hindsight_es.extraction import jobs
 from hindsight_es.extraction import lexicon as lx
 
 # fmt: off
@@ -17,13 +18,13 @@ from hindsight_es.extraction import lexicon as lx
 # when something was done is not part of what it is (a plan's future time is: "visit Tokyo next week").
 MONTHS_EN = "january|february|march|april|may|june|july|august|september|october|november|december"
 _STOP_EN = (
-    r"(?=\s*(?:[,;!?。，；！？\n]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
+    r"(?=\s*(?:[,;!?。，；！？\n—–]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
     r"|or|if|when|unless|until|from now on)\b"
     r"|\s+(?:last\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)|yesterday|recently|lately"
     rf"|in\s+(?:the\s+)?(?:spring|summer|fall|autumn|winter)|in\s+(?:19|20)\d\d|in\s+(?:{MONTHS_EN})"
     r"|(?:a\s+)?(?:few\s+)?(?:\w+\s+)?(?:days|weeks|months|years)\s+ago)\b)"
 )
-_BODY_EN = r"(?:[^,;!?。，；！？\n.:]|[.:](?=\w))"
+_BODY_EN = r"(?:[^,;!?。，；！？\n.:—–]|[.:](?=\w))"
 V = rf"(?P<v>{_BODY_EN}+?){_STOP_EN}"
 _STOP_ZH = r"(?=[，。！？；,!?;\n]|$|因为|但是|不过|所以|而且|然后|并且|可是|因此)"
 VZ = rf"(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}"
@@ -37,12 +38,13 @@ _ZADV_WORDS = (
     " 蛮 好 向来 平时 一般 通常 主要 经常 总是 确实 去年 今年 前年 上个月 刚刚 刚 早就 早已 每天早上 每天晚上"
     " 每天 早上 晚上 居然 竟然 开始 又 基本上 上周 上星期 上礼拜 这周 前几天 前阵子 昨天 前天 上个星期"
     " 年初 年底 年中 月初 月底 今年初 去年初 去年底 上半年 春天 夏天 秋天 冬天 前段时间 这个月 上周末"
+    " 这人 这个人 下午 中午 这阵子 这段时间 如今 平常 一般都"
 ).split()
 # Possessive, so the longest adverb must come first ("最近" before "最"): a taken "最" is never given back.
 ZADV = "(?:" + "|".join(sorted(_ZADV_WORDS, key=len, reverse=True)) + ")*+"
 _ZPRE = r"(?:现在|目前|一直|还是|也|最近)*"  # before 最喜欢: ZADV would take the 最
-ZI = r"(?:我们|咱们|我)"
-ZCL = r"(?:^|(?<=[，,；;：:]))"  # the start of a clause: a statement after a comma needs no 我 again
+ZI = r"(?:我们|咱们|咱|本人|我)"
+ZCL = r"(?:^|(?<=[，,；;：:\s]))"  # the start of a clause: a statement after a comma needs no 我 again
 _FROM_ZH = r"(?:从[^，。！？；,!?;\n]{1,12}?)?"  # the place or employer left: "我从北京搬到了上海"
 _GAP = r"(?:(?!喜欢|爱|想|要|不|没|别|每次)[^，。！？；,!?;\n]){0,8}?"  # words between 我 and the verb, no negation
 # the relatives and friends ``lexicon.RELATIONS`` knows, and the animals (and breeds) of ``lexicon.PETS``, longest first
@@ -64,33 +66,20 @@ _TIME_ZH = (
 _LANG_EN = (r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|russian|italian|portuguese"
             r"|arabic|hindi|dutch|vietnamese|thai|turkish|polish|swedish")
 _LANG_ZH = r"中文|汉语|普通话|粤语|英文|英语|日语|日文|韩语|法语|德语|西班牙语|俄语|意大利语|葡萄牙语|阿拉伯语"
-_JOBS_EN = (
-    r"engineer|developer|programmer|teacher|doctor|nurse|designer|student|lawyer|manager|writer|scientist"
-    r"|researcher|artist|chef|accountant|consultant|analyst|architect|professor|musician|photographer"
-    r"|founder|freelancer|counselor|therapist|journalist|pharmacist|dentist|entrepreneur|dancer|singer|actor"
-    r"|actress|pilot|police officer|firefighter|banker|farmer|baker|mechanic|electrician|plumber|carpenter|cashier"
-    r"|waiter|waitress|barista|driver|coach|trainer|librarian|secretary|intern|cook|veterinarian|vet|surgeon"
-    r"|psychologist|social worker|painter|poet|editor|producer|director|officer|instructor|tutor|paramedic"
-    r"|midwife|nanny|realtor|translator|interpreter|recruiter|sales rep|salesperson|illustrator|animator|clerk"
-)
-_JOBS_ZH = (
-    r"工程师|程序员|医生|护士|老师|教师|学生|律师|设计师|经理|作家|记者|研究员|会计|厨师|司机|警察|演员|歌手"
-    r"|画家|教授|博士生|研究生|大学生|销售|公务员|自由职业者|创业者|消防员|飞行员|翻译|编辑|摄影师|工人|农民|店长"
-    r"|模特|主播|保安|快递员|外卖员|导游|空姐|分析师|咨询师|法官|军人|运动员|教练|科学家|舞蹈演员|厨子|保姆"
-    r"|撰稿人|经纪人|制片人|主持人|合伙人|自媒体|博主|网红|up主|审计|(?<=[\u4e00-\u9fff])[牙兽中西军校]医(?![院疗学药])"
-    # a trade named by its 师 (建筑师, 药剂师, 理发师, 营养师), not 师傅/师父/师兄 or 师范 (a teachers' college)
-    r"|(?<=[\u4e00-\u9fff])[\u4e00-\u9fff]{1,3}?师(?![傅父兄姐弟妹范生])"
-)
+_JOBS_EN = jobs.JOBS_EN
+_JOBS_ZH = jobs.JOBS_ZH
 
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
     rf"(?:我|{ZCL}(?:而是|是)?){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
-_DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher"
+_DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher|veggie|plant[- ]based"
+_DEGREE = r"(?:(?:fully|completely|strictly|totally|entirely|full|full-on|basically|pretty\s+much|mostly|now)\s+)*"
 DIET = (
-    rf"\bi\s+(?:am|have\s+been)\s+{ADV}(?:an?\s+)?(?P<v>{_DIETS})\b",
-    rf"\bi\s+(?:have\s+)?{ADV}(?:went|gone|became|become|turned|switched to being|am going)\s+(?:fully\s+)?"
+    rf"\bi\s+(?:am|have\s+been)\s+{ADV}(?:an?\s+)?{_DEGREE}(?P<v>{_DIETS})\b",
+    rf"^(?:(?:just|recently|finally|so|and|now|officially)\s+)*(?:went|gone|turned)\s+{_DEGREE}(?P<v>{_DIETS})\b",
+    rf"\bi\s+(?:have\s+)?{ADV}(?:went|gone|became|become|turned|switched to being|am going)\s+{_DEGREE}"
     rf"(?P<v>{_DIETS})\b",
 )
 DIET_ZH = (rf"我{ZADV}(?:从[^，。！？；,!?;\n]{{1,8}}?(?:开始|起))?(?:吃素|是素食主义者|是素食者|是素食)",)
@@ -122,7 +111,8 @@ STOP = (rf"^(?:please\s+)?(?:stop|quit)\s+(?P<v>[a-z]+ing\b{_BODY_EN}*?){_STOP_E
 NEVER = (
     rf"(?:^|\bplease\s+|\byou\s+(?:should|must)\s+|,\s*so\s+)(?:never|do not ever)\s+(?!had|been|was|were|did"
     rf"|thought|knew|heard|seen|got|mind|fails?|stops?\b){V}",
-    rf"^do not\s+(?!worry|mind|forget|hesitate|be\b|think|know|get me wrong|you\b|have\b|care\b|like\b|want\b){V}",
+    rf"(?:^|(?<=,\s)|(?<=,))do not\s+(?!worry|mind|forget|hesitate|be\b|think|know|get me wrong|you\b|have\b|care\b"
+    rf"|like\b|want\b){V}",
     rf"\bplease\s+do not\s+(?!worry|mind|forget|hesitate|be\b){V}",
     rf"\b(?:must\s+not|must\s+never|should\s+never|may\s+not|(?:is|are)\s+not\s+allowed\s+to|can\s+never)\s+{V}",
     rf"(?:永远不要|永远别|绝对不要|绝对不能|千万不要|千万别|一定不要|务必不要|绝不要|绝不能|禁止|不许|不准){VZ}",
@@ -179,7 +169,7 @@ LOCATION = (
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
     # "我在广州住了五年了": 在 a known place, then 住 (not "在酒店住了一晚")
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>{_PLACE_ZH})(?:已经)?住(?:了|过|着)",
-    rf"(?<=[，,])(?:现在|目前|一直|已经|后来|又)?(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
+    rf"(?:^|(?<=[，,]))(?:现在|目前|一直|已经|后来|又|最近|刚刚|刚)*(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
 )
 HOMETOWN = (
     rf"\bi\s+(?:am|come|came)\s+(?:originally\s+)?from\s+{V}",
@@ -190,21 +180,22 @@ HOMETOWN = (
     rf"\band\s+originally\s+from\s+{V}",
     rf"(?<=[，,])(?:我的?)?老家(?:在|是){VZ}",
 )
-NAME_CAPITAL = (rf"\bcall\s+me\s+{V}",)
+NAME_CAPITAL = (rf"\bcall\s+me\s+{V}", rf"\bi\s+(?:usually\s+|just\s+|mostly\s+|prefer\s+to\s+)?go\s+by\s+{V}")
 # "I'm Sam", "Hi, I'm Sam and I work as a nurse": a capitalized word or two after "I am" that end the clause
 # (contractions are expanded before matching); what someone is ("I'm Chinese") is not a name.
 _NOT_GIVEN = "|".join(sorted(lx.NOT_GIVEN_NAMES))
 NAME_INTRO = (
     r"^(?:(?:hi|hey|hello)\b[\s,!]*)?(?-i:(?P<v>[A-Z][a-z]+))\s+here(?=\s*(?:[,.!;]|$))",  # "hey, Siobhan here"
+    r"^(?:(?:hi|hey|hello)\b[\s,!]*)?it\s+is\s+(?-i:(?P<v>[A-Z][a-z]+))\s+(?:again|here)\b",  # "hey it's Anika again"
     rf"\bi\s+am\s+(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?!(?:{_NOT_GIVEN})\b)(?-i:(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))"
     r"(?=\s*(?:[,;!?]|\.(?!\w)|$)|\s+(?:and|from|here|again|by\s+the\s+way|btw|fyi)\b)",
 )
 # "我是许晴": the word after 我是 is a name when jieba tags it a person's name alone (``builders.name``)
-NAME_INTRO_ZH = (r"(?:^|(?<=[，,：:]))我是(?P<v>[\u4e00-\u9fff]{2,3})(?=[，。！？；,!?;\s]|$)",)
+NAME_INTRO_ZH = (r"(?:^|(?<=[，,：:]))(?:我是|本人(?:是|叫)?)(?P<v>[\u4e00-\u9fff]{2,3})(?=[，。！？；,!?;\s]|$)",)
 NAME = (
     rf"\b(?:i\s+am\s+called|the\s+name\s+is|(?:everyone|everybody|people|(?:my\s+)?friends)\s+calls?\s+me)\s+{V}",
     r"我(?:的名字)?叫(?!了|过|他|她|你|醒|车|外卖)(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=[，。！？；,!?;\s]|$|吧|就好|就行)",
-    r"叫我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
+    r"(?:叫|喊)我(?P<v>[^，。！？；,!?;\s]{1,12}?)(?=就好|就行|就可以|吧)",
     r"(?:你可以|可以|请|你就)叫我(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
     r"(?:大家|朋友们|朋友|别人|他们|家里人|同事们|同事)都?(?:叫我|喊我|管我叫)(?P<v>[^，。！？；,!?;\s]{1,6}?)(?=[，。！？；,!?;\s]|$)",
 )
@@ -216,11 +207,11 @@ EMPLOYMENT = (
     rf"(?:an?\s+)?{V}",
     # "我在华为做测试工程师": where a job is done is its employer (a city is a location: builders.employment)
     # "I'm a nurse at St Mary's Hospital", "I work as a nurse for Kaiser": a named employer after the job
-    rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\s+(?:at|for|with)\s+{_NAMED_E}",
+    rf"\bi\s+(?:am|have\s+been)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\s+(?:at|for|with)\s+{_NAMED_E}",
     rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?(?P<v>[a-z-]+(?:\s+[a-z-]+){{0,2}}?)\s+(?:at|for|with)\s+{_NAMED_E}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<e>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)了?(?:[\d一二三四五六七八九十两几多]+年的?)?(?:一名|一位|一个|名)?"
     # greedy: 测试工程师, not 测试; at a workplace a word ending in a role's suffix is the role (柜员, 店长, 技工)
-    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发)|[\u4e00-\u9fff]{{1,4}}(?:员|长|官|工)(?={_STOP_ZH}))",
+    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发|前端|后端|全栈|运维|产品|设计|行政|财务|人事|客服|市场|销售)|[\u4e00-\u9fff]{{1,4}}(?:员|长|官|工)(?={_STOP_ZH}))",
 )
 EMPLOYER = (
     rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"
@@ -245,22 +236,31 @@ EMPLOYER_LEFT = (
     rf"(?:{ZI}|{ZCL}){ZADV}从(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:离职|辞职)",
 )
 OCCUPATION = (
-    rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?(?P<v>{_BODY_EN}+?)(?:(?=\s+(?:at|for|in|with|on)\s+\S)|{_STOP_EN})",
+    # "I work as", "I've been working as", "I've worked as … since/for" (still so), not "I worked as" (no longer)
+    rf"\bi\s+{ADV}(?:work|am\s+{ADV}working|have\s+{ADV}been\s+working|have\s+{ADV}worked(?=[^,;.!?]*\b(?:since|for)\b))"
+    rf"\s+as\s+(?:an?\s+)?(?P<v>{_BODY_EN}+?)(?:(?=\s+(?:at|for|in|with|on|since)\s+\S)|{_STOP_EN})",
+    # "I've been a nurse for ten years"
+    rf"\bi\s+have\s+{ADV}been\s+(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b(?=\s+(?:for|since|now)\b)",
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"(?:我|{ZCL}|(?<=[，,])){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"(?:我|本人|{ZCL}|(?<=[，,])){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:[\d一二三四五六七八九十两几]+多?年多?的?)?(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 # "I teach biology": a biology teacher (a subject of one word, not whom or where: "I teach my kids")
 TEACHES = (
-    r"\bi\s+(?:now\s+|also\s+|still\s+|currently\s+)?teach\s+(?P<v>(?!(?:my|our|the|a|an|them|him|her|it|kids"
+    r"\bi\s+(?:now\s+|also\s+|still\s+|currently\s+|have\s+been\s+|am\s+)?teach(?:ing)?\s+(?:(?:high|middle|primary|elementary|secondary|grade)\s+school\s+"
+    r"|(?:college|university|undergrad|kindergarten)\s+|(?:year|grade|form|class)\s+\d+\s+)?(?P<v>(?!(?:my|our|the|a|an|them|him|her|it|kids|school|year|grade|form|class"
     r"|children|people|students|myself|online|at|in|for|on|part|full|from|remotely|classes|courses|lessons)\b)[a-z]+)\b",
 )
 AGE = (
     r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+(?:now|and)\b)",
     r"\bi\s+(?:just\s+|recently\s+|have\s+just\s+)?turned\s+(?P<v>\d{1,3})\b",
     rf"我{ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
-    r"我今年(?P<v>\d{1,3}|[一二三四五六七八九十]{1,3})(?:了)?(?=[，。！？；,!?;\s]|$)",  # "我今年28，老家在潍坊"
+    # "我今年28，老家在潍坊", "今年29，东北人"
+    r"(?:我|^)今年(?P<v>\d{1,3}|[一二三四五六七八九十]{1,3})(?:岁)?(?:了)?(?=[，。！？；,!?;\s]|$)",
+    # "29, born and raised in Belfast": an age opening the sentence, before what it says of the speaker
+    r"^(?P<v>[1-9]\d)(?=,\s+(?:i\s+am\s+|i\s+)?(?:born|from|living|based|grew|single|married|divorced|male|female"
+    r"|mom|dad|and)\b)",
 )
 ATTRIBUTE = (
     rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+"
@@ -298,7 +298,7 @@ USES = (
     rf"{ZI}{_GAP}{ZADV}(?:用的是|使用的是|采用的是|用的|在用|使用|采用|用|喝|寄){VZ}",
     rf"{ZCL}(?:[^，。！？；,!?;\n]{{0,4}}?)(?:快递|快递公司|数据库|编辑器|云服务|操作系统|服务器)(?:[^，。！？；,!?;\n]{{0,4}}?)"
     rf"(?:用的是|用|选|走|改用)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
-    rf"{ZCL}{ZADV}(?:改喝|改吃|改为|改成了|改成|换成了|换成|换用|改用了|改用|(?:都|就|只|全)?(?:发|寄))(?P<v>[^，。！？；,!?;\n]+?)"
+    rf"{ZCL}{ZADV}(?:改喝|改泡|改吃|改为|改成了|改成|换成了|换成|换用|改用了|改用|(?:都|就|只|全)?(?:发|寄))(?P<v>[^，。！？；,!?;\n]+?)"
     rf"{_STOP_ZH}",
     rf"(?:(?:每天|天天|每日)(?:早上|上午|下午|晚上|早晨)?|(?:每天|天天)?(?:早上|上午|下午|晚上|早晨))(?:都|就)?(?:来|要)?"
     rf"(?:一|1)(?:杯|瓶|罐)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",  # a daily drink without a verb, not a price
@@ -334,6 +334,7 @@ LIKE = (
     rf"\bi\s+(?:have\s+)?{ADV}(?:started|begun|begin|start|come|came|grown|grew)\s+to\s+(?:like|love|enjoy)\s+{V}",
     rf"\bi\s+am\s+{ADV}(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of|obsessed\s+with|passionate\s+about)\s+{V}",
     rf"{ZI}{ZADV}(?:喜欢上了|喜欢上|爱上了|爱上|迷上了|迷上|喜欢|热爱|喜爱|爱(?!喝)){VZ}",
+    rf"^{ZADV}(?:喜欢上了|爱上了|迷上了){VZ}",
 )
 AGREED = (
     rf"\bwe\s+(?:have\s+)?{ADV}(?:decided|agreed)\s+(?:to\s+|on\s+|that\s+|upon\s+)?{V}",

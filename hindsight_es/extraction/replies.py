@@ -30,5 +30,7 @@ REPLY_LANGUAGE = (
     r"(?:\s+(?:again|now|too|(?:for|with) me))*\s*(?:[,.!]|$)",  # "English is fine again": accepted for the talk
     # "以后还是用中文吧": a language alone, as the close of a request, is the one to answer in
     rf"(?:^|[，,]|以后|今后|之后|接下来)(?:还是|还|就|都|也|请|统一|一律)*(?:用|说)(?P<v>{_LANG_ZH})(?:吧|就行|就好|就可以)",
+    # "回中文就行": a reply in a language, as the close of a request
+    rf"(?:^|[，,]|以后|今后|之后|接下来)(?:还是|还|就|都|也|请|统一|一律)*(?:回|回复|回答)我?(?P<v>{_LANG_ZH})(?:吧|就行|就好|就可以|即可)",
 )
 # fmt: on

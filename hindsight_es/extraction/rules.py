@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
+from hindsight_es.extraction import allergies, casual, kin, replies
 from hindsight_es.extraction import builders as b
-from hindsight_es.extraction import kin, replies
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
@@ -65,11 +65,14 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.EMAIL, b.email, 0.6, 0.85),
     _rule("preference", replies.REPLY_LANGUAGE, b.reply_language, 0.6, 0.85),
     _rule("constraint", px.ALLERGY, b.allergy, 0.9, 0.85),
-    _rule("constraint", px.DIET, b.fixed("diet"), 0.8, 0.8),
+    _rule("constraint", allergies.ALLERGY_BARE, allergies.allergy, 0.9, 0.8),
+    _rule("constraint", px.DIET, casual.diet, 0.8, 0.8),
+    _rule("constraint", casual.DIET_VEGAN_ZH, b.fixed("diet", "vegan"), 0.8, 0.8),
     _rule("constraint", px.DIET_ZH, b.fixed("diet", "vegetarian"), 0.8, 0.8),
     _rule("constraint", px.DIET_OK, b.eats, 0.7, 0.75),
     _rule("constraint", px.DIET_AVOID, b.avoid("diet"), 0.8, 0.75),
     _rule("constraint", px.BUDGET, b.budget, 0.8, 0.8),
+    _rule("constraint", casual.BUDGET, b.budget, 0.8, 0.75),
     _rule("constraint", px.DONT_GIVE_ME, b.directive("never"), 0.7, 0.75),
     _rule("constraint", px.STOP, b.directive("never"), 0.7, 0.75),
     _rule("constraint", px.NEVER, b.directive("never"), 0.8, 0.75),
@@ -93,19 +96,30 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", kin.RELATIVE_IN, b.relation_in, 0.5, 0.75),
     _rule("preference", kin.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
+    _rule("fact", casual.PET, b.pet, 0.5, 0.8),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
+    _rule("fact", casual.LOCATION, b.place("location"), 0.6, 0.8),
+    _rule("fact", casual.LIVES_ZH, b.place("location"), 0.6, 0.8),
+    _rule("fact", casual.LOCATION_EN, b.place("location"), 0.6, 0.75),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
+    _rule("fact", casual.HOMETOWN, b.place("hometown"), 0.6, 0.75),
     _rule("fact", px.NAME, b.name(require_capital=False), 0.7, 0.85),
     _rule("fact", px.NAME_INTRO, b.name(require_capital=True), 0.6, 0.8),
+    _rule("fact", casual.NAME, b.name(require_capital=True), 0.6, 0.8),
     _rule("fact", px.NAME_INTRO_ZH, b.name(require_capital=False, person=True), 0.6, 0.8),
     _rule("fact", px.EMPLOYER_LEFT, b.left("employer"), 0.6, 0.8),
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
-    _rule("fact", px.OCCUPATION, b.fixed("occupation"), 0.6, 0.8),
+    _rule("fact", casual.EMPLOYER, b.place("employer"), 0.6, 0.75),
+    _rule("fact", px.OCCUPATION, casual.occupation, 0.6, 0.8),
+    _rule("fact", casual.RETIRED, b.fixed("occupation"), 0.6, 0.75),
     _rule("fact", px.TEACHES, b.teacher, 0.6, 0.75),
+    _rule("fact", casual.TEACHER, b.fixed("occupation", "teacher"), 0.6, 0.75),
     _rule("fact", px.AGE, b.fixed("age"), 0.5, 0.8),
+    _rule("fact", casual.BIRTHDAY, casual.birthday, 0.5, 0.8),
     _rule("fact", px.ATTRIBUTE, b.attribute, 0.6, 0.85),
     _rule("fact", px.USES, b.categorical, 0.6, 0.8),
+    _rule("fact", casual.DAILY_DRINK, b.categorical, 0.6, 0.75),
     _rule("fact", px.SWITCHED, b.choice, 0.6, 0.8),
     _rule("fact", px.ONLY_NOW, b.only_now, 0.6, 0.75),
     _rule("preference", px.DISLIKE, b.likes(negated=True), 0.6, 0.75),
@@ -113,6 +127,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("decision", px.AGREED, b.decision, 0.7, 0.85, agreed=True),
     _rule("decision", px.DECIDED, b.decision, 0.7, 0.8),
     _rule("plan", px.PLAN, b.keyless, 0.5, 0.7),
+    _rule("plan", casual.PLAN, b.keyless, 0.5, 0.65),
     _rule("preference", px.ALLOWED, b.directive("always"), 0.6, 0.75),
     _rule("fact", px.UPDATED, b.updated, 0.6, 0.75),
     _rule("preference", px.ALWAYS, b.directive("always"), 0.6, 0.75),
@@ -256,8 +271,11 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
     chosen = {
         (c.key.split("/")[0], _attribute(c.key)) for c in cands if c.key and c.value and not c.value.startswith("not:")
     }
+    allergic = {c.key.partition(":")[2] for c in cands if c.key and c.key.startswith("user/allergy:")}
     out = []
     for c in cands:
+        if c.key and c.key.startswith("user/diet:") and c.key.partition(":")[2] in allergic:
+            continue  # "I can't have sesame, I'm allergic": the allergy says it, the avoidance is its consequence
         given_up = c.value.removeprefix("not:") if c.key and c.value and c.value.startswith("not:") else None
         if c.key and c.value == "never" and _attribute(c.key) == "instruction":
             given_up = c.key.partition(":")[2]
@@ -274,7 +292,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/22"
+    id = "rules/23"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

@@ -14,7 +14,16 @@ _QUESTION_START = re.compile(
     r"|which|whose|may|might)\b",
     re.I,
 )
-_ZH_QUESTION = re.compile(r"哪里|哪儿|哪个|哪家|什么|谁|(?<!不)怎么|为什么|多少|是不是|有没有|几点|几岁|(?:吗|么)\s*$")
+# "伤不伤胃", "要不要" (A-not-A) ask as 吗 does
+_ZH_QUESTION = re.compile(
+    r"哪里|哪儿|哪个|哪家|什么|谁|(?<!不)怎么|为什么|多少|是不是|有没有|几点|几岁|(?:吗|么)\s*$|([\u4e00-\u9fff])不\1"
+)
+# A Chinese sentence runs on through commas: a clause that asks ("…，里面有没有要换掉的") is dropped, not the
+# clauses beside it that state ("我对花生过敏的"). An English "if"/"whether" clause inside a sentence supposes or
+# asks what it says ("I no longer remember if I'm allergic to penicillin"): dropped up to its clause's end.
+_ZH_CLAUSE = re.compile(r"[，,；;]")
+_EMBEDDED_IF = re.compile(r"\b(?:if|whether)\b[^,;.!?]*", re.I)
+_CJK = re.compile(r"[\u3400-\u9fff]")
 _CONDITIONAL = re.compile(r"^(?:if|unless|suppose|supposing|imagine)\b|^(?:如果|要是|假如|假设|万一|倘若)", re.I)
 # A request put as a question is an imperative ("Can you answer in Mandarin from now on?", "你能不能以后用中文
 # 回答我？"), unless what it asks for is itself an answer ("could you tell me …", "能告诉我…在哪里吗").
@@ -45,11 +54,17 @@ def asserted(sentence: str) -> str | None:
     if asked := _REQUEST.match(s):
         s = (asked["rest"] or asked["zh"]).strip()
     elif s.endswith(("?", "？")):
-        cut = max(s.rfind(","), s.rfind("，"))
+        cut = max(s.rfind(","), s.rfind("，"), s.rfind(" — "), s.rfind(" – "), s.rfind(" - "), s.rfind(";"))
         s = s[:cut].strip() if cut > 0 else ""
-    if not s or _CONDITIONAL.match(s) or _QUESTION_START.match(s) or _ZH_QUESTION.search(s):
+    if not s or _CONDITIONAL.match(s) or _QUESTION_START.match(s):
         return None
-    return s
+    if _ZH_QUESTION.search(s):
+        stated = [c for c in _ZH_CLAUSE.split(s) if c.strip() and not _ZH_QUESTION.search(c)]
+        if not _CJK.search(s) or len(stated) == len(_ZH_CLAUSE.split(s)) or not stated or _CONDITIONAL.match(stated[0]):
+            return None
+        s = "，".join(stated)
+    s = _EMBEDDED_IF.sub("", s).strip(" ,")
+    return s or None
 
 
 # One occasion, not a standing choice: "use DHL this time", "ship this order with UPS", "这次用圆通寄" ("for now",

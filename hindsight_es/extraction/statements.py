@@ -117,6 +117,8 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool, dru
             if negated:
                 return f"{who}不再在{v}工作" if zh else f"{who} no longer works at {v}"
             return f"{who}在{v}工作" if zh else f"{who} works at {v}"
+        case "occupation" if v in ("retired", "退休"):  # no job any more, said as the state it is
+            return f"{who}已退休" if zh else f"{who} is retired"
         case "occupation":
             return f"{who}是{v}" if zh else f"{who} is {_article(v)}"
         case "age":

@@ -90,6 +90,10 @@ _DIRECTIVE_LEAD = re.compile(r"^(?:(?:i will|we will|please|always|you should|yo
 # ("cc my manager on status emails" -> "cc my manager"), times are kept ("call me before 9am").
 # A day or a time after "on" is kept too ("never schedule calls on Mondays"), and "for me" (whom it is for).
 _DIRECTIVE_CUT = re.compile(
+    # the assistant's own output is where every instruction applies: "in your answers" names nothing
+    r"\s+in\s+(?:your\s+|the\s+|all\s+(?:of\s+)?(?:your\s+)?|any\s+(?:of\s+)?(?:your\s+)?)(?:answers?|repl(?:y|ies)|responses?"
+    r"|messages?|output|texts?)\b.*$|"
+    r"\s+with\s+me\s*$|"
     r"\s+(?:on(?!\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?|the\s+weekend|holidays?)\b)"
     r"|for(?!\s+(?:me|us)\b)|when|whenever|if|during|unless|while|because|since|so)\s+.*$",
     re.I,

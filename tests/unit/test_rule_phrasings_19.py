@@ -23,7 +23,7 @@ from tests.unit.test_rule_phrasings import pairs
         ("Sorry, I'm late.", []),
         ("Hi there, I'm Tomasz by the way.", [("user/name", "tomasz")]),
         ("忘了自我介绍，我是许晴。", [("user/name", "许晴")]),
-        ("我是上海人。", []),
+        ("我是上海人。", [("user/hometown", "上海")]),  # where one is from, not a name
         # based out of a place; moved, with an adverb and a particle between
         ("I'm based out of Leeds, fyi.", [("user/location", "leeds")]),
         ("I've since moved down to Bristol.", [("user/location", "bristol")]),

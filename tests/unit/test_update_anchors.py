@@ -20,7 +20,7 @@ def said(*turns: str, session: str = "s") -> tuple[BankState, list[tuple[str, li
             bank_id=state.bank_id, session_id=session, turn_id=f"t{n}", text=text, source="user", speaker="Ann"
         )
         found = extract(text, speaker="Ann")
-        events = decide(state, turn, Prepared(found, np.zeros((len(found), 4), np.float32), "none", "rules/22"))
+        events = decide(state, turn, Prepared(found, np.zeros((len(found), 4), np.float32), "none", "rules/23"))
         before = {m.memory_id: m.source_turn_ids[0] for m in state.memories.values()}
         for event in events:
             evolve(state, event)

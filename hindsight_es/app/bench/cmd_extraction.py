@@ -34,6 +34,9 @@ _EXTRACTION_SETS = (
     "extraction_labelled_twentieth.jsonl",
     "extraction_labelled_twentyfirst.jsonl",
     "extraction_labelled_twentysecond.jsonl",
+    "extraction_labelled_twentythird.jsonl",
+    "extraction_labelled_twentyfourth.jsonl",
+    "extraction_labelled_twentyfifth.jsonl",
 )
 
 

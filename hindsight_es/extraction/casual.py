@@ -1,0 +1,171 @@
+"""Regex sources for facts said in passing, the way people write to an assistant rather than the way a form
+asks: a pet named beside its kind ("my parrot Kiwi finally learned …", "一只叫年糕的橘猫"), a subject left out
+after the first clause ("I'm 35, grew up in Galway"), a place of origin said as belonging ("老家延边的",
+"我是东北人"), a duration between the verb and the job ("当了二十多年出租车司机"), a budget for a thing
+("my budget for a new laptop is $1,500"), a daily drink inside a longer clause ("每天早上到工位第一件事就是
+来杯冰美式"), a birthday ("我是腊月初八生的").
+
+The conventions of ``patterns``: group "v" the value, "a" the attribute (an animal here); ownership is the
+rule table's (``rules._owned``: a clause without its own subject is the sentence's).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hindsight_es.extraction import builders as b
+from hindsight_es.extraction import values as vx
+from hindsight_es.extraction.builders import Built
+from hindsight_es.extraction.patterns import (
+    _JOBS_ZH,
+    _PET_EN,
+    _PET_ZH,
+    _PLACE_ZH,
+    _REL_ZH,
+    _STOP_ZH,
+    _TIME_ZH,
+    ADV,
+    MONTHS_EN,
+    ZADV,
+    ZCL,
+    ZI,
+    V,
+)
+
+# fmt: off
+_NAME_EN = r"(?-i:(?P<v>[A-Z][a-z][\w'-]*))"
+PET = (
+    # "my parrot Kiwi finally learned …", "our dog, Max, hates the vacuum"
+    rf"\b(?:my|our)\s+(?:(?:new|little|old|rescue|senior)\s+)?(?P<a>{_PET_EN}),?\s+{_NAME_EN}\b",
+    # "we adopted a beagle last week, his name's Biscuit"
+    rf"\b(?:i|we)\s+(?:have\s+|just\s+|recently\s+|finally\s+)*(?:adopted|got|have|own|rescued|bought|brought home)\s+"
+    rf"(?:a|an|one)\s+(?:[a-z]+\s+){{0,2}}?(?P<a>{_PET_EN})\b[^.;!?]{{0,40}}?\b(?:his|her|its|their)\s+name\s+is\s+"
+    rf"{_NAME_EN}",
+    # "身边就一只叫年糕的橘猫陪着", "我养了只叫豆豆的柯基": named before its kind, in a clause of the speaker's
+    # "walking Luna (my husky)", "我家布丁（英短）": the name, the kind in brackets
+    rf"{_NAME_EN}\s*\((?:my|our)\s+(?:[a-z]+\s+)?(?P<a>{_PET_EN})\)",
+    rf"(?:我家|我的|咱家|我们家)的?(?P<v>[^（(，。！？；,!?;\s]{{1,6}})[（(](?P<a>{_PET_ZH})[）)]",
+    rf"(?:我家|我的|咱家|我们家)(?:那|这)?(?:只|条)(?P<a>{_PET_ZH})(?:叫|名叫|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    # "我家二哈，它叫土豆": the animal, then its name after a comma
+    rf"(?:我家|我的|咱家|我们家)的?(?P<a>{_PET_ZH})[，,]\s*(?:它|他|她)(?:叫|名叫|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    rf"(?:我(?!的?(?:{_REL_ZH}))|咱|身边)[^，。！？；,!?;\n]{{0,8}}?(?:一只|只|一条|条|一个)?(?:叫|名叫|叫做)(?P<v>[^，。！？；,!?;\s的]{{1,6}})的"
+    rf"[\u4e00-\u9fff]{{0,2}}?(?P<a>{_PET_ZH})",
+    rf"咱(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+)
+HOMETOWN = (
+    # "I'm 35, grew up in Galway", "born and raised in Leeds, moved south for work": no subject of its own
+    rf"(?:^|(?<=,\s)|(?<=,))\s*(?:(?:and|but|originally)\s+)?(?:was\s+)?(?:born\s+and\s+raised|born\s+and\s+bred|grew\s+up"
+    rf"|raised)\s+in\s+{V}",
+    # "老家延边的", "我老家是延边的"
+    r"(?:^|(?<=[，,])|我)(?:的)?老家(?:是|在)?(?P<v>[^，。！？；,!?;\n的]{2,8}?)的(?=[，。！？；,!?;\s]|$)",
+    # "我是东北人": a known place, or a province or region, then 人
+    rf"我{ZADV}是(?P<v>{_PLACE_ZH}|东北|西北|西南|华北|华南|江南|[\u4e00-\u9fff]{{1,4}}?[省市县])人(?!员|士|物|才|家|们)",
+)
+BUDGET = (
+    r"\bbudget'?s\s+(?:about|around|roughly|under|max|only|just|up to|at most)?\s*"
+    r"(?P<v>[$€£¥]\s?\d[\d,.]*\s*(?:k|m|thousand|million)?)(?!\w)",
+    r"\bbudget\s+(?:for|on)\s+(?:a|an|the|my|our|this|that)?\s*(?:[a-z-]+\s+){0,3}?[a-z-]+\s+(?:is|was|will be)\s+"
+    r"(?:now\s+|still\s+)?"
+    r"(?:(?:under|below|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just)\s+)*"
+    r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
+    r"\bi\s+(?:can|could)\s+(?:only\s+)?(?:spend|afford|put\s+in)\s+(?:(?:up to|about|around|roughly|at most|max)\s+)?"
+    r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
+)
+# "living in Berlin now", "we've been in Toronto since 2019": no verb of living, or no subject
+LOCATION_EN = (
+    r"(?:^|(?<=,\s)|(?<=,))\s*(?:(?:currently|now|still|happily)\s+)?(?:living|based|settled)\s+(?:in|out\s+of)\s+"
+    r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
+    r"\b(?:i|we)\s+(?:have\s+been\s+|am\s+|are\s+)?(?:renting|staying|living)\s+(?:in|out\s+of)\s+"
+    r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
+    r"\b(?:i|we)\s+have\s+(?:been|lived)\s+in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))\s+(?:since|for)\b",
+)
+# "just started at Shopify": a new employer without a subject (not "joined": a club, a network)
+EMPLOYER = (
+    r"^(?:(?:just|recently|finally|so|and|officially)\s+)*(?:started\s+(?:at|with)|started\s+working\s+(?:at|for))\s+"
+    r"(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+)
+# "I'm retired now", "我已经退休了": no occupation any more, said as one
+RETIRED = (
+    r"\bi\s+am\s+(?:now\s+|finally\s+|officially\s+|happily\s+|semi-?)*(?P<v>retired)\b",
+    rf"(?:^|我){ZADV}(?P<v>退休)了",
+)
+# "been teaching year 6 for a decade", "I teach primary": a teacher, the subject unsaid
+TEACHER = (
+    r"\bi\s+(?:have\s+been\s+|am\s+|still\s+|now\s+)?teach(?:ing)?\s+(?:year|grade|form|class|primary|secondary"
+    r"|kindergarten|elementary|middle\s+school|high\s+school|ks[1-4])\b",
+)
+# "彻底吃纯素": 纯素 and 全素 are vegan (吃素 alone is vegetarian: ``patterns.DIET_ZH``)
+DIET_VEGAN_ZH = (rf"(?:{ZI}|{ZCL}){ZADV}(?:彻底|完全|全面)?(?:改吃|吃|是|改成|只吃)(?:全素|纯素)",)
+# "我姓王，叫王思琪", "Morning — Dominic here": a name said after a surname or a greeting
+NAME = (
+    r"我姓[\u4e00-\u9fff]{1,2}[，,]\s*(?:名字)?叫(?P<v>[\u4e00-\u9fff]{2,4}?)(?=[，。！？；,!?;\s]|$)",
+    r"^(?:(?:good\s+)?(?:morning|evening|afternoon)|hiya|yo|howdy)\b[\s,!—–-]*(?-i:(?P<v>[A-Z][a-z]+))\s+here\b",
+)
+# "我住厦门思明区那边": 住 with the place straight after it
+LIVES_ZH = (rf"{ZI}{ZADV}(?:住|住在)(?P<v>{_PLACE_ZH})",)
+PLAN = (
+    r"^(?:(?:so|and)\s+)?(?:i\s+am\s+)?off\s+to\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))"
+    r"(?=\s+(?:for|next|in|on|this|tomorrow)\b)",
+    rf"^{_TIME_ZH}{ZADV}(?:打算|计划|准备|想|要)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"^(?:打算|计划)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+)
+# "我是东北人，现在在深圳": where the speaker is now, a place named as one (not "现在在开会")
+LOCATION = (
+    rf"(?:^|(?<=[，,])|我)(?:现在|目前|如今|眼下)(?:人)?(?:在|住在|待在)(?P<v>{_PLACE_ZH}|[\u4e00-\u9fff]{{1,4}}?[省市县])"
+    r"(?=[，。！？；,!?;\s]|$|工作|上班|生活|住|定居|发展)",
+)
+# "每天早上到工位第一件事就是来杯冰美式": a daily drink with words between the time and the cup; "最近迷上了冷萃",
+# "I'm hooked on cold brew": a drink taken up (``builders.categorical``: only a value the drinks lexicon knows)
+DAILY_DRINK = (
+    rf"(?:{ZI}|^){ZADV}(?:迷上了|迷上|爱上了|爱上|喜欢上了|喝上了)(?:喝)?(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"\bi\s+am\s+{ADV}(?:hooked\s+on|addicted\s+to|obsessed\s+with)\s+{V}",
+    rf"(?:每天|天天|每日|每个?早上|每个?工作日)[^，。！？；,!?;\n]{{0,12}}?(?:来|喝|灌)(?:一|1|上一?)?(?:杯|瓶|罐|壶)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"\bi\s+(?:start|begin)\s+(?:every|each|my)\s+(?:morning|day|workday)\s+with\s+(?:a|an|my)\s+{V}",
+)
+# "我是腊月初八生的", "我生日是三月五号", "born on July 4th" ("my birthday is …" is ``patterns.ATTRIBUTE``)
+_DATE_ZH = (
+    r"(?:[\d一二三四五六七八九十]{1,3}月(?:[\d一二三四五六七八九十]{1,3}[日号]?|初[一二三四五六七八九十])"
+    r"|(?:正|腊|冬)月(?:初[一二三四五六七八九十]|十[一二三四五六七八九]?|二十[一二三四五六七八九]?"
+    r"|廿[一二三四五六七八九]?|三十)|七夕|元旦|除夕|大年初[一二三四五六七八九十]|春节|元宵节?|端午节?|中秋节?|国庆节?|情人节|圣诞节?|平安夜)"
+)
+BIRTHDAY = (
+    rf"我{ZADV}是(?P<v>{_DATE_ZH})(?:出?生的|的生日)",
+    rf"我的?生日{ZADV}(?:是|在|就是)(?P<v>{_DATE_ZH})(?:那天|当天)?",
+    rf"(?:^|\bi\s+was\s+)born\s+on\s+(?:the\s+)?(?P<v>(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTHS_EN})|(?:{MONTHS_EN})"
+    rf"\s+\d{{1,2}}(?:st|nd|rd|th)?))\b",
+)
+# fmt: on
+
+
+# "美团的数据分析师": an employer, then the job (not "资深的工程师", a kind of one)
+_EMPLOYER_JOB_ZH = re.compile(rf"^(?P<e>[^的\s]{{2,10}})的(?P<j>[^的\s]{{0,4}}?(?:{_JOBS_ZH}))$")
+_KIND_OF = re.compile(
+    r"^(?:资深|高级|中级|初级|首席|普通|专业|全职|兼职|实习|临时|正式|优秀|年轻|新来|唯一|主要|主力|一线|基层|小|老|新)$"
+)
+
+
+def occupation(m: re.Match[str]) -> Built:
+    """The job said; said as a named employer's ("我现在是美团的数据分析师"), the employer too."""
+    built = b.fixed("occupation")(m)
+    if not isinstance(built, tuple) or built[1] is None or (said := _EMPLOYER_JOB_ZH.match(built[1])) is None:
+        return built
+    if _KIND_OF.match(said["e"]):
+        return built[0], vx.clean(said["j"])
+    at = b._workplace(said["e"])
+    job = (built[0], vx.clean(said["j"]))
+    return [at, job] if at and at[0] == "user/employer" and built[0] == "user/occupation" else job
+
+
+def birthday(m: re.Match[str]) -> Built:
+    """A birthday as ``patterns.ATTRIBUTE`` keeps one ("the 2nd of June" -> "june 2nd")."""
+    v = vx.attribute_value("birthday", vx.clean(m["v"]))
+    return None if vx.vague(v) else ("user/birthday", v)
+
+
+_DIET_NAMES = {"veggie": "vegetarian", "plant-based": "vegan", "plant based": "vegan"}
+
+
+def diet(m: re.Match[str]) -> Built:
+    """A diet by its common name ("veggie" is vegetarian, "plant-based" vegan)."""
+    v = vx.clean(m["v"])
+    return "user/diet", _DIET_NAMES.get(v, v)

@@ -1,0 +1,61 @@
+"""The rule extractor on phrasings ``rules/23`` added (facts said in passing), and the ones they must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.test_rule_phrasings import pairs
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a job with its aspect or duration, or from a wider list of trades
+        ("I've been working as a bartender for three years.", [("user/occupation", "bartender")]),
+        ("I have been a midwife since 2015.", [("user/occupation", "midwife")]),
+        ("I'm officially an actuary now.", [("user/occupation", "actuary")]),
+        ("I worked as a waiter in college, now I'm a developer.", [("user/occupation", "developer")]),
+        ("My colleague has been working as a nurse for years.", []),
+        ("I have been a bit tired since monday.", []),
+        ("我做了八年会计。", [("user/occupation", "会计")]),
+        ("我妈当了三十年小学老师。", [("mother/occupation", "小学老师")]),
+        ("我现在是京东的产品经理。", [("user/employer", "京东"), ("user/occupation", "产品经理")]),
+        ("我是一名资深的工程师。", [("user/occupation", "工程师")]),
+        ("I'm retired now.", [("user/occupation", "retired")]),
+        # a diet with a degree; a name one goes by; 本人
+        ("I'm strictly vegan these days.", [("user/diet", "vegan")]),
+        ("I usually go by Kat.", [("user/name", "kat")]),
+        ("本人王思雨，多多关照。", [("user/name", "王思雨")]),
+        # an allergy whose allergen is elsewhere in the sentence, or said before 过敏
+        ("Shrimp is a no-go, I'm badly allergic to it.", [("user/allergy:shrimp", "shrimp")]),
+        ("Nothing with sesame please, I'm allergic.", [("user/allergy:sesame", "sesame")]),
+        ("I'm allergic to them, is that normal?", []),
+        ("My daughter has a nut allergy.", []),
+        ("我芒果过敏。", [("user/allergy:芒果", "芒果")]),
+        ("我皮肤过敏。", []),
+        ("我妈海鲜过敏。", []),
+        # a pet named beside its kind, or before it
+        ("my hamster Biscuit escaped again", [("user/pet:hamster", "biscuit")]),
+        ("We rescued a greyhound in May, her name is Pepper.", [("user/pet:dog", "pepper")]),
+        ("I met a dog named Rex at the park.", []),
+        ("我养了一只叫团子的兔子。", [("user/pet:rabbit", "团子")]),
+        ("我同事养了一只叫豆豆的狗。", []),
+        # no subject after the first clause; origin said as belonging; where one is now
+        ("I'm 29, born and raised in Cork.", [("user/age", "29"), ("user/hometown", "cork")]),
+        ("living in Valencia now, loving it", [("user/location", "valencia")]),
+        ("living in fear of the next deadline", []),
+        ("老家大理的，现在一个人在外面。", [("user/hometown", "大理")]),
+        ("我是东北人，现在在深圳。", [("user/hometown", "东北"), ("user/location", "深圳")]),
+        ("他是东北人。", []),
+        ("我现在在开会。", []),
+        # a budget for a thing; a birthday; a daily drink; a relative's clause; replies' language and output
+        ("My budget for a used car is $8,000.", [("user/budget", "$8,000")]),
+        ("我是正月十五生的。", [("user/birthday", "正月十五")]),
+        ("每天上班路上都要来杯拿铁。", [("user/drink", "latte")]),
+        ("Looking for ideas for my sister, who lives out in Perth.", [("sister/location", "perth")]),
+        ("以后回英文就行。", [("user/reply_language", "english")]),
+        ("Please stop using bullet points in your replies.", [("user/instruction:use_bullet_points", "never")]),
+    ],
+)
+def test_phrasings(text, expected):
+    assert pairs(text) == expected
