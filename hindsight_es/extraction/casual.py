@@ -59,7 +59,7 @@ HOMETOWN = (
     # "老家延边的", "我老家是延边的"
     r"(?:^|(?<=[，,])|我)(?:的)?老家(?:是|在)?(?P<v>[^，。！？；,!?;\n的]{2,8}?)的(?=[，。！？；,!?;\s]|$)",
     # "我是东北人": a known place, or a province or region, then 人
-    rf"我{ZADV}是(?P<v>{_PLACE_ZH}|东北|西北|西南|华北|华南|江南|[\u4e00-\u9fff]{{1,4}}?[省市县])人(?!员|士|物|才|家|们)",
+    rf"(?![^。！？]*老家)我{ZADV}是(?P<v>{_PLACE_ZH}|东北|西北|西南|华北|华南|江南|[\u4e00-\u9fff]{{1,4}}?[省市县])人(?!员|士|物|才|家|们)",
 )
 BUDGET = (
     r"\bbudget'?s\s+(?:about|around|roughly|under|max|only|just|up to|at most)?\s*"
@@ -102,7 +102,7 @@ NAME = (
     r"^(?:(?:good\s+)?(?:morning|evening|afternoon)|hiya|yo|howdy)\b[\s,!—–-]*(?-i:(?P<v>[A-Z][a-z]+))\s+here\b",
 )
 # "我住厦门思明区那边": 住 with the place straight after it
-LIVES_ZH = (rf"{ZI}{ZADV}(?:住|住在)(?P<v>{_PLACE_ZH})",)
+LIVES_ZH = (rf"{ZI}{ZADV}(?:住|住在|定居|常住|落户)(?P<v>{_PLACE_ZH})",)
 PLAN = (
     r"^(?:(?:so|and)\s+)?(?:i\s+am\s+)?off\s+to\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))"
     r"(?=\s+(?:for|next|in|on|this|tomorrow)\b)",

@@ -43,6 +43,11 @@ RELATIVE = (
     rf"我的?(?P<r>{_REL_ZH})[^，。！？；,!?;\n]{{0,6}}?(?:去了|搬去了?|调到了?|调去了?|回了|回到了?)"
     rf"(?P<v>{_PLACE_ZH}|[\u4e00-\u9fff]{{1,4}}[市省县])(?:工作|上班|读书|上学|定居|生活|发展)",
 )
+# "我老公跳槽去小米了": a relative's new employer
+RELATIVE_JOINED = (
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:跳槽去了|跳槽去|跳槽到了|跳槽到|入职了|入职|跳到了|跳到)(?P<v>[^，。！？；,!?;\n了]{{1,12}}?)"
+    rf"(?:工作|上班)?了?(?=[，。！？；,!?;\s]|$)",
+)
 RELATIVE_IN = (rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{2,6}}?){_STOP_ZH}",)
 RELATIVE_LIKE = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:likes|loves|enjoys|adores|is\s+(?:really\s+)?into)\s+{V}",

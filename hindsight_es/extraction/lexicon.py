@@ -117,6 +117,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "juice": ("juice", ("juice", "果汁")),
         "espresso": ("espresso", ("espresso", "浓缩咖啡")),
         "latte": ("latte", ("latte", "拿铁")),
+        "matcha latte": ("matcha latte", ("matcha latte", "抹茶拿铁")),
         "cappuccino": ("cappuccino", ("cappuccino", "卡布奇诺")),
         "matcha": ("matcha", ("matcha", "抹茶")),
         "soy milk": ("soy milk", ("soy milk", "soymilk", "豆浆")),

@@ -31,7 +31,7 @@ _BARE_CONTRACTION = re.compile(r"\b(?:(im)|(ive))\b", re.I)
 # that take it without a subject, since "I" would make a team's choice the speaker's.
 _ELIDED = re.compile(
     r"^((?:(?:just|recently|finally|also|still|now|currently|officially|basically|honestly)\s+)*)"
-    r"(?=(?:(been)|(started\s+working)|(?:working|teaching|studying"
+    r"(?=(?:(been)|(started\s+(?:working|(?:a|my)\s+(?:new\s+)?(?:job|role|position)))|(?:working|teaching|studying"
     r"|thinking|planning|renting)\b)\b)",
     re.I,
 )
@@ -40,7 +40,13 @@ _HAS = re.compile(
     r"\b(he|she|it|who|that)'s(?=\s+(?:been|lived|got|gotten|gone|had|moved|worked|become|taken|done))", re.I
 )
 _KIN_OPEN = re.compile(r"^(?-i:(Dad|Mum|Mom|Grandma|Grandpa))\b(?=\s+[a-z])")  # "Dad moved …", not "Dad!"
-_MY_IS = re.compile(r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|\d))", re.I)
+_MY_IS = re.compile(
+    r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|\d|january|february|march|april|may|june|july"
+    r"|august|september|october|november|december)\b)",
+    re.I,
+)
+# Emoji carry no words: "hi, I'm Rafael 👋" ends at the name
+_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+")
 
 
 def _expand(m: re.Match[str]) -> str:
@@ -55,6 +61,6 @@ def _subject(m: re.Match[str]) -> str:
 
 def matching_copy(sentence: str) -> str:
     """``sentence`` as the patterns match it (see the module)."""
-    s = _KIN_OPEN.sub(r"my \1", sentence.replace("’", "'").replace("‘", "'"))
+    s = _KIN_OPEN.sub(r"my \1", _EMOJI.sub("", sentence).strip().replace("’", "'").replace("‘", "'"))
     s = _ELIDED.sub(_subject, _BARE_CONTRACTION.sub(lambda m: "i am" if m[1] else "i have", s), count=1)
     return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", _HAS.sub(r"\1 has", s))) if "'" in s else s

@@ -18,13 +18,13 @@ from hindsight_es.extraction import lexicon as lx
 # when something was done is not part of what it is (a plan's future time is: "visit Tokyo next week").
 MONTHS_EN = "january|february|march|april|may|june|july|august|september|october|november|december"
 _STOP_EN = (
-    r"(?=\s*(?:[,;!?。，；！？\n—–]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
+    r"(?=\s*(?:[,;!?。，；！？\n—–(（]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
     r"|or|if|when|unless|until|from now on)\b"
     r"|\s+(?:last\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)|yesterday|recently|lately"
     rf"|in\s+(?:the\s+)?(?:spring|summer|fall|autumn|winter)|in\s+(?:19|20)\d\d|in\s+(?:{MONTHS_EN})"
     r"|(?:a\s+)?(?:few\s+)?(?:\w+\s+)?(?:days|weeks|months|years)\s+ago)\b)"
 )
-_BODY_EN = r"(?:[^,;!?。，；！？\n.:—–]|[.:](?=\w))"
+_BODY_EN = r"(?:[^,;!?。，；！？\n.:—–(（]|[.:](?=\w))"
 V = rf"(?P<v>{_BODY_EN}+?){_STOP_EN}"
 _STOP_ZH = r"(?=[，。！？；,!?;\n]|$|因为|但是|不过|所以|而且|然后|并且|可是|因此)"
 VZ = rf"(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}"
@@ -263,7 +263,7 @@ AGE = (
     r"|mom|dad|and)\b)",
 )
 ATTRIBUTE = (
-    rf"\b(?:my|our)\s+(?P<a>[a-z][a-z' -]{{0,30}}?)\s+"
+    rf"\b(?:my|our)\s+(?-i:(?P<a>[a-z][a-z' -]{{0,30}}?))\s+"
     rf"(?:(?:is|are)\s+(?:now\s+)?|(?:has\s+|have\s+)?changed\s+to\s+){V}",
     rf"(?:{ZI}的|{ZCL})(?P<a>[^，。！？；,!?;是的换改变]{{1,8}}?)(?:是|叫|为|(?:换|改|变)(?:成|为)了?){VZ}",
 )
@@ -326,7 +326,7 @@ DISLIKE = (
     rf"\bi\s+am\s+(?:no\s+longer|not)\s+(?:a\s+(?:big\s+|huge\s+)?fan\s+of|into|fond\s+of)\s+{V}",
     rf"\bi\s+(?:have\s+)?{ADV}(?:stopped|quit)\s+(?:liking|enjoying|loving)\s+{V}",
     rf"\bi\s+(?:have\s+)?{ADV}lost\s+(?:all\s+|my\s+)?interest\s+in\s+{V}",
-    rf"(?:{ZI}|{ZCL}){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:已经|早就|都|也)?(?:没有?|不再感?|不感|失去了?)兴趣",
+    rf"(?:{ZI}|{ZCL}){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:已经|早就|都|也|真的?|实在|一点|根本)*(?:没有?|不再感?|不感|失去了?)兴趣",
     rf"(?:{ZI}|{ZCL}){ZADV}(?:不再喜欢|不(?:怎么|太|是很|再那么|那么|大)?喜欢|不再爱|不爱|讨厌|受不了){VZ}",
 )
 LIKE = (

@@ -11,7 +11,7 @@ REPLY_LANGUAGE = (
     rf"\b(?:reply|respond|answer|talk|speak|write|communicate|chat)\s+(?:to me\s+|with me\s+|back\s+|me\s+)?"
     rf"(?:in|using)\s+(?P<v>{_LANG_EN})\b",
     # "以后用中文写" (写 at the end), not "用英文写论文"
-    rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|交流|沟通|说话|说|写(?=$|[，。！？；,!?;\s]|给我)|聊天|聊)",
+    rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|回我|交流|沟通|说话|说|写(?=$|[，。！？；,!?;\s]|给我)|聊天|聊)",
     rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:back\s+)?(?:to|into)\s+(?P<v>{_LANG_EN})\b",
     rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
     rf"(?:回答|回复)我?(?:的时候|时)[，,]?(?:请|就|都|还是)?用(?P<v>{_LANG_ZH})",
@@ -23,7 +23,7 @@ REPLY_LANGUAGE = (
     rf"\b(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})\s+(?:for|in|with)\s+"
     r"(?:your\s+|the\s+|my\s+|all\s+)?(?:repl(?:y|ies)|answers?|responses?)\b",
     # "replies in English are easier for my team", "I'd prefer answers in French": the replies' language judged
-    rf"\b(?:prefer|want|like|need)\s+(?:your\s+)?(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\b",
+    rf"\b(?:prefer|want|like|need)\s+(?:all\s+)?(?:of\s+)?(?:your\s+)?(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\b",
     rf"\b(?:repl(?:y|ies)|answers?|responses?)\s+in\s+(?P<v>{_LANG_EN})\s+(?:are|is|would be|work|works)\s+"
     r"(?:much\s+|a lot\s+|far\s+)?(?:easier|better|best|preferred|clearer|simpler)\b",
     rf"^(?P<v>{_LANG_EN})\s+(?:is|'s)\s+(?:fine|ok(?:ay)?|good|great|better)"

@@ -24,6 +24,7 @@ from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.anchors import UNKNOWN
 from hindsight_es.extraction.builders import Builder, KeyValue
+from hindsight_es.extraction.entities import entities
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.matching import matching_copy
 from hindsight_es.extraction.schema import Candidate, MemoryKind
@@ -94,6 +95,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", kin.RELATIVE_ALLERGY, b.relation_allergy, 0.7, 0.8),
     _rule("fact", kin.RELATIVE_PET, b.relation_pet, 0.5, 0.85),
     _rule("fact", kin.RELATIVE_IN, b.relation_in, 0.5, 0.75),
+    _rule("fact", kin.RELATIVE_JOINED, b.relation("employer"), 0.5, 0.8),
     _rule("preference", kin.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", casual.PET, b.pet, 0.5, 0.8),
@@ -155,6 +157,20 @@ _FUTURE = re.compile(
     re.I,
 )
 _NOT_YET = frozenset({"age", "location", "employer", "occupation", "hometown"})
+_CLAUSE_END = "，,;；"
+
+
+def _now(body: str, kv: KeyValue) -> bool:
+    """Whether the clause that says ``kv``'s value names no time to come ("我是中学数学老师，下周要请三天假" is a
+    teacher now); a value the sentence does not spell out is judged by the whole sentence."""
+    at = body.casefold().find((kv[1] or "").casefold()) if kv[1] else -1
+    if at < 0:
+        return False
+    start = max(body.rfind(c, 0, at) for c in _CLAUSE_END) + 1
+    end = min([i for i in (body.find(c, at) for c in _CLAUSE_END) if i >= 0] or [len(body)])
+    return _FUTURE.search(body, start, end) is None
+
+
 _NOT_CLAUSE = re.compile(r"^(?:not|不是)\s*[^,，;；]{1,40}[,，;；]\s*", re.I)  # "no, not Hamburg, it's Bremen"
 _BARE = re.compile(
     r"^(?:it is|it was|that is|i meant|i mean|i said|should be|应该是|其实是|我是说|我的意思是|我说的是|是)\s*"
@@ -166,49 +182,6 @@ _BARE = re.compile(
 def _standing(attribute: str) -> bool:
     """An attribute a choice for one occasion does not set: a category, the replies' language, an instruction."""
     return attribute in lx.CATEGORIES or attribute == "reply_language" or attribute.startswith("instruction:")
-
-
-# ---- entities ---------------------------------------------------------------------------------
-_CAPITALIZED = re.compile(r"(?<![\w'])[A-Z][\w'&.+#-]*(?:[ \t]+[A-Z][\w'&.+#-]*)*")
-
-
-def _stopword(token: str) -> bool:
-    return token.lower() in lx.EN_STOPWORDS or re.search(r"'(?:t|ll|re|ve|d|m)$", token, re.I) is not None
-
-
-def _names(text: str) -> Iterator[tuple[int, str]]:
-    for m in _CAPITALIZED.finditer(text.replace("’", "'")):
-        tokens = [t.strip(".-'").removesuffix("'s") for t in m[0].split()]
-        while tokens and _stopword(tokens[0]):
-            tokens.pop(0)
-        while tokens and _stopword(tokens[-1]):
-            tokens.pop()
-        if not tokens:
-            continue
-        name = " ".join(tokens)
-        at_start = m.start() == 0 or text[max(0, m.start() - 2) : m.start()] in {". ", "! ", "? "}
-        if at_start and len(tokens) == 1 and name.endswith(("ing", "ed", "ly")):  # "Went", "Honestly"
-            continue
-        alias = vx.ALIASES.get(name.lower())
-        if alias and alias[0] in lx.NOT_ENTITY_CATEGORIES:
-            continue
-        yield m.start(), alias[2] if alias else name
-
-
-def _entities(text: str, speaker: str | None) -> tuple[str, ...]:
-    found = list(_names(text))
-    for m in vx.ALIAS_RE.finditer(text):
-        category, _, display = vx.ALIASES[m[0].lower()]
-        short_lower = m[0].isascii() and len(m[0]) <= 3 and not m[0].isupper()  # "ups and downs"
-        if category not in lx.NOT_ENTITY_CATEGORIES and not short_lower:
-            found.append((m.start(), display))
-    found += [(m.start(), m[0]) for m in vx.PLACE_RE.finditer(text)]
-    if speaker and speaker.strip().lower() not in {"user", "assistant", "system", "tool", "document"}:
-        found.append((len(text), speaker.strip()))
-    seen: dict[str, str] = {}
-    for _, name in sorted(found, key=lambda item: item[0]):
-        seen.setdefault(name.lower(), name)
-    return tuple(seen.values())
 
 
 # ---- the extractor ----------------------------------------------------------------------------
@@ -300,7 +273,7 @@ class RuleExtractor:
             return []
         if is_filler(body):  # a pleasantry or an acknowledgement: it stays in the log, not in memory
             return []
-        out = [Candidate(kind="episode", text=body, entities=_entities(body, speaker), importance=0.3, confidence=1.0)]
+        out = [Candidate(kind="episode", text=body, entities=entities(body, speaker), importance=0.3, confidence=1.0)]
         seen: set[tuple[str, str | None, str | None]] = set()
         for sentence in _SENTENCE_SPLIT.split(body):
             for cand in self._typed(sentence.strip(), speaker, agreed_only=source == "assistant"):
@@ -320,7 +293,9 @@ class RuleExtractor:
         found = [(rule, owned) for rule, kv in _matches(body, agreed_only) if (owned := _owned(body, kv))]
         future = _FUTURE.search(body) is not None
         if future:
-            found = [(rule, kv) for rule, kv in found if rule.kind != "fact" or _attribute(kv[0]) not in _NOT_YET]
+            found = [
+                (r, kv) for r, kv in found if r.kind != "fact" or _attribute(kv[0]) not in _NOT_YET or _now(body, kv)
+            ]
         if not agreed_only and not future:
             # A placeholder update ("from Ruby to Go": ``user/?``) gives way to a frame that names the category.
             keyed = [kv for _, kv in found if kv[0] != PLACEHOLDER]
@@ -330,8 +305,8 @@ class RuleExtractor:
             found += [(_CHOICE, kv) for kv in chosen]
         if one_off(body):  # "use DHL this time", "just this once, answer in French": not the standing choice
             found = [(rule, kv) for rule, kv in found if not _standing(_attribute(kv[0]))]
-        entities = _entities(sentence, speaker) if found or corrected else ()
-        said = _Said(sentence, speaker, entities, corrected)
+        named = entities(sentence, speaker) if found or corrected else ()
+        said = _Said(sentence, speaker, named, corrected)
         for rule, kv in found:
             yield said.candidate(rule.kind, kv, rule.importance, rule.confidence)
         if corrected and not found and not agreed_only and (bare := _BARE.match(_NOT_CLAUSE.sub("", body))):

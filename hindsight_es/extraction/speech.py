@@ -70,8 +70,9 @@ def asserted(sentence: str) -> str | None:
 # One occasion, not a standing choice: "use DHL this time", "ship this order with UPS", "这次用圆通寄" ("for now",
 # "暂时" are the standing one, if for a while).
 _ONE_OFF = re.compile(
-    r"\b(?:this\s+(?:time|once|one|order|shipment|package|parcel|delivery|trip)|just\s+(?:this\s+)?once"
-    r"|today\s+only|one[- ]off)\b|这一?(?:次|回|单|票|批|趟)|这个订单",
+    r"\b(?:this\s+(?:time|once|one|order|shipment|package|parcel|delivery|trip|message|reply|answer|email|response"
+    r"|draft|chat|conversation)|just\s+(?:this\s+)?once"
+    r"|today\s+only|one[- ]off)\b|这一?(?:次|回|单|票|批|趟|条|封|段|篇)|这个订单",
     re.I,
 )
 

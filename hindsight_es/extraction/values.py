@@ -75,7 +75,8 @@ PLACE_CUT = re.compile(
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{px.MONTHS_EN}|the\s+\w+|spring|summer|fall|autumn|winter)"
     r"|a\s+(?:while|year|month|week)|back\s+in|to\s+(?:be|get|live|work|study|stay|start|join|look))\b.*$"
     # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
-    r"|(?:老家|工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])).*$",
+    r"|(?:老家|工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])"
+    r"|第[一二两三四五六七八九十\d]+(?:周|天|个月|年)).*$",
     re.I,
 )
 CHOICE_CUT = re.compile(
@@ -93,7 +94,7 @@ _DIRECTIVE_CUT = re.compile(
     # the assistant's own output is where every instruction applies: "in your answers" names nothing
     r"\s+in\s+(?:your\s+|the\s+|all\s+(?:of\s+)?(?:your\s+)?|any\s+(?:of\s+)?(?:your\s+)?)(?:answers?|repl(?:y|ies)|responses?"
     r"|messages?|output|texts?)\b.*$|"
-    r"\s+with\s+me\s*$|"
+    r"\s+with\s+me\s*$|\s+at\s+the\s+(?:end|start|top|bottom|beginning)\s+of\b.*$|"
     r"\s+(?:on(?!\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|weekends?|weekdays?|the\s+weekend|holidays?)\b)"
     r"|for(?!\s+(?:me|us)\b)|when|whenever|if|during|unless|while|because|since|so)\s+.*$",
     re.I,
