@@ -305,8 +305,8 @@ class RuleExtractor:
             found += [(_CHOICE, kv) for kv in chosen]
         if one_off(body):  # "use DHL this time", "just this once, answer in French": not the standing choice
             found = [(rule, kv) for rule, kv in found if not _standing(_attribute(kv[0]))]
-        named = entities(sentence, speaker) if found or corrected else ()
-        said = _Said(sentence, speaker, named, corrected)
+        tagged = entities(sentence, speaker) if found or corrected else ()
+        said = _Said(sentence, speaker, tagged, corrected)
         for rule, kv in found:
             yield said.candidate(rule.kind, kv, rule.importance, rule.confidence)
         if corrected and not found and not agreed_only and (bare := _BARE.match(_NOT_CLAUSE.sub("", body))):
