@@ -30,14 +30,14 @@ def _group(m: re.Match[str], name: str) -> str | None:
 # home, an unnamed company, or a kind of workplace alone ("我在银行当柜员" names the job, not the bank)
 _NO_EMPLOYER_ZH = re.compile(
     r"家(?:里|中)?$|(?:一|某)(?:家|个|间|所)|^(?:公司|单位|厂里|工厂|银行|医院|学校|店里|商场|超市|餐厅|饭店|工地|外企|国企|私企"
-    r"|这里|那里|这儿|那儿)$"
+    r"|这里|那里|这儿|那儿|小学|中学|初中|高中|大学|幼儿园|诊所|药店|门诊|[\u4e00-\u9fff]{1,3}科)$"
 )
 
 
 def _workplace(said: str) -> tuple[str, str] | None:
     """Where one works: an employer; a city is a location ("我在上海工作"); home, a firm unnamed: none."""
     v = vx.clean(vx.PLACE_CUT.sub("", said))
-    if v in vx.ZH_PLACES:
+    if v in vx.ZH_PLACES or v[:-1] in vx.ZH_PLACES and v[-1:] in "区市县":  # "海淀区" is a place
         return "user/location", v
     return None if vx.vague(v) or _NO_EMPLOYER_ZH.match(v) else ("user/employer", v)
 

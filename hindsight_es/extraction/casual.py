@@ -17,6 +17,8 @@ from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.builders import Built
 from hindsight_es.extraction.patterns import (
+    _BODY_EN,
+    _JOBS_EN,
     _JOBS_ZH,
     _PET_EN,
     _PET_ZH,
@@ -104,11 +106,21 @@ NAME = (
 # "我住厦门思明区那边": 住 with the place straight after it
 LIVES_ZH = (rf"{ZI}{ZADV}(?:住|住在|定居|常住|落户)(?P<v>{_PLACE_ZH})",)
 PLAN = (
+    rf"\b(?:i|we)\s+(?:am|are)\s+(?P<v>(?:starting|beginning)\s+{_BODY_EN}+?\s+(?:in\s+(?:{MONTHS_EN})|next\s+\w+|tomorrow"
+    r"|on\s+\w+day))\b",
     r"^(?:(?:so|and)\s+)?(?:i\s+am\s+)?off\s+to\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))"
     r"(?=\s+(?:for|next|in|on|this|tomorrow)\b)",
-    rf"^{_TIME_ZH}{ZADV}(?:打算|计划|准备|想|要)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"^{_TIME_ZH}{ZADV}(?:打算|计划|准备)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
     rf"^(?:打算|计划)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
 )
+# "Primary school teacher here, …": a job introducing the speaker
+JOB_HERE = (rf"^(?:(?:hi|hey|hello)\b[\s,!]*)?(?P<v>(?:[a-z-]+\s+){{0,3}}?(?:{_JOBS_EN}))\s+here\b",)
+# "sign it with my name, Marguerite Olsen", "落款用我的名字：欧阳倩"
+NAME_SAID = (
+    r"\bmy\s+(?:full\s+)?name[,:]\s*(?-i:(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}))",
+    r"我的(?:名字|全名|姓名)[：:]\s*(?P<v>[\u4e00-\u9fff]{2,4})(?=[，。！？；,!?;\s]|$)",
+)
+AGE = (r"^我(?:今年)?(?P<v>[1-9]\d)了(?=[，。！？；,!?;\s]|$)",)
 # "我是东北人，现在在深圳": where the speaker is now, a place named as one (not "现在在开会")
 LOCATION = (
     rf"(?:^|(?<=[，,])|我)(?:现在|目前|如今|眼下)(?:人)?(?:在|住在|待在)(?P<v>{_PLACE_ZH}|[\u4e00-\u9fff]{{1,4}}?[省市县])"
@@ -139,6 +151,7 @@ BIRTHDAY = (
 
 # "美团的数据分析师": an employer, then the job (not "资深的工程师", a kind of one)
 _EMPLOYER_JOB_ZH = re.compile(rf"^(?P<e>[^的\s]{{2,10}})的(?P<j>[^的\s]{{0,4}}?(?:{_JOBS_ZH}))$")
+_DOES = re.compile(r"^(?:做|干|搞)(.{2,})$")
 _KIND_OF = re.compile(
     r"^(?:资深|高级|中级|初级|首席|普通|专业|全职|兼职|实习|临时|正式|优秀|年轻|新来|唯一|主要|主力|一线|基层|小|老|新)$"
 )
@@ -147,6 +160,8 @@ _KIND_OF = re.compile(
 def occupation(m: re.Match[str]) -> Built:
     """The job said; said as a named employer's ("我现在是美团的数据分析师"), the employer too."""
     built = b.fixed("occupation")(m)
+    if isinstance(built, tuple) and built[1] and (bare := _DOES.match(built[1])):  # "我是做会计的"
+        built = built[0], bare[1]
     if not isinstance(built, tuple) or built[1] is None or (said := _EMPLOYER_JOB_ZH.match(built[1])) is None:
         return built
     if _KIND_OF.match(said["e"]):

@@ -33,7 +33,7 @@ RELATIVE = (
     # "my dad is still up in Norwich" (a place named as one), "my dad sold the house and moved to Brighton"
     rf"\bmy\s+(?P<r>{_REL_EN})\s+is\s+{ADV}(?:(?:up|down|over|out|back)\s+)?in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:[a-z]+\s+){{1,5}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+{V}",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:住在|生活在|搬到了|搬到|定居在){VZ}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:一个人|自己|独自)?(?:住在|生活在|搬到了|搬到|定居在){VZ}",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|打工)",
     # "我哥前阵子从深圳回长沙了": back to a place the lexicon knows
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:从[^，。！？；,!?;\n]{{1,8}}?)?(?:回到了|回到|回了|回)(?P<v>{_PLACE_ZH})(?=[了，。！？；,!?;\s]|$)",

@@ -86,7 +86,7 @@ DIET_ZH = (rf"我{ZADV}(?:从[^，。！？；,!?;\n]{{1,8}}?(?:开始|起))?(?:
 DIET_OK = (rf"我{ZADV}(?:能吃|可以吃|敢吃|又能吃|又吃){VZ}",)
 DIET_AVOID = (
     rf"\bi\s+{ADV}(?:do not|cannot|never|no longer|can not)\s+(?:eat|drink|have)\s+{V}",
-    rf"(?:我|{ZCL}){ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口){VZ}",
+    rf"(?:我|{ZCL}){ZADV}(?:不能吃|不可以吃|不吃|不能喝|不喝|忌口)(?!没|不|就|会|也|都|还|再){VZ}",  # not "不喝没精神"
 )
 BUDGET = (
     r"\b(?:cut|raised|increased|reduced|lowered|bumped|trimmed)\s+(?:the\s+|our\s+|my\s+)budget\s+(?:down\s+|up\s+)?to\s+"

@@ -45,9 +45,21 @@ _LEAD = re.compile(
 )
 
 
+# A story, poem or joke asked for: what it tells is nobody's fact ("Write me a short story about a nurse called Ellen
+# who lives in Oslo", "帮我编个故事，主角住在北京")
+_FICTION = re.compile(
+    r"^(?:please\s+)?(?:can\s+you\s+)?(?:write|tell|make|create|compose|generate|draft)\s+(?:me\s+|us\s+)?(?:a|an|some)\s+"
+    r"(?:\w+\s+){0,2}?(?:story|stories|poem|song|joke|tale|script|scene|dialogue|limerick|haiku|fable)\b"
+    r"|^(?:请|帮我|给我)*(?:写|编|讲)(?:一个|一篇|一首|一段|个|篇|首|段)?[^，。]{0,6}?(?:故事|小说|诗|笑话|段子|剧本)",
+    re.I,
+)
+
+
 def asserted(sentence: str) -> str | None:
     """The asserted part of a sentence: a trailing question clause is dropped, questions give None."""
     s = sentence.strip()
+    if _FICTION.match(s):
+        return None
     bare = _LEAD.sub("", s, count=1)
     if bare != s and (_REQUEST.match(bare) or _QUESTION_START.match(bare)):
         s = bare

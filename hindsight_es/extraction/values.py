@@ -61,7 +61,7 @@ _TRAIL_FILLER = re.compile(
     r"(?:\s+(?:anymore|any more|now|too|as well|either|instead|please|again|these days|nowadays|for now"
     r"|from now on|a lot|very much|so much|lol|haha|though|tbh|honestly|really|mostly|full time|for me|to me"
     r"|at the moment|right now|lately|recently|every day|every morning|at work|at home|more|better|the most|most"
-    r"|than ever|a bit|a little|after all|anyway|anyways|at all|for good|any longer))+$",
+    r"|than ever|a bit|a little|after all|anyway|anyways|at all|for good|any longer|pls|plz|thx|btw|fyi|asap))+$",
     re.I,
 )
 _ZH_PARTICLES = re.compile(r"[了吧啊呀哦呢啦嘛的哈～~]+$")
@@ -76,7 +76,9 @@ PLACE_CUT = re.compile(
     r"|a\s+(?:while|year|month|week)|back\s+in|to\s+(?:be|get|live|work|study|stay|start|join|look))\b.*$"
     # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
     r"|(?:老家|工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])"
-    r"|第[一二两三四五六七八九十\d]+(?:周|天|个月|年)).*$",
+    r"|第[一二两三四五六七八九十\d]+(?:周|天|个月|年)).*$"
+    # "合肥蜀山区", "厦门思明区那边": the city, not its district
+    r"|(?<=[\u4e00-\u9fff]{2})[\u4e00-\u9fff]{1,3}(?:区|县|镇|街道)(?:那边|附近|一带|这边)?$|(?:那边|附近|一带|这边)$",
     re.I,
 )
 CHOICE_CUT = re.compile(

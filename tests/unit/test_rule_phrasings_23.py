@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hindsight_es.extraction.filler import is_filler
 from tests.unit.test_rule_phrasings import pairs
 
 
@@ -55,7 +56,38 @@ from tests.unit.test_rule_phrasings import pairs
         ("Looking for ideas for my sister, who lives out in Perth.", [("sister/location", "perth")]),
         ("以后回英文就行。", [("user/reply_language", "english")]),
         ("Please stop using bullet points in your replies.", [("user/instruction:use_bullet_points", "never")]),
+        # a subject left out; a question or a supposition beside a statement; a time to come in another clause
+        ("Been a pharmacist at Boots for six years.", [("user/employer", "boots"), ("user/occupation", "pharmacist")]),
+        ("帮我看看这个菜单，我对芒果过敏的，有没有要避开的", [("user/allergy:芒果", "芒果")]),
+        ("我不记得自己是不是对青霉素过敏了", []),
+        ("I can't recall if I'm allergic to latex.", []),
+        ("帮我写个请假条，我是小学老师，下周要请两天假", [("user/occupation", "小学老师")]),
+        ("下个月我就30岁了", []),
+        # a story asked for; a request for one message only
+        ("Write me a poem about a baker called Tom who lives in Rye.", []),
+        ("这条先用英文回我", []),
+        # a city, not its district; a kind of workplace is no employer; 做X的
+        ("我住在杭州西湖区那边", [("user/location", "杭州")]),
+        ("我老婆在幼儿园当老师", [("wife/occupation", "老师")]),
+        ("我是做会计的", [("user/occupation", "会计")]),
     ],
 )
 def test_phrasings(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "filler"),
+    [
+        ("lol ok fair", True),
+        ("thank u sm 🙏", True),
+        ("hmm let me think about it", True),
+        ("稍等我想想", True),
+        ("哈哈行吧", True),
+        ("算了 没事了", True),
+        ("wait, I moved to Paris last week", False),
+        ("稍等，我现在住在上海", False),
+    ],
+)
+def test_pleasantries(text, filler):
+    assert is_filler(text) is filler

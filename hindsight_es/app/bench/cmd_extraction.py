@@ -37,6 +37,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_twentythird.jsonl",
     "extraction_labelled_twentyfourth.jsonl",
     "extraction_labelled_twentyfifth.jsonl",
+    "extraction_labelled_twentysixth.jsonl",
 )
 
 
