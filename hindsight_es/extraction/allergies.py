@@ -44,7 +44,7 @@ ALLERGY_BARE = (
     # "allergic to cats, sadly": no subject, at the start
     rf"^(?:(?:also|and|very|severely|seriously|super|deathly)\s+)*allergic\s+to\s+{V}(?P<n>(?!))?",
     # "我花粉过敏", "我海鲜也过敏", "我有花生过敏" (对X过敏 is ``patterns.ALLERGY``)
-    rf"我{ZADV}有?(?P<v>{_ALLERGEN_ZH})(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
+    rf"(?:我|本人){ZADV}有?(?P<v>{_ALLERGEN_ZH})(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
 
 

@@ -91,23 +91,51 @@ RETIRED = (
     r"\bi\s+am\s+(?:now\s+|finally\s+|officially\s+|happily\s+|semi-?)*(?P<v>retired)\b",
     rf"(?:^|我){ZADV}(?P<v>退休)了",
 )
+# "I teach biology": a biology teacher (a subject of one word, not whom or where: "I teach my kids")
+TEACHES = (
+    r"\bi\s+(?:now\s+|also\s+|still\s+|currently\s+|have\s+been\s+|am\s+)?teach(?:ing)?\s+(?:(?:high|middle|primary|elementary|secondary|grade)\s+school\s+"
+    r"|(?:college|university|undergrad|kindergarten)\s+|(?:year|grade|form|class)\s+\d+\s+)?(?P<v>(?!(?:my|our|the|a|an|them|him|her|it|kids|school|year|grade|form|class"
+    r"|children|people|students|myself|online|at|in|for|on|part|full|from|remotely|classes|courses|lessons)\b)[a-z]+)\b",
+)
 # "been teaching year 6 for a decade", "I teach primary": a teacher, the subject unsaid
 TEACHER = (
     r"\bi\s+(?:have\s+been\s+|am\s+|still\s+|now\s+)?teach(?:ing)?\s+(?:year|grade|form|class|primary|secondary"
     r"|kindergarten|elementary|middle\s+school|high\s+school|ks[1-4])\b",
 )
 # "彻底吃纯素": 纯素 and 全素 are vegan (吃素 alone is vegetarian: ``patterns.DIET_ZH``)
-DIET_VEGAN_ZH = (rf"(?:{ZI}|{ZCL}){ZADV}(?:彻底|完全|全面)?(?:改吃|吃|是|改成|只吃)(?:全素|纯素)",)
+DIET_VEGAN_ZH = (rf"(?:{ZI}|{ZCL})[^，。！？；,!?;\n他她]{{0,6}}?(?<!不)(?:改吃|吃|是|改成|只吃)(?:全素|纯素)",)
 # "我姓王，叫王思琪", "Morning — Dominic here": a name said after a surname or a greeting
 NAME = (
+    r"^(?:(?:hi|hey|hello)\b[\s,!]*)?this\s+is\s+(?-i:(?P<v>[A-Z][a-z]+))(?=\s*(?:[,.!—–-]|$)|\s+(?:btw|here|again|speaking)\b)",
     r"我姓[\u4e00-\u9fff]{1,2}[，,]\s*(?:名字)?叫(?P<v>[\u4e00-\u9fff]{2,4}?)(?=[，。！？；,!?;\s]|$)",
     r"^(?:(?:good\s+)?(?:morning|evening|afternoon)|hiya|yo|howdy)\b[\s,!—–-]*(?-i:(?P<v>[A-Z][a-z]+))\s+here\b",
+)
+# "我姓欧阳，单名一个菲字", "我姓王，名叫思琪": the surname, then the given name
+FULL_NAME_ZH = (
+    r"我姓(?P<s>[\u4e00-\u9fff]{1,2})[，,]\s*(?:单名一个|单名|名叫|名字叫|名)(?P<g>[\u4e00-\u9fff]{1,2}?)字?(?=[，。！？；,!?;\s]|$)",
+)
+# "我是土生土长的汕头人": born and bred there, whatever the place
+BRED = (rf"我{ZADV}是土生土长的(?P<v>[\u4e00-\u9fff]{{2,4}}?)人",)
+# "兔子改名了，现在叫雪球": the animal renamed, its new name
+PET_RENAMED = (
+    rf"(?:我家|我们家|咱家|我的)?的?(?P<a>{_PET_ZH})(?:改名了|改了名|改名字了|换了名字|换了个名字)[，,]?\s*(?:现在|以后|从此)?(?:它)?"
+    rf"(?:叫|改叫)(?P<v>[^，。！？；,!?;\s了]{{1,8}})",
+)
+# "现在在小米干了快一个月了": where one has worked for a while is the employer (a city: the location)
+WORKED_ZH = (
+    rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:干了|待了|做了)(?:快|有|将近|差不多|整整)?"
+    r"(?:[\d一二三四五六七八九十两几半]+多?个?(?:年|月))",
+)
+# "我是奶茶重度爱好者": a drink one is a lover of (``builders.categorical``: a value the drinks lexicon knows)
+DRINK_LOVER = (
+    rf"我{ZADV}是(?:个|一个|一名)?(?P<v>[^，。！？；,!?;\n]{{1,6}}?)(?:的)?(?:重度|忠实|资深|铁杆)?(?:爱好者|控|党|迷)",
 )
 # "我住厦门思明区那边": 住 with the place straight after it
 LIVES_ZH = (rf"{ZI}{ZADV}(?:住|住在|定居|常住|落户)(?P<v>{_PLACE_ZH})",)
 PLAN = (
-    rf"\b(?:i|we)\s+(?:am|are)\s+(?P<v>(?:starting|beginning)\s+{_BODY_EN}+?\s+(?:in\s+(?:{MONTHS_EN})|next\s+\w+|tomorrow"
-    r"|on\s+\w+day))\b",
+    rf"\b(?:i|we)\s+(?:am|are)\s+(?P<v>(?:starting|beginning|running|doing|taking|attending|visiting|hosting|getting|sitting)"
+    rf"\s+{_BODY_EN}+?\s+(?:in\s+(?:{MONTHS_EN})|(?:this|next)\s+(?:{MONTHS_EN}|week|month|year|weekend|summer|winter|spring|fall"
+    r"|autumn)|next\s+\w+|tomorrow|on\s+\w+day))\b",
     r"^(?:(?:so|and)\s+)?(?:i\s+am\s+)?off\s+to\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))"
     r"(?=\s+(?:for|next|in|on|this|tomorrow)\b)",
     rf"^{_TIME_ZH}{ZADV}(?:打算|计划|准备)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
@@ -120,7 +148,10 @@ NAME_SAID = (
     r"\bmy\s+(?:full\s+)?name[,:]\s*(?-i:(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+){0,2}))",
     r"我的(?:名字|全名|姓名)[：:]\s*(?P<v>[\u4e00-\u9fff]{2,4})(?=[，。！？；,!?;\s]|$)",
 )
-AGE = (r"^我(?:今年)?(?P<v>[1-9]\d)了(?=[，。！？；,!?;\s]|$)",)
+AGE = (
+    r"^我(?:今年|都|已经|也)*(?P<v>[1-9]\d)(?:岁)?了(?=[，。！？；,!?;\s还]|$)",
+    r"\b(?:as|i\s+am)\s+an?\s+(?P<v>[1-9]\d)[- ]year[- ]old\b",
+)
 # "我是东北人，现在在深圳": where the speaker is now, a place named as one (not "现在在开会")
 LOCATION = (
     rf"(?:^|(?<=[，,])|我)(?:现在|目前|如今|眼下)(?:人)?(?:在|住在|待在)(?P<v>{_PLACE_ZH}|[\u4e00-\u9fff]{{1,4}}?[省市县])"
@@ -184,3 +215,8 @@ def diet(m: re.Match[str]) -> Built:
     """A diet by its common name ("veggie" is vegetarian, "plant-based" vegan)."""
     v = vx.clean(m["v"])
     return "user/diet", _DIET_NAMES.get(v, v)
+
+
+def full_name(m: re.Match[str]) -> Built:
+    """A name said as surname and given name ("我姓欧阳，单名一个菲字" -> 欧阳菲)."""
+    return "user/name", m["s"] + m["g"]

@@ -40,7 +40,7 @@ RELATIVE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?(?:学校|小学|中学|大学|幼儿园))(?:上学|读书)",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:读|上)(?:大学|中学|小学|高中|初中|研究生|研|博士|书|学)",
     # "我妹妹毕业后去了西安工作": gone to a city (one the lexicon knows, or named as one) to work, study or live
-    rf"我的?(?P<r>{_REL_ZH})[^，。！？；,!?;\n]{{0,6}}?(?:去了|搬去了?|调到了?|调去了?|回了|回到了?)"
+    rf"我的?(?P<r>{_REL_ZH})[^，。！？；,!?;\n]{{0,6}}?(?:去了|去|搬去了?|调到了?|调去了?|回了|回到了?)"
     rf"(?P<v>{_PLACE_ZH}|[\u4e00-\u9fff]{{1,4}}[市省县])(?:工作|上班|读书|上学|定居|生活|发展)",
 )
 # "我老公跳槽去小米了": a relative's new employer
@@ -54,6 +54,8 @@ RELATIVE_LIKE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
 )
 RELATIVE_JOB = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\b[^.;!?]{{0,60}}?,\s*(?:and\s+)?(?:she|he)\s+is\s+(?:now\s+)?(?:an?\s+)"
+    rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+who)?\s+(?:is|was|has\s+been|been)\s+{ADV}(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}works\s+as\s+(?:an?\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",

@@ -61,7 +61,8 @@ _TIME_EN = (
 )
 _TIME_ZH = (
     r"(?:明天|后天|大后天|下周末|下周[一二三四五六日天]?|下个?星期[一二三四五六日天]?|下个?礼拜[一二三四五六日天]?|下个月"
-    r"|明年|今晚|今天晚上|今天下午|这周末|这个周末|周末|过几天|月底|年底|下半年)"
+    r"|明年|今晚|今天晚上|今天下午|这周末|这个周末|周末|过几天|月底|年底|下半年|国庆|春节|过年|五一|中秋|端午|元旦|清明"
+    r"|寒假|暑假)"
 )
 _LANG_EN = (r"english|chinese|mandarin|cantonese|spanish|french|german|japanese|korean|russian|italian|portuguese"
             r"|arabic|hindi|dutch|vietnamese|thai|turkish|polish|swedish")
@@ -145,7 +146,7 @@ FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between (
     rf"(?P<verb>用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
 )
 FROM_NOW_ON = (
-    rf"\bfrom now on[\s,]*{V}",
+    rf"\bfrom now on[\s,]*+(?!i\s+(?!will\b|want\b|would\b)){V}",
     rf"(?:^|(?<=[,;，；]))(?=[^,;，；]*from now on)\s*{V}\s*,?\s*\bfrom now on\b",  # "use FedEx from now on"
 )
 _PLACE_ZH = "|".join(sorted(lx.ZH_PLACES, key=len, reverse=True))  # the places the lexicon knows
@@ -169,7 +170,7 @@ LOCATION = (
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,12}}?)(?:生活|居住|定居|安家)",
     # "我在广州住了五年了": 在 a known place, then 住 (not "在酒店住了一晚")
     rf"{ZI}(?:全家|一家人|一家)?{ZADV}在(?P<v>{_PLACE_ZH})(?:已经)?住(?:了|过|着)",
-    rf"(?:^|(?<=[，,]))(?:现在|目前|一直|已经|后来|又|最近|刚刚|刚)*(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
+    rf"(?:^|(?<=[，,])){ZADV}(?:住在|居住在|定居在|生活在|搬到了|搬到|搬去了|搬去|搬家到了|搬家到){VZ}",
 )
 HOMETOWN = (
     rf"\bi\s+(?:am|come|came)\s+(?:originally\s+)?from\s+{V}",
@@ -207,7 +208,8 @@ EMPLOYMENT = (
     rf"(?:an?\s+)?{V}",
     # "我在华为做测试工程师": where a job is done is its employer (a city is a location: builders.employment)
     # "I'm a nurse at St Mary's Hospital", "I work as a nurse for Kaiser": a named employer after the job
-    rf"\bi\s+(?:am|have\s+been)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\s+(?:at|for|with)\s+{_NAMED_E}",
+    rf"\bi\s+(?:am|have\s+been)\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\s+(?:over\s+|down\s+)?(?:at|for|with)\s+"
+    rf"{_NAMED_E}",
     rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?(?P<v>[a-z-]+(?:\s+[a-z-]+){{0,2}}?)\s+(?:at|for|with)\s+{_NAMED_E}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<e>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)了?(?:[\d一二三四五六七八九十两几多]+年的?)?(?:一名|一位|一个|名)?"
     # greedy: 测试工程师, not 测试; at a workplace a word ending in a role's suffix is the role (柜员, 店长, 技工)
@@ -244,13 +246,7 @@ OCCUPATION = (
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"(?:\bi\s+(?:have\s+)?|\band\s+){ADV}(?:became|become|turned into)\s+(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
-    rf"(?:我|本人|{ZCL}|(?<=[，,])){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:[\d一二三四五六七八九十两几]+多?年多?的?)?(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
-)
-# "I teach biology": a biology teacher (a subject of one word, not whom or where: "I teach my kids")
-TEACHES = (
-    r"\bi\s+(?:now\s+|also\s+|still\s+|currently\s+|have\s+been\s+|am\s+)?teach(?:ing)?\s+(?:(?:high|middle|primary|elementary|secondary|grade)\s+school\s+"
-    r"|(?:college|university|undergrad|kindergarten)\s+|(?:year|grade|form|class)\s+\d+\s+)?(?P<v>(?!(?:my|our|the|a|an|them|him|her|it|kids|school|year|grade|form|class"
-    r"|children|people|students|myself|online|at|in|for|on|part|full|from|remotely|classes|courses|lessons)\b)[a-z]+)\b",
+    rf"(?:我|本人|{ZCL}|(?<=[，,])){ZADV}(?:在[^，。！？；,!?;\n]{{1,12}}?)?(?:改行|转行)?在?(?:是|当了|成为了|成了|做了|干了|做|当|干)(?:[\d一二三四五六七八九十两几]+多?年多?的?)?(?:一名|一位|一个|名)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
 )
 AGE = (
     r"\bi\s+am\s+(?:now\s+)?(?P<v>\d{1,3})(?=\s*(?:years?\s+old|yo\b|y/o)|\s*[,.!;]|\s*$|\s+(?:now|and)\b)",

@@ -34,7 +34,8 @@ FILLER_EN: tuple[str, ...] = (
     "well done", "good job", "gracias", "merci", "danke", "arigato", "ciao", "hola",
     "fair", "sm", "legend", "ace", "sweet", "bet", "word", "dope", "brb", "one sec",
     "(?:give me|gimme) a (?:sec|second|minute)", "ta", "nvm", "never ?mind", "figured it out", "got it working",
-    "(?:good )?night", "nite", "gn",
+    "(?:good )?night", "nite", "gn", "anyway", "anyways", "sorry", "my bad", "wrong (?:window|chat|tab|thread|person)",
+    "ignore (?:that|me|this)",
     "let me (?:think|see|check)(?: about it)?", "ill (?:think about it|get back to you)", "hold on", "wait",
     "thank(?:s| you) for (?:sharing|the help|your help|helping|everything|asking|listening|remembering"
     "|the advice|the tips|the update|letting me know|the recommendation|the reminder|understanding)",
@@ -54,7 +55,8 @@ FILLER_ZH: tuple[str, ...] = (
     "那好", "我也是", "也是", "呢", "啦", "呀", "了", "没事", "没关系", "一路顺风", "加油",
     "祝你(?:好运|顺利|愉快|开心|玩得开心)", "很高兴(?:认识|见到)你", "好久不见", "恭喜(?:你)?",
     "吧", "的", "行吧", "辛苦(?:辛苦)?", "笑死(?:了|我了)?", "绝了", "牛+", "可以的", "稍等(?:一下)?",
-    "等(?:一下|等|会儿)", "ok的", "okk", "ok了", "算了", "没事了", "搞定了?", "解决了",
+    "等(?:一下|等|会儿)", "稍等我一下", "等我一下", "哈", "发错了", "不好意思",
+    "ok的", "okk", "ok了", "算了", "没事了", "搞定了?", "解决了",
     "(?:让)?我(?:再)?想(?:一)?想", "我考虑一下", "回头再说",
 )
 # Phatic questions: a clause that is one of these asks nothing to remember.

@@ -99,25 +99,29 @@ RULES: tuple[_Rule, ...] = (
     _rule("preference", kin.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", casual.PET, b.pet, 0.5, 0.8),
+    _rule("fact", casual.PET_RENAMED, b.pet, 0.5, 0.8),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", casual.LOCATION, b.place("location"), 0.6, 0.8),
     _rule("fact", casual.LIVES_ZH, b.place("location"), 0.6, 0.8),
     _rule("fact", casual.LOCATION_EN, b.place("location"), 0.6, 0.75),
     _rule("fact", px.HOMETOWN, b.place("hometown"), 0.6, 0.8),
     _rule("fact", casual.HOMETOWN, b.place("hometown"), 0.6, 0.75),
+    _rule("fact", casual.BRED, b.place("hometown"), 0.6, 0.8),
     _rule("fact", px.NAME, b.name(require_capital=False), 0.7, 0.85),
     _rule("fact", px.NAME_INTRO, b.name(require_capital=True), 0.6, 0.8),
     _rule("fact", casual.NAME, b.name(require_capital=True), 0.6, 0.8),
     _rule("fact", casual.NAME_SAID, b.name(require_capital=True), 0.6, 0.8),
+    _rule("fact", casual.FULL_NAME_ZH, casual.full_name, 0.6, 0.8),
     _rule("fact", px.NAME_INTRO_ZH, b.name(require_capital=False, person=True), 0.6, 0.8),
     _rule("fact", px.EMPLOYER_LEFT, b.left("employer"), 0.6, 0.8),
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
+    _rule("fact", casual.WORKED_ZH, b.place("employer"), 0.6, 0.75),
     _rule("fact", casual.EMPLOYER, b.place("employer"), 0.6, 0.75),
     _rule("fact", px.OCCUPATION, casual.occupation, 0.6, 0.8),
     _rule("fact", casual.RETIRED, b.fixed("occupation"), 0.6, 0.75),
     _rule("fact", casual.JOB_HERE, b.fixed("occupation"), 0.6, 0.75),
-    _rule("fact", px.TEACHES, b.teacher, 0.6, 0.75),
+    _rule("fact", casual.TEACHES, b.teacher, 0.6, 0.75),
     _rule("fact", casual.TEACHER, b.fixed("occupation", "teacher"), 0.6, 0.75),
     _rule("fact", px.AGE, b.fixed("age"), 0.5, 0.8),
     _rule("fact", casual.AGE, b.fixed("age"), 0.5, 0.75),
@@ -125,6 +129,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.ATTRIBUTE, b.attribute, 0.6, 0.85),
     _rule("fact", px.USES, b.categorical, 0.6, 0.8),
     _rule("fact", casual.DAILY_DRINK, b.categorical, 0.6, 0.75),
+    _rule("fact", casual.DRINK_LOVER, b.categorical, 0.6, 0.75),
     _rule("fact", px.SWITCHED, b.choice, 0.6, 0.8),
     _rule("fact", px.ONLY_NOW, b.only_now, 0.6, 0.75),
     _rule("preference", px.DISLIKE, b.likes(negated=True), 0.6, 0.75),
@@ -278,7 +283,7 @@ class RuleExtractor:
             return []
         out = [Candidate(kind="episode", text=body, entities=entities(body, speaker), importance=0.3, confidence=1.0)]
         seen: set[tuple[str, str | None, str | None]] = set()
-        for sentence in _SENTENCE_SPLIT.split(body):
+        for sentence in _SENTENCE_SPLIT.split(ux.unquote(body)):  # a quote may hold a sentence end of its own
             for cand in self._typed(sentence.strip(), speaker, agreed_only=source == "assistant"):
                 if (cand.kind, cand.key, cand.value) not in seen:
                     seen.add((cand.kind, cand.key, cand.value))

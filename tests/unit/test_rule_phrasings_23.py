@@ -70,6 +70,22 @@ from tests.unit.test_rule_phrasings import pairs
         ("我住在杭州西湖区那边", [("user/location", "杭州")]),
         ("我老婆在幼儿园当老师", [("wife/occupation", "老师")]),
         ("我是做会计的", [("user/occupation", "会计")]),
+        # a quote holds someone else's words, even with a sentence end inside it
+        ('My client wrote "I am allergic to soy, is that ok?" and I need to reply.', []),
+        # surname and given name; born and bred; a pet renamed; a while at an employer; a drink one loves
+        ("我姓司马，单名一个玲字。", [("user/name", "司马玲")]),
+        ("我是土生土长的绍兴人。", [("user/hometown", "绍兴")]),
+        ("仓鼠改名了，现在叫布丁。", [("user/pet:hamster", "布丁")]),
+        ("在网易干了快两年了。", [("user/employer", "网易")]),
+        ("我是咖啡重度爱好者。", [("user/drink", "coffee")]),
+        ("我都52了。", [("user/age", "52")]),
+        ("As a 63-year-old retiree I have a lot of free time.", [("user/age", "63")]),
+        ("this is Ingrid btw, we spoke yesterday", [("user/name", "ingrid")]),
+        (
+            "My dad sold his shop last year, he is a driving instructor now.",
+            [("father/occupation", "driving instructor")],
+        ),
+        ("From now on, I read everything on my phone.", []),
     ],
 )
 def test_phrasings(text, expected):

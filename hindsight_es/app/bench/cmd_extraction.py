@@ -38,6 +38,8 @@ _EXTRACTION_SETS = (
     "extraction_labelled_twentyfourth.jsonl",
     "extraction_labelled_twentyfifth.jsonl",
     "extraction_labelled_twentysixth.jsonl",
+    "extraction_labelled_twentyseventh.jsonl",
+    "extraction_labelled_twentyeighth.jsonl",
 )
 
 
