@@ -27,6 +27,7 @@ from hindsight_es.extraction.builders import Builder, KeyValue
 from hindsight_es.extraction.entities import entities
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.matching import matching_copy
+from hindsight_es.extraction.pronouns import resolved
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.speech import asserted, one_off
 from hindsight_es.extraction.statements import statement
@@ -283,18 +284,20 @@ class RuleExtractor:
             return []
         out = [Candidate(kind="episode", text=body, entities=entities(body, speaker), importance=0.3, confidence=1.0)]
         seen: set[tuple[str, str | None, str | None]] = set()
+        before = ""  # the turn's earlier sentences, as matched: whom a "she" or 他 opening a clause may be
         for sentence in _SENTENCE_SPLIT.split(ux.unquote(body)):  # a quote may hold a sentence end of its own
-            for cand in self._typed(sentence.strip(), speaker, agreed_only=source == "assistant"):
+            for cand in self._typed(sentence.strip(), speaker, agreed_only=source == "assistant", before=before):
                 if (cand.kind, cand.key, cand.value) not in seen:
                     seen.add((cand.kind, cand.key, cand.value))
                     out.append(cand)
+            before += " " + matching_copy(sentence)
         return _absorbed(out)
 
-    def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool) -> Iterator[Candidate]:
+    def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool, before: str) -> Iterator[Candidate]:
         statement = asserted(sentence)
         if statement is None or ux.reported(statement):  # someone else's request is not the speaker's
             return
-        norm = ux.unquote(matching_copy(statement))
+        norm = resolved(ux.unquote(matching_copy(statement)), before)
         marker = _CORRECTION.match(norm)
         corrected = marker is not None
         body = norm[marker.end() :] if marker else norm

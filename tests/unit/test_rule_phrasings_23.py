@@ -86,6 +86,12 @@ from tests.unit.test_rule_phrasings import pairs
             [("father/occupation", "driving instructor")],
         ),
         ("From now on, I read everything on my phone.", []),
+        # a clause-opening she/he (她/他) is the relative said just before it, if it agrees and nobody came between
+        ("Gift ideas for my dad? He works at Siemens and loves trains.", [("father/employer", "siemens")]),
+        ("我姐去年结婚了，她现在住在成都。", [("sister/location", "成都")]),
+        ("My wife is great. He works at Google.", []),
+        ("My brother and Tom are in Rome, he lives in Paris.", []),
+        ("他们说他住在北京。", []),
     ],
 )
 def test_phrasings(text, expected):
