@@ -10,6 +10,8 @@ no projection is still writing the generation being replaced (the CLI takes it).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import shutil
 import time
 from collections.abc import Iterable, Mapping
@@ -140,22 +142,19 @@ async def rebuild(
             progress.start(sum(until.values()))
         started = time.perf_counter()
         apart = "archive" in paths and sum(until.values()) >= WORKER_MIN_RECORDS
-        here, child, source = projections, None, log
+        here, child = projections, None
         if apart:
             # the archive of the memories topic (most of the log, and of the archive's work) in a child
-            # process; the rest of the archive here, with the LanceDB projections, which read the records
-            # of that topic as the child relays them (read and opened once for both processes)
+            # process; the rest of the archive here, with the LanceDB projections
             here = [p for p in projections if not isinstance(p, ArchiveProjection)]
             here.append(
                 ArchiveProjection(ArchiveStore(paths["archive"], options), tuple(t for t in ALL_TOPICS if t != APART))
             )
             apart_until = {tp: end for tp, end in until.items() if tp[0] == APART}
-            relay = any(APART in p.topics for p in here)
-            child = await archive_child.start(settings, paths["archive"], APART, apart_until, batch_size, relay=relay)
-            source = child.relayed(log) if relay else log
+            child = asyncio.create_task(archive_child.run(settings, paths["archive"], APART, apart_until, batch_size))
         try:
             events = await replay_into(
-                source,
+                log,
                 here,
                 lag=False,
                 until=until,
@@ -166,15 +165,18 @@ async def rebuild(
             if progress:
                 progress.stage("writing held rows and positions")
             await fresh.finish(here)
-            if child is not None:
-                done = await child.finish()
-                if not any(APART in p.topics for p in here):  # else read (and counted) here too
-                    events += done
-                    if progress:
-                        progress.advance(done)
-        finally:
-            if child is not None:  # stopped (its process killed) if the replay here or the child failed
-                await child.kill()
+        except BaseException:
+            if child is not None:  # stop the child (its finally kills the process) before the generation goes
+                child.cancel()
+                with contextlib.suppress(BaseException):
+                    await child
+            raise
+        if child is not None:
+            done = await child
+            if not any(APART in p.topics for p in here):  # else read (and counted) here too
+                events += done
+                if progress:
+                    progress.advance(done)
         replayed = time.perf_counter()
         if progress:
             progress.stage("building indexes")
