@@ -174,8 +174,9 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
-            gc.freeze()  # every tracked object to the permanent generation, then all of it to the oldest
-            gc.unfreeze()
+            if gc.get_freeze_count() == 0:  # never thaw what someone else froze
+                gc.freeze()  # every tracked object to the permanent generation, then all of it to the oldest
+                gc.unfreeze()
             gc.enable()
 
 

@@ -40,3 +40,16 @@ def test_a_collector_that_was_off_stays_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_what_someone_else_froze_stays_frozen() -> None:
+    gc.freeze()
+    try:
+        count = gc.get_freeze_count()
+        assert count > 0
+        with collector_paused():
+            pass
+        assert gc.isenabled()
+        assert gc.get_freeze_count() == count
+    finally:
+        gc.unfreeze()
