@@ -160,6 +160,13 @@ def collector_paused() -> Iterator[None]:
     reference counting as each batch is done; the cyclic collector would only traverse the live batches
     again and again, holding the GIL the projections' threads share. Overlapping replays: the first to
     finish turns it back on, which only costs the other some collections.
+
+    What the block left allocated (rows a projection still holds, the last batches) is moved to the oldest
+    generation before the collector is turned back on: otherwise the first collection after it, one of
+    the youngest generation, traverses all of it at once (785k objects, 0.59 s at the end of a 300k-event
+    rebuild). In the oldest generation it is traversed, and any cycle in it freed, by the next full
+    collection, which comes only after many more allocations; most of it is freed by reference counting
+    before then.
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -167,6 +174,9 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            if gc.get_freeze_count() == 0:  # never thaw what someone else froze
+                gc.freeze()  # every tracked object to the permanent generation, then all of it to the oldest
+                gc.unfreeze()
             gc.enable()
 
 

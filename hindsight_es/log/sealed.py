@@ -17,7 +17,6 @@ import json
 import logging
 import re
 import struct
-from collections import ChainMap
 from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -78,8 +77,10 @@ class Sealer:
             return list(records)
         self._refresh()
         # One sealer may serve several threads: the cache is replaced, never cleared, so this batch reads
-        # the keys it found or fetched even if another thread starts a new cache meanwhile.
-        keys: ChainMap[tuple[str, str], bytes | Erased] = ChainMap({}, self._cache)
+        # the keys it found or fetched (``keys``: this batch's, copied from the cache or fetched) even if
+        # another thread starts a new cache meanwhile.
+        keys: dict[tuple[str, str], bytes | Erased] = {}
+        cache = self._cache
         boxed: dict[int, _Boxes] = {}
         parsed: dict[int, Json] = {}
         wanted: dict[str, set[str]] = {}
@@ -89,31 +90,43 @@ class Sealer:
             if (boxes := _boxes(r.value)) is not None:
                 boxed[i] = boxes
                 for box in boxes[2]:
-                    if (boxes[0], unit := box[1].decode("utf-8")) not in keys:
-                        wanted.setdefault(boxes[0], set()).add(unit)
+                    if (unit_key := (boxes[0], box[1].decode("utf-8"))) not in keys:
+                        if (key := cache.get(unit_key)) is not None:
+                            keys[unit_key] = key
+                        else:
+                            wanted.setdefault(unit_key[0], set()).add(unit_key[1])
             elif isinstance(record := _json(r.value), dict):
                 parsed[i] = record
                 self._want(record, wanted, keys)
-        self._fetch(wanted, keys.maps[0])  # one key-store read per bank for the whole batch
+        self._fetch(wanted, keys)  # one key-store read per bank for the whole batch
         out = list(records)
         for i, boxes in boxed.items():
             if (value := self._spliced(records[i].value, boxes, keys)) is not None:
-                out[i] = replace(records[i], value=value)
+                r = records[i]
+                out[i] = Record(r.topic, r.partition, r.offset, r.key, value, r.timestamp_ms)
             elif isinstance(record := _json(records[i].value), dict):
                 parsed[i] = record
         if late := {i: self._want(record, {}, keys) for i, record in parsed.items() if i in boxed}:
             # keys a splice did not look up
-            self._fetch({b: u for w in late.values() for b, u in w.items()}, keys.maps[0])
+            self._fetch({b: u for w in late.values() for b, u in w.items()}, keys)
         for i, record in parsed.items():
             out[i] = replace(records[i], value=self._opened(record, keys))
         return out
 
-    def _want(self, record: Json, wanted: dict[str, set[str]], keys: Keys) -> dict[str, set[str]]:
-        """``wanted`` with the units of ``record`` whose keys are not in ``keys``."""
+    def _want(
+        self, record: Json, wanted: dict[str, set[str]], keys: dict[tuple[str, str], bytes | Erased]
+    ) -> dict[str, set[str]]:
+        """``wanted`` with the units of ``record`` whose keys are neither in ``keys`` nor cached (cached
+        ones are copied into ``keys``)."""
         bank = str(record.get("bank_id", ""))
         for target in sealed_objects(record):
-            if (bank, unit := str(target["sealed"].get("unit"))) not in keys:
-                wanted.setdefault(bank, set()).add(unit)
+            unit_key = (bank, str(target["sealed"].get("unit")))
+            if unit_key in keys:
+                continue
+            if (key := self._cache.get(unit_key)) is not None:
+                keys[unit_key] = key
+            else:
+                wanted.setdefault(bank, set()).add(unit_key[1])
         return wanted
 
     def _spliced(self, value: bytes, boxes: _Boxes, keys: Keys) -> bytes | None:
