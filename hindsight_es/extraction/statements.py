@@ -119,8 +119,8 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool, dru
             return f"{who}在{v}工作" if zh else f"{who} works at {v}"
         case "occupation" if v in ("retired", "退休"):  # no job any more, said as the state it is
             return f"{who}已退休" if zh else f"{who} is retired"
-        case "occupation":
-            return f"{who}是{v}" if zh else f"{who} is {_article(v)}"
+        case "occupation":  # the statement names the attribute: "what do I do for work?" finds it by its words
+            return f"{who}的工作是{v}" if zh else f"{who} works as {_article(v)}"
         case "age":
             return f"{who}{v}岁" if zh else f"{who} is {v} years old"
         case "favorite":
