@@ -102,8 +102,21 @@ TEACHER = (
     r"\bi\s+(?:have\s+been\s+|am\s+|still\s+|now\s+)?teach(?:ing)?\s+(?:year|grade|form|class|primary|secondary"
     r"|kindergarten|elementary|middle\s+school|high\s+school|ks[1-4])\b",
 )
+# "I eat vegetarian", "we cook vegan at home"
+DIET_EAT = (
+    rf"\b(?:i|we)\s+{ADV}(?:eat|cook|live)\s+(?:mostly\s+|fully\s+|strictly\s+)?"
+    r"(?P<v>vegetarian|vegan|pescatarian|gluten[- ]free|halal|kosher)\b",
+)
 # "彻底吃纯素": 纯素 and 全素 are vegan (吃素 alone is vegetarian: ``patterns.DIET_ZH``)
 DIET_VEGAN_ZH = (rf"(?:{ZI}|{ZCL})[^，。！？；,!?;\n他她]{{0,6}}?(?<!不)(?:改吃|吃|是|改成|只吃)(?:全素|纯素)",)
+# "本人硬件工程师一枚": a job said with a measure word
+JOB_ONE = (
+    rf"(?:我|本人)(?:是)?(?:一名|一个)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))(?:一枚|一只)",
+)
+# "我姓唐，全名唐思远": the full name said as such
+FULL_NAME_SAID = (
+    r"(?:^|(?<=[，,]))(?:我的)?(?:全名|大名|本名)(?:是|叫)?(?P<v>[\u4e00-\u9fff]{2,4})(?=[，。！？；,!?;\s]|$)",
+)
 # "我姓王，叫王思琪", "Morning — Dominic here": a name said after a surname or a greeting
 NAME = (
     r"^(?:(?:hi|hey|hello)\b[\s,!]*)?this\s+is\s+(?-i:(?P<v>[A-Z][a-z]+))(?=\s*(?:[,.!—–-]|$)|\s+(?:btw|here|again|speaking)\b)",

@@ -27,7 +27,7 @@ RELATIVE = (
     # "my brother, who lives up in Halifax, …": a relative's clause says it too
     rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+(?:who|she|he))?\s+{ADV}(?:lives|is living|is based|lived|has lived"
     rf"|has been living|has moved|moved|(?:got|was|has been)\s+(?:transferred|posted|relocated)|relocated)\s+"
-    rf"(?:(?:up|down|over|out|back)\s+)?(?:in|to)\s+{V}",
+    rf"(?:(?:on\s+(?:her|his|their)\s+own|alone|by\s+(?:her|him)self)\s+)?(?:(?:up|down|over|out|back)\s+)?(?:in|to)\s+{V}",
     rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+who)?\s+{ADV}(?:works|is working|worked|has worked)\s+(?:at|for)\s+{V}",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:goes to|attends|is at|studies at)\s+{V}",
     # "my dad is still up in Norwich" (a place named as one), "my dad sold the house and moved to Brighton"
@@ -54,6 +54,8 @@ RELATIVE_LIKE = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
 )
 RELATIVE_JOB = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\b[^.;!?]{{0,60}}?\band\s+(?:now\s+)?works\s+as\s+(?:an?\s+)?"
+    rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"\bmy\s+(?P<r>{_REL_EN})\b[^.;!?]{{0,60}}?,\s*(?:and\s+)?(?:she|he)\s+is\s+(?:now\s+)?(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+who)?\s+(?:is|was|has\s+been|been)\s+{ADV}(?:an?\s+)"
@@ -86,7 +88,7 @@ RELATIVE_DIET = (
 RELATIVE_ALLERGY = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|has\s+(?:always\s+)?been)\s+{ADV}(?:very\s+|severely\s+|highly\s+|deathly\s+)?"
     rf"allergic\s+to\s+{V}",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*过敏",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}对(?P<v>[^，。！？；,!?;\n我]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*过敏",
 )
 RELATIVE_PET = (
     rf"\bmy\s+(?P<r>{_REL_EN})'s\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",

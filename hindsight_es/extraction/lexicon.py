@@ -279,6 +279,8 @@ RELATIONS: dict[str, str] = {
     "coworker": "colleague", "roommate": "roommate", "flatmate": "roommate",
     "housemate": "roommate", "grandma": "grandmother", "grandmother": "grandmother",
     "grandpa": "grandfather", "grandfather": "grandfather", "kid": "child", "child": "child",
+    "gran": "grandmother", "granny": "grandmother", "nana": "grandmother", "grandad": "grandfather",
+    "granddad": "grandfather",
     "cousin": "cousin", "aunt": "aunt",
     "uncle": "uncle", "niece": "niece", "nephew": "nephew", "表哥": "cousin", "表姐": "cousin", "表弟": "cousin",
     "表妹": "cousin", "堂哥": "cousin", "堂姐": "cousin", "堂弟": "cousin", "堂妹": "cousin", "叔叔": "uncle",

@@ -73,7 +73,7 @@ _JOBS_ZH = jobs.JOBS_ZH
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
-    rf"(?:我|{ZCL}(?:而是|是)?){ZADV}对(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
+    rf"(?:我|{ZCL}(?:而是|是)?){ZADV}对(?P<v>[^，。！？；,!?;\n我]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
 _DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher|veggie|plant[- ]based"
 _DEGREE = r"(?:(?:fully|completely|strictly|totally|entirely|full|full-on|basically|pretty\s+much|mostly|now)\s+)*"
@@ -189,7 +189,7 @@ NAME_INTRO = (
     r"^(?:(?:hi|hey|hello)\b[\s,!]*)?(?-i:(?P<v>[A-Z][a-z]+))\s+here(?=\s*(?:[,.!;]|$))",  # "hey, Siobhan here"
     r"^(?:(?:hi|hey|hello)\b[\s,!]*)?it\s+is\s+(?-i:(?P<v>[A-Z][a-z]+))\s+(?:again|here)\b",  # "hey it's Anika again"
     rf"\bi\s+am\s+(?:(?:dr|mr|mrs|ms|prof)\.?\s+)?(?!(?:{_NOT_GIVEN})\b)(?-i:(?P<v>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))"
-    r"(?=\s*(?:[,;!?]|\.(?!\w)|$)|\s+(?:and|from|here|again|by\s+the\s+way|btw|fyi)\b)",
+    r"(?=\s*(?:[,;!?—–]|\.(?!\w)|$)|\s+(?:and|from|here|again|by\s+the\s+way|btw|fyi)\b)",
 )
 # "我是许晴": the word after 我是 is a name when jieba tags it a person's name alone (``builders.name``)
 NAME_INTRO_ZH = (r"(?:^|(?<=[，,：:]))(?:我是|本人(?:是|叫)?)(?P<v>[\u4e00-\u9fff]{2,3})(?=[，。！？；,!?;\s]|$)",)
@@ -239,8 +239,9 @@ EMPLOYER_LEFT = (
 )
 OCCUPATION = (
     # "I work as", "I've been working as", "I've worked as … since/for" (still so), not "I worked as" (no longer)
-    rf"\bi\s+{ADV}(?:work|am\s+{ADV}working|have\s+{ADV}been\s+working|have\s+{ADV}worked(?=[^,;.!?]*\b(?:since|for)\b))"
-    rf"\s+as\s+(?:an?\s+)?(?P<v>{_BODY_EN}+?)(?:(?=\s+(?:at|for|in|with|on|since)\s+\S)|{_STOP_EN})",
+    rf"(?:\bi|\band)\s+{ADV}(?:work|am\s+{ADV}working|have\s+{ADV}been\s+working|have\s+{ADV}worked(?=[^,;.!?]*\b(?:since|for)\b))"
+    rf"\s+(?:(?:freelance|full[- ]time|part[- ]time|remotely|mostly|now)\s+)*as\s+(?:an?\s+)?(?P<v>{_BODY_EN}+?)"
+    rf"(?:(?=\s+(?:at|for|in|with|on|since)\s+\S)|{_STOP_EN})",
     # "I've been a nurse for ten years"
     rf"\bi\s+have\s+{ADV}been\s+(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b(?=\s+(?:for|since|now)\b)",
     rf"\bi\s+am\s+{ADV}(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
@@ -353,7 +354,7 @@ PLAN = (
     rf"{_TIME_EN}[\s,]*(?:i|we)\s+(?:will|want\s+to|am\s+going\s+to|are\s+going\s+to|plan\s+to|need\s+to"
     rf"|have\s+to|gonna)\s+{V}",
     rf"\b(?:i|we)\s+(?:will|want\s+to|need\s+to|have\s+to)\s+(?=[^.!?。！？]*?\b{_TIME_EN}){V}",
-    rf"{ZI}{ZADV}(?:{_TIME_ZH})?{ZADV}(?:打算|计划|准备(?!好)|规划){VZ}",
+    rf"(?<![帮给替让叫请]){ZI}{ZADV}(?:{_TIME_ZH})?{ZADV}(?:打算|计划|准备(?!好)|规划){VZ}",
     rf"{_TIME_ZH}[，,\s]*{ZI}{ZADV}(?:要|会|将|得|想要|想){VZ}",
     rf"{ZI}{_TIME_ZH}{ZADV}(?:要|会|将|得|想要|想){VZ}",
 )

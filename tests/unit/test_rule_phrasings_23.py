@@ -92,6 +92,18 @@ from tests.unit.test_rule_phrasings import pairs
         ("My wife is great. He works at Google.", []),
         ("My brother and Tom are in Rome, he lives in Paris.", []),
         ("他们说他住在北京。", []),
+        # work as after "and", freelance; "I eat vegan"; a self-introduction before a dash; living on one's own
+        ("I quit the agency and now work as a copywriter.", [("user/occupation", "copywriter")]),
+        ("i work freelance as a translator", [("user/occupation", "translator")]),
+        ("I eat vegan at home.", [("user/diet", "vegan")]),
+        ("oh and I'm Priya — should have said earlier", [("user/name", "priya")]),
+        ("My gran lives on her own in Bath.", [("grandmother/location", "bath")]),
+        ("news about my son: he quit the bank and works as a chef now", [("son/occupation", "chef")]),
+        # 本人X一枚, 全名, an allergen without 我 inside it, a plan asked for is none
+        ("本人产品经理一枚。", [("user/occupation", "产品经理")]),
+        ("我姓林，全名林书瑶。", [("user/name", "林书瑶")]),
+        ("对了我对青霉素过敏", [("user/allergy:青霉素", "青霉素")]),
+        ("帮我规划下周末的路线", []),
     ],
 )
 def test_phrasings(text, expected):
