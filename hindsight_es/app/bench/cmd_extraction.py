@@ -40,6 +40,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_twentysixth.jsonl",
     "extraction_labelled_twentyseventh.jsonl",
     "extraction_labelled_twentyeighth.jsonl",
+    "extraction_labelled_twentyninth.jsonl",
 )
 
 
