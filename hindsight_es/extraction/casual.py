@@ -125,6 +125,7 @@ NAME = (
 )
 # "我姓欧阳，单名一个菲字", "我姓王，名叫思琪": the surname, then the given name
 FULL_NAME_ZH = (
+    r"(?:^|(?<=[，,]))(?:我)?姓(?P<s>[\u4e00-\u9fff]{1,2}?)名(?P<g>[\u4e00-\u9fff]{1,2}?)(?=[，。！？；,!?;\s]|$)",
     r"我姓(?P<s>[\u4e00-\u9fff]{1,2})[，,]\s*(?:单名一个|单名|名叫|名字叫|名)(?P<g>[\u4e00-\u9fff]{1,2}?)字?(?=[，。！？；,!?;\s]|$)",
 )
 # "我是土生土长的汕头人": born and bred there, whatever the place
@@ -144,7 +145,11 @@ DRINK_LOVER = (
     rf"我{ZADV}是(?:个|一个|一名)?(?P<v>[^，。！？；,!?;\n]{{1,6}}?)(?:的)?(?:重度|忠实|资深|铁杆)?(?:爱好者|控|党|迷)",
 )
 # "我住厦门思明区那边": 住 with the place straight after it
-LIVES_ZH = (rf"{ZI}{ZADV}(?:住|住在|定居|常住|落户)(?P<v>{_PLACE_ZH})",)
+LIVES_ZH = (rf"(?:{ZI}|{ZCL}){ZADV}(?:住|住在|定居|常住|落户)(?P<v>{_PLACE_ZH})",)
+# "我是开网约车的": a driver of what one drives
+DRIVES_ZH = (r"我(?:是)?开(?P<v>出租车|出租|网约车|货车|卡车|公交车|公交|大巴|滴滴|专车)的",)
+# "改成生酮饮食了": a diet by its Chinese name
+DIET_NAMED_ZH = (r"(?:改成|改吃|开始|在|坚持)?(?P<v>生酮饮食|生酮|低碳饮食|轻断食|断食)",)
 PLAN = (
     rf"\b(?:i|we)\s+(?:am|are)\s+(?P<v>(?:starting|beginning|running|doing|taking|attending|visiting|hosting|getting|sitting)"
     rf"\s+{_BODY_EN}+?\s+(?:in\s+(?:{MONTHS_EN})|(?:this|next)\s+(?:{MONTHS_EN}|week|month|year|weekend|summer|winter|spring|fall"
@@ -162,7 +167,7 @@ NAME_SAID = (
     r"我的(?:名字|全名|姓名)[：:]\s*(?P<v>[\u4e00-\u9fff]{2,4})(?=[，。！？；,!?;\s]|$)",
 )
 AGE = (
-    r"^我(?:今年|都|已经|也)*(?P<v>[1-9]\d)(?:岁)?了(?=[，。！？；,!?;\s还]|$)",
+    r"^我(?:今年|都|已经|也)*(?P<v>[1-9]\d|[一二三四五六七八九]?十[一二三四五六七八九]?)(?:岁)?了(?=[，。！？；,!?;\s还]|$)",
     r"\b(?:as|i\s+am)\s+an?\s+(?P<v>[1-9]\d)[- ]year[- ]old\b",
 )
 # "我是东北人，现在在深圳": where the speaker is now, a place named as one (not "现在在开会")
@@ -175,7 +180,7 @@ LOCATION = (
 DAILY_DRINK = (
     rf"(?:{ZI}|^){ZADV}(?:迷上了|迷上|爱上了|爱上|喜欢上了|喝上了)(?:喝)?(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
     rf"\bi\s+am\s+{ADV}(?:hooked\s+on|addicted\s+to|obsessed\s+with)\s+{V}",
-    rf"(?:每天|天天|每日|每个?早上|每个?工作日)[^，。！？；,!?;\n]{{0,12}}?(?:来|喝|灌)(?:一|1|上一?)?(?:杯|瓶|罐|壶)(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
+    rf"(?:每天|天天|每日|每个?早上|每个?工作日)[^，。！？；,!?;\n]{{0,12}}?(?:来|喝|灌|点|泡)(?:一|1|上一?)?(?:杯|瓶|罐|壶)?(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}",
     rf"\bi\s+(?:start|begin)\s+(?:every|each|my)\s+(?:morning|day|workday)\s+with\s+(?:a|an|my)\s+{V}",
 )
 # "我是腊月初八生的", "我生日是三月五号", "born on July 4th" ("my birthday is …" is ``patterns.ATTRIBUTE``)
@@ -186,7 +191,7 @@ _DATE_ZH = (
 )
 BIRTHDAY = (
     rf"我{ZADV}是(?P<v>{_DATE_ZH})(?:出?生的|的生日)",
-    rf"我的?生日{ZADV}(?:是|在|就是)(?P<v>{_DATE_ZH})(?:那天|当天)?",
+    rf"我的?生日{ZADV}(?:是|在|就是)(?P<v>(?:农历|阴历|公历|阳历)?{_DATE_ZH})(?:那天|当天)?",
     rf"(?:^|\bi\s+was\s+)born\s+on\s+(?:the\s+)?(?P<v>(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{MONTHS_EN})|(?:{MONTHS_EN})"
     rf"\s+\d{{1,2}}(?:st|nd|rd|th)?))\b",
 )
@@ -221,7 +226,16 @@ def birthday(m: re.Match[str]) -> Built:
     return None if vx.vague(v) else ("user/birthday", v)
 
 
-_DIET_NAMES = {"veggie": "vegetarian", "plant-based": "vegan", "plant based": "vegan"}
+_DIET_NAMES = {
+    "veggie": "vegetarian",
+    "plant-based": "vegan",
+    "plant based": "vegan",
+    "生酮饮食": "keto",
+    "生酮": "keto",
+    "低碳饮食": "low carb",
+    "轻断食": "intermittent fasting",
+    "断食": "intermittent fasting",
+}
 
 
 def diet(m: re.Match[str]) -> Built:
@@ -233,3 +247,8 @@ def diet(m: re.Match[str]) -> Built:
 def full_name(m: re.Match[str]) -> Built:
     """A name said as surname and given name ("我姓欧阳，单名一个菲字" -> 欧阳菲)."""
     return "user/name", m["s"] + m["g"]
+
+
+def driver(m: re.Match[str]) -> Built:
+    """ "我是开网约车的": the driver of it (出租 is 出租车)."""
+    return "user/occupation", f"{m['v'].removesuffix('车')}车司机".replace("滴滴车", "滴滴").replace("专车车", "专车")

@@ -61,7 +61,11 @@ _ZH = (
 ).split()
 # fmt: on
 
-JOBS_EN = "|".join(sorted({*_EN, *_EN_PHRASES}, key=len, reverse=True))
+# A trade named by its suffix ("pediatrician", "cardiologist", "psychiatrist", "sonographer", "physiotherapist")
+_EN_SUFFIXED = r"[a-z]+(?:ician|ologist|iatrist|ographer|ometrist|therapist)"
+JOBS_EN = (
+    "|".join(sorted({*_EN, *_EN_PHRASES, "educator", "clinical educator"}, key=len, reverse=True)) + "|" + _EN_SUFFIXED
+)
 JOBS_ZH = (
     "|".join(sorted(set(_ZH), key=len, reverse=True))
     + r"|(?<=[\u4e00-\u9fff])[牙兽中西军校法村]医(?![院疗学药])"

@@ -33,7 +33,7 @@ RELATIVE = (
     # "my dad is still up in Norwich" (a place named as one), "my dad sold the house and moved to Brighton"
     rf"\bmy\s+(?P<r>{_REL_EN})\s+is\s+{ADV}(?:(?:up|down|over|out|back)\s+)?in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:[a-z]+\s+){{1,5}}?and\s+(?:then\s+|finally\s+)?(?:moved|relocated)\s+(?:back\s+)?to\s+{V}",
-    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:一个人|自己|独自)?(?:住在|生活在|搬到了|搬到|定居在){VZ}",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:一个人|自己|独自)?(?:住在|生活在|搬到了|搬到|搬回了|搬回到|搬回|搬去了|搬去|定居在){VZ}",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|打工)",
     # "我哥前阵子从深圳回长沙了": back to a place the lexicon knows
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:从[^，。！？；,!?;\n]{{1,8}}?)?(?:回到了|回到|回了|回)(?P<v>{_PLACE_ZH})(?=[了，。！？；,!?;\s]|$)",
@@ -47,6 +47,11 @@ RELATIVE = (
 RELATIVE_JOINED = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:跳槽去了|跳槽去|跳槽到了|跳槽到|入职了|入职|跳到了|跳到)(?P<v>[^，。！？；,!?;\n了]{{1,12}}?)"
     rf"(?:工作|上班)?了?(?=[，。！？；,!?;\s]|$)",
+)
+# "My sister in Vancouver keeps mailing me …": a relative named with the place they are in
+RELATIVE_NAMED_IN = (
+    rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:(?:up|down|over|out|back)\s+)?in\s+"
+    r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
 )
 RELATIVE_IN = (rf"我的?(?P<r>{_REL_ZH}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{2,6}}?){_STOP_ZH}",)
 RELATIVE_LIKE = (
@@ -66,7 +71,7 @@ RELATIVE_JOB = (
 # "我哥哥在成都当医生", "my brother is a doctor in Chengdu": the job, and where (``builders.relation_job_at``)
 RELATIVE_JOB_AT = (
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?P<at>在)(?P<p>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)了?(?:一名|一位|一个|名)?"
-    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))",
+    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH})|开发|测试|运营|研发|产品|设计|行政|财务|人事|客服|市场|销售|前端|后端)",
     rf"\bmy\s+(?P<r>{_REL_EN})\s+(?:is|works\s+as)\s+{ADV}(?:an?\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))"
     r"\s+(?P<at>in|at)\s+(?P<p>[A-Z][\w'-]*(?:\.(?=\s+[A-Z]))?(?:\s+[A-Z][\w'-]*(?:\.(?=\s+[A-Z]))?){0,3})",
 )

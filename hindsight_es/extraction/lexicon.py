@@ -188,7 +188,7 @@ ATTRIBUTES: dict[str, str] = {
     "birthday": "birthday", "date of birth": "birthday", "生日": "birthday",
     "hometown": "hometown", "home town": "hometown", "老家": "hometown", "家乡": "hometown",
     "job": "occupation", "occupation": "occupation", "profession": "occupation",
-    "工作": "occupation", "职业": "occupation",
+    "工作": "occupation", "职业": "occupation", "岗位": "occupation", "职位": "occupation",
     "company": "employer", "employer": "employer", "公司": "employer", "东家": "employer", "新东家": "employer",
     "新公司": "employer",
     "address": "address", "home address": "address", "地址": "address", "住址": "address",

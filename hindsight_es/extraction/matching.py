@@ -35,6 +35,8 @@ _ELIDED = re.compile(
     r"|thinking|planning|renting)\b)\b)",
     re.I,
 )
+# "Rotterdam didn't work out, been living in The Hague since october": "been" opening a later clause too
+_BEEN_AFTER = re.compile(r"([,;]\s+)been\s+(?=living|working|teaching|renting|based)", re.I)
 # "she's lived", "who's been": 's before a participle is "has"
 _HAS = re.compile(
     r"\b(he|she|it|who|that)'s(?=\s+(?:been|lived|got|gotten|gone|had|moved|worked|become|taken|done))", re.I
@@ -63,4 +65,5 @@ def matching_copy(sentence: str) -> str:
     """``sentence`` as the patterns match it (see the module)."""
     s = _KIN_OPEN.sub(r"my \1", _EMOJI.sub("", sentence).strip().replace("’", "'").replace("‘", "'"))
     s = _ELIDED.sub(_subject, _BARE_CONTRACTION.sub(lambda m: "i am" if m[1] else "i have", s), count=1)
+    s = _BEEN_AFTER.sub(r"\1i have been", s)
     return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", _HAS.sub(r"\1 has", s))) if "'" in s else s

@@ -240,7 +240,8 @@ EMPLOYER_LEFT = (
 OCCUPATION = (
     # "I work as", "I've been working as", "I've worked as … since/for" (still so), not "I worked as" (no longer)
     rf"(?:\bi|\band)\s+{ADV}(?:work|am\s+{ADV}working|have\s+{ADV}been\s+working|have\s+{ADV}worked(?=[^,;.!?]*\b(?:since|for)\b))"
-    rf"\s+(?:(?:freelance|full[- ]time|part[- ]time|remotely|mostly|now)\s+)*as\s+(?:an?\s+)?(?P<v>{_BODY_EN}+?)"
+    rf"\s+(?:(?:freelance|full[- ]time|part[- ]time|remotely|mostly|now|nights|days|weekends|shifts)\s+)*as\s+"
+    rf"(?:an?\s+)?(?P<v>{_BODY_EN}+?)"
     rf"(?:(?=\s+(?:at|for|in|with|on|since)\s+\S)|{_STOP_EN})",
     # "I've been a nurse for ten years"
     rf"\bi\s+have\s+{ADV}been\s+(?:an?\s+)(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b(?=\s+(?:for|since|now)\b)",
@@ -378,7 +379,8 @@ UPDATED = (
     rf"|it\s+should\s+be|should\s+be|put)\s+{V}",
     rf"\bfrom\s+{_BODY_EN}{{1,40}}?\s+(?:to|into)\s+{V}",  # "moved from Siemens to Bosch"
     rf"\b(?:replac|swapp|trad|exchang|substitut)(?:e|es|ed|ing)\s+{_BODY_EN}{{1,40}}?\s+(?:with|for|by)\s+{V}",
-    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:just|only|rather|but|now|these\s+days)\s+)+{V}",  # "not X any more, just Y"
+    # "not X any more, just Y" (not "…, but I would like more")
+    rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:just|only|rather|but|now|these\s+days)\s+)+(?!i\s|we\s){V}",
     rf"(?:^|(?<=[,;]\s)|(?<=[,;]))\s*(?:(?:so|but|now)\s+)?(?:use|try|pick|choose|take)\s+{V}",
     rf"\b(?:new|updated|changed)\s+[a-z]+(?:\s+[a-z]+)?\s*:\s*{V}",  # "new email: …"
     rf"{ZCL}(?:现在|如今|目前|后来|已经)+(?:是|叫|改成了|改成|换成了|换成|改为|变成了|变成|成了|改叫){VZ}",

@@ -35,7 +35,8 @@ FILLER_EN: tuple[str, ...] = (
     "fair", "sm", "legend", "ace", "sweet", "bet", "word", "dope", "brb", "one sec",
     "(?:give me|gimme) a (?:sec|second|minute)", "ta", "nvm", "never ?mind", "figured it out", "got it working",
     "(?:good )?night", "nite", "gn", "anyway", "anyways", "sorry", "my bad", "wrong (?:window|chat|tab|thread|person)",
-    "ignore (?:that|me|this)",
+    "ignore (?:that|me|this)", "(?:that |it )?did the trick", "(?:that |it )?worked", "all good", "sorted",
+    "all sorted",
     "let me (?:think|see|check)(?: about it)?", "ill (?:think about it|get back to you)", "hold on", "wait",
     "thank(?:s| you) for (?:sharing|the help|your help|helping|everything|asking|listening|remembering"
     "|the advice|the tips|the update|letting me know|the recommendation|the reminder|understanding)",

@@ -20,7 +20,9 @@ _SHE = frozenset({"mother", "sister", "wife", "daughter", "aunt", "grandmother",
 _HE = frozenset({"father", "brother", "husband", "son", "uncle", "grandfather", "boyfriend", "nephew"})
 _RELATIVE = re.compile(rf"\bmy\s+({_REL_EN})\b|我的?({_REL_ZH})", re.I)
 # A clause-opening pronoun; the matching copy has already made "she's" "she is" or "she has".
-_PRONOUN = re.compile(r"(^|[,;:，；：]\s*(?:(?:and|but|so)\s+)?)(she\b|he\b|她(?!们)|他(?!们))", re.I)
+_PRONOUN = re.compile(
+    r"(^|[,;:，；：]\s*(?:(?:and|but|so)\s+)?|\b(?:and|but|so)\s+)(she\b|he\b|她(?!们)|他(?!们))", re.I
+)
 # Someone else named between the relative and the pronoun: a capitalised name not opening a sentence, or 他们
 _SOMEONE_ELSE = re.compile(r"(?<=[a-z,;]\s)(?-i:[A-Z][a-z]+)|他们|她们|\bthey\b")
 

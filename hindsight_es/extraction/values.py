@@ -71,6 +71,7 @@ _ZH_TRAIL = re.compile(r"(?:了|吧|啊|呀|呢|啦|嘛|就行|就好|就可以)
 _OBJECT_LEAD = re.compile(r"^(?:(?:to|drinking|eating|using|having|playing|watching|喝|吃|用)\s*)", re.I)
 PLACE_CUT = re.compile(
     r"\s+(?:with|for|since|last|next|this|ago|now|right now|over|during|throughout|until|after|before|recently"
+    r"|about|around|nearly|almost|roughly"
     r"|currently|at the moment|in\s+\d{4}|these days|originally|by birth"
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{px.MONTHS_EN}|the\s+\w+|spring|summer|fall|autumn|winter)"
     r"|a\s+(?:while|year|month|week)|back\s+in|to\s+(?:be|get|live|work|study|stay|start|join|look))\b.*$"

@@ -104,6 +104,18 @@ from tests.unit.test_rule_phrasings import pairs
         ("我姓林，全名林书瑶。", [("user/name", "林书瑶")]),
         ("对了我对青霉素过敏", [("user/allergy:青霉素", "青霉素")]),
         ("帮我规划下周末的路线", []),
+        # trades by suffix; nights as; a relative in a place; "…, but I would like …" is no new value
+        ("I'm a cardiologist, if that matters.", [("user/occupation", "cardiologist")]),
+        ("I work nights as a paramedic.", [("user/occupation", "paramedic")]),
+        ("My brother in Glasgow sent me this.", [("brother/location", "glasgow")]),
+        ("I've lived in Leeds about ten years.", [("user/location", "leeds")]),
+        # 开X的, 姓X名Y, 六十五, 农历 birthdays, 生酮, 搬回, 现在住
+        ("我是开出租的。", [("user/occupation", "出租车司机")]),
+        ("姓周名宁，多多关照。", [("user/name", "周宁")]),
+        ("我都七十了。", [("user/age", "70")]),
+        ("我生日是农历正月初八。", [("user/birthday", "农历正月初八")]),
+        ("最近改成生酮饮食了。", [("user/diet", "keto")]),
+        ("我爸搬回成都了。", [("father/location", "成都")]),
     ],
 )
 def test_phrasings(text, expected):
