@@ -41,6 +41,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_twentyseventh.jsonl",
     "extraction_labelled_twentyeighth.jsonl",
     "extraction_labelled_twentyninth.jsonl",
+    "extraction_labelled_thirtieth.jsonl",
 )
 
 
