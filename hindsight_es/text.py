@@ -7,6 +7,8 @@ import re
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
 CJK_RUN = re.compile(_CJK.pattern + "+")
 _SPACE = re.compile(r"\s")
+# Emoji and the joiners between them: pictures, not words (the write filter and the extractor's matching copy)
+EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+")
 
 
 def has_cjk(text: str) -> bool:

@@ -43,13 +43,13 @@ PET = (
     rf"\b(?:i|we)\s+(?:have\s+|just\s+|recently\s+|finally\s+)*(?:adopted|got|have|own|rescued|bought|brought home)\s+"
     rf"(?:a|an|one)\s+(?:[a-z]+\s+){{0,2}}?(?P<a>{_PET_EN})\b[^.;!?]{{0,40}}?\b(?:his|her|its|their)\s+name\s+is\s+"
     rf"{_NAME_EN}",
-    # "身边就一只叫年糕的橘猫陪着", "我养了只叫豆豆的柯基": named before its kind, in a clause of the speaker's
     # "walking Luna (my husky)", "我家布丁（英短）": the name, the kind in brackets
     rf"{_NAME_EN}\s*\((?:my|our)\s+(?:[a-z]+\s+)?(?P<a>{_PET_EN})\)",
     rf"(?:我家|我的|咱家|我们家)的?(?P<v>[^（(，。！？；,!?;\s]{{1,6}})[（(](?P<a>{_PET_ZH})[）)]",
     rf"(?:我家|我的|咱家|我们家)(?:那|这)?(?:只|条)(?P<a>{_PET_ZH})(?:叫|名叫|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
     # "我家二哈，它叫土豆": the animal, then its name after a comma
     rf"(?:我家|我的|咱家|我们家)的?(?P<a>{_PET_ZH})[，,]\s*(?:它|他|她)(?:叫|名叫|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    # "身边就一只叫年糕的橘猫陪着", "我养了只叫豆豆的柯基": named before its kind, in a clause of the speaker's
     rf"(?:我(?!的?(?:{_REL_ZH}))|咱|身边)[^，。！？；,!?;\n]{{0,8}}?(?:一只|只|一条|条|一个)?(?:叫|名叫|叫做)(?P<v>[^，。！？；,!?;\s的]{{1,6}})的"
     rf"[\u4e00-\u9fff]{{0,2}}?(?P<a>{_PET_ZH})",
     rf"咱(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
@@ -250,5 +250,6 @@ def full_name(m: re.Match[str]) -> Built:
 
 
 def driver(m: re.Match[str]) -> Built:
-    """ "我是开网约车的": the driver of it (出租 is 出租车)."""
-    return "user/occupation", f"{m['v'].removesuffix('车')}车司机".replace("滴滴车", "滴滴").replace("专车车", "专车")
+    """ "我是开网约车的": the driver of it (出租 is 出租车; 滴滴 is its own name)."""
+    vehicle = m["v"] if m["v"].endswith("车") or m["v"] == "滴滴" else m["v"] + "车"
+    return "user/occupation", f"{vehicle}司机"

@@ -13,10 +13,10 @@ import re
 
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import phrases
+from hindsight_es.text import EMOJI
 
 # Clauses: split at sentence and clause punctuation, dashes and ellipses.
 _CLAUSES = re.compile(r"[,.!?;:，。！？；：、…~～\n]+|\s+[-–—]+\s*|[-–—]{2,}")
-_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+")
 # Atomic groups: "哈哈哈…" or "hahaha" must not be re-split into every partition (exponential backtracking).
 
 
@@ -33,7 +33,7 @@ _NAME = re.compile(r"[A-Z][a-z']+(?:\s+[A-Z][a-z']+)?")  # Latin names only: a C
 
 
 def _filler_clause(clause: str, first: bool) -> bool:
-    bare = _EMOJI.sub(" ", clause).replace("’", "'").strip(" \t'\"“”‘’()[]*")
+    bare = EMOJI.sub(" ", clause).replace("’", "'").strip(" \t'\"“”‘’()[]*")
     if not bare:
         return True
     if _PHATIC.fullmatch(bare):

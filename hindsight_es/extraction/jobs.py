@@ -41,6 +41,7 @@ _EN_PHRASES = (
     "teaching assistant", "personal trainer", "software engineer", "civil servant", "mail carrier",
     "security guard", "care worker", "support worker", "delivery driver", "bus driver", "taxi driver",
     "truck driver", "web developer", "graphic designer", "dental nurse", "phd student", "grad student",
+    "educator", "clinical educator",
 )
 # A Chinese job is said as its word, often after a field ("数据分析师", "出租车司机"): the field is matched by the
 # pattern's leading characters, the word here.
@@ -63,9 +64,7 @@ _ZH = (
 
 # A trade named by its suffix ("pediatrician", "cardiologist", "psychiatrist", "sonographer", "physiotherapist")
 _EN_SUFFIXED = r"[a-z]+(?:ician|ologist|iatrist|ographer|ometrist|therapist)"
-JOBS_EN = (
-    "|".join(sorted({*_EN, *_EN_PHRASES, "educator", "clinical educator"}, key=len, reverse=True)) + "|" + _EN_SUFFIXED
-)
+JOBS_EN = "|".join(sorted({*_EN, *_EN_PHRASES}, key=len, reverse=True)) + "|" + _EN_SUFFIXED
 JOBS_ZH = (
     "|".join(sorted(set(_ZH), key=len, reverse=True))
     + r"|(?<=[\u4e00-\u9fff])[牙兽中西军校法村]医(?![院疗学药])"

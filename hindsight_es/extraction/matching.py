@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from hindsight_es.text import EMOJI
+
 __all__ = ["matching_copy"]
 
 _CONTRACTION = re.compile(
@@ -47,8 +49,6 @@ _MY_IS = re.compile(
     r"|august|september|october|november|december)\b)",
     re.I,
 )
-# Emoji carry no words: "hi, I'm Rafael 👋" ends at the name
-_EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+")
 
 
 def _expand(m: re.Match[str]) -> str:
@@ -63,7 +63,8 @@ def _subject(m: re.Match[str]) -> str:
 
 def matching_copy(sentence: str) -> str:
     """``sentence`` as the patterns match it (see the module)."""
-    s = _KIN_OPEN.sub(r"my \1", _EMOJI.sub("", sentence).strip().replace("’", "'").replace("‘", "'"))
+    # emoji carry no words: "hi, I'm Rafael 👋" ends at the name
+    s = _KIN_OPEN.sub(r"my \1", EMOJI.sub("", sentence).strip().replace("’", "'").replace("‘", "'"))
     s = _ELIDED.sub(_subject, _BARE_CONTRACTION.sub(lambda m: "i am" if m[1] else "i have", s), count=1)
     s = _BEEN_AFTER.sub(r"\1i have been", s)
     return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", _HAS.sub(r"\1 has", s))) if "'" in s else s

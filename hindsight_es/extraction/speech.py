@@ -23,7 +23,6 @@ _ZH_QUESTION = re.compile(
 # asks what it says ("I no longer remember if I'm allergic to penicillin"): dropped up to its clause's end.
 _ZH_CLAUSE = re.compile(r"[，,；;]")
 _EMBEDDED_IF = re.compile(r"\b(?:if|whether)\b[^,;.!?]*", re.I)
-_CJK = re.compile(r"[\u3400-\u9fff]")
 _CONDITIONAL = re.compile(r"^(?:if|unless|suppose|supposing|imagine)\b|^(?:如果|要是|假如|假设|万一|倘若)", re.I)
 # A request put as a question is an imperative ("Can you answer in Mandarin from now on?", "你能不能以后用中文
 # 回答我？"), unless what it asks for is itself an answer ("could you tell me …", "能告诉我…在哪里吗").
@@ -70,9 +69,9 @@ def asserted(sentence: str) -> str | None:
         s = s[:cut].strip() if cut > 0 else ""
     if not s or _CONDITIONAL.match(s) or _QUESTION_START.match(s):
         return None
-    if _ZH_QUESTION.search(s):
+    if _ZH_QUESTION.search(s):  # every question form lies within one clause, so at least one clause goes
         stated = [c for c in _ZH_CLAUSE.split(s) if c.strip() and not _ZH_QUESTION.search(c)]
-        if not _CJK.search(s) or len(stated) == len(_ZH_CLAUSE.split(s)) or not stated or _CONDITIONAL.match(stated[0]):
+        if not stated or _CONDITIONAL.match(stated[0]):
             return None
         s = "，".join(stated)
     s = _EMBEDDED_IF.sub("", s).strip(" ,")
