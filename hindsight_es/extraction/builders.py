@@ -27,37 +27,24 @@ def _group(m: re.Match[str], name: str) -> str | None:
 
 
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
-# home, an unnamed company, or a kind of workplace alone ("我在银行当柜员" names the job, not the bank)
-_NO_EMPLOYER_ZH = re.compile(
-    r"家(?:里|中)?$|(?:一|某)(?:家|个|间|所)|^(?:公司|单位|厂里|工厂|银行|医院|学校|店里|商场|超市|餐厅|饭店|工地|外企|国企|私企"
-    r"|这里|那里|这儿|那儿|小学|中学|初中|高中|大学|幼儿园|诊所|药店|门诊|[\u4e00-\u9fff]{1,3}科)$"
-)
-
-
-def _workplace(said: str) -> tuple[str, str] | None:
-    """Where one works: an employer; a city is a location ("我在上海工作"); home, a firm unnamed: none."""
-    v = vx.clean(vx.PLACE_CUT.sub("", said))
-    if v in vx.ZH_PLACES or v[:-1] in vx.ZH_PLACES and v[-1:] in "区市县":  # "海淀区" is a place
-        return "user/location", v
-    return None if vx.vague(v) or _NO_EMPLOYER_ZH.match(v) else ("user/employer", v)
-
-
 def place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         if attr == "employer":
-            return _workplace(m["v"])
+            return vx.workplace(m["v"])
         if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
         v = vx.clean(vx.PLACE_CUT.sub("", m["v"]))
+        if attr == "location" and vx.ORGANISATION.search(v):  # "moved over to Sutter Health": a new employer
+            return vx.workplace(m["v"])
         return None if vx.vague(v) else (f"user/{attr}", v)
 
     return build
 
 
 def _cleaned(attr: str, raw: str) -> str:
-    """A value as said, cleaned; an age in Chinese numerals as digits ("二十八" -> "28")."""
+    """A value as said, cleaned; an age in Chinese numerals as digits ("二十八" -> "28"); a job as ``vx.job``."""
     v = vx.clean(raw)
-    return vx.digits(v) if attr == "age" else v
+    return vx.digits(v) if attr == "age" else vx.job(v) if attr == "occupation" else v
 
 
 def fixed(attr: str, value: str | None = None) -> Builder:
@@ -119,7 +106,7 @@ _STUDIES = re.compile(r"\b(?:goes to|attends|is at|studies)\b|上学|读书", re
 def relation_job_at(m: re.Match[str]) -> Built:
     """A relative's job and where: a place they live in ("在成都", "in Chengdu"), or a named employer."""
     who, job = lx.RELATIONS.get(vx.clean(m["r"])), _cleaned("occupation", m["v"])
-    at = ("user/location", m["p"]) if m["at"] == "in" else _workplace(m["p"])
+    at = ("user/location", m["p"]) if m["at"] == "in" else vx.workplace(m["p"])
     out: list[KeyValue] = [] if who is None or vx.vague(job) else [(f"{who}/occupation", job)]
     return out + [(f"{who}/{at[0].partition('/')[2]}", vx.clean(at[1]))] if out and at else out or None
 
@@ -158,7 +145,7 @@ def pet(m: re.Match[str]) -> Built:
 def employment(m: re.Match[str]) -> Built:
     """ "I work at Google as a data scientist", "我在华为做测试工程师": the employer and the occupation."""
     role = vx.clean(m["v"])
-    out: list[KeyValue] = [where] if (where := _workplace(m["e"])) else []
+    out: list[KeyValue] = [where] if (where := vx.workplace(m["e"])) else []
     return out + ([] if vx.vague(role) else [("user/occupation", role)]) or None
 
 
@@ -256,8 +243,16 @@ def likes(negated: bool) -> Builder:
     return build
 
 
+# "帮我想几句生日文案，别太肉麻": a "don't" after a request in the same sentence is how to do that request,
+# not a standing rule, unless it says it stands (别再, 以后, 每次 …)
+_REQUESTED_ZH = re.compile(r"(?:帮我|给我|替我|请你?帮)[^。！？]*$")
+_STANDING_ZH = re.compile(r"再|以后|今后|每次|总是|一直|永远|从现在|任何时候|都")
+
+
 def directive(polarity: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
+        if polarity == "never" and _REQUESTED_ZH.search(m.string, 0, m.start()) and not _STANDING_ZH.search(m[0]):
+            return None
         raw = (_group(m, "g") or "") + m["v"]
         if polarity == "always" and vx.category(raw):
             found = chosen(raw)
@@ -358,6 +353,8 @@ def attribute(m: re.Match[str]) -> Built:
     raw_attr = re.sub(r"^(?:new|current|old|actual|real|own)\s+|^(?:新的?|现在的|目前的|新)", "", vx.clean(m["a"]))
     owner = re.fullmatch(r"([\w ]+?)'s ([\w ]+)", raw_attr)
     who, attr = "user", lx.ATTRIBUTES.get(raw_attr)
+    if raw_attr in lx.REPLY_LANGUAGES:  # "my English is fine": how well one speaks it, not an attribute
+        return None
     if owner:
         if owner[1] in lx.PETS and owner[2] == "name":  # "my dog's name is Rex"
             v = vx.clean(m["v"])

@@ -215,7 +215,7 @@ def occupation(m: re.Match[str]) -> Built:
         return built
     if _KIND_OF.match(said["e"]):
         return built[0], vx.clean(said["j"])
-    at = b._workplace(said["e"])
+    at = vx.workplace(said["e"])
     job = (built[0], vx.clean(said["j"]))
     return [at, job] if at and at[0] == "user/employer" and built[0] == "user/occupation" else job
 

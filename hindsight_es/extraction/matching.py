@@ -43,9 +43,15 @@ _BEEN_AFTER = re.compile(r"([,;]\s+)been\s+(?=living|working|teaching|renting|ba
 _HAS = re.compile(
     r"\b(he|she|it|who|that)'s(?=\s+(?:been|lived|got|gotten|gone|had|moved|worked|become|taken|done))", re.I
 )
+# Trigger words typed wrong in the way people type to a chat ("I'm alergic to eggs"): matched as meant.
+_TYPO = re.compile(
+    r"\b(?:(alerg(?:ic|ick)|allergick|alergick)|(alerg(?:y|ies))|(veg[ei]tarian|vegatarian|vegeterian)|(b-?day))\b",
+    re.I,
+)
+_TYPO_AS = ("allergic", "allergy", "vegetarian", "birthday")
 _KIN_OPEN = re.compile(r"^(?-i:(Dad|Mum|Mom|Grandma|Grandpa))\b(?=\s+[a-z])")  # "Dad moved …", not "Dad!"
 _MY_IS = re.compile(
-    r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|\d|january|february|march|april|may|june|july"
+    r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|coming|\d|january|february|march|april|may|june|july"
     r"|august|september|october|november|december)\b)",
     re.I,
 )
@@ -65,6 +71,7 @@ def matching_copy(sentence: str) -> str:
     """``sentence`` as the patterns match it (see the module)."""
     # emoji carry no words: "hi, I'm Rafael 👋" ends at the name
     s = _KIN_OPEN.sub(r"my \1", EMOJI.sub("", sentence).strip().replace("’", "'").replace("‘", "'"))
+    s = _TYPO.sub(lambda m: _TYPO_AS[m.lastindex - 1 if m.lastindex else 0], s)
     s = _ELIDED.sub(_subject, _BARE_CONTRACTION.sub(lambda m: "i am" if m[1] else "i have", s), count=1)
     s = _BEEN_AFTER.sub(r"\1i have been", s)
     return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", _HAS.sub(r"\1 has", s))) if "'" in s else s

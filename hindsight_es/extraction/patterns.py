@@ -146,7 +146,8 @@ FROM_NOW_ON_USE_GAP = (  # "我以后寄快递都用顺丰": the words between (
     rf"(?P<verb>用|使用|改用|换成|换用|选|选用|走|改成|改为|改发|改寄|发|寄){VZ}",
 )
 FROM_NOW_ON = (
-    rf"\bfrom now on[\s,]*+(?!i\s+(?!will\b|want\b|would\b)){V}",
+    rf"\bfrom now on[\s,]*+(?!i\s+(?!will\b|want\b|would\b))"
+    rf"(?!(?:it|this|that|which|my\s+\w+)\s+(?:is|are|was|makes)\b){V}",  # "…, it is easier for me" says
     rf"(?:^|(?<=[,;，；]))(?=[^,;，；]*from now on)\s*{V}\s*,?\s*\bfrom now on\b",  # "use FedEx from now on"
 )
 _PLACE_ZH = "|".join(sorted(lx.ZH_PLACES, key=len, reverse=True))  # the places the lexicon knows

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from hindsight_es.extraction import allergies, casual, kin, replies
+from hindsight_es.extraction import allergies, casual, kin, passing, replies
 from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
@@ -71,6 +71,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("constraint", px.DIET, casual.diet, 0.8, 0.8),
     _rule("constraint", casual.DIET_EAT, casual.diet, 0.8, 0.75),
     _rule("constraint", casual.DIET_NAMED_ZH, casual.diet, 0.8, 0.75),
+    _rule("constraint", passing.DIET_ON, casual.diet, 0.8, 0.75),
     _rule("constraint", casual.DIET_VEGAN_ZH, b.fixed("diet", "vegan"), 0.8, 0.8),
     _rule("constraint", px.DIET_ZH, b.fixed("diet", "vegetarian"), 0.8, 0.8),
     _rule("constraint", px.DIET_OK, b.eats, 0.7, 0.75),
@@ -100,10 +101,15 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", kin.RELATIVE_IN, b.relation_in, 0.5, 0.75),
     _rule("fact", kin.RELATIVE_NAMED_IN, b.relation("location"), 0.5, 0.75),
     _rule("fact", kin.RELATIVE_JOINED, b.relation("employer"), 0.5, 0.8),
+    _rule("fact", passing.RELATIVE_QUALIFIED, passing.relative("occupation"), 0.5, 0.75),
+    _rule("fact", passing.RELATIVE_WENT_ZH, passing.relative("location"), 0.5, 0.75),
+    _rule("fact", passing.AND_WORKS, passing.relative_and("employer"), 0.5, 0.75),
+    _rule("fact", passing.AND_LIVES, passing.relative_and("location"), 0.5, 0.75),
     _rule("preference", kin.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", casual.PET, b.pet, 0.5, 0.8),
     _rule("fact", casual.PET_RENAMED, b.pet, 0.5, 0.8),
+    _rule("fact", passing.PET_CALLED, b.pet, 0.5, 0.8),
     _rule("fact", px.LOCATION, b.place("location"), 0.6, 0.85),
     _rule("fact", casual.LOCATION, b.place("location"), 0.6, 0.8),
     _rule("fact", casual.LIVES_ZH, b.place("location"), 0.6, 0.8),
@@ -122,17 +128,21 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
     _rule("fact", casual.WORKED_ZH, b.place("employer"), 0.6, 0.75),
+    _rule("fact", passing.REPORTED_ZH, b.place("employer"), 0.6, 0.75),
     _rule("fact", casual.EMPLOYER, b.place("employer"), 0.6, 0.75),
     _rule("fact", px.OCCUPATION, casual.occupation, 0.6, 0.8),
     _rule("fact", casual.RETIRED, b.fixed("occupation"), 0.6, 0.75),
     _rule("fact", casual.JOB_HERE, b.fixed("occupation"), 0.6, 0.75),
     _rule("fact", casual.JOB_ONE, b.fixed("occupation"), 0.6, 0.75),
+    _rule("fact", passing.JOB_KIND_ZH, b.fixed("occupation"), 0.6, 0.75),
+    _rule("fact", passing.QUALIFIED, b.fixed("occupation"), 0.6, 0.75),
     _rule("fact", casual.DRIVES_ZH, casual.driver, 0.6, 0.75),
     _rule("fact", casual.TEACHES, b.teacher, 0.6, 0.75),
     _rule("fact", casual.TEACHER, b.fixed("occupation", "teacher"), 0.6, 0.75),
     _rule("fact", px.AGE, b.fixed("age"), 0.5, 0.8),
     _rule("fact", casual.AGE, b.fixed("age"), 0.5, 0.75),
     _rule("fact", casual.BIRTHDAY, casual.birthday, 0.5, 0.8),
+    _rule("fact", passing.BIRTHDAY_COMING, casual.birthday, 0.5, 0.75),
     _rule("fact", px.ATTRIBUTE, b.attribute, 0.6, 0.85),
     _rule("fact", px.USES, b.categorical, 0.6, 0.8),
     _rule("fact", casual.DAILY_DRINK, b.categorical, 0.6, 0.75),
@@ -280,7 +290,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/23"
+    id = "rules/24"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

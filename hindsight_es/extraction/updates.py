@@ -72,6 +72,7 @@ _OLD_AFTER_EN = re.compile(r"^\s*(?:any\s*more|no\s+more|is\s+behind|is\s+gone|i
 _OLD_BEFORE_ZH = re.compile(
     r"(?:不用|不再用|不再使用|不再|不喝|别用|别再用|没再用|停用|弃用|放弃|从|把|而不是|不是|不想用|以前用|之前用|原来用"
     r"|以前是|之前是|以前|原来|离开|退出)[^，。！？；,!?;]{0,4}$"
+    r"|(?:那时候|那会儿|那时|当时|小时候|当年)[^，。！？；,!?;]{0,10}$"  # a time gone by: what it says held then
 )
 _OLD_AFTER_ZH = re.compile(r"^(?:换成|改成|换掉|不用|太)")
 # Who the clause is about: a relative named before the value, or someone else.

@@ -189,6 +189,24 @@ def attribute_value(attr: str, v: str) -> str:
     return v
 
 
+INDEFINITE = re.compile(r"\s*(?:an?|some)\s", re.I)  # "at a dental practice": a kind of place, none named
+_HELD = re.compile(
+    r"^(?:freelance|freelancing|self-employed|part-time|part time|full-time|full time|contract|兼职|全职)\s*"
+)
+# A name ending in one of these is an organisation, not a place ("moved over to Sutter Health")
+ORGANISATION = re.compile(
+    r"\s(?:health|healthcare|hospital|clinic|bank|group|labs?|inc|ltd|llc|plc|corp|corporation|systems|technologies"
+    r"|university|college|council|studios?|partners|capital|foods|motors|airlines?|pharma|insurance|media|software"
+    r"|solutions|consulting|logistics|energy|games|robotics|analytics|ventures)\.?$",
+    re.I,
+)
+
+
+def job(v: str) -> str:
+    """A job without how it is held: "freelance illustrator" is an illustrator, "兼职会计" an accountant."""
+    return _HELD.sub("", v) or v
+
+
 SLUG_MAX = 40  # a key's slug stops here (keys already stored depend on it: never change it)
 
 
@@ -288,3 +306,20 @@ def digits(value: str) -> str:
     if _CN_NUMERAL.fullmatch(value):
         return str(int(cn2an.cn2an(value, "smart")))
     return value
+
+
+# home, an unnamed company, or a kind of workplace alone ("我在银行当柜员" names the job, not the bank)
+_NO_EMPLOYER_ZH = re.compile(
+    r"家(?:里|中)?$|(?:一|某)(?:家|个|间|所)|^(?:社区|附近的?|本地|当地|私立|公立|乡镇|镇上|村里?)?(?:公司|单位|厂里|工厂|银行|医院|学校|店里|商场|超市|餐厅|饭店|工地|外企|国企|私企"
+    r"|这里|那里|这儿|那儿|小学|中学|初中|高中|大学|幼儿园|诊所|药店|门诊|[\u4e00-\u9fff]{1,3}科)$"
+)
+
+
+def workplace(said: str) -> tuple[str, str] | None:
+    """Where one works: an employer; a city is a location ("我在上海工作"); home, a firm unnamed: none."""
+    if INDEFINITE.match(said):  # "a receptionist at a dental practice": a kind of workplace, not a named one
+        return None
+    v = clean(PLACE_CUT.sub("", said))
+    if v in ZH_PLACES or v[:-1] in ZH_PLACES and v[-1:] in "区市县":  # "海淀区" is a place
+        return "user/location", v
+    return None if vague(v) or _NO_EMPLOYER_ZH.match(v) else ("user/employer", v)

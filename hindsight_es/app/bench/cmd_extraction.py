@@ -42,6 +42,8 @@ _EXTRACTION_SETS = (
     "extraction_labelled_twentyeighth.jsonl",
     "extraction_labelled_twentyninth.jsonl",
     "extraction_labelled_thirtieth.jsonl",
+    "extraction_labelled_thirtyfirst.jsonl",
+    "extraction_labelled_thirtysecond.jsonl",
 )
 
 
