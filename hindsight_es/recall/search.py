@@ -50,6 +50,8 @@ CROSS_WEIGHT = 1.5
 # The other script's memories must be this similar (USE cosine) to be listed at all: unrelated pairs of
 # languages score below it, related ones above (RRF counts ranks, so an unrelated list would still vote).
 CROSS_MIN_SIMILARITY = 0.15
+# ... and vote in it only as relevant as an answer must be (the default floor, docs/benchmarks.md#bilingual-banks).
+CROSS_MIN_RELEVANCE = 0.19
 SEARCH_ATTEMPTS = 3  # searches are run again when a write moved their rows before they were read
 RRF_K = 10  # a small k trusts each list's head more (chosen on LoCoMo en and MADial zh)
 
@@ -166,12 +168,15 @@ def recall(
         if len(by_row_id) == len(wanted):
             break
     rows = {row["memory_id"]: row for row in by_row_id.values()}
+    rel = _relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows, lexical)
     lists = [
         _ranked(
             [
                 (row, score)
                 for row_id, score in hits
-                if (row := by_row_id.get(row_id)) is not None and (name != "text_ngram" or has_cjk(row["text"]))
+                if (row := by_row_id.get(row_id)) is not None
+                and (name != "text_ngram" or has_cjk(row["text"]))
+                and (name != "cross" or rel(row["memory_id"]) >= CROSS_MIN_RELEVANCE)
             ],
             1 if name in ("vector", "cross") else -1,
             pool,
@@ -180,7 +185,6 @@ def recall(
     ]
     weights = [CROSS_WEIGHT if name == "cross" else 1.0 for name, _ in found]
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], weights, k=RRF_K), rows, parsed)
-    rel = _relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows, lexical)
     if _about_the_unmentioned(query, rows.values()):
         rel = _irrelevant
     hits = [_hit(rows[m], score, rel(m)) for m, score in _distinct(fused, rows)[:limit]]
@@ -260,14 +264,11 @@ async def _cross_hits(
     probes: Callable[[int], int | None],
     version: Future[int | None],
 ) -> list[tuple[int, float]]:
-    """The other script's nearest memories that are similar at all (``CROSS_MIN_SIMILARITY``).
-
-    They are counted first (once per table version, ``counts``): none, and there is no search; a few,
-    and they are scanned exactly (probing IVF partitions sized for the whole bank would miss most of a
-    few hundred memories spread over them; ``probes`` gives the partitions for a count). The floor
-    matters because RRF counts ranks, not scores: in a bank with three Chinese memories an English
-    query's list would rank all three, the unrelated too.
-    """
+    """The other script's nearest memories that are similar at all (``CROSS_MIN_SIMILARITY``): counted first
+    (once per table version, ``counts``): none, and there is no search; a few, and they are scanned exactly
+    (probing IVF partitions sized for the whole bank would miss most of a few hundred memories spread over
+    them; ``probes`` gives the partitions for a count). The floor matters because RRF counts ranks, not
+    scores: in a bank with three Chinese memories an English query's list would rank all three."""
     rows = await counted(store, where, version)
     if rows == 0:
         return []

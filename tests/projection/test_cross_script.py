@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
+from importlib.resources import files
+
 from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import Settings
+from hindsight_es.recall.search import CROSS_MIN_RELEVANCE
 from streams.service import catch_up_all
 
 MEMORIES = [
@@ -159,3 +164,40 @@ async def test_a_question_about_someone_the_bank_never_names_gets_nothing_in_eit
         # a conversation so far names people in passing: what it asks is still answered
         said = "Lin: I ran into Bram Okafor at the station.\nAssistant: Nice!\nLin: Where does Priya volunteer?"
         assert "m3" in await found(said)
+
+
+async def test_an_other_language_memory_that_is_no_answer_does_not_lead(tmp_path):
+    """The demo's bank: "which carrier do we ship with?" once ranked "Lin的国内快递：顺丰" (relevance 0.17, under
+    the floor) above the FedEx memory (0.79), on the vote of the other-script list. A memory votes in that
+    list only when it is relevant enough to be an answer (``search.CROSS_MIN_RELEVANCE``)."""
+    settings = Settings(data_dir=tmp_path, partitions=1)
+    turns = [
+        json.loads(line) for line in (files("hindsight_es.assets") / "samples" / "demo.jsonl").read_text().splitlines()
+    ]
+    async with Hindsight(settings) as hs:
+        await hs.publish(
+            [
+                make_turn(
+                    settings,
+                    "demo",
+                    t["text"],
+                    session_id=t["session_id"],
+                    turn_id=t["turn_id"],
+                    occurred_at=datetime.fromisoformat(t["occurred_at"]),
+                    **{k: t[k] for k in ("role", "speaker", "source") if k in t},
+                )
+                for t in turns
+            ]
+        )
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        hits = await hs.recall("demo", "which carrier do we ship with?", limit=3, min_relevance=0)
+        assert hits[0].source_turn_ids == ["s1-3"], [(h.text, h.relevance) for h in hits]
+        shunfeng = [h for h in hits if h.source_turn_ids == ["s2-2"]]
+        assert all(h.relevance < CROSS_MIN_RELEVANCE for h in shunfeng)  # the case it is about, still under the floor
+        # an other-language answer above the floor still leads: "where is the new shop opening?"
+        hits = await hs.recall("demo", "where is the new shop opening?", limit=3, min_relevance=0)
+        assert hits[0].source_turn_ids == ["s2-1"] and hits[0].relevance >= CROSS_MIN_RELEVANCE
+
+
+def test_the_other_language_gate_is_the_default_floor():
+    assert Settings.model_fields["min_relevance"].default == CROSS_MIN_RELEVANCE
