@@ -33,7 +33,7 @@ def place(attr: str) -> Builder:
             return vx.workplace(m["v"])
         if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
-        v = vx.clean(vx.PLACE_CUT.sub("", m["v"]))
+        v = vx.city(vx.clean(vx.PLACE_CUT.sub("", m["v"])))
         if attr == "location" and vx.ORGANISATION.search(v):  # "moved over to Sutter Health": a new employer
             return vx.workplace(m["v"])
         return None if vx.vague(v) else (f"user/{attr}", v)
@@ -353,7 +353,7 @@ def attribute(m: re.Match[str]) -> Built:
     raw_attr = re.sub(r"^(?:new|current|old|actual|real|own)\s+|^(?:新的?|现在的|目前的|新)", "", vx.clean(m["a"]))
     owner = re.fullmatch(r"([\w ]+?)'s ([\w ]+)", raw_attr)
     who, attr = "user", lx.ATTRIBUTES.get(raw_attr)
-    if raw_attr in lx.REPLY_LANGUAGES:  # "my English is fine": how well one speaks it, not an attribute
+    if raw_attr in lx.REPLY_LANGUAGES or raw_attr in vx.BODY:  # "my English is fine", "my feet are killing me"
         return None
     if owner:
         if owner[1] in lx.PETS and owner[2] == "name":  # "my dog's name is Rex"

@@ -15,21 +15,37 @@ from collections.abc import Callable
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.builders import Built
-from hindsight_es.extraction.patterns import _JOBS_EN, _JOBS_ZH, _PET_EN, _PLACE_ZH, _REL_EN, _REL_ZH, ADV, ZADV, ZI
+from hindsight_es.extraction.patterns import (
+    _JOBS_EN,
+    _JOBS_ZH,
+    _PET_EN,
+    _PLACE_ZH,
+    _REL_EN,
+    _REL_ZH,
+    _STOP_ZH,
+    _TIME_ZH,
+    ADV,
+    MONTHS_EN,
+    ZADV,
+    ZI,
+    V,
+)
 
 # fmt: off
 _DIET_NAMED_EN = (
     r"keto|paleo|low[- ]carb|low[- ]fat|low[- ]sodium|whole30|carnivore|mediterranean|vegan|vegetarian|pescatarian"
     r"|gluten[- ]free|dairy[- ]free|plant[- ]based|intermittent\s+fasting|fodmap|low[- ]fodmap"
 )
-# "I'm on keto so low-carb please", "we're doing a low-FODMAP diet": a diet one is on
+_NOT_A_DIET = r"(?!\s+(?:recipes?|meals?|food|snacks?|options?|friendly|version|substitutes?))"
+# "I'm on keto so low-carb please", "we're doing a low-FODMAP diet", "I do keto": a diet one is on
 DIET_ON = (
     rf"\b(?:i|we)\s+(?:am|are|have\s+been)\s+{ADV}(?:on|doing|following|eating)\s+(?:an?\s+|the\s+|strict\s+)*"
-    rf"(?P<v>{_DIET_NAMED_EN})(?:\s+diet)?\b(?!\s+(?:recipes?|meals?|food|snacks?|options?|friendly|version|substitutes?))",
+    rf"(?P<v>{_DIET_NAMED_EN})(?:\s+diet)?\b{_NOT_A_DIET}",
+    rf"\b(?:i|we)\s+{ADV}(?:do|follow)\s+(?:an?\s+|strict\s+)*(?P<v>{_DIET_NAMED_EN})(?:\s+diet)?\b{_NOT_A_DIET}",
 )
 # "my birthday is coming up on March 3rd" (``matching``: "birthday's" is "birthday is")
 BIRTHDAY_COMING = (
-    r"\bmy\s+(?:birthday|bday)\s+is\s+(?:coming\s+up\s+|next\s+week\s+|soon\s+)?on\s+(?:the\s+)?"
+    r"\bmy\s+(?:birthday|bday)\s+(?:is|falls)\s+(?:coming\s+up\s+|next\s+week\s+|soon\s+)?on\s+(?:the\s+)?"
     r"(?P<v>(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?[a-z]+|[a-z]+\s+\d{1,2}(?:st|nd|rd|th)?))\b",
 )
 # "I qualified as an electrician last year", "Mum's just qualified as a dental nurse" (a relative: ``kin``)
@@ -47,6 +63,44 @@ PET_CALLED = (
     r"(?-i:(?P<v>[A-Z][a-z][\w'-]*))",
     rf"\b(?:my|our|the)\s+(?:(?:new|little|old|rescue|baby)\s+)?(?P<a>{_PET_EN})(?:'s|\s+is)\s+(?:now\s+)?(?:called|named)\s+"
     r"(?P<v>[a-z][\w'-]*)(?=\s+(?:now|these days|lol|haha)\b|\s*[.!,]|$)",
+)
+# "the cat's name is officially Mochi now"
+PET_NAME_IS = (
+    rf"\b(?:my|our|the)\s+(?P<a>{_PET_EN})(?:'s|\s+is)\s+name\s+is\s+(?:now\s+|officially\s+|still\s+)*"
+    r"(?-i:(?P<v>[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)?))",
+)
+# "I've swapped coffee for matcha": what one took instead (``builders.choice``: a value the lexicon knows)
+SWAPPED = (
+    rf"\b(?:i|we)\s+(?:have\s+)?{ADV}(?:swapped|traded|exchanged|replaced)\s+(?:my\s+)?[\w-]+(?:\s+[\w-]+)?\s+"
+    rf"(?:for|with)\s+{V}",
+)
+# "I teach Year 7 maths at Hollins Park Academy": where one teaches is the employer
+TEACH_AT = (
+    rf"\bi\s+(?:have\s+)?{ADV}teach(?:ing)?\b[^.;!?]{{0,40}}?\bat\s+"
+    r"(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,4}))",
+)
+# "自从跳到字节跳动", "上个月跳槽去了美团": the speaker's new employer
+JUMPED_ZH = (
+    rf"(?:{ZI}{ZADV}|^|自从|(?<=[，,]))(?:跳槽到了|跳槽到|跳槽去了|跳槽去|跳到了|跳到)(?P<v>[^，。！？；,!?;\s了]{{2,10}}?)"
+    r"(?=[，。！？；,!?;\s]|$|了|以后|之后|后|这边|那边)",
+)
+# "我姐调到广州那边的医院了": a relative moved to a city (for work or not) lives there
+RELATIVE_MOVED_ZH = (
+    rf"(?:我的?)?(?P<r>{_REL_ZH}){ZADV}(?:调到了|调到|调去了|调去|搬到了|搬到|搬去了|搬去)(?P<v>{_PLACE_ZH})",
+)
+# "给它改名叫可乐了": a new name for something named before in the bank (``builders.updated``: resolved against it)
+RENAMED_ZH = (r"(?:给它|把它|它|给他|给她)?(?:改名叫|改名为|改名成|改叫|改成叫)(?P<v>[^，。！？；,!?;\s了哈啊呀吧]{1,6})",)  # noqa: E501
+# "今年28，老家…": an age said as this year's count, no 岁
+AGE_THIS_YEAR_ZH = (r"(?:^|(?<=[，,]))(?:我)?今年(?P<v>[1-9]\d)(?=[，,。！？；;\s]|$)",)
+# "下周三要去一家外企面试", "明年三月我要考雅思": a time, then what one is to do
+PLAN_ZH = (
+    rf"^{_TIME_ZH}(?:[一二三四五六七八九十\d]+月(?:份|初|底|中旬)?)?{ZI}?{ZADV}(?:要|得|准备)(?!下雨|降温|刮风|变天|放假)"
+    rf"(?P<v>[^，。！？；,!?;\n]{{2,20}}?){_STOP_ZH}",
+)
+# "We've booked Kyoto for the first week of April": a trip booked for a time
+BOOKED = (
+    rf"\b(?:i|we)\s+(?:have\s+)?(?:just\s+)?booked\s+(?P<v>[^.;!?]{{2,40}}?\s+for\s+(?:the\s+)?(?:(?:first|second|third|last)"
+    rf"\s+(?:week|weekend)\s+of\s+)?(?:{MONTHS_EN}|next\s+\w+|this\s+\w+))\b",
 )
 # "我是个跑长途的货车司机", "我是一名开出租的司机": the job after what kind of one it is
 JOB_KIND_ZH = (

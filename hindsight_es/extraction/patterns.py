@@ -73,7 +73,7 @@ _JOBS_ZH = jobs.JOBS_ZH
 ALLERGY = (
     rf"\bi\s+am\s+{ADV}(?P<n>not\s+|no longer\s+)?(?:very\s+|severely\s+|highly\s+|deathly\s+)?allergic\s+to\s+{V}",
     r"\bi\s+have\s+(?:an?\s+)?(?:severe\s+|serious\s+)?(?P<v>[a-z]+(?:\s+[a-z]+)?)\s+allergy(?P<n>(?!))?",
-    rf"(?:我|{ZCL}(?:而是|是)?){ZADV}对(?P<v>[^，。！？；,!?;\n我]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
+    rf"(?:我|{ZCL}(?:而是|是|而且|并且|另外)?){ZADV}对(?P<v>[^，。！？；,!?;\n我]{{1,20}}?)(?:也|还|都|特别|有点|比较|非常|很|严重)*(?P<n>不)?过敏",
 )
 _DIETS = r"vegetarian|vegan|pescatarian|lactose[- ]intolerant|gluten[- ]free|halal|kosher|veggie|plant[- ]based"
 _DEGREE = r"(?:(?:fully|completely|strictly|totally|entirely|full|full-on|basically|pretty\s+much|mostly|now)\s+)*"

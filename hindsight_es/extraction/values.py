@@ -74,7 +74,7 @@ PLACE_CUT = re.compile(
     r"|about|around|nearly|almost|roughly"
     r"|currently|at the moment|in\s+\d{4}|these days|originally|by birth"
     rf"|nowadays|two|three|a few|several|many|as\s|in\s+(?:{px.MONTHS_EN}|the\s+\w+|spring|summer|fall|autumn|winter)"
-    r"|a\s+(?:while|year|month|week)|back\s+in|to\s+(?:be|get|live|work|study|stay|start|join|look))\b.*$"
+    r"|a\s+(?:while|year|month|week|couple|bit)|back\s+in|to\s+(?:be|get|live|work|study|stay|start|join|look))\b.*$"
     # "在北京工作快三年了": 快 and 有 before a count, not the names 快手 and 有道
     r"|(?:老家|工作|上班|生活|读书|已经|好多年|很多年|(?:快|有)(?=\d|[一二两三四五六七八九十半几])"
     r"|第[一二两三四五六七八九十\d]+(?:周|天|个月|年)).*$"
@@ -315,11 +315,32 @@ _NO_EMPLOYER_ZH = re.compile(
 )
 
 
+_AND_MORE = re.compile(r"\s+and\s+(?=[a-z]).*$")  # "Walgreens and her feet hurt": not "Marks and Spencer"
+
+
+_PROVINCE = re.compile(
+    r"^(?:河北|山西|辽宁|吉林|黑龙江|江苏|浙江|安徽|福建|江西|山东|河南|湖北|湖南|广东|海南|四川|贵州|云南|陕西|甘肃|青海|台湾"
+    r"|内蒙古?|广西|西藏|宁夏|新疆)省?(?=[\u4e00-\u9fff]{2,4}$)"
+)
+
+
+# Parts of the body: "my feet are killing me" says how they feel, not an attribute of the speaker's
+BODY = frozenset(
+    "feet foot back head knees knee eyes eye hands hand legs leg arms arm neck shoulders shoulder stomach skin hair"
+    " teeth tooth ears ear nose throat hips hip wrist wrists ankle ankles joints muscles".split()
+)
+
+
+def city(v: str) -> str:
+    """A Chinese place said with its province, as the city alone ("湖南衡阳" -> "衡阳")."""
+    return _PROVINCE.sub("", v)
+
+
 def workplace(said: str) -> tuple[str, str] | None:
     """Where one works: an employer; a city is a location ("我在上海工作"); home, a firm unnamed: none."""
     if INDEFINITE.match(said):  # "a receptionist at a dental practice": a kind of workplace, not a named one
         return None
-    v = clean(PLACE_CUT.sub("", said))
+    v = clean(PLACE_CUT.sub("", _AND_MORE.sub("", said)))
     if v in ZH_PLACES or v[:-1] in ZH_PLACES and v[-1:] in "区市县":  # "海淀区" is a place
         return "user/location", v
     return None if vague(v) or _NO_EMPLOYER_ZH.match(v) else ("user/employer", v)

@@ -49,6 +49,26 @@ from tests.unit.test_rule_phrasings import pairs
         ("Reply in Spanish from now on, my English is rusty.", [("user/reply_language", "spanish")]),
         ("帮我写段祝福语，别太长。", []),
         ("以后别用感叹号。", [("user/instruction:用感叹号", "never")]),
+        # the second round (read from the thirty-first set's misses)
+        ("We moved up to Carlisle a couple of months ago.", [("user/location", "carlisle")]),
+        ("My back is killing me after the move.", []),
+        (
+            "My husband's a chef at Dishoom and his knees are shot.",
+            [("husband/employer", "dishoom"), ("husband/occupation", "chef")],
+        ),
+        ("I've swapped tea for hot chocolate in the evenings.", [("user/drink", "hot chocolate")]),
+        ("The dog's name is officially Pepper now.", [("user/pet:dog", "pepper")]),
+        ("My birthday falls on the 2nd of July.", [("user/birthday", "july 2nd")]),
+        ("I teach piano at Castle Music School on weekends.", [("user/employer", "castle music school")]),
+        ("We do paleo at home.", [("user/diet", "paleo")]),
+        ("上个月跳槽到了美团，新同事都挺好。", [("user/employer", "美团")]),
+        ("我妹搬到杭州了，离我近多了。", [("sister/location", "杭州")]),
+        ("我吃素，而且对花生过敏。", [("user/allergy:花生", "花生"), ("user/diet", "vegetarian")]),
+        ("我叫李娜，今年35，老家广东梅州的。", [("user/age", "35"), ("user/hometown", "梅州"), ("user/name", "李娜")]),
+        ("我是开货车的司机。", [("user/occupation", "司机")]),
+        ("下个月要去昆明出差。", [(None, "去昆明出差")]),
+        ("明天要下雨，记得带伞。", []),
+        ("We've booked Lisbon for the last week of May.", [(None, "lisbon for the last week of may")]),
     ],
 )
 def test_phrasings(text, expected):
