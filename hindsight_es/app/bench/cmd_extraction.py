@@ -44,6 +44,7 @@ _EXTRACTION_SETS = (
     "extraction_labelled_thirtieth.jsonl",
     "extraction_labelled_thirtyfirst.jsonl",
     "extraction_labelled_thirtysecond.jsonl",
+    "extraction_labelled_thirtythird.jsonl",
 )
 
 
