@@ -112,7 +112,7 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool, dru
         case "location":
             return f"{who}住在{v}" if zh else f"{who} lives in {v}"
         case "hometown":
-            return f"{who}来自{v}" if zh else f"{who} is from {v}"
+            return f"{who}的老家是{v}" if zh else f"{who} is from {v}"  # 老家: the word it is asked by
         case "employer":
             if negated:
                 return f"{who}不再在{v}工作" if zh else f"{who} no longer works at {v}"
