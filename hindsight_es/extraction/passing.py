@@ -90,6 +90,10 @@ RELATIVE_MOVED_ZH = (
 )
 # "给它改名叫可乐了": a new name for something named before in the bank (``builders.updated``: resolved against it)
 RENAMED_ZH = (r"(?:给它|把它|它|给他|给她)?(?:改名叫|改名为|改名成|改叫|改成叫)(?P<v>[^，。！？；,!?;\s了哈啊呀吧]{1,6})",)  # noqa: E501
+# "I'm Declan, 34, from Cork": a count right after the name one gives is one's age
+# (the span is the count alone: the name is the name rule's; ``age_after_name`` looks for it before)
+AGE_AFTER_NAME = (r"(?<=,)\s*(?P<v>[1-9]\d?)\s*(?=,|\.|\s+and\b|$)",)
+_NAMED_BEFORE = re.compile(r"\bi\s+am\s+(?-i:[A-Z][a-z]+)\s*,$", re.I)
 # "今年28，老家…": an age said as this year's count, no 岁
 AGE_THIS_YEAR_ZH = (r"(?:^|(?<=[，,]))(?:我)?今年(?P<v>[1-9]\d)(?=[，,。！？；;\s]|$)",)
 # "下周三要去一家外企面试", "明年三月我要考雅思": a time, then what one is to do
@@ -150,3 +154,8 @@ def relative_and(attr: str) -> Callable[[re.Match[str]], Built]:
         return None if relation is None or vx.vague(v) else (f"{relation}/{attr}", v)
 
     return build
+
+
+def age_after_name(m: re.Match[str]) -> Built:
+    """ "I'm Declan, 34, from Cork": the count after the name the speaker gives."""
+    return ("user/age", m["v"]) if _NAMED_BEFORE.search(m.string, 0, m.start()) else None

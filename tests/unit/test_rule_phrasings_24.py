@@ -69,6 +69,12 @@ from tests.unit.test_rule_phrasings import pairs
         ("下个月要去昆明出差。", [(None, "去昆明出差")]),
         ("明天要下雨，记得带伞。", []),
         ("We've booked Lisbon for the last week of May.", [(None, "lisbon for the last week of may")]),
+        # a count right after the name one gives is one's age
+        (
+            "Hi, I'm Priya, 27, and I live in Leeds.",
+            [("user/age", "27"), ("user/location", "leeds"), ("user/name", "priya")],
+        ),
+        ("I'm Sam, 2 kids and a dog.", [("user/name", "sam")]),
     ],
 )
 def test_phrasings(text, expected):
