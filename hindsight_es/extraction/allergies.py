@@ -56,7 +56,4 @@ def allergy(m: re.Match[str]) -> Built:
         if named is None:
             return None
         said = named[0]
-    v = vx.clean(said)
-    if vx.vague(v):
-        return None
-    return f"user/allergy:{vx.slug(v)}", f"not:{v}" if m.groupdict().get("n") else v
+    return vx.allergen(said, negated=bool(m.groupdict().get("n")))

@@ -288,10 +288,7 @@ def eats(m: re.Match[str]) -> Built:
 
 
 def allergy(m: re.Match[str]) -> Built:
-    v = vx.clean(m["v"])
-    if vx.vague(v):
-        return None
-    return f"user/allergy:{vx.slug(v)}", f"not:{v}" if m["n"] else v
+    return vx.allergen(m["v"], negated=bool(m["n"]))
 
 
 def budget(m: re.Match[str]) -> Built:

@@ -58,11 +58,13 @@ RELATIVE_QUALIFIED = (
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
 )
 # "the bunny's called Mochi now", "our dog is named Rex"
+_PET_IS_CALLED = (
+    rf"\b(?:my|our|the)\s+(?:(?:new|little|old|rescue|baby)\s+)?(?P<a>{_PET_EN})(?:'s|\s+is)\s+(?:now\s+)?"
+    r"(?:called|named)\s+"
+)
 PET_CALLED = (
-    rf"\b(?:my|our|the)\s+(?:(?:new|little|old|rescue|baby)\s+)?(?P<a>{_PET_EN})(?:'s|\s+is)\s+(?:now\s+)?(?:called|named)\s+"
-    r"(?-i:(?P<v>[A-Z][a-z][\w'-]*))",
-    rf"\b(?:my|our|the)\s+(?:(?:new|little|old|rescue|baby)\s+)?(?P<a>{_PET_EN})(?:'s|\s+is)\s+(?:now\s+)?(?:called|named)\s+"
-    r"(?P<v>[a-z][\w'-]*)(?=\s+(?:now|these days|lol|haha)\b|\s*[.!,]|$)",
+    rf"{_PET_IS_CALLED}(?-i:(?P<v>[A-Z][a-z][\w'-]*))",
+    rf"{_PET_IS_CALLED}(?P<v>[a-z][\w'-]*)(?=\s+(?:now|these days|lol|haha)\b|\s*[.!,]|$)",  # in lower case: ends there
 )
 # "the cat's name is officially Mochi now"
 PET_NAME_IS = (
@@ -89,7 +91,9 @@ RELATIVE_MOVED_ZH = (
     rf"(?:我的?)?(?P<r>{_REL_ZH}){ZADV}(?:调到了|调到|调去了|调去|搬到了|搬到|搬去了|搬去)(?P<v>{_PLACE_ZH})",
 )
 # "给它改名叫可乐了": a new name for something named before in the bank (``builders.updated``: resolved against it)
-RENAMED_ZH = (r"(?:给它|把它|它|给他|给她)?(?:改名叫|改名为|改名成|改叫|改成叫)(?P<v>[^，。！？；,!?;\s了哈啊呀吧]{1,6})",)  # noqa: E501
+RENAMED_ZH = (
+    r"(?:给它|把它|它|给他|给她)?(?:改名叫|改名为|改名成|改叫|改成叫)(?P<v>[^，。！？；,!?;\s了哈啊呀吧]{1,6})",
+)
 # "I'm Declan, 34, from Cork": a count right after the name one gives is one's age
 # (the span is the count alone: the name is the name rule's; ``age_after_name`` looks for it before)
 AGE_AFTER_NAME = (r"(?<=,)\s*(?P<v>[1-9]\d?)\s*(?=,|\.|\s+and\b|$)",)
@@ -127,17 +131,6 @@ AND_WORKS = (rf"\band\s+(?:now\s+)?works?\s+(?:for|at)\s+{_NAMED}",)
 AND_LIVES = (rf"\band\s+(?:now\s+)?lives?\s+in\s+{_NAMED}",)
 _RELATIVE_BEFORE = re.compile(rf"\bmy\s+({_REL_EN})\b[^.;!?]{{0,60}}$|^\s*(i)\s[^.;!?]{{0,60}}$", re.I)
 # fmt: on
-
-
-def relative(attr: str) -> Callable[[re.Match[str]], Built]:
-    """A relative's attribute ("my mum has qualified as a dental nurse"), keyed by the relative's word."""
-
-    def build(m: re.Match[str]) -> Built:
-        relation = lx.RELATIONS.get(m["r"].lower())
-        v = vx.clean(m["v"])
-        return None if relation is None or vx.vague(v) else (f"{relation}/{attr}", v)
-
-    return build
 
 
 def relative_and(attr: str) -> Callable[[re.Match[str]], Built]:

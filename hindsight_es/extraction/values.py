@@ -313,17 +313,11 @@ _NO_EMPLOYER_ZH = re.compile(
     r"家(?:里|中)?$|(?:一|某)(?:家|个|间|所)|^(?:社区|附近的?|本地|当地|私立|公立|乡镇|镇上|村里?)?(?:公司|单位|厂里|工厂|银行|医院|学校|店里|商场|超市|餐厅|饭店|工地|外企|国企|私企"
     r"|这里|那里|这儿|那儿|小学|中学|初中|高中|大学|幼儿园|诊所|药店|门诊|[\u4e00-\u9fff]{1,3}科)$"
 )
-
-
 _AND_MORE = re.compile(r"\s+and\s+(?=[a-z]).*$")  # "Walgreens and her feet hurt": not "Marks and Spencer"
-
-
 _PROVINCE = re.compile(
     r"^(?:河北|山西|辽宁|吉林|黑龙江|江苏|浙江|安徽|福建|江西|山东|河南|湖北|湖南|广东|海南|四川|贵州|云南|陕西|甘肃|青海|台湾"
     r"|内蒙古?|广西|西藏|宁夏|新疆)省?(?=[\u4e00-\u9fff]{2,4}$)"
 )
-
-
 # Parts of the body: "my feet are killing me" says how they feel, not an attribute of the speaker's
 BODY = frozenset(
     "feet foot back head knees knee eyes eye hands hand legs leg arms arm neck shoulders shoulder stomach skin hair"
@@ -344,3 +338,11 @@ def workplace(said: str) -> tuple[str, str] | None:
     if v in ZH_PLACES or v[:-1] in ZH_PLACES and v[-1:] in "区市县":  # "海淀区" is a place
         return "user/location", v
     return None if vague(v) or _NO_EMPLOYER_ZH.match(v) else ("user/employer", v)
+
+
+def allergen(said: str, *, negated: bool) -> tuple[str, str] | None:
+    """The speaker's allergy to what is ``said`` (``not:`` it when ``negated``), keyed by the allergen."""
+    v = clean(said)
+    if vague(v):
+        return None
+    return f"user/allergy:{slug(v)}", f"not:{v}" if negated else v
