@@ -1,10 +1,9 @@
 """Keys of the rule extractor: what a matched pattern means (``match -> (key, value)``, or several).
 
-One builder per kind of statement; a builder returns None to reject the match. Keys name the subject
-(``user``, ``team``, a relative: ``sister``) and the attribute, with the entity where the attribute is
-about one (``preference:sushi``, ``pet:cat``, ``shipping_carrier:international``); values are normalized
-in ``values.py``. ``rules.py`` holds the rule table.
-"""
+One builder per kind of statement; a builder returns None to reject the match. Keys name the subject (``user``,
+``team``, a relative: ``sister``) and the attribute, with the entity where the attribute is about one
+(``preference:sushi``, ``pet:cat``, ``shipping_carrier:international``); values are normalized in ``values.py``.
+``rules.py`` holds the rule table."""
 
 from __future__ import annotations
 
@@ -36,7 +35,7 @@ def place(attr: str) -> Builder:
         v = vx.city(vx.clean(vx.PLACE_CUT.sub("", m["v"])))
         if attr == "location" and vx.ORGANISATION.search(v):  # "moved over to Sutter Health": a new employer
             return vx.workplace(m["v"])
-        return None if vx.vague(v) else (f"user/{attr}", v)
+        return None if vx.vague(v) or v.isdigit() else (f"user/{attr}", v)  # "born in 1990" is no place
 
     return build
 
@@ -62,6 +61,8 @@ def name(require_capital: bool, person: bool = False) -> Builder:
             return None
         if person and not is_person_name(raw):  # "我是许晴", not "我是老师"
             return None
+        if capitalised := vx.CAPITALISED.match(raw):  # a capitalised name ends at a word that is not: "Tom by the way"
+            raw = capitalised[0]
         v = vx.attribute_value("name", vx.clean(raw))
         return None if vx.vague(v) else ("user/name", v)
 
@@ -77,6 +78,9 @@ def relation(attr: str) -> Builder:
         v = _cleaned(attr, raw)
         if who is None or (vx.vague(v) and not v.isdigit()):
             return None
+        # a clause is no name: "我闺女在深圳读完研就留那工作了" says where she lives
+        if attr in ("employer", "school") and re.search(r"[就了那这着把被]", v) and (place := vx.PLACE_RE.match(v)):
+            return f"{who}/location", place[0]
         return f"{who}/{'location' if attr in ('employer', 'school') and v in vx.ZH_PLACES else attr}", v
 
     return build
@@ -341,7 +345,7 @@ def _named(raw: str, span: str) -> str | None:
         return None
     if not (_NOUN_EN.fullmatch(raw) or _NOUN_ZH.fullmatch(raw)) or words[0] in lx.EN_STOPWORDS | set(lx.RELATIONS):
         return None
-    return vx.slug(raw)
+    return None if raw.startswith(vx.ZH_KIN) else vx.slug(raw)  # nor a relative named ("我的同事王芳是律师")
 
 
 def attribute(m: re.Match[str]) -> Built:

@@ -84,6 +84,7 @@ RELATIVE_AGE = (
     r"\bmy\s+(?P<r>" + _REL_EN + r")\s+(?:is|just turned|turned)\s+(?:now\s+)?(?P<v>\d{1,3})"
     r"(?=\s*(?:years?\s+old)?\s*(?:[,.!;]|$|now\b|(?:yesterday|today|this|last|on|in|recently)\b))",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:今年)?(?P<v>\d{{1,3}}|[一二三四五六七八九十]{{1,3}})(?:周)?岁",
+    rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:今年)?(?P<v>[1-9]\d)了?(?=[，,。！？；;\s]|$)",  # "我妈今年60了", no 岁
 )
 # A relative's diet and allergies: "my flatmate is vegetarian", "my mom is allergic to penicillin", "我爸爸对海鲜过敏"
 RELATIVE_DIET = (

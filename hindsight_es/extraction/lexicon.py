@@ -288,6 +288,8 @@ RELATIONS: dict[str, str] = {
     "妹妹": "sister", "姐姐": "sister", "哥哥": "brother", "弟弟": "brother", "妈妈": "mother", "母亲": "mother",
     "爸爸": "father", "父亲": "father", "姐": "sister", "哥": "brother", "弟": "brother", "妹": "sister",
     "妈": "mother", "爸": "father", "老婆": "wife", "妻子": "wife", "老公": "husband", "丈夫": "husband",
+    "媳妇": "wife", "媳妇儿": "wife", "爱人": "partner", "对象": "partner", "老伴": "partner", "闺女": "daughter",
+    "老妈": "mother", "阿妈": "mother", "老爸": "father", "阿爸": "father",
     "儿子": "son", "女儿": "daughter", "男朋友": "boyfriend", "女朋友": "girlfriend", "朋友": "friend",
     "老板": "boss", "领导": "boss", "同事": "colleague", "室友": "roommate", "奶奶": "grandmother",
     "外婆": "grandmother", "爷爷": "grandfather", "外公": "grandfather", "孩子": "child",
@@ -298,9 +300,8 @@ RELATION_NAMES: dict[str, tuple[str, str]] = {
     "partner": ("partner", "伴侣"), "boyfriend": ("boyfriend", "男朋友"), "girlfriend": ("girlfriend", "女朋友"),
     "son": ("son", "儿子"), "daughter": ("daughter", "女儿"), "friend": ("friend", "朋友"), "boss": ("boss", "老板"),
     "colleague": ("colleague", "同事"), "roommate": ("roommate", "室友"), "grandmother": ("grandmother", "奶奶"),
-    "grandfather": ("grandfather", "爷爷"), "child": ("child", "孩子"),
+    "grandfather": ("grandfather", "爷爷"), "child": ("child", "孩子"), "nephew": ("nephew", "侄子"),
     "cousin": ("cousin", "表亲"), "aunt": ("aunt", "阿姨"), "uncle": ("uncle", "叔叔"), "niece": ("niece", "侄女"),
-    "nephew": ("nephew", "侄子"),
 }
 
 # Pets ("we adopted a cat named Miso", "我的狗叫旺财"): word -> animal of the key "user/pet:<animal>".
@@ -309,6 +310,8 @@ PETS: dict[str, str] = {
     "bunny": "rabbit", "hamster": "hamster", "parrot": "parrot", "bird": "bird", "turtle": "turtle",
     "fish": "fish", "猫": "cat", "小猫": "cat", "猫咪": "cat", "狗": "dog", "小狗": "dog", "狗狗": "dog",
     "兔子": "rabbit", "仓鼠": "hamster", "鹦鹉": "parrot", "鸟": "bird", "乌龟": "turtle", "金鱼": "fish",
+    **dict.fromkeys(("guinea pig", "豚鼠", "荷兰猪"), "guinea_pig"), "ferret": "ferret", "hedgehog": "hedgehog",
+    "刺猬": "hedgehog",
     # breeds, as the kind of animal they are
     **dict.fromkeys(("lab",), "dog"),  # "our lab Bramble": the pet patterns take it before a capitalised name
     **dict.fromkeys(("labrador", "golden retriever", "retriever", "poodle", "corgi", "husky", "beagle", "terrier",
@@ -319,6 +322,7 @@ PETS: dict[str, str] = {
 PET_NAMES: dict[str, tuple[str, str]] = {
     "cat": ("cat", "猫"), "dog": ("dog", "狗"), "rabbit": ("rabbit", "兔子"), "hamster": ("hamster", "仓鼠"),
     "parrot": ("parrot", "鹦鹉"), "bird": ("bird", "鸟"), "turtle": ("turtle", "乌龟"), "fish": ("fish", "鱼"),
+    "guinea_pig": ("guinea pig", "豚鼠"), "ferret": ("ferret", "雪貂"), "hedgehog": ("hedgehog", "刺猬"),
 }
 
 # How a statement names a category or an attribute: name -> (English, Chinese).
@@ -328,7 +332,7 @@ ATTRIBUTE_NAMES: dict[str, tuple[str, str]] = {
     "cloud_provider": ("cloud provider", "云服务"), "os": ("operating system", "操作系统"), "drink": ("drink", "饮品"),
     "email": ("email", "邮箱"), "phone": ("phone", "电话"), "birthday": ("birthday", "生日"),
     "address": ("address", "地址"), "timezone": ("time zone", "时区"), "budget": ("budget", "预算"),
-    "name": ("name", "名字"), "school": ("school", "学校"),
+    "name": ("name", "名字"), "school": ("school", "学校"), "birth_year": ("birth year", "出生年份"),
 }
 REGION_NAMES: dict[str, tuple[str, str]] = {
     "international": ("international orders", "国际"), "domestic": ("domestic orders", "国内"),

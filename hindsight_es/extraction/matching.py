@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from hindsight_es.extraction.lexicon import RELATIONS
 from hindsight_es.text import EMOJI
 
 __all__ = ["matching_copy"]
@@ -49,12 +50,39 @@ _TYPO = re.compile(
     re.I,
 )
 _TYPO_AS = ("allergic", "allergy", "vegetarian", "birthday")
+_NAME_OPEN = re.compile(r"^name(?:'s|\s+is)\s+(?=(?-i:[A-Z]))", re.I)  # "Name's Tom by the way": the speaker's
 _KIN_OPEN = re.compile(r"^(?-i:(Dad|Mum|Mom|Grandma|Grandpa))\b(?=\s+[a-z])")  # "Dad moved …", not "Dad!"
 _MY_IS = re.compile(
     r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|coming|\d|january|february|march|april|may|june|july"
     r"|august|september|october|november|december)\b)",
     re.I,
 )
+# A relative named beside the kin word ("my sister Emma lives in Toronto", "my son Arjun just turned 7"): said as
+# two statements the patterns know, "my sister is called Emma, my sister lives in Toronto". Family only: one has
+# many friends and colleagues, and a second one named would supersede the first's name.
+_MANY = frozenset({"friend", "colleague", "roommate", "cousin", "aunt", "uncle", "niece", "nephew", "boss", "child"})
+_KIN_WORDS = "|".join(
+    sorted((w for w, r in RELATIONS.items() if w.isascii() and r not in _MANY), key=len, reverse=True)
+)
+_APPOSED = re.compile(
+    rf"\b((?-i:[Mm])y\s+(?:(?:older|younger|big|little|eldest|youngest|oldest|baby)\s+)?(?:{_KIN_WORDS}))"
+    r"\s+(?-i:([A-Z][a-z]+))(?=\s+(?-i:[a-z]))",
+    re.I,
+)
+
+# In Chinese ("我妹马丽娟在兰州开了个花店"): a name the tagger reads as a person's, before what is said of them.
+_ZH_KIN_WORDS = "|".join(
+    sorted((w for w, r in RELATIONS.items() if not w.isascii() and r not in _MANY), key=len, reverse=True)
+)
+_APPOSED_ZH = re.compile(
+    rf"(我的?(?:{_ZH_KIN_WORDS}))(?![在是当做开住去也还从跟和叫])([\u4e00-\u9fff]{{2,3}}?)(?=在|是|当|做|开|今年|住|去|已经|刚|也|还|从|，|,)"
+)
+
+
+def _zh_named(m: re.Match[str]) -> str:
+    from hindsight_es.extraction.names_zh import is_person_name  # the tagger loads only for a sentence that may name
+
+    return f"{m[1]}叫{m[2]}，{m[1]}" if is_person_name(m[2]) else m[0]
 
 
 def _expand(m: re.Match[str]) -> str:
@@ -71,7 +99,9 @@ def matching_copy(sentence: str) -> str:
     """``sentence`` as the patterns match it (see the module)."""
     # emoji carry no words: "hi, I'm Rafael 👋" ends at the name
     s = _KIN_OPEN.sub(r"my \1", EMOJI.sub("", sentence).strip().replace("’", "'").replace("‘", "'"))
+    s = _NAME_OPEN.sub("my name is ", s)
     s = _TYPO.sub(lambda m: _TYPO_AS[m.lastindex - 1 if m.lastindex else 0], s)
     s = _ELIDED.sub(_subject, _BARE_CONTRACTION.sub(lambda m: "i am" if m[1] else "i have", s), count=1)
-    s = _BEEN_AFTER.sub(r"\1i have been", s)
+    s = _APPOSED.sub(r"\1 is called \2, \1", _BEEN_AFTER.sub(r"\1i have been", s))
+    s = _APPOSED_ZH.sub(_zh_named, s) if "我" in s else s
     return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", _HAS.sub(r"\1 has", s))) if "'" in s else s

@@ -98,8 +98,14 @@ RENAMED_ZH = (
 # (the span is the count alone: the name is the name rule's; ``age_after_name`` looks for it before)
 AGE_AFTER_NAME = (r"(?<=,)\s*(?P<v>[1-9]\d?)\s*(?=,|\.|\s+and\b|$)",)
 _NAMED_BEFORE = re.compile(r"\bi\s+am\s+(?-i:[A-Z][a-z]+)\s*,$", re.I)
-# "今年28，老家…": an age said as this year's count, no 岁
-AGE_THIS_YEAR_ZH = (r"(?:^|(?<=[，,]))(?:我)?今年(?P<v>[1-9]\d)(?=[，,。！？；;\s]|$)",)
+# "我是95年的", "我九五年的", "I was born in 1990": the year one was born
+BIRTH_YEAR = (
+    r"(?:^|(?<=[，,])|我)(?:是|是在)?(?P<v>(?:19|20)?\d{2}|[零〇一二三四五六七八九]{2})年(?:的|生的?|出生的?)(?=[人，,。！？；;\s]|$)",
+    r"\bi\s+was\s+born\s+in\s+(?P<v>(?:19|20)\d{2})\b",
+)
+# "今年28，老家…", "我叫李华，今年28岁": an age said as this year's count, opening its clause (the clause's
+# left-out subject is resolved as any other's: "我儿子叫小宝，今年5岁" is the son's)
+AGE_THIS_YEAR_ZH = (r"(?:^|(?<=[，,]))(?:我)?今年(?P<v>[1-9]\d)岁?了?(?=[，,。！？；;\s]|$)",)
 # "下周三要去一家外企面试", "明年三月我要考雅思": a time, then what one is to do
 PLAN_ZH = (
     rf"^{_TIME_ZH}(?:[一二三四五六七八九十\d]+月(?:份|初|底|中旬)?)?{ZI}?{ZADV}(?:要|得|准备)(?!下雨|降温|刮风|变天|放假)"
@@ -147,6 +153,14 @@ def relative_and(attr: str) -> Callable[[re.Match[str]], Built]:
         return None if relation is None or vx.vague(v) else (f"{relation}/{attr}", v)
 
     return build
+
+
+def birth_year(m: re.Match[str]) -> Built:
+    """The year, in four digits: "95" and "九五" are 1995, "05" is 2005."""
+    year = "".join(
+        str("零一二三四五六七八九".index(c)) if c in "零一二三四五六七八九" else c for c in m["v"].replace("〇", "零")
+    )
+    return "user/birth_year", year if len(year) == 4 else f"{'19' if int(year) >= 30 else '20'}{year}"
 
 
 def age_after_name(m: re.Match[str]) -> Built:

@@ -141,6 +141,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", casual.AGE, b.fixed("age"), 0.5, 0.75),
     _rule("fact", passing.AGE_THIS_YEAR_ZH, b.fixed("age"), 0.5, 0.75),
     _rule("fact", passing.AGE_AFTER_NAME, passing.age_after_name, 0.5, 0.75),
+    _rule("fact", passing.BIRTH_YEAR, passing.birth_year, 0.5, 0.8),
     _rule("fact", casual.BIRTHDAY, casual.birthday, 0.5, 0.8),
     _rule("fact", passing.BIRTHDAY_COMING, casual.birthday, 0.5, 0.75),
     _rule("fact", px.ATTRIBUTE, b.attribute, 0.6, 0.85),
@@ -292,7 +293,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/24"
+    id = "rules/25"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

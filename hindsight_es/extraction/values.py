@@ -61,7 +61,8 @@ _TRAIL_FILLER = re.compile(
     r"(?:\s+(?:anymore|any more|now|too|as well|either|instead|please|again|these days|nowadays|for now"
     r"|from now on|a lot|very much|so much|lol|haha|though|tbh|honestly|really|mostly|full time|for me|to me"
     r"|at the moment|right now|lately|recently|every day|every morning|at work|at home|more|better|the most|most"
-    r"|than ever|a bit|a little|after all|anyway|anyways|at all|for good|any longer|pls|plz|thx|btw|fyi|asap))+$",
+    r"|than ever|a bit|a little|after all|anyway|anyways|at all|for good|any longer|pls|plz|thx|btw|fyi|asap"
+    r"|by the way))+$",
     re.I,
 )
 _ZH_PARTICLES = re.compile(r"[了吧啊呀哦呢啦嘛的哈～~]+$")
@@ -346,3 +347,9 @@ def allergen(said: str, *, negated: bool) -> tuple[str, str] | None:
     if vague(v):
         return None
     return f"user/allergy:{slug(v)}", f"not:{v}" if negated else v
+
+
+# Kin words in Chinese, which a person named after them opens with ("同事王芳")
+ZH_KIN = tuple(w for w in lx.RELATIONS if not w.isascii())
+# A capitalised name, through the particles some names hold ("Ludwig van Beethoven"), to the first word that is not
+CAPITALISED = re.compile(r"[A-Z][\w'-]*(?:\s+(?:(?:van|von|de|da|del|der|di|le|la|bin|al)\s+)?[A-Z][\w'-]*)*")

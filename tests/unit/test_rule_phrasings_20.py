@@ -15,7 +15,7 @@ from tests.unit.test_rule_phrasings import pairs
         ("I'm 41 and originally from Aberdeen.", [("user/age", "41"), ("user/hometown", "aberdeen")]),
         ("我今年28，老家在潍坊。", [("user/age", "28"), ("user/hometown", "潍坊")]),
         # ... whose subject is the sentence's: a relative's, someone else's
-        ("我妈今年60，老家在潍坊。", [("mother/hometown", "潍坊")]),
+        ("我妈今年60，老家在潍坊。", [("mother/age", "60"), ("mother/hometown", "潍坊")]),
         ("Tom is 41 and originally from Cork.", []),
         ("他今年60，老家在潍坊。", []),
         ("王伟今年30，老家在潍坊。", []),
