@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import math
 import threading
-from typing import NamedTuple
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from hindsight_es.embedding import Embedder
+from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import InvalidInputError
+from hindsight_es.recall.asked import KEYED, Asked, answers
 
 Z_MID = 1.0  # one spread above the best unrelated memory expected among n: relevance 0.5
 Z_SCALE = 1.0
@@ -207,3 +210,45 @@ def check_min_relevance(value: float | None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value) or not 0 <= value <= 1:
         raise InvalidInputError(f"min_relevance must be a number between 0 and 1, got {value!r}")
     return float(value)
+
+
+def memory_relevance(
+    found: list[tuple[str, list[tuple[int, float]]]],
+    by_row_id: dict[int, dict[str, Any]],
+    embedder: Embedder,
+    query_cjk: bool,
+    cross_script: CrossScript | None,
+    memories: int,
+    lexical: Mapping[int, float],
+    asks: frozenset[Asked],
+) -> Callable[[str], float]:
+    """memory id -> its calibrated relevance: the better of its vector evidence (the best cosine any vector
+    list saw for it; a memory no vector list returned is at most as similar as the last one listed) and
+    its full-text evidence (``lexical``: log-odds by row id, ``lexical.evidence``), or its key's (``recall.asked``)."""
+    same = scale(embedder, "cjk" if query_cjk else "latin")
+    cross = scale(embedder, "cross-cjk" if query_cjk else "cross-latin") if cross_script is not None else same
+    best: dict[str, float] = {}
+    bound = 1.0
+    for name, hits in found:
+        if name not in ("vector", "cross"):
+            continue
+        for row_id, distance in hits:
+            if (row := by_row_id.get(row_id)) is None:
+                continue
+            if name == "cross" and cross_script is not None:
+                r = relevance(cross_script.similarity(distance, memory_cjk=not query_cjk), cross, memories)
+            else:
+                r = relevance(1.0 - distance, same, memories)
+            best[row["memory_id"]] = max(best.get(row["memory_id"], 0.0), r)
+        if name == "vector" and hits:
+            bound = min(bound, relevance(1.0 - max(d for _, d in hits), same, memories))
+    if not any(name == "vector" and hits for name, hits in found):
+        bound = 0.0
+    for row_id, odds in lexical.items():
+        if (row := by_row_id.get(row_id)) is not None:
+            m = row["memory_id"]
+            best[m] = max(best.get(m, bound), odds_relevance(odds))
+    for row in by_row_id.values():
+        if answers(asks, row.get("key")):
+            best[row["memory_id"]] = max(best.get(row["memory_id"], bound), odds_relevance(KEYED))
+    return lambda memory_id: best.get(memory_id, bound)

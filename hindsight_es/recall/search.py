@@ -20,9 +20,9 @@ from typing import Any, TypeVar, cast
 import numpy as np
 
 from hindsight_es.embedding import Embedder
-from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import ConfigError
 from hindsight_es.memory.episodes import says_nothing_else
+from hindsight_es.recall.asked import asked
 from hindsight_es.recall.counts import counted
 from hindsight_es.recall.fulltext import MATCHES, scored, tied
 from hindsight_es.recall.fusion import rrf
@@ -30,7 +30,7 @@ from hindsight_es.recall.lexical import holds
 from hindsight_es.recall.mentions import chinese_names, mentions_chinese
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, in_both_scripts, parse_query, unmentioned, without_names
-from hindsight_es.recall.relevance import odds_relevance, relevance, scale
+from hindsight_es.recall.relevance import memory_relevance
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores import cards
@@ -168,7 +168,7 @@ def recall(
         if len(by_row_id) == len(wanted):
             break
     rows = {row["memory_id"]: row for row in by_row_id.values()}
-    rel = _relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows, lexical)
+    rel = memory_relevance(found, by_row_id, embedder, query_cjk, cross_script, bank_rows, lexical, asked(query))
     lists = [
         _ranked(
             [
@@ -318,44 +318,6 @@ def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -
         elif rows[kept[0]]["kind"] == "episode" and row["kind"] != "episode":
             best[text] = (memory_id, max(kept[1], score))
     return sorted(best.values(), key=lambda kv: -kv[1])
-
-
-def _relevance(
-    found: list[tuple[str, list[tuple[int, float]]]],
-    by_row_id: dict[int, dict[str, Any]],
-    embedder: Embedder,
-    query_cjk: bool,
-    cross_script: CrossScript | None,
-    memories: int,
-    lexical: Mapping[int, float],
-) -> Callable[[str], float]:
-    """memory id -> its calibrated relevance: the better of its vector evidence (the best cosine any vector
-    list saw for it; a memory no vector list returned is at most as similar as the last one listed) and
-    its full-text evidence (``lexical``: log-odds by row id, ``lexical.evidence``)."""
-    same = scale(embedder, "cjk" if query_cjk else "latin")
-    cross = scale(embedder, "cross-cjk" if query_cjk else "cross-latin") if cross_script is not None else same
-    best: dict[str, float] = {}
-    bound = 1.0
-    for name, hits in found:
-        if name not in ("vector", "cross"):
-            continue
-        for row_id, distance in hits:
-            if (row := by_row_id.get(row_id)) is None:
-                continue
-            if name == "cross" and cross_script is not None:
-                r = relevance(cross_script.similarity(distance, memory_cjk=not query_cjk), cross, memories)
-            else:
-                r = relevance(1.0 - distance, same, memories)
-            best[row["memory_id"]] = max(best.get(row["memory_id"], 0.0), r)
-        if name == "vector" and hits:
-            bound = min(bound, relevance(1.0 - max(d for _, d in hits), same, memories))
-    if not any(name == "vector" and hits for name, hits in found):
-        bound = 0.0
-    for row_id, odds in lexical.items():
-        if (row := by_row_id.get(row_id)) is not None:
-            m = row["memory_id"]
-            best[m] = max(best.get(m, bound), odds_relevance(odds))
-    return lambda memory_id: best.get(memory_id, bound)
 
 
 QUESTION_CHARS = 500
