@@ -7,6 +7,8 @@ as substrings). The tables are kept one entry group per line: the formatter leav
 
 from __future__ import annotations
 
+from hindsight_es.extraction import zh_places
+
 # fmt: off
 
 # category -> canonical value -> (display name, aliases). A category is an exclusive choice:
@@ -388,13 +390,11 @@ EN_STOPWORDS = frozenset(
     call book buy get set add put give show ask""".split()
 )
 
-# Chinese place names reported as entities (a small, precise list).
-ZH_PLACES: tuple[str, ...] = (
+ZH_PLACES: tuple[str, ...] = (*zh_places.PROVINCES, *zh_places.CITIES,  # and Chinese places reported as entities
     "北京", "上海", "广州", "深圳", "杭州", "成都", "南京", "武汉", "西安", "重庆", "天津", "苏州",
     "长沙", "青岛", "厦门", "大连", "昆明", "郑州", "沈阳", "哈尔滨", "济南", "合肥", "福州", "宁波",
     "无锡", "香港", "澳门", "台北", "台湾", "中国", "日本", "美国", "英国", "法国", "德国", "韩国",
     "新加坡", "加拿大", "澳大利亚", "意大利", "西班牙", "俄罗斯", "印度", "泰国", "东京", "大阪",
-    "京都", "首尔", "巴黎", "伦敦", "纽约", "柏林", "洛杉矶", "旧金山", "悉尼", "曼谷", "浦东", "海淀",
-    "朝阳",
+    "京都", "首尔", "巴黎", "伦敦", "纽约", "柏林", "洛杉矶", "旧金山", "悉尼", "曼谷", "浦东", "海淀", "朝阳",
 )
 # fmt: on

@@ -48,6 +48,12 @@ from tests.unit.test_rule_phrasings import pairs
         ("这是05年的酒。", []),
         # more pets
         ("We got a guinea pig called Pancake.", [("user/pet:guinea_pig", "pancake")]),
+        # a Chinese city is where one works, not for whom; a company is an employer; a word holding a city's name
+        ("我在兰州上班。", [("user/location", "兰州")]),
+        ("我妹妹在兰州上班。", [("sister/location", "兰州")]),
+        ("我在京东上班。", [("user/employer", "京东")]),
+        ("我老家湖南衡阳的。", [("user/hometown", "衡阳")]),
+        ("我吃了个三明治。", []),
         # a clause where a relative's employer would be is where they live
         ("我闺女在深圳读完研就留那工作了。", [("daughter/location", "深圳")]),
         # a relative named is no attribute of the speaker's
