@@ -14,14 +14,17 @@ from collections.abc import Callable
 
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import values as vx
-from hindsight_es.extraction.builders import Built
+from hindsight_es.extraction.builders import Built, KeyValue
 from hindsight_es.extraction.patterns import (
+    _BODY_EN,
     _JOBS_EN,
     _JOBS_ZH,
+    _NAMED_E,
     _PET_EN,
     _PLACE_ZH,
     _REL_EN,
     _REL_ZH,
+    _STOP_EN,
     _STOP_ZH,
     _TIME_ZH,
     ADV,
@@ -103,6 +106,11 @@ BIRTH_YEAR = (
     r"(?:^|(?<=[，,])|我)(?:是|是在)?(?P<v>(?:19|20)?\d{2}|[零〇一二三四五六七八九]{2})年(?:的|生的?|出生的?)(?=[人，,。！？；;\s]|$)",
     r"\bi\s+was\s+born\s+in\s+(?P<v>(?:19|20)\d{2})\b",
 )
+# "I've accepted an offer at the Delta Water Authority as a project engineer": the employer, and the job if said
+OFFER = (
+    rf"\bi\s+(?:have\s+)?{ADV}(?:accepted|took|taken|signed)\s+(?:an?\s+|the\s+)?(?:job\s+)?offers?\s+"
+    rf"(?:at|from|with)\s+(?:the\s+)?{_NAMED_E}(?:\s+as\s+(?:an?\s+)?(?P<v>{_BODY_EN}+?))?{_STOP_EN}",
+)
 # "今年28，老家…", "我叫李华，今年28岁": an age said as this year's count, opening its clause (the clause's
 # left-out subject is resolved as any other's: "我儿子叫小宝，今年5岁" is the son's)
 AGE_THIS_YEAR_ZH = (r"(?:^|(?<=[，,]))(?:我)?今年(?P<v>[1-9]\d)岁?了?(?=[，,。！？；;\s]|$)",)
@@ -153,6 +161,13 @@ def relative_and(attr: str) -> Callable[[re.Match[str]], Built]:
         return None if relation is None or vx.vague(v) else (f"{relation}/{attr}", v)
 
     return build
+
+
+def offer(m: re.Match[str]) -> Built:
+    """An offer accepted: where, and the job when it is said."""
+    out: list[KeyValue] = [where] if (where := vx.workplace(m["e"])) else []
+    role = vx.job(vx.clean(m["v"] or ""))
+    return out + ([] if vx.vague(role) else [("user/occupation", role)]) or None
 
 
 def birth_year(m: re.Match[str]) -> Built:

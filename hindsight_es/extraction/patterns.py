@@ -214,7 +214,7 @@ EMPLOYMENT = (
     rf"\bi\s+{ADV}work\s+as\s+(?:an?\s+)?(?P<v>[a-z-]+(?:\s+[a-z-]+){{0,2}}?)\s+(?:at|for|with)\s+{_NAMED_E}",
     rf"(?:{ZI}|{ZCL}){ZADV}在(?P<e>[^，。！？；,!?;\n做当干]{{1,12}}?)(?:做|当|担任|干)了?(?:[\d一二三四五六七八九十两几多]+年的?)?(?:一名|一位|一个|名)?"
     # greedy: 测试工程师, not 测试; at a workplace a word ending in a role's suffix is the role (柜员, 店长, 技工)
-    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发|前端|后端|全栈|运维|产品|设计|行政|财务|人事|客服|市场|销售)|[\u4e00-\u9fff]{{1,4}}(?:员|长|官|工)(?={_STOP_ZH}))",
+    rf"(?P<v>[^，。！？；,!?;\s]{{0,6}}(?:{_JOBS_ZH}|开发|测试|运营|研发|前端|后端|全栈|运维|产品|设计|行政|财务|人事|客服|市场|销售)|[\u4e00-\u9fff]{{1,4}}(?:员|长|官|工)(?={_STOP_ZH})|(?:HR|PM|QA|UI|UX|BD|SRE|DBA|CEO|CTO|CFO|COO)[A-Z]{{0,3}}(?![A-Za-z]))",
 )
 EMPLOYER = (
     rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"

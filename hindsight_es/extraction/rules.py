@@ -142,6 +142,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", passing.AGE_THIS_YEAR_ZH, b.fixed("age"), 0.5, 0.75),
     _rule("fact", passing.AGE_AFTER_NAME, passing.age_after_name, 0.5, 0.75),
     _rule("fact", passing.BIRTH_YEAR, passing.birth_year, 0.5, 0.8),
+    _rule("fact", passing.OFFER, passing.offer, 0.6, 0.8),
     _rule("fact", casual.BIRTHDAY, casual.birthday, 0.5, 0.8),
     _rule("fact", passing.BIRTHDAY_COMING, casual.birthday, 0.5, 0.75),
     _rule("fact", px.ATTRIBUTE, b.attribute, 0.6, 0.85),

@@ -187,14 +187,25 @@ def mentions(text: str) -> Iterator[tuple[int, str, str, str]]:
         yield m.end() - 2, "Go", "programming_language", "go"
 
 
+_CAPITALISED_NEXT = re.compile(r"\s+[A-Z]")
+_CAPITALISED_LAST = re.compile(r"[A-Z][\w'&.-]*\s+$")
+
+
+def _in_a_name(text: str, at: int, said: str, category: str) -> bool:
+    """A common noun's mention capitalised between capitalised words is part of a name ("Delta Water Authority")."""
+    if category not in lx.NOT_ENTITY_CATEGORIES or not said[:1].isupper() or at == 0:
+        return False
+    return bool(_CAPITALISED_LAST.search(text[:at]) or _CAPITALISED_NEXT.match(text, at + len(said)))
+
+
 def choices(text: str, skip: set[str]) -> list[tuple[str, str]]:
     """The (key, value) of each category the text states a current choice in, one value per category;
     ``skip``: categories and values the rule table already took from this sentence."""
     new: dict[str, set[tuple[str, str]]] = {}
     for at, said, category, canonical in mentions(text):
         short = len(said) <= 3 and said.isascii() and said.islower() and category not in lx.NOT_ENTITY_CATEGORIES
-        if category in skip or canonical in skip or short:  # "ups and downs"; a drink is a common noun
-            continue
+        if category in skip or canonical in skip or short or _in_a_name(text, at, said, category):
+            continue  # "ups and downs"; a drink is a common noun, "the Delta Water Authority" a name
         before, after = clause_of(text, at)
         after = after[len(said) :]
         who = owner(before)

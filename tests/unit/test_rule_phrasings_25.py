@@ -54,6 +54,21 @@ from tests.unit.test_rule_phrasings import pairs
         ("我在京东上班。", [("user/employer", "京东")]),
         ("我老家湖南衡阳的。", [("user/hometown", "衡阳")]),
         ("我吃了个三明治。", []),
+        # a job taken by an offer accepted; an offer received is not a job taken
+        (
+            "Quick update: I've accepted an offer at the Delta Water Authority as a project engineer.",
+            [("user/employer", "delta water authority"), ("user/occupation", "project engineer")],
+        ),
+        ("I got an offer from Google!", []),
+        # a drink's name inside a capitalised name is no drink
+        ("I work at the Delta Water Authority.", [("user/employer", "delta water authority")]),
+        ("I switched to Green Tea.", [("user/drink", "green tea")]),
+        # a job said by its Latin abbreviation, a left-out subject
+        (
+            "跟你说，我跳槽了！现在在启航新能源做HRBP，工作更忙了。",
+            [("user/employer", "启航新能源"), ("user/occupation", "hrbp")],
+        ),
+        ("我在腾讯做PM。", [("user/employer", "腾讯"), ("user/occupation", "pm")]),
         # a clause where a relative's employer would be is where they live
         ("我闺女在深圳读完研就留那工作了。", [("daughter/location", "深圳")]),
         # a relative named is no attribute of the speaker's
