@@ -9,6 +9,7 @@ embedding the query. Only active memories of the bank are candidates unless stat
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -321,11 +322,12 @@ def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -
 
 
 QUESTION_CHARS = 500
+_TITLE = re.compile(r"《([^《》]{1,40})》")  # a work by its title ("《出租车司机》"): a name, mentioned as written
 
 
 def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> bool:
     """The query names people, places or things (capitalised words inside the sentence; in Chinese, a
-    person's name) and none of the memories the searches found mentions any of them: whatever those
+    person's name or a work's title in 《》) and none of the memories the searches found mentions any of them: whatever those
     say, they are about someone or something else. Full text finds a memory that has a name (a rare word
     weighs most), so one the searches did not find has none. One name the bank knows is enough ("would
     Caroline like Vivaldi?" is answered by what Caroline said about music). Across scripts a memory
@@ -335,11 +337,13 @@ def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> boo
     length (more than ``QUESTION_CHARS``), which is not a question about someone."""
     if "\n" in query.strip() or len(query) > QUESTION_CHARS:
         return False
-    latin, chinese = entities(query), chinese_names(query)
-    if not latin and not chinese:
+    latin, chinese, titles = entities(query), chinese_names(query), _TITLE.findall(query)
+    if not latin and not chinese and not titles:
         return False
     found = list(rows)
     if any(mentions_chinese(name, row) for name in chinese for row in found):
+        return False
+    if any(title in str(row.get("text") or "") for title in titles for row in found):
         return False
     return len(unmentioned(latin, found)) == len(latin)
 
