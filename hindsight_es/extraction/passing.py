@@ -113,7 +113,9 @@ OFFER = (
 )
 # "今年28，老家…", "我叫李华，今年28岁": an age said as this year's count, opening its clause (the clause's
 # left-out subject is resolved as any other's: "我儿子叫小宝，今年5岁" is the son's)
-AGE_THIS_YEAR_ZH = (r"(?:^|(?<=[，,]))(?:我)?今年(?P<v>[1-9]\d)岁?了?(?=[，,。！？；;\s]|$)",)
+AGE_THIS_YEAR_ZH = (
+    r"(?:^|(?<=[，,]))(?:我)?今年(?P<v>[1-9]\d|[二三四五六七八九]十[一二三四五六七八九]?)岁?了?(?=[，,。！？；;\s]|$)",
+)
 # "下周三要去一家外企面试", "明年三月我要考雅思": a time, then what one is to do
 PLAN_ZH = (
     rf"^{_TIME_ZH}(?:[一二三四五六七八九十\d]+月(?:份|初|底|中旬)?)?{ZI}?{ZADV}(?:要|得|准备)(?!下雨|降温|刮风|变天|放假)"

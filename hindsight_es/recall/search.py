@@ -327,8 +327,8 @@ _TITLE = re.compile(r"《([^《》]{1,40})》")  # a work by its title ("《出�
 
 def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> bool:
     """The query names people, places or things (capitalised words inside the sentence; in Chinese, a
-    person's name or a work's title in 《》) and none of the memories the searches found mentions any of them: whatever those
-    say, they are about someone or something else. Full text finds a memory that has a name (a rare word
+    person's name or a work's title in 《》) and none of the memories the searches found mentions any of them:
+    whatever those say, they are about someone or something else. Full text finds a memory that has a name (a rare word
     weighs most), so one the searches did not find has none. One name the bank knows is enough ("would
     Caroline like Vivaldi?" is answered by what Caroline said about music). Across scripts a memory
     mentions a name in pinyin or a transliteration, or may be about them when it names nobody

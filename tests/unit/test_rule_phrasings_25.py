@@ -31,6 +31,8 @@ from tests.unit.test_rule_phrasings import pairs
         ),
         ("我儿子叫小宝，今年15岁了。", [("son/age", "15"), ("son/name", "小宝")]),
         ("今年3月我去了北京。", []),
+        ("我九五年的，今年二十九，想在杭州买房。", [("user/age", "29"), ("user/birth_year", "1995")]),
+        ("今年十月我要去北京。", []),
         # 爱人, 媳妇, 闺女: kin however named; a relative's age without 岁
         ("我爱人在华为上班。", [("partner/employer", "华为")]),
         ("我闺女今年12岁了。", [("daughter/age", "12")]),
