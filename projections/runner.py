@@ -22,7 +22,7 @@ from hindsight_es.errors import DecodeError
 from hindsight_es.events import Event, decode
 from hindsight_es.health import HEALTH
 from hindsight_es.log import EventLog, Record, TopicPartition
-from hindsight_es.waiting import until_done_or_stopped
+from hindsight_es.waiting import AWAITED, until_done_or_stopped
 
 log_ = logging.getLogger("hindsight.projections")
 
@@ -298,8 +298,7 @@ async def run(
             continue
         idle = idle_s
         if pause:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), pause)
+            await AWAITED.linger(pause, stop)  # a caller waiting for what it wrote cuts it short
 
 
 async def _until_appended(log: EventLog, stop: asyncio.Event, seen: int, timeout: float) -> None:

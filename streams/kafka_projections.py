@@ -29,6 +29,7 @@ from hindsight_es.events import AnyEvent, ContentErased, MemoryEvent, TurnRecord
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.log.sealed import Sealer
 from hindsight_es.stores import location
+from hindsight_es.waiting import AWAITED
 from projections.replay import open_projections
 from projections.runner import MAINTAIN_SHARE, Projection, decode_batch, held_positions, steady
 from streams.kafka import subscribe
@@ -165,7 +166,7 @@ class OwnedProjections:
         linger = next((p.linger_s for p in self.owned.values()), 0.0)
         now = time.monotonic()
         if steady(linger, n, now - self._last_batch):
-            await asyncio.sleep(max(0.0, linger - (now - self._last_batch)))
+            await AWAITED.linger(max(0.0, linger - (now - self._last_batch)))  # not while a caller here waits
         self._last_batch = time.monotonic()
 
     async def _apply(self, tp: TopicPartition, batch: list[Record]) -> int:

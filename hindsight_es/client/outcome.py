@@ -20,6 +20,7 @@ from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import StoreError
 from hindsight_es.events import Event, MemoryRetained, MemorySuperseded, decoded
 from hindsight_es.log import EventLog, partition_for
+from hindsight_es.waiting import AWAITED
 
 POLL_S = 0.03
 logger = logging.getLogger(__name__)
@@ -71,6 +72,13 @@ async def await_outcome(
 
     Returns ``ready=False`` (with whatever was seen) at ``deadline`` (``time.monotonic()`` seconds).
     """
+    with AWAITED.waiting():  # no projection of this process lingers on the way (``waiting.Awaited``)
+        return await _outcome(log, cause_id, partition, start, deadline, projected)
+
+
+async def _outcome(
+    log: EventLog, cause_id: UUID, partition: int, start: int, deadline: float, projected: Projected
+) -> Outcome:
     found: list[Event] = []
     last = -1
     position = start

@@ -102,11 +102,12 @@ def test_kafka_projections_let_a_steady_stream_gather_for_their_linger(
     waits: list[float] = []
     clock = [100.0]
 
-    async def sleep(seconds: float) -> None:
-        waits.append(round(seconds, 3))
-        clock[0] += seconds
+    class Awaited:  # the process's waiters (``waiting.Awaited``): none here, so a linger lasts its time
+        async def linger(self, seconds: float) -> None:
+            waits.append(round(seconds, 3))
+            clock[0] += seconds
 
-    monkeypatch.setattr(kafka_projections.asyncio, "sleep", sleep)
+    monkeypatch.setattr(kafka_projections, "AWAITED", Awaited())
     monkeypatch.setattr(kafka_projections.time, "monotonic", lambda: clock[0])
     owner = OwnedProjections(Settings(), "archive")
     owner.owned = {0: _Lingering(linger_s)}  # type: ignore[dict-item]
