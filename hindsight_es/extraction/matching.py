@@ -61,9 +61,15 @@ _MY_IS = re.compile(
 # two statements the patterns know, "my sister is called Emma, my sister lives in Toronto". Family only: one has
 # many friends and colleagues, and a second one named would supersede the first's name.
 _MANY = frozenset({"friend", "colleague", "roommate", "cousin", "aunt", "uncle", "niece", "nephew", "boss", "child"})
-_KIN_WORDS = "|".join(
-    sorted((w for w, r in RELATIONS.items() if w.isascii() and r not in _MANY), key=len, reverse=True)
-)
+
+
+def _family(latin: bool) -> str:
+    """The family's kin words in one script, as an alternation, longest first."""
+    words = (w for w, r in RELATIONS.items() if w.isascii() == latin and r not in _MANY)
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_KIN_WORDS = _family(latin=True)
 _APPOSED = re.compile(
     rf"\b((?-i:[Mm])y\s+(?:(?:older|younger|big|little|eldest|youngest|oldest|baby)\s+)?(?:{_KIN_WORDS}))"
     r"\s+(?-i:([A-Z][a-z]+))(?=\s+(?-i:[a-z]))",
@@ -71,9 +77,7 @@ _APPOSED = re.compile(
 )
 
 # In Chinese ("我妹马丽娟在兰州开了个花店"): a name the tagger reads as a person's, before what is said of them.
-_ZH_KIN_WORDS = "|".join(
-    sorted((w for w, r in RELATIONS.items() if not w.isascii() and r not in _MANY), key=len, reverse=True)
-)
+_ZH_KIN_WORDS = _family(latin=False)
 _APPOSED_ZH = re.compile(
     rf"(我的?(?:{_ZH_KIN_WORDS}))(?![在是当做开住去也还从跟和叫])([\u4e00-\u9fff]{{2,3}}?)(?=在|是|当|做|开|今年|住|去|已经|刚|也|还|从|，|,)"
 )

@@ -20,7 +20,9 @@ import re
 from typing import NamedTuple
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction.patterns import _PET_EN, _PET_ZH, _REL_EN, _REL_ZH  # the kin and pets the extractor reads
 from hindsight_es.recall.answertype import question
+from hindsight_es.text import has_cjk
 
 # Log-odds that a memory holding the asked key answers the question (relevance 0.73): one memory a key, so
 # the odds are those of the question being read right, not one in the bank's size.
@@ -37,11 +39,6 @@ def _alternation(words: object) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))  # type: ignore[call-overload]
 
 
-_REL_EN = _alternation(w for w in lx.RELATIONS if w.isascii())
-_REL_ZH = _alternation(w for w in lx.RELATIONS if not w.isascii())
-_PET_EN = _alternation(w for w in lx.PETS if w.isascii())
-_PET_ZH = _alternation(w for w in lx.PETS if not w.isascii())
-
 # Whose: "my sister's", "my older brother", "我老婆", "我的女儿"; else the speaker, if the question is about
 # them at all (I, me, my, 我; "we"/"our"/我们 also asks about the team's choices).
 _WHOSE_EN = re.compile(rf"\bmy\s+(?:(?:older|younger|big|little|eldest|youngest|oldest)\s+)?(?P<r>{_REL_EN})s?\b", re.I)
@@ -57,6 +54,7 @@ _EARLIER = re.compile(
 )
 _ME_EN = re.compile(r"\b(?:i|i'm|im|me|my|mine|myself)\b", re.I)
 _US_EN = re.compile(r"\b(?:we|we're|our|us)\b", re.I)
+_ME_ZH, _US_ZH = re.compile("[我咱]"), re.compile("我们|咱")
 
 _MINE = rf"\b(?:my|our)\s+(?:(?:{_REL_EN})(?:'s|s')?\s+)?"  # "my ", "my sister's "
 _WHO = r"(?:i|we|my\s+\w+(?:\s+\w+)?)"  # who a question's verb is of
@@ -135,19 +133,16 @@ _NAMED = re.compile(
 def asked(query: str) -> frozenset[Asked]:
     """The keys a question about the speaker or a relative of theirs asks for (none for any other)."""
     q = question(query).strip()
-    zh = re.search(r"[\u4e00-\u9fff]", q) is not None
+    zh = has_cjk(q)
     q = q if zh else _REPORTED.sub(" ", q)
     if _EARLIER.search(q):  # the key holds the current value: "what did I do before this job?" asks another
         return frozenset()
     whose = (_WHOSE_ZH if zh else _WHOSE_EN).search(q)
     if whose:
         subjects = {lx.RELATIONS[whose["r"].lower()]}
-    elif zh:
-        subjects = (
-            {"user"} | ({"team"} if re.search(r"我们|咱们|咱", q) else set()) if "我" in q or "咱" in q else set()
-        )
     else:
-        subjects = ({"user"} if _ME_EN.search(q) else set()) | ({"user", "team"} if _US_EN.search(q) else set())
+        me, us = (_ME_ZH, _US_ZH) if zh else (_ME_EN, _US_EN)
+        subjects = ({"user"} if me.search(q) else set()) | ({"user", "team"} if us.search(q) else set())
     if not subjects:
         return frozenset()
     pet = (_PET_ASKED_ZH if zh else _PET_ASKED_EN).search(q)
