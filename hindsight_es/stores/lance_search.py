@@ -18,6 +18,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import lancedb
+import numpy as np
 import pyarrow as pa
 from lancedb.background_loop import LOOP
 from lancedb.table import AsyncTable
@@ -74,7 +75,16 @@ class Searches:
             if nprobes is None and where.within is None:  # exact: from the vectors kept in process
                 at = await asyncio.wrap_future(version) if version is not None else None
                 at = int(await table.version()) if at is None else at
-                kept = await exact.nearest(table, where.sql(), at, partial(_vectors, table, where), vector, limit)
+                kept = await exact.nearest(
+                    table,
+                    where.sql(),
+                    at,
+                    partial(_vectors, table, where),
+                    vector,
+                    limit,
+                    read_ids=partial(_row_ids, table, where),
+                    take=partial(_taken_vectors, table),
+                )
                 if kept is not None:
                     return kept
             query = table.query().nearest_to(vector).column("vector").distance_type("cosine").where(where.sql())
@@ -204,6 +214,17 @@ async def _vectors(table: AsyncTable, where: MemoryFilter) -> pa.Table:
     """``_rowid`` and ``vector`` of the rows ``where`` selects, up to one more than ``exact`` keeps."""
     query = table.query().where(where.sql()).with_row_id().select(["vector"]).limit(exact.MAX_ROWS + 1)
     return await query.to_arrow()
+
+
+async def _row_ids(table: AsyncTable, where: MemoryFilter) -> np.ndarray:
+    """The ``_rowid`` of the rows ``where`` selects, up to one more than ``exact`` keeps (no other column read)."""
+    found = await table.query().where(where.sql()).with_row_id().select([]).limit(exact.MAX_ROWS + 1).to_arrow()
+    return np.asarray(found.column("_rowid").to_numpy(), dtype=np.int64)
+
+
+async def _taken_vectors(table: AsyncTable, row_ids: np.ndarray) -> pa.Table:
+    """``_rowid`` and ``vector`` of the rows at ``row_ids`` (a deleted one is left out)."""
+    return await table.take_row_ids([int(r) for r in row_ids]).with_row_id().select(["vector"]).to_arrow()
 
 
 def _pairs(found: pa.Table, score: str) -> list[tuple[int, float]]:

@@ -116,3 +116,49 @@ def test_a_set_past_the_kept_size_is_read_once_per_version(tmp_path, monkeypatch
     query = rng.standard_normal(DIM).astype(np.float32)
     assert [r for r, _ in search(store, query, where, 5)] == [r for r, _ in lancedb_flat(store, query, where, 5)]
     assert len(reads) == 2
+
+
+def test_a_kept_set_follows_appends_updates_deletes_and_compactions_without_reading_it_again(tmp_path, monkeypatch):
+    """After a write, a kept set is brought up to date from its row ids and the new rows' vectors
+    (``exact._refresh``), and ranks exactly as LanceDB's flat search does over what the table holds now: new
+    rows found, an updated row at its new vector only, a row leaving the filter gone. A compaction that
+    moves the rows makes it read the set whole once more."""
+    rng = np.random.default_rng(4)
+    store = LanceStore(tmp_path)
+    schema = memory_schema(DIM)
+    store.upsert("memories", schema, rows(range(200), "a", rng))
+    reads = []
+    real = lance_search._vectors
+
+    async def counted(table, where):
+        reads.append(where.sql())
+        return await real(table, where)
+
+    monkeypatch.setattr(lance_search, "_vectors", counted)
+    where = MemoryFilter("a")
+
+    def agrees() -> None:
+        for _ in range(3):
+            query = rng.standard_normal(DIM).astype(np.float32)
+            ours, theirs = search(store, query, where, 15), lancedb_flat(store, query, where, 15)
+            # the same rows; two a few 1e-5 apart may swap places (float32 sums in another order)
+            assert sorted(r for r, _ in ours) == sorted(r for r, _ in theirs)
+            assert np.allclose([d for _, d in ours], [d for _, d in theirs], atol=1e-4)
+
+    agrees()
+    assert len(reads) == 1
+    store.upsert("memories", schema, rows(range(200, 210), "a", rng))  # appended
+    agrees()
+    moved = rows(range(5), "a", rng)  # the same memories with other vectors: updated, at new row ids
+    store.upsert("memories", schema, moved)
+    agrees()
+    gone = rows(range(5, 8), "a", rng).set_column(
+        list(schema.names).index("status"), "status", pa.array(["archived"] * 3)
+    )
+    store.upsert("memories", schema, gone)  # no longer selected by the filter
+    agrees()
+    assert len(reads) == 1  # three writes, never read whole again
+    assert store.count("memories", where) == 207
+    store.table("memories").optimize()  # compaction: every row at a new address
+    agrees()
+    assert len(reads) == 2
