@@ -1,7 +1,5 @@
-"""Regex sources of the rule extractor's patterns, compiled case-insensitively by ``rules.py``.
-
-Kept as written (one alternative group per line): the formatter leaves them be.
-"""
+"""Regex sources of the rule extractor's patterns, compiled case-insensitively by ``rules.py``; kept as
+written (one alternative group per line), which the formatter leaves be."""
 
 from __future__ import annotations
 
@@ -11,20 +9,22 @@ from hindsight_es.extraction import jobs
 from hindsight_es.extraction import lexicon as lx
 
 # fmt: off
-# ---- rule patterns (regex sources, compiled case-insensitively by rules.py) ---------------------
 # Patterns run on a matching copy with contractions expanded ("I'm" -> "i am", "don't" -> "do not",
 # "let's" -> "let us"). Group "v" is the value, "a" an attribute name, "n" a negation.
 # A value stops at a clause boundary, a conjunction, or a trailing past time ("a standing desk last year"):
 # when something was done is not part of what it is (a plan's future time is: "visit Tokyo next week").
 MONTHS_EN = "january|february|march|april|may|june|july|august|september|october|november|december"
+# A title's dot before a name ("Dr. Lee", "St. Louis") does not end a value.
+_TITLE_DOT = "(?:" + "|".join(rf"(?<=\b{t}\.)" for t in "dr mr mrs ms mt st jr sr prof".split()) + ")"
+_TITLE_DOT += r"(?=\s+(?!(?:he|she|it|they|we|i|the|this|that|there|my|our|you|but|and|so)\b)(?-i:[A-Z]))"  # a name
 _STOP_EN = (
-    r"(?=\s*(?:[,;!?。，；！？\n—–(（]|[.:](?!\w)|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
+    rf"(?=\s*(?:[,;!?。，；！？\n—–(（]|[.:](?!\w)(?!{_TITLE_DOT})|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
     r"|or|if|when|unless|until|from now on)\b"
     r"|\s+(?:last\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)|yesterday|recently|lately"
     rf"|in\s+(?:the\s+)?(?:spring|summer|fall|autumn|winter)|in\s+(?:19|20)\d\d|in\s+(?:{MONTHS_EN})"
     r"|(?:a\s+)?(?:few\s+)?(?:\w+\s+)?(?:days|weeks|months|years)\s+ago)\b)"
 )
-_BODY_EN = r"(?:[^,;!?。，；！？\n.:—–(（]|[.:](?=\w))"
+_BODY_EN = rf"(?:[^,;!?。，；！？\n.:—–(（]|[.:](?=\w)|\.{_TITLE_DOT})"
 V = rf"(?P<v>{_BODY_EN}+?){_STOP_EN}"
 _STOP_ZH = r"(?=[，。！？；,!?;\n]|$|因为|但是|不过|所以|而且|然后|并且|可是|因此)"
 VZ = rf"(?P<v>[^，。！？；,!?;\n]+?){_STOP_ZH}"
