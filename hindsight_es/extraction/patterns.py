@@ -38,7 +38,7 @@ _ZADV_WORDS = (
     " 蛮 好 向来 平时 一般 通常 主要 经常 总是 确实 去年 今年 前年 上个月 刚刚 刚 早就 早已 每天早上 每天晚上"
     " 每天 早上 晚上 居然 竟然 开始 又 基本上 上周 上星期 上礼拜 这周 前几天 前阵子 昨天 前天 上个星期"
     " 年初 年底 年中 月初 月底 今年初 去年初 去年底 上半年 春天 夏天 秋天 冬天 前段时间 这个月 上周末"
-    " 这人 这个人 下午 中午 这阵子 这段时间 如今 平常 一般都"
+    " 这人 这个人 下午 中午 这阵子 这段时间 如今 平常 一般都 终于 总算"
 ).split()
 # Possessive, so the longest adverb must come first ("最近" before "最"): a taken "最" is never given back.
 ZADV = "(?:" + "|".join(sorted(_ZADV_WORDS, key=len, reverse=True)) + ")*+"
