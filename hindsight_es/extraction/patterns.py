@@ -219,10 +219,10 @@ EMPLOYMENT = (
 EMPLOYER = (
     rf"\b(?:i|and)\s+(?:have\s+)?{ADV}(?:joined|started at|started working (?:at|for)|went to work for"
     rf"|now work (?:at|for))\s+{_COMPANY}",
-    rf"(?<=离职|辞职|跳槽)了?[，,]\s*(?:然后|现在|后来|之后|又)?(?:去了|到了|进了|加入了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
+    rf"(?<=离职|辞职|跳槽)了?[，,]\s*(?:然后|现在|后来|之后|又)?(?:去了|到了|进了|加入了|在(?![家外路找休准考]))(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
     rf"(?:工作|上班)?了?{_STOP_ZH}",
-    rf"(?:{ZI}|{ZCL}){ZADV}(?:换到了|换到|调到了|调到|去了)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
-    r"(?:工作|上班)",
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:换到了|换到|调到了|调到|去了|去)(?P<v>[^，。！？；,!?;\n]{{1,12}}?)"
+    r"(?:工作|上班|报到)",
     rf"\bi\s+(?:have\s+)?{ADV}been\s+(?:at|with)\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
     rf"\bi\s+(?:am|have\s+been|was)\s+{ADV}(?:employed|hired)\s+(?:at|by)\s+{_COMPANY}",
     rf"\bi\s+(?:have\s+)?{ADV}(?:started|got|took|landed|accepted|began)\s+(?:a\s+|my\s+)?(?:new\s+)?(?:job|position|role)"
@@ -230,7 +230,7 @@ EMPLOYER = (
     r"\bfirst\s+day\s+at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))",
     rf"(?:{ZI}|{ZCL}){ZADV}{_FROM_ZH}(?:跳槽到了|跳槽到|跳槽去了|跳槽去|入职了|入职)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班)?了?{_STOP_ZH}",
     rf"\bi\s+{ADV}(?:work|am working|have worked|have been working)\s+(?:at|for)\s+{V}",
-    rf"(?:{ZI}|{ZCL}){ZADV}在(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
+    rf"(?:{ZI}|{ZCL}){ZADV}在(?!找|寻找|换|准备|考虑|家)(?P<v>[^，。！？；,!?;\n]{{1,20}}?)(?:工作|上班|任职|实习)",
 )
 # The employer left: "not:<employer>" on the employer's key, so it supersedes the held one.
 EMPLOYER_LEFT = (
