@@ -53,6 +53,19 @@ def search(store: LanceStore, vector: np.ndarray, where: MemoryFilter, limit: in
     return store.search.start(store.search.vector_search(vector, where, limit, nprobes=None)).result()
 
 
+def whole_reads(monkeypatch) -> list[str]:
+    """The filters whose kept set is read whole (``lance_search._vectors``), one entry per read, from now on."""
+    reads: list[str] = []
+    real = lance_search._vectors
+
+    async def counted(table, where):
+        reads.append(where.sql())
+        return await real(table, where)
+
+    monkeypatch.setattr(lance_search, "_vectors", counted)
+    return reads
+
+
 def test_kept_vectors_rank_like_lancedbs_flat_search_and_follow_every_write(tmp_path):
     rng = np.random.default_rng(1)
     store = LanceStore(tmp_path)
@@ -99,14 +112,7 @@ def test_a_set_past_the_kept_size_is_read_once_per_version(tmp_path, monkeypatch
     schema = memory_schema(DIM)
     store.upsert("memories", schema, rows(range(50), "a", rng))
     monkeypatch.setattr(exact, "MAX_ROWS", 10)
-    reads = []
-    real = lance_search._vectors
-
-    async def counted(table, where):
-        reads.append(where.sql())
-        return await real(table, where)
-
-    monkeypatch.setattr(lance_search, "_vectors", counted)
+    reads = whole_reads(monkeypatch)
     where = MemoryFilter("a")
     for _ in range(3):
         query = rng.standard_normal(DIM).astype(np.float32)
@@ -127,14 +133,7 @@ def test_a_kept_set_follows_appends_updates_deletes_and_compactions_without_read
     store = LanceStore(tmp_path)
     schema = memory_schema(DIM)
     store.upsert("memories", schema, rows(range(200), "a", rng))
-    reads = []
-    real = lance_search._vectors
-
-    async def counted(table, where):
-        reads.append(where.sql())
-        return await real(table, where)
-
-    monkeypatch.setattr(lance_search, "_vectors", counted)
+    reads = whole_reads(monkeypatch)
     where = MemoryFilter("a")
 
     def agrees() -> None:
