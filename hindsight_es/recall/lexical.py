@@ -202,8 +202,13 @@ def evidence(terms: Sequence[str], docs: Sequence[dict[str, Any]], rows: int, co
     return _evidence(tf, _idf(tf, len(terms), rows), rows)
 
 
+def prior(rows: int) -> float:
+    """The log-odds ``evidence`` starts from in a bank of ``rows`` memories: that one of them answers."""
+    return -math.log(max(rows, 1)) - ANSWERED
+
+
 def _evidence(tf: list[list[int]], idf: list[float], rows: int) -> list[float]:
     if not idf:
         return [-math.inf] * len(tf)
-    prior = -math.log(max(rows, len(tf), 1)) - ANSWERED
-    return [prior + sum(w - math.log(2.0) for w, c in zip(idf, counts, strict=True) if c) for counts in tf]
+    prior_ = prior(max(rows, len(tf)))
+    return [prior_ + sum(w - math.log(2.0) for w, c in zip(idf, counts, strict=True) if c) for counts in tf]

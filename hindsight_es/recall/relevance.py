@@ -17,11 +17,13 @@ vector against memory vector. Shipped embedders declare theirs (``DECLARED``, me
 ``measure``; ``tests/unit/test_relevance.py`` checks they still agree); any other is measured on
 first use, in process.
 
-This is the vector evidence; recall takes the better of it and the full-text evidence of the query's
-words a memory holds (``odds_relevance`` of ``lexical.evidence``): in a large bank of look-alike
-memories the cosine of a question with its answer is often no higher than the best of thousands of
-unrelated ones, while the names it shares are not. Relevance is shown and used for the floor; it never
-reorders.
+This is the vector evidence. The full-text evidence of the query's words a memory holds (``lexical.evidence``,
+log-odds from a prior of one memory in the bank answering) adds to it: the cosine's log-odds plus
+``LEXICAL_WEIGHT`` times what the words add to that prior, or the words' log-odds alone where they are the
+stronger reading (in a large bank of look-alike memories the cosine of a question with its answer is often
+no higher than the best of thousands of unrelated ones, while the names it shares are not). Added at half
+weight, since the two are not independent: the words a question shares with its answer raise its cosine
+too. Relevance is shown and used for the floor; it never reorders.
 """
 
 from __future__ import annotations
@@ -37,7 +39,11 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.recall.asked import KEYED, Asked, answers
+from hindsight_es.recall.lexical import prior
 
+# The weight of the full-text evidence added to the cosine's: 0 (the better of the two), 0.5 and 1 were
+# measured (docs/benchmarks.md, relevance floor); 1 counted shared words twice.
+LEXICAL_WEIGHT = 0.5
 Z_MID = 1.0  # one spread above the best unrelated memory expected among n: relevance 0.5
 Z_SCALE = 1.0
 
@@ -203,6 +209,11 @@ def odds_relevance(log_odds: float) -> float:
     return 1.0 / (1.0 + math.exp(-max(min(log_odds, 50.0), -50.0)))
 
 
+def _log_odds(probability: float) -> float:
+    p = min(max(probability, 1e-12), 1.0 - 1e-12)
+    return math.log(p / (1.0 - p))
+
+
 def check_min_relevance(value: float | None) -> float | None:
     """``value`` if it is a number in [0, 1] (or None: the default applies), else ``InvalidInputError``."""
     if value is None:
@@ -222,9 +233,9 @@ def memory_relevance(
     lexical: Mapping[int, float],
     asks: frozenset[Asked],
 ) -> Callable[[str], float]:
-    """memory id -> its calibrated relevance: the better of its vector evidence (the best cosine any vector
-    list saw for it; a memory no vector list returned is at most as similar as the last one listed) and
-    its full-text evidence (``lexical``: log-odds by row id, ``lexical.evidence``), or its key's (``recall.asked``)."""
+    """memory id -> its calibrated relevance: its vector evidence (the best cosine any vector list saw for it;
+    a memory no vector list returned is at most as similar as the last one listed) with its full-text evidence
+    added (``lexical``: log-odds by row id, ``lexical.evidence``; see the module), or its key's (``recall.asked``)."""
     same = scale(embedder, "cjk" if query_cjk else "latin")
     cross = scale(embedder, "cross-cjk" if query_cjk else "cross-latin") if cross_script is not None else same
     best: dict[str, float] = {}
@@ -244,10 +255,13 @@ def memory_relevance(
             bound = min(bound, relevance(1.0 - max(d for _, d in hits), same, memories))
     if not any(name == "vector" and hits for name, hits in found):
         bound = 0.0
+    start = prior(memories)
     for row_id, odds in lexical.items():
         if (row := by_row_id.get(row_id)) is not None:
             m = row["memory_id"]
-            best[m] = max(best.get(m, bound), odds_relevance(odds))
+            vector = best.get(m, bound)
+            joint = odds_relevance(_log_odds(vector) + LEXICAL_WEIGHT * (odds - start))
+            best[m] = max(vector, odds_relevance(odds), joint)
     for row in by_row_id.values():
         if answers(asks, row.get("key")):
             best[row["memory_id"]] = max(best.get(row["memory_id"], bound), odds_relevance(KEYED))

@@ -12,13 +12,17 @@ import pytest
 
 from hindsight_es.embedding import make_embedder
 from hindsight_es.errors import InvalidInputError
+from hindsight_es.recall.lexical import prior
 from hindsight_es.recall.query import entities, unmentioned
 from hindsight_es.recall.relevance import (
     DECLARED,
+    LEXICAL_WEIGHT,
     Scale,
     check_min_relevance,
     measure,
     measure_cross,
+    memory_relevance,
+    odds_relevance,
     relevance,
     scale,
 )
@@ -110,3 +114,32 @@ def test_a_name_is_mentioned_by_a_speaker_a_word_or_a_longer_or_short_form_of_it
     rows = [{"speaker": "Melanie", "text": "We moved the billing database to PostgreSQL."}, {"text": "Lin: 好的"}]
     assert unmentioned(frozenset({"mel", "postgres", "lin", "billing"}), rows) == []
     assert unmentioned(frozenset({"caroline", "melanie", "boris"}), rows) == ["boris", "caroline"]
+
+
+class _Declared:
+    """An embedder as ``memory_relevance`` needs it: an id with a declared scale (MiniLM's)."""
+
+    id = "minilm-l6-v2-qint8@1"
+
+
+def _relevance_of(distance: float | None, odds: float | None, memories: int = 14) -> float:
+    row = {"memory_id": "m", "text": "I teach AP US History at a high school in Columbus."}
+    found = [("vector", [(1, distance)] if distance is not None else [(2, 0.9)])]
+    rows = {1: row, 2: {"memory_id": "other", "text": "Sold my table saw."}}
+    lexical = {1: odds} if odds is not None else {}
+    return memory_relevance(found, rows, _Declared(), False, None, memories, lexical, frozenset())("m")
+
+
+def test_the_query_words_a_memory_holds_add_to_its_cosine() -> None:
+    """A weak cosine (relevance 0.13) and one rare shared word in a 14-memory bank (log-odds -3.0, 0.05 alone)
+    are each below the default floor; together they are above it. Words alone or a cosine alone stay what
+    they were, and the combined reading never lowers either."""
+    vector_alone, words_alone, both = _relevance_of(0.83, None), _relevance_of(None, -3.04), _relevance_of(0.83, -3.04)
+    assert vector_alone < 0.19 and odds_relevance(-3.04) < 0.19
+    assert both > 0.19 > vector_alone
+    assert both == pytest.approx(
+        odds_relevance(math.log(vector_alone / (1 - vector_alone)) + LEXICAL_WEIGHT * (-3.04 - prior(14)))
+    )
+    assert words_alone >= odds_relevance(-3.04)
+    assert _relevance_of(0.83, prior(14)) == pytest.approx(vector_alone)  # words that add nothing change nothing
+    assert _relevance_of(0.83, 2.0) >= odds_relevance(2.0)  # strong words are at least what they are alone
