@@ -36,6 +36,7 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pyarrow as pa
@@ -99,8 +100,10 @@ async def nearest(
         return None
     kept = _SETS.get(key)
     if kept is None or kept.version != version or kept.table is not table:
-        older = kept if kept is not None and kept.table is table else None
-        kept = await _load(table, key, version, read, older, read_ids, take)
+        refresh = None
+        if kept is not None and kept.table is table and read_ids is not None and take is not None:
+            refresh = partial(_refresh, kept, version, read_ids, take)
+        kept = await _load(table, key, version, read, refresh)
         if kept is None:
             return None
     _SETS.move_to_end(key)
@@ -110,8 +113,6 @@ async def nearest(
 def ranked(row_ids: np.ndarray, unit: np.ndarray, vector: Vector, limit: int) -> list[tuple[int, float]]:
     """``(row id, cosine distance)`` of the ``limit`` rows of ``unit`` (``unit_vectors``) nearest ``vector``,
     nearest first, equal distances by row id."""
-    if not len(row_ids) or limit <= 0:
-        return []
     return _top(row_ids, 1.0 - unit @ _unit(vector), limit)
 
 
@@ -146,20 +147,16 @@ async def _load(
     key: tuple[int, str],
     version: int,
     read: Callable[[], Awaitable[pa.Table]],
-    older: _Set | None = None,
-    read_ids: Callable[[], Awaitable[np.ndarray]] | None = None,
-    take: Callable[[np.ndarray], Awaitable[pa.Table]] | None = None,
+    refresh: Callable[[], Awaitable[_Set | None]] | None = None,
 ) -> _Set | None:
-    async def whole() -> _Set | None:
-        rows = await read()
-        return _from_table(table, version, rows) if rows.num_rows <= MAX_ROWS else None
+    """The set at ``version``: brought up to date by ``refresh()`` (``_refresh``) when there is one and it can
+    be, else read whole by ``read()``; None (and remembered as refused) past ``MAX_ROWS``."""
 
     async def produce() -> _Set | None:
-        if older is not None and read_ids is not None and take is not None:
-            refreshed = await _refresh(older, version, read_ids, take)
-            kept = await whole() if refreshed is _AGAIN else refreshed
-        else:
-            kept = await whole()
+        kept = await refresh() if refresh is not None else _AGAIN
+        if kept is _AGAIN:
+            rows = await read()
+            kept = _from_table(table, version, rows) if rows.num_rows <= MAX_ROWS else None
         if kept is not None:
             _SETS[key] = kept
             _SETS.move_to_end(key)
