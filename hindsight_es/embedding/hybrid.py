@@ -58,7 +58,7 @@ class HybridEmbedder:
         vector = np.zeros(self.dim, dtype=np.float32)
         # The two models run side by side, one thread each (both release the GIL).
         english = _QUERY_POOL.submit(self.english.embed, [text]) if a else None
-        vector[self.english.dim :] = b * self.multilingual.embed([text])[0]
+        vector[self.english.dim :] = b * self.multilingual.embed_query(text)
         if english is not None:
             vector[: self.english.dim] = a * english.result()[0]
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
@@ -80,7 +80,7 @@ class _MultilingualHalf:
 
     def text(self, text: str) -> np.ndarray:
         vector = np.zeros(self.dim, dtype=np.float32)
-        vector[self.offset :] = self.multilingual.embed([text])[0]
+        vector[self.offset :] = self.multilingual.embed_query(text)
         return vector / max(float(np.linalg.norm(vector)), 1e-12)
 
     def similarity(self, distance: float, memory_cjk: bool) -> float:

