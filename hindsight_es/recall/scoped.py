@@ -51,9 +51,11 @@ def origin(hit: RecallHit, bank_id: str, agent: str | None) -> str:
 def merge(
     hits: Sequence[RecallHit], bank_id: str, agent: str | None, weights: Mapping[str, float], limit: int
 ) -> list[RecallHit]:
-    """Weighted by origin, best first (ties keep their order), one hit per text, at most ``limit``."""
+    """Weighted by origin, best first (a tie to the more relevant hit), one hit per text, at most ``limit``."""
     w = {**DEFAULT_WEIGHTS, **weights}
-    scored = sorted(((h.score * w[origin(h, bank_id, agent)], h) for h in hits), key=lambda sh: -sh[0])
+    scored = sorted(
+        ((h.score * w[origin(h, bank_id, agent)], h) for h in hits), key=lambda sh: (-sh[0], -sh[1].relevance)
+    )
     seen: set[str] = set()
     out: list[RecallHit] = []
     for score, hit in scored:

@@ -53,6 +53,7 @@ CROSS_WEIGHT = 1.5
 CROSS_MIN_SIMILARITY = 0.15
 # ... and vote in it only as relevant as an answer must be (the default floor, docs/benchmarks.md#bilingual-banks).
 CROSS_MIN_RELEVANCE = 0.19
+SCORE_DIGITS = 6  # a hit's score as reported; equal at this precision is a tie
 SEARCH_ATTEMPTS = 3  # searches are run again when a write moved their rows before they were read
 RRF_K = 10  # a small k trusts each list's head more (chosen on LoCoMo en and MADial zh)
 
@@ -188,7 +189,11 @@ def recall(
     fused = rescore(rrf([[row["memory_id"] for row in ranking] for ranking in lists], weights, k=RRF_K), rows, parsed)
     if _about_the_unmentioned(query, rows.values()):
         rel = _irrelevant
-    hits = [_hit(rows[m], score, rel(m)) for m, score in _distinct(fused, rows)[:limit]]
+    # Rank fusion ties often (first in one list and second in the other, or the other way round); a tie
+    # goes to the more relevant memory, not to the order the lists were fused in. Scores are compared as
+    # a hit reports them (``_hit``).
+    ordered = sorted(_distinct(fused, rows), key=lambda ms: (-round(ms[1], SCORE_DIGITS), -rel(ms[0])))
+    hits = [_hit(rows[m], score, rel(m)) for m, score in ordered[:limit]]
     return floor(hits, min_relevance)
 
 
@@ -361,4 +366,6 @@ def floor(hits: list[RecallHit], min_relevance: float) -> list[RecallHit]:
 
 
 def _hit(row: dict[str, Any], score: str | float, relevance: float) -> RecallHit:
-    return RecallHit(score=round(float(score), 6), relevance=round(relevance, 4), **{c: row[c] for c in COLUMNS})
+    return RecallHit(
+        score=round(float(score), SCORE_DIGITS), relevance=round(relevance, 4), **{c: row[c] for c in COLUMNS}
+    )
