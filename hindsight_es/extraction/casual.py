@@ -55,8 +55,9 @@ PET = (
     rf"咱(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
 )
 HOMETOWN = (
-    # "I'm 35, grew up in Galway", "born and raised in Leeds, moved south for work": no subject of its own
-    rf"(?:^|(?<=,\s)|(?<=,))\s*(?:(?:and|but|originally)\s+)?(?:was\s+)?(?:born\s+and\s+raised|born\s+and\s+bred|grew\s+up"
+    # "I'm 35, grew up in Galway", "born and raised in Leeds, moved south for work", "I live in Sacramento but grew
+    # up in El Paso": no subject of its own (whose it is: ``rules._owned``)
+    rf"(?:^|(?<=,\s)|(?<=,)|(?<=\sbut\s)|(?<=\sand\s))\s*(?:(?:and|but|originally)\s+)?(?:was\s+)?(?:born\s+and\s+raised|born\s+and\s+bred|grew\s+up"
     rf"|raised)\s+in\s+{V}",
     # "老家延边的", "我老家是延边的"
     r"(?:^|(?<=[，,])|我)(?:的)?老家(?:是|在)?(?P<v>[^，。！？；,!?;\n的]{2,8}?)的(?=[，。！？；,!?;\s]|$)",
@@ -174,6 +175,8 @@ AGE = (
 LOCATION = (
     rf"(?:^|(?<=[，,])|我)(?:现在|目前|如今|眼下)(?:人)?(?:在|住在|待在)(?P<v>{_PLACE_ZH}|[\u4e00-\u9fff]{{1,4}}?[省市县])"
     r"(?=[，。！？；,!?;\s]|$|工作|上班|生活|住|定居|发展)",
+    # "我在杭州，平时在阿里上班": the speaker's clause is only a known place ("我在杭州出差" is not)
+    rf"(?:^|(?<=[，,。！？]))我{ZADV}在(?P<v>{_PLACE_ZH})(?=[，,])",
 )
 # "每天早上到工位第一件事就是来杯冰美式": a daily drink with words between the time and the cup; "最近迷上了冷萃",
 # "I'm hooked on cold brew": a drink taken up (``builders.categorical``: only a value the drinks lexicon knows)

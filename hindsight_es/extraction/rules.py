@@ -260,7 +260,7 @@ def _owned(body: str, kv: KeyValue) -> KeyValue | None:
 
 _GIVEN_UP_AS = ("diet", "preference", "instruction")
 _CARRIED = frozenset({"occupation", "location", "employer", "age", "hometown"})
-_FIRST_CLAUSE = re.compile(r"[，,;；]|\band\b", re.I)
+_FIRST_CLAUSE = re.compile(r"[，,;；]|\b(?:and|but)\b", re.I)
 _REL_OPEN = re.compile(rf"^\s*(?:我的?|my\s+)(?P<r>{px._REL_ZH}|{px._REL_EN})", re.I)
 PLACEHOLDER = "user/?"  # the key of an update's new side whose attribute only the bank knows (``anchors``)
 

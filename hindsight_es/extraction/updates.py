@@ -83,7 +83,8 @@ _OTHER_EN = re.compile(  # a pronoun, or a name (of up to three words, or its "'
     r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?![A-Z][a-z]*(?:ly|ed|ing)\b)(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+){0,2}(?:'s\s+\w+)?\s+"
     r"(?:(?:from|at|in|on)\s+(?:the\s+)?[\w-]+\s+)?"  # "Lucas from accounting drinks …": known by where he works
     r"(?:(?!(?i:i|we|you|they|he|she|it)\b)[a-z]+\s+)?"
-    r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears|[a-z]+ed)\b"
+    r"(?:uses|drinks|runs|writes|codes|prefers|works|ships|hosts|deploys|has|is|was|likes|loves|swears|lives|grew"
+    r"|teaches|studies|owns|[a-z]+ed)\b"
 )
 # Another party named by its role towards the speaker ("our competitor", "my landlord", "我们的客户"): its choices
 # are its own, not the team's or the speaker's.
