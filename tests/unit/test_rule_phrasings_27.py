@@ -1,6 +1,7 @@
 """The rule extractor on phrasings ``rules/27`` changed: a hometown in a conjunct after where one lives ("… but
 grew up in …"), whoever's sentence it is; a third person who lives somewhere is nobody's user; 我在 a known
-place as a clause of its own. My own sentences."""
+place as a clause of its own; an organisation named by its ending (科技, 公司, 银行 …) where one does the
+work. My own sentences."""
 
 from __future__ import annotations
 
@@ -31,6 +32,14 @@ from tests.unit.test_rule_phrasings import pairs
         ("我在杭州出差，明天回", []),
         ("我在开会，晚点说", []),
         ("我在北京。", []),
+        # an organisation, by its name's ending, where one does the work
+        (
+            "顺便说下我是后端，在杭州云栈科技写Java。",
+            [("user/employer", "杭州云栈科技"), ("user/programming_language", "java")],
+        ),
+        ("我在招商银行当柜员", [("user/employer", "招商银行"), ("user/occupation", "柜员")]),
+        ("我在医院看病", []),
+        ("他在阿里科技写Java", []),
     ],
 )
 def test_phrasing(text, expected):
