@@ -273,23 +273,25 @@ async def verify(
         now = utcnow()
         live = _snapshot(location.current(settings), bank, s3_options(settings))
         ends = {(t, p): e for t in ALL_TOPICS for p, e in (await log.end_offsets(t)).items()}
-        lance_until = _within({**live["memories"].positions, **live["turns"].positions}, ends)
-        archive_until = _within(live["archive"].positions, ends)
+        # Each table is rebuilt to where it stands: the turns table also follows the memories topic and may
+        # stand elsewhere on it than the memories table (one map for both compared one of them early).
+        until_of = {name: _within(live[name].positions, ends) for name in ("memories", "turns", "archive")}
         if progress:
-            progress.start(sum(lance_until.values()) + sum(archive_until.values()))
+            progress.start(sum(sum(until.values()) for until in until_of.values()))
         select: Select | None = (lambda record: record.key == bank) if bank is not None else None
         stores = {store: scratch / store for store in generations.STORES}
-        for until, store in ((lance_until, "lance"), (archive_until, "archive")):
+        for store in ("lance", "archive"):
             projections = open_projections({store: stores[store]}, settings.max_text_chars, fresh=True)
-            await replay_into(
-                log,
-                projections,
-                until=until,
-                select=select,
-                batch_size=REBUILD_BATCH,
-                progress=progress.advance if progress else None,
-                lag=False,
-            )
+            for table in dict.fromkeys(map(_table_of, projections)):  # one read of the log per table
+                await replay_into(
+                    log,
+                    [p for p in projections if _table_of(p) == table],
+                    until=until_of[table],
+                    select=select,
+                    batch_size=REBUILD_BATCH,
+                    progress=progress.advance if progress else None,
+                    lag=False,
+                )
             await fresh.finish(projections)
         verdict = _compare(live, _snapshot(stores, bank), ends, bank)
         if verdict.difference is None:
@@ -317,6 +319,13 @@ async def _rank(
     checks, skipped = await rank_banks(settings, banks, scratch, live["memories"].positions, embedder, now)
     difference = next((c.difference() for c in checks if not c.ok), None)
     return Verdict(verdict.checks, difference, verdict.behind, verdict.damaged, checks, skipped)
+
+
+def _table_of(projection: Projection) -> str:
+    """The table (``_snapshot``'s name) a projection of ``open_projections`` writes."""
+    if isinstance(projection, VectorsProjection):
+        return "memories"
+    return "turns" if isinstance(projection, WorkingMemoryProjection) else "archive"
 
 
 def _within(until: dict[TopicPartition, int], ends: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
