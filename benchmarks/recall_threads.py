@@ -17,10 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.recall_after_write import WORDS  # the same generated questions
 from hindsight_es.app.local import local
 from hindsight_es.config import Settings
-
-WORDS = "budget review design migration release notes audit team offsite survey plan report".split()
 
 
 async def _run(data_dir: Path, bank: str, tasks: int, seconds: float) -> None:

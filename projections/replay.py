@@ -321,11 +321,12 @@ async def _rank(
     return Verdict(verdict.checks, difference, verdict.behind, verdict.damaged, checks, skipped)
 
 
+_TABLES = {"vectors": "memories", "working_memory": "turns", "archive": "archive"}  # projection -> ``_snapshot``'s name
+
+
 def _table_of(projection: Projection) -> str:
-    """The table (``_snapshot``'s name) a projection of ``open_projections`` writes."""
-    if isinstance(projection, VectorsProjection):
-        return "memories"
-    return "turns" if isinstance(projection, WorkingMemoryProjection) else "archive"
+    """The table a projection of ``open_projections`` writes (one not listed here is an error)."""
+    return _TABLES[projection.name]
 
 
 def _within(until: dict[TopicPartition, int], ends: dict[TopicPartition, int]) -> dict[TopicPartition, int]:
