@@ -187,6 +187,29 @@ class EmbeddedLog:
         )
         return [(o, k, compression.unpack(v), ts) for o, k, v, ts in rows]
 
+    def _read_from(self, wanted: list[tuple[str, int, int]], limit: int) -> list[Record]:
+        """Up to ``limit`` records from each ``(topic, partition, start)`` in turn, in one call: a consumer's
+        poll is one hop to a thread, not one per partition, and a partition with nothing past its start
+        (by the ``ends`` its appends update in their transaction) is not read. At 20 turns/s the bank
+        actor's polls read its 8 partitions one thread hop at a time: 16 hops a turn, most finding nothing."""
+        db = self._db()
+        topics = sorted({t for t, _, _ in wanted})
+        marks = ",".join("?" * len(topics))
+        ends = {
+            (t, p): o
+            for t, p, o in db.execute(
+                f"SELECT topic, partition, next_offset FROM ends WHERE topic IN ({marks})", topics
+            )
+        }
+        out: list[Record] = []
+        for topic, partition, start in wanted:
+            if len(out) >= limit:
+                break
+            if ends.get((topic, partition), 0) > start:
+                rows = self._read(topic, partition, start, 2**62, limit - len(out))
+                out.extend(Record(topic, partition, o, k, v, ts) for o, k, v, ts in rows)
+        return out
+
     # ------------------------------------------------------------ groups
 
     async def consumer(self, group: str, topics: Sequence[str]) -> EmbeddedConsumer:
@@ -251,17 +274,12 @@ class EmbeddedConsumer:
 
     async def _fetch(self, max_records: int) -> list[Record]:
         positions = await self._load_positions()
-        out: list[Record] = []
         order = list(positions)
         self._turn = (self._turn + 1) % len(order)  # rotate so a busy partition cannot starve the others
-        for topic, partition in order[self._turn :] + order[: self._turn]:
-            if len(out) >= max_records:
-                break
-            position = positions[(topic, partition)]
-            records = await self._log.read(topic, partition, position, 2**62, max_records - len(out))
-            if records:
-                positions[(topic, partition)] = records[-1].offset + 1
-                out.extend(records)
+        wanted = [(t, p, positions[(t, p)]) for t, p in order[self._turn :] + order[: self._turn]]
+        out = await self._log._run(self._log._read_from, wanted, max_records)
+        for record in out:
+            positions[(record.topic, record.partition)] = record.offset + 1
         return out
 
     async def commit(self, offsets: dict[TopicPartition, int]) -> None:

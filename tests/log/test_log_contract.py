@@ -329,6 +329,44 @@ async def test_embedded_second_member_stands_by_then_takes_over(tmp_path: Path, 
         await log_two.close()
 
 
+async def test_embedded_poll_reads_every_partition_of_every_topic_within_its_limit(
+    tmp_path: Path, unique: Callable[[str], str]
+) -> None:
+    """A poll reads all its partitions in one call and skips those with nothing new (by their ends): what
+    another connection (another process) appends after a poll still arrives, each record once, in order,
+    and no poll returns more than it asked for."""
+    topics, group = [unique("a"), unique("b")], unique("group")
+    path = tmp_path / "log.sqlite3"
+    mine, other = EmbeddedLog(path, PARTITIONS), EmbeddedLog(path, PARTITIONS)
+    await mine.start()
+    await other.start()
+    try:
+        for i in range(24):
+            await mine.append(topics[i % 2], f"bank-{i % 8}", [f"v{i}".encode()])
+        consumer = await mine.consumer(group, topics)
+        got: list[Record] = []
+        for _ in range(40):
+            batch = await consumer.poll(max_records=5, timeout_ms=50)
+            assert len(batch) <= 5
+            got.extend(batch)
+        assert len(got) == 24
+        assert {r.topic for r in got} == set(topics)
+        assert {r.partition for r in got} == set(range(PARTITIONS))
+        for i in range(8):  # appended by another connection: no wake-up from this one, found by the ends
+            await other.append(topics[1], f"bank-{i}", [f"late{i}".encode()])
+        late = await drain(consumer, 8)
+        assert sorted(r.value for r in late) == sorted(f"late{i}".encode() for i in range(8))
+        everything = got + late
+        for topic in topics:
+            for partition in range(PARTITIONS):
+                offsets = [r.offset for r in everything if (r.topic, r.partition) == (topic, partition)]
+                assert offsets == list(range(len(offsets)))
+        await consumer.close()
+    finally:
+        await mine.close()
+        await other.close()
+
+
 _CHILD = """
 import asyncio, sys
 from hindsight_es.log.embedded import EmbeddedLog
