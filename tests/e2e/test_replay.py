@@ -40,6 +40,7 @@ def turns() -> bytes:
             "text": text,
             "actor": "mallory",  # a manipulative user
             "occurred_at": f"2026-01-06T10:0{i}:00Z",
+            **({"source": "document"} if i == len(POISON) - 1 else {}),  # a pasted document, not mallory's word
         }
         for i, text in enumerate(POISON)
     ]
@@ -116,6 +117,13 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     assert "superseded by" in human and "'The user lives in Moscow'" in human and "(impersonation)" in human
     session = as_json(data, "replay", "audit", "--bank", BANK, "--session", "B")
     assert {m["status"] for m in session["memories"]} == {"retracted"} and len(session["turns"]) == len(POISON)
+    rows = [
+        line
+        for line in ok(data, "replay", "audit", "--bank", BANK, "--session", "B").splitlines()
+        if "UTC │ b" in line  # the turns table: a time, then the turn id
+    ]
+    assert len(rows) == len(POISON) and all("mallory" in row for row in rows)  # who published each turn
+    assert [("document" in row) for row in rows] == [False] * (len(POISON) - 1) + [True]  # and where it came from
 
     # The state as of before session B is the state now.
     before_b = as_json(data, "replay", "state", "--bank", BANK, "--as-of", "2026-01-06T00:00:00+00:00")

@@ -232,10 +232,20 @@ def describe(event: dict[str, Any], mid: str, texts: dict[str, str]) -> str:
 
 def show_session(bank: str, session: str, turns: list[dict[str, Any]], memories: list[dict[str, Any]]) -> None:
     table = Table(title=f"bank {bank!r}, session {session!r}: {len(turns)} turns", title_justify="left")
-    for column in ("time", "turn", "by", "text"):
+    for column in ("time", "turn", "by", "speaker", "source", "text"):
         table.add_column(column, overflow="fold")
     for t in turns:
-        table.add_row(when(t["occurred_at"]), t["turn_id"], t["actor"] or "", Text(t["text"] or ""))
+        # Who published it (the actor), who said it and where it came from, as the lineage view shows them:
+        # a document's text published by a user's client is the document's, not the user's word.
+        turn = json.loads(t["payload"] or "{}")
+        table.add_row(
+            when(t["occurred_at"]),
+            t["turn_id"],
+            t["actor"] or "",
+            turn.get("speaker") or turn.get("role") or "",
+            turn.get("source") or "",
+            Text(t["text"] or ""),
+        )
     console.print(table)
     console.print(archived_memories(f"{len(memories)} memories it produced", memories))
 
