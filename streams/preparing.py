@@ -13,7 +13,7 @@ from hindsight_es.events import CorrectionRequested, Event, TurnRecorded
 from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.memory import BankState, Prepared
-from hindsight_es.memory.indexing import LastTurn, index_text, reply_context
+from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text, reply_context
 
 # turn -> its extraction, handed over by the extraction actor: candidates, extractor, failure, the LLM
 # guard judge's verdict
@@ -45,8 +45,9 @@ def prepare(
             verdict = given[3] if given else None
             session = (event.bank_id, event.session_id)
             who = event.speaker or event.source
-            context = reply_context(last_turn.get(session, state(event.bank_id).last_turn.get(event.session_id)), who)
-            if found:
+            last = last_turn.get(session, state(event.bank_id).last_turn.get(event.session_id))
+            context = reply_context(last, who, event.source)
+            if found and event.source in CONVERSATION:
                 last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
             candidates.append(found)
             texts.append([index_text(c.text, event.speaker, context, c.quote) for c in found])

@@ -43,9 +43,18 @@ class LastTurn(NamedTuple):
     context: str | None  # the context it was indexed with
 
 
-def reply_context(last: LastTurn | None, who: str | None) -> str | None:
+#: Sources whose turns are a conversation's replies to each other. A document or a tool's output is
+#: material, not a party to it: it neither takes a context nor gives one. Otherwise a user's message
+#: after a pasted document was indexed with the document's words, and found, with a high relevance, by
+#: questions about the document ("where is the office moving?" found "The user likes window seats" at
+#: 0.81), and an untrusted text could steer which of the user's memories a query surfaces.
+CONVERSATION = frozenset({"user", "assistant"})
+
+
+def reply_context(last: LastTurn | None, who: str | None, source: str = "user") -> str | None:
     """The turn a new turn of ``who`` answers: the latest one of someone else. A second message in a row
-    from the same speaker is not a reply to their first: it answers what the first answered."""
-    if last is None:
+    from the same speaker is not a reply to their first: it answers what the first answered. ``last`` is
+    only ever a conversation's turn (``CONVERSATION``); a turn from any other source has no context."""
+    if last is None or source not in CONVERSATION:
         return None
     return last.text if last.who != who else last.context

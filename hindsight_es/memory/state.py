@@ -26,7 +26,7 @@ from hindsight_es.events import (
 )
 from hindsight_es.events.changes import changes, taken_along
 from hindsight_es.memory.contradiction import anchors
-from hindsight_es.memory.indexing import LastTurn, index_text
+from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text
 from hindsight_es.memory.lazy import LazyMap
 from hindsight_es.types import MemoryKind
 
@@ -165,7 +165,7 @@ def evolve(state: BankState, event: Event) -> BankState:
             state.first_user_actor = event.actor
         _reindex(state, state.memories[event.memory_id])
         _yielded(state, event)
-        if event.kind == "episode" and event.session_id is not None:
+        if event.kind == "episode" and event.session_id is not None and event.source in CONVERSATION:
             state.last_turn[event.session_id] = LastTurn(
                 event.speaker or event.source, index_text(event.text, event.speaker), event.context
             )

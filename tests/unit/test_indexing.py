@@ -33,3 +33,5 @@ def test_the_reply_context_is_the_latest_turn_of_someone_else() -> None:
     lin = LastTurn("Lin", "Lin: We use MySQL.", "agent: How can I help?")
     assert reply_context(lin, "Lin") == "agent: How can I help?"  # not a reply to their own message
     assert reply_context(lin, "agent") == "Lin: We use MySQL."
+    assert reply_context(lin, "document", "document") is None  # material, not a reply (CONVERSATION)
+    assert reply_context(lin, "tool", "tool") is None
