@@ -214,6 +214,16 @@ def test_publish_reports_bad_lines_and_publishes_the_good_ones(tmp_path: Path) -
     assert stats["log_end_offsets"]["hindsight.turns"] == 3
     assert stats["log_end_offsets"]["hindsight.deadletter"] == 0
 
+    # A document's text is shown as the document's, not the user's word (as get_context shows it).
+    notice = "The office moves to 12 Harbour Street in March."
+    doc = cli(data, "publish", "--text", notice, "--bank", "acme", "--session", "s3", "--source", "document")
+    assert doc.returncode == 0, doc.stderr
+    table = cli(data, "recall", "acme", "where is the office moving?", "--min-relevance", "0")
+    lines = table.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Harbour Street" in line)
+    assert "document, unverified" in lines[at + 1], table.stdout
+    assert not any("unverified" in line for line in lines if "Lisbon" in line)
+
     unknown = cli(data, "recall", "nobody", "anything")
     assert unknown.returncode == 1
     no_traceback(unknown)

@@ -311,6 +311,8 @@ def recall(
             )
 
     hits = run_async(go)
+    from hindsight_es.recall.context import SOURCE_LABELS
+
     if as_json:
         print(json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False, indent=2))
         return
@@ -330,6 +332,8 @@ def recall(
         status = h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else "")
         turns = ", ".join(h.source_turn_ids)
         details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · {shown(h.valid_from)} · {status}"
+        if not h.trusted:  # as get_context labels it: a document's or a tool's text is not the user's word
+            details = f"{SOURCE_LABELS.get(h.provenance or '', h.provenance)}, unverified · {details}"
         details += f" · score {h.score:.4f}"
         table.add_row(f"{h.relevance:.2f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
     console.print(table)
