@@ -27,7 +27,6 @@ from hindsight_es.app.cli.common import (
     fail,
     run_async,
     settings_from,
-    shown,
     to_stderr,
     warm_reads,
 )
@@ -288,10 +287,7 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
+    from hindsight_es.app.cli.hits import hits_table
     from hindsight_es.client import Hindsight
 
     settings = settings_from(ctx)
@@ -311,8 +307,6 @@ def recall(
             )
 
     hits = run_async(go)
-    from hindsight_es.recall.context import SOURCE_LABELS
-
     if as_json:
         print(json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False, indent=2))
         return
@@ -321,22 +315,7 @@ def recall(
         below = f" at relevance {floor:g} or more (--min-relevance 0 shows every hit)" if floor > 0 else ""
         console.print(f"no hits in bank {bank!r} for {query!r}{below}")
         return
-    # Four columns, so the text keeps its width at 80 columns: where it came from, when and its status go on a
-    # dim line under it; the id is whole, to copy into forget, correct or history.
-    table = Table(title=f"recall {bank!r}: {query}", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
-    table.add_column("relev", no_wrap=True)
-    table.add_column("kind", overflow="fold")
-    table.add_column("memory", overflow="fold", ratio=1)
-    table.add_column("id", no_wrap=True, min_width=36)
-    for h in hits:
-        status = h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else "")
-        turns = ", ".join(h.source_turn_ids)
-        details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · {shown(h.valid_from)} · {status}"
-        if not h.trusted:  # as get_context labels it: a document's or a tool's text is not the user's word
-            details = f"{SOURCE_LABELS.get(h.provenance or '', h.provenance)}, unverified · {details}"
-        details += f" · score {h.score:.4f}"
-        table.add_row(f"{h.relevance:.2f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
-    console.print(table)
+    console.print(hits_table(bank, query, hits))
 
 
 @app.command()

@@ -1,0 +1,30 @@
+"""The table ``hindsight-es recall`` prints."""
+
+from __future__ import annotations
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from hindsight_es.app.cli.common import shown
+from hindsight_es.recall.context import SOURCE_LABELS
+from hindsight_es.recall.models import RecallHit
+
+
+def hits_table(bank: str, query: str, hits: list[RecallHit]) -> Table:
+    """Four columns, so the text keeps its width at 80 columns: where it came from, when and its status go on a
+    dim line under it; the id is whole, to copy into forget, correct or history."""
+    table = Table(title=f"recall {bank!r}: {query}", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
+    table.add_column("relev", no_wrap=True)
+    table.add_column("kind", overflow="fold")
+    table.add_column("memory", overflow="fold", ratio=1)
+    table.add_column("id", no_wrap=True, min_width=36)
+    for h in hits:
+        status = h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else "")
+        turns = ", ".join(h.source_turn_ids)
+        details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · {shown(h.valid_from)} · {status}"
+        if not h.trusted:  # as get_context labels it: a document's or a tool's text is not the user's word
+            details = f"{SOURCE_LABELS.get(h.provenance or '', h.provenance)}, unverified · {details}"
+        details += f" · score {h.score:.4f}"
+        table.add_row(f"{h.relevance:.2f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
+    return table
