@@ -183,3 +183,40 @@ def birth_year(m: re.Match[str]) -> Built:
 def age_after_name(m: re.Match[str]) -> Built:
     """ "I'm Declan, 34, from Cork": the count after the name the speaker gives."""
     return ("user/age", m["v"]) if _NAMED_BEFORE.search(m.string, 0, m.start()) else None
+
+
+# fmt: off
+# A condition one has that sets what one eats (``rules/28``): "I'm celiac", "I have celiac disease", "doc says
+# my A1C is creeping up, I'm type 2", "I was diagnosed with diabetes", "我乳糖不耐受", "我有糖尿病". A key of its
+# own per condition (``user/health:celiac_disease``): several hold at once and none replaces a diet (vegan and
+# celiac together); ``recall.asked`` counts it as answering what one cannot eat.
+_CONDITION_EN = r"c(?:o)?eliac|pre-?diabet(?:ic|es)|type[\s-]*(?:1|2|one|two)(?:\s+diabet(?:ic|es))?|diabet(?:ic|es)"
+_HAS_EN = (
+    r"(?:have|'ve\s+got|have\s+got|got|live\s+with|suffer\s+from|was\s+diagnosed\s+with"
+    r"|(?:'ve|have)\s+been\s+diagnosed\s+with)"
+)
+_CONDITION_ZH = r"乳糖不耐受?|麸质不耐受|糖尿病|乳糜泻|痛风"
+_HAS_ZH = r"(?:有|得了|患有|患上了?|查出(?:了|来)?|被诊断(?:出|为)?|确诊(?:了|为)?)"
+HEALTH = (
+    rf"\bi(?:'m|\s+am)\s+{ADV}(?:an?\s+)?(?P<v>{_CONDITION_EN})\b(?!\s*-?\s*friendly)",
+    rf"\bi\s*{_HAS_EN}\s+{ADV}(?P<v>{_CONDITION_EN})(?:\s+disease)?\b",
+    rf"{ZI}{ZADV}{_HAS_ZH}?(?P<v>{_CONDITION_ZH})(?!人|患者|的|吗)",  # not "糖尿病人能吃西瓜吗"
+    rf"(?:^|(?<=[，,；;]))(?:而且|还|也|另外)?{_HAS_ZH}(?P<v>{_CONDITION_ZH})(?!人|患者|的|吗)",
+)
+# fmt: on
+_CONDITION_NAMES = {
+    "celiac": "celiac disease",
+    "coeliac": "celiac disease",
+    "diabetic": "diabetes",
+    "prediabetic": "prediabetes",
+    "乳糖不耐": "乳糖不耐受",
+}
+
+
+def condition(m: re.Match[str]) -> Built:
+    """A condition by one name ("coeliac" is celiac disease, "type 2" and "type two diabetic" type 2 diabetes)."""
+    v = " ".join(vx.clean(m["v"]).lower().split())
+    if typed := re.match(r"type[\s-]*(1|2|one|two)", v):
+        v = f"type {'1' if typed[1] in ('1', 'one') else '2'} diabetes"
+    v = _CONDITION_NAMES.get(v.replace("-", ""), v)
+    return f"user/health:{vx.slug(v)}", v

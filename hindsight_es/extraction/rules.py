@@ -69,8 +69,8 @@ RULES: tuple[_Rule, ...] = (
     _rule("constraint", px.ALLERGY, b.allergy, 0.9, 0.85),
     _rule("constraint", allergies.ALLERGY_BARE, allergies.allergy, 0.9, 0.8),
     _rule("constraint", px.DIET, casual.diet, 0.8, 0.8),
-    _rule("constraint", casual.DIET_EAT, casual.diet, 0.8, 0.75),
-    _rule("constraint", casual.DIET_NAMED_ZH, casual.diet, 0.8, 0.75),
+    _rule("constraint", casual.DIET_EAT + casual.DIET_NAMED_ZH, casual.diet, 0.8, 0.75),
+    _rule("constraint", passing.HEALTH, passing.condition, 0.8, 0.75),
     _rule("constraint", passing.DIET_ON, casual.diet, 0.8, 0.75),
     _rule("constraint", casual.DIET_VEGAN_ZH, b.fixed("diet", "vegan"), 0.8, 0.8),
     _rule("constraint", px.DIET_ZH, b.fixed("diet", "vegetarian"), 0.8, 0.8),
@@ -294,7 +294,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/27"
+    id = "rules/28"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

@@ -144,6 +144,14 @@ def _keyed(attr: str, facet: str, v: str, negated: bool, who: str, zh: bool, dru
                 verb = "drink" if drunk else "eat"
                 return f"{who} does not {verb} {v}" if negated else f"{who} {verb}s {v}"
             return f"{who}{'吃素' if v == 'vegetarian' else v}" if zh else f"{who} is {v}"
+        case "health":  # a condition: "The user has celiac disease", "用户有糖尿病", "用户乳糖不耐受"
+            if zh:
+                return (
+                    f"{who}{'不' if negated else ''}{v}"
+                    if v.endswith("不耐受")
+                    else f"{who}{'没' if negated else ''}有{v}"
+                )
+            return f"{who} does not have {v}" if negated else f"{who} has {v}"
         case "reply_language":
             language = _ZH_LANGUAGES.get(v.lower(), v) if zh else v.capitalize()
             if who in ("用户", "The user"):

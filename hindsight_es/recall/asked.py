@@ -88,7 +88,11 @@ _EN: tuple[tuple[str, str], ...] = (
     ),
     ("birthday", r"\b(?:birthday|bday|b-day|date\s+of\s+birth)\b|\bwhen\s+(?:was|is|were)\s+\w+(?:\s+\w+)?\s+born\b"),
     ("allergy", r"\ballerg"),
-    ("diet", r"\bdiet(?:ary)?\b|\bvegetarian\b|\bvegan\b|\b(?:can'?t|cannot|don'?t|not)\s+eat\b|\beat\s+meat\b"),
+    (
+        "diet",
+        r"\bdiet(?:ary)?\b|\bvegetarian\b|\bvegan\b|\b(?:can'?t|cannot|don'?t|not|shouldn'?t)\s+(?:i\s+)?eat\b|\beat\s+meat\b",
+    ),
+    ("health", r"\bhealth\b|\bmedical\b|\bcondition\b|\bdiagnos|\bdiabet|\bc(?:o)?eliac\b"),
     ("email", r"\be-?mail\b"),
     ("phone", r"\bphone\s+number\b|\bmobile\s+number\b"),
     ("address", r"\baddress\b"),
@@ -110,7 +114,8 @@ _ZH: tuple[tuple[str, str], ...] = (
     ),
     ("birthday", r"生日|(?:哪天|几号|什么时候)出生"),
     ("allergy", r"过敏"),
-    ("diet", r"吃素|忌口|(?:不|不能)吃(?:什么|啥)|饮食"),
+    ("diet", r"吃素|忌口|(?:不|不能)(?:吃|喝)(?:什么|啥)|饮食"),
+    ("health", r"(?:什么|啥)病|健康|身体(?:状况|情况)|诊断|不耐受"),
     ("email", r"邮箱|邮件地址"),
     ("phone", r"电话|手机号"),
     ("address", r"地址"),
@@ -161,6 +166,8 @@ def asked(query: str) -> frozenset[Asked]:
 # Attributes that answer each other's questions: a job and where it is held ("where do I work?" and "用户的工作
 # 是产品经理"), what one does not eat and is allergic to; one partner, however named (老公, 爱人, partner).
 _AKIN = ({"occupation", "employer"}, {"diet", "allergy"}, {"age", "birth_year"})
+# One way only: a condition answers what one cannot eat (celiac disease), not what one is allergic to.
+_ALSO = {"diet": {"health"}, "health": {"diet", "allergy"}}
 _PARTNERS = {"wife", "husband", "partner", "boyfriend", "girlfriend"}
 
 
@@ -177,7 +184,7 @@ def answers(asks: frozenset[Asked], key: str | None) -> bool:
     attr, _, facet = attribute.partition(":")
     return any(
         subject in _kin(a.subject, (_PARTNERS,))
-        and attr in _kin(a.attr, _AKIN)
+        and (attr in _kin(a.attr, _AKIN) or attr in _ALSO.get(a.attr, ()))
         and (a.facet is None or not facet or a.facet == facet)
         for a in asks
     )
