@@ -89,6 +89,9 @@ def dispute_line(dispute: Dispute, of: RecallHit) -> str:
 
 def turn_line(turn: TurnView) -> str:
     who = turn.speaker or turn.role
+    if turn.source in ("tool", "document"):  # a pasted document is not the user's word, whoever sent it
+        label = SOURCE_LABELS[turn.source]
+        who = f"{label}: {turn.speaker}" if turn.speaker else label
     return f"- {_clean(who)} ({turn.occurred_at:%Y-%m-%d %H:%M}): {_clean(turn.text)}"
 
 
