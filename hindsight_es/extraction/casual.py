@@ -41,8 +41,8 @@ PET = (
     rf"\b(?:my|our)\s+(?:(?:new|little|old|rescue|senior)\s+)?(?P<a>{_PET_EN}),?\s+{_NAME_EN}\b",
     # "we adopted a beagle last week, his name's Biscuit"
     rf"\b(?:i|we)\s+(?:have\s+|just\s+|recently\s+|finally\s+)*(?:adopted|got|have|own|rescued|bought|brought home)\s+"
-    rf"(?:a|an|one)\s+(?:[a-z]+\s+){{0,2}}?(?P<a>{_PET_EN})\b[^.;!?]{{0,40}}?\b(?:his|her|its|their)\s+name\s+is\s+"
-    rf"{_NAME_EN}",
+    rf"(?:a|an|one)\s+(?:[a-z]+\s+){{0,2}}?(?P<a>{_PET_EN})\b[^.;!?]{{0,40}}?\b(?:(?:his|her|its|their)\s+name\s+is"
+    rf"|(?:named|called)\s+(?:him|her|it|them))\s+{_NAME_EN}",  # "… and named her Mochi" (rules/28)
     # "walking Luna (my husky)", "我家布丁（英短）": the name, the kind in brackets
     rf"{_NAME_EN}\s*\((?:my|our)\s+(?:[a-z]+\s+)?(?P<a>{_PET_EN})\)",
     rf"(?:我家|我的|咱家|我们家)的?(?P<v>[^（(，。！？；,!?;\s]{{1,6}})[（(](?P<a>{_PET_ZH})[）)]",
@@ -53,6 +53,11 @@ PET = (
     rf"(?:我(?!的?(?:{_REL_ZH}))|咱|身边)[^，。！？；,!?;\n]{{0,8}}?(?:一只|只|一条|条|一个)?(?:叫|名叫|叫做)(?P<v>[^，。！？；,!?;\s的]{{1,6}})的"
     rf"[\u4e00-\u9fff]{{0,2}}?(?P<a>{_PET_ZH})",
     rf"咱(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
+    # "我们新养了一只猫，取名叫团团", "我给新买的狗起名叫豆豆": named when it came (rules/28)
+    rf"(?:{ZI}|{ZCL}){ZADV}(?:新|刚)?(?:养了|买了|领养了|收养了|捡了|接回了|带回了)(?:一)?(?:只|条)?[\u4e00-\u9fff]{{0,3}}?"
+    rf"(?P<a>{_PET_ZH})[，,]?\s*(?:给它|给他|给她)?(?:取名|起名|起了个名字?)(?:叫|为)?(?P<v>[^，。！？；,!?;\s了]{{1,6}})",
+    rf"{ZI}给(?:新买的|新养的|刚买的|刚养的|家里的|我家的|新来的)?(?P<a>{_PET_ZH})(?:取名|起名|起了个名字?)(?:叫|为)?"
+    rf"(?P<v>[^，。！？；,!?;\s了]{{1,6}})",
 )
 HOMETOWN = (
     # "I'm 35, grew up in Galway", "born and raised in Leeds, moved south for work", "I live in Sacramento but grew

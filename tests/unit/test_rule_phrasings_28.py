@@ -1,5 +1,6 @@
 """The rule extractor on phrasings ``rules/28`` added: a condition one has that sets what one eats (celiac
-disease, diabetes, 乳糖不耐受, 痛风), a key of its own per condition, said of oneself only. My own sentences."""
+disease, diabetes, 乳糖不耐受, 痛风), a key of its own per condition, said of oneself only; a pet named when it
+came ("… and named her Mochi", "取名叫团团", "给新买的狗起名叫豆豆"). My own sentences."""
 
 from __future__ import annotations
 
@@ -30,6 +31,13 @@ from tests.unit.test_rule_phrasings import pairs
         ("我没有糖尿病", []),
         ("对了，糖尿病人能吃西瓜吗？", []),
         ("帮我查查糖尿病人早饭吃啥好", []),
+        # a pet named when it came
+        ("I got a kitten and named her Mochi.", [("user/pet:cat", "mochi")]),
+        ("We got a cat from the shelter and called her Luna.", [("user/pet:cat", "luna")]),
+        ("我们新养了一只猫，取名叫团团。", [("user/pet:cat", "团团")]),
+        ("我给新买的狗起名叫豆豆", [("user/pet:dog", "豆豆")]),
+        ("我妹妹养了只猫，取名叫咪咪", [("sister/pet:cat", "咪咪")]),
+        ("We got a new car and named it Bessie.", []),
     ],
 )
 def test_phrasing(text, expected):
