@@ -364,3 +364,12 @@ def test_recall_refuses_a_min_relevance_outside_0_to_1(tmp_path: Path) -> None:
         assert proc.returncode == 2 and "from 0 to 1" in flat(proc.stderr), proc.stderr
         no_traceback(proc)
     assert not (tmp_path / "data" / "log.sqlite3").exists()  # refused before anything was opened
+
+
+def test_a_rollback_without_a_criterion_is_one_line_and_changes_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert cli(data, "publish", "--text", "We use PostgreSQL.", "--bank", "acme", "--session", "s1").returncode == 0
+    proc = cli(data, "replay", "rollback", "--bank", "acme", "--reason", "oops")
+    no_traceback(proc)  # it was a traceback: the error was raised outside the command's run_async
+    assert proc.returncode == 1 and "a rollback needs at least one criterion" in flat(proc.stderr), proc.stderr
+    assert stats_json(data)["log_end_offsets"]["hindsight.commands"] == 0

@@ -18,6 +18,7 @@ from typer.core import TyperGroup
 
 from hindsight_es.app.cli import erase, lifecycle, memory_commands, roles
 from hindsight_es.app.cli.common import (
+    EXIT_ERROR,
     EXIT_USAGE,
     Options,
     announce,
@@ -119,8 +120,14 @@ def hoisted(argv: list[str]) -> list[str]:
 
 
 def cli() -> None:
-    """Entry point of ``hindsight-es``."""
-    command()(args=hoisted(sys.argv[1:]), prog_name="hindsight-es")
+    """Entry point of ``hindsight-es``. A ``HindsightError`` a command let through (one raised before or
+    after its ``run_async``) is still one line and exit code 1 (2 for a ``ConfigError``), never a traceback."""
+    from hindsight_es.errors import ConfigError, HindsightError
+
+    try:
+        command()(args=hoisted(sys.argv[1:]), prog_name="hindsight-es")
+    except HindsightError as exc:
+        sys.exit(fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR).exit_code)
 
 
 KINDS = ["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
