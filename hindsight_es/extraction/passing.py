@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.builders import Built, KeyValue
@@ -213,10 +214,28 @@ _CONDITION_NAMES = {
 }
 
 
-def condition(m: re.Match[str]) -> Built:
-    """A condition by one name ("coeliac" is celiac disease, "type 2" and "type two diabetic" type 2 diabetes)."""
-    v = " ".join(vx.clean(m["v"]).lower().split())
+def _condition_name(said: str) -> str:
+    v = " ".join(said.lower().split())
     if typed := re.match(r"type[\s-]*(1|2|one|two)", v):
         v = f"type {'1' if typed[1] in ('1', 'one') else '2'} diabetes"
-    v = _CONDITION_NAMES.get(v.replace("-", ""), v)
+    return _CONDITION_NAMES.get(v.replace("-", ""), v)
+
+
+_AVOID_DIET = b.avoid("diet")
+
+
+def diet_avoid(m: re.Match[str]) -> Built:
+    """What one does not eat ("I don't have dairy"), or a condition one does not have ("I don't have celiac"):
+    not "does not eat celiac"."""
+    v = vx.object_of(m["v"])
+    said = re.fullmatch(rf"(?P<c>{_CONDITION_EN})(?:\s+disease)?", v, re.I)
+    if said is None:
+        return _AVOID_DIET(m)
+    name = _condition_name(said["c"])
+    return f"user/health:{vx.slug(name)}", f"not:{name}"
+
+
+def condition(m: re.Match[str]) -> Built:
+    """A condition by one name ("coeliac" is celiac disease, "type 2" and "type two diabetic" type 2 diabetes)."""
+    v = _condition_name(vx.clean(m["v"]))
     return f"user/health:{vx.slug(v)}", v

@@ -75,7 +75,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("constraint", casual.DIET_VEGAN_ZH, b.fixed("diet", "vegan"), 0.8, 0.8),
     _rule("constraint", px.DIET_ZH, b.fixed("diet", "vegetarian"), 0.8, 0.8),
     _rule("constraint", px.DIET_OK, b.eats, 0.7, 0.75),
-    _rule("constraint", px.DIET_AVOID, b.avoid("diet"), 0.8, 0.75),
+    _rule("constraint", px.DIET_AVOID, passing.diet_avoid, 0.8, 0.75),
     _rule("constraint", px.BUDGET, b.budget, 0.8, 0.8),
     _rule("constraint", casual.BUDGET, b.budget, 0.8, 0.75),
     _rule("constraint", px.DONT_GIVE_ME, b.directive("never"), 0.7, 0.75),

@@ -31,6 +31,10 @@ from tests.unit.test_rule_phrasings import pairs
         ("我没有糖尿病", []),
         ("对了，糖尿病人能吃西瓜吗？", []),
         ("帮我查查糖尿病人早饭吃啥好", []),
+        # a condition one does not have (was "The user does not eat celiac"), beside what one does not eat
+        ("I don't have celiac.", [("user/health:celiac_disease", "not:celiac disease")]),
+        ("I don't have diabetes.", [("user/health:diabetes", "not:diabetes")]),
+        ("I don't eat pork.", [("user/diet:pork", "not:pork")]),
         # a pet named when it came
         ("I got a kitten and named her Mochi.", [("user/pet:cat", "mochi")]),
         ("We got a cat from the shelter and called her Luna.", [("user/pet:cat", "luna")]),
