@@ -97,6 +97,9 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
         (text, episode) for text in TRUE for episode in (False, True)
     )
     assert log_ends(data) == ends  # the dry run changed nothing
+    shown = ok(data, "replay", "rollback", "--bank", BANK, "--session", "B", "--dry-run")
+    assert shown.count("document, unverified") == len([m for m in plan["retract"] if m["provenance"] == "document"])
+    assert shown.count("document, unverified") >= 1  # the pasted document's memories, and only those
 
     done = as_json(data, "replay", "rollback", "--bank", BANK, "--actor", "mallory", "--reason", "impersonation")
     assert len(done["retracted_memory_ids"]) == 2 * len(POISON) and len(done["restored_memory_ids"]) == 2 * len(TRUE)

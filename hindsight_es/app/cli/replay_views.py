@@ -14,6 +14,8 @@ from rich.text import Text
 
 from hindsight_es.app.cli.common import console, err_console
 from hindsight_es.memory import MemoryInfo
+from hindsight_es.memory.trust import is_trusted
+from hindsight_es.recall.context import SOURCE_LABELS
 
 if TYPE_CHECKING:
     from projections.replay import Verdict
@@ -131,11 +133,18 @@ def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True)
     for m in memories:
         key = f"{m.key} = {m.value}" if m.key else ""
         turns = ",".join(m.source_turn_ids)
+        # Not the user's word (a document's, a tool's, another user's): said under the text, as recall says it
+        whose = (
+            ""
+            if is_trusted(m.provenance, m.confirmed)
+            else f"{SOURCE_LABELS.get(m.provenance, m.provenance)}, unverified"
+        )
         rest: list[str | Text]
         if wide:
-            rest = [key, m.session_id or "", turns, when(m.valid_from), Text(m.text)]
+            text = Text(m.text).append(f"\n{whose}", style="dim") if whose else Text(m.text)
+            rest = [key, m.session_id or "", turns, when(m.valid_from), text]
         else:  # the text first, then where it came from, dimmed
-            about = " · ".join(x for x in (key, f"session {m.session_id}" if m.session_id else "", turns) if x)
+            about = " · ".join(x for x in (whose, key, f"session {m.session_id}" if m.session_id else "", turns) if x)
             rest = [Text(m.text).append(f"\n{about}, {when(m.valid_from)}", style="dim")]
         # Text, not markup: a placeholder "[erased by …]" or a user's "[b]" reads as written
         table.add_row(str(m.memory_id), m.kind, *([m.status] if status else []), *rest)
