@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from hindsight_es.memory.indexing import CONVERSATION
 from hindsight_es.recall.models import Dispute, RecallHit, TurnView
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -48,6 +49,11 @@ SOURCE_LABELS = {
     "user": "user",
 }
 TURNS_TITLE = "Recent turns of this session, oldest first:"
+
+
+def source_label(provenance: str) -> str:
+    """Whose word a memory or turn is, as every view names it ("document", "tool output", …)."""
+    return SOURCE_LABELS.get(provenance, provenance)
 
 
 class ContextBlock(BaseModel):
@@ -77,20 +83,20 @@ def _clean(text: str) -> str:
 
 def memory_line(hit: RecallHit) -> str:
     turns = f", from turn {','.join(hit.source_turn_ids)}" if hit.source_turn_ids else ""
-    label = "" if hit.trusted else f"{SOURCE_LABELS.get(hit.provenance, hit.provenance)}, "
+    label = "" if hit.trusted else f"{source_label(hit.provenance)}, "
     disputed = f" (disputed by {', '.join(d.memory_id for d in hit.disputes)}, below)" if hit.disputes else ""
     return f"- [{hit.memory_id}] ({label}{hit.kind}, {hit.valid_from:%Y-%m-%d}{turns}) {_clean(hit.text)}{disputed}"
 
 
 def dispute_line(dispute: Dispute, of: RecallHit) -> str:
-    label = SOURCE_LABELS.get(dispute.provenance, dispute.provenance)
+    label = source_label(dispute.provenance)
     return f"- [{dispute.memory_id}] ({label}, disputes [{of.memory_id}]) {_clean(dispute.text)}"
 
 
 def turn_line(turn: TurnView) -> str:
     who = turn.speaker or turn.role
-    if turn.source in ("tool", "document"):  # a pasted document is not the user's word, whoever sent it
-        label = SOURCE_LABELS[turn.source]
+    if turn.source and turn.source not in CONVERSATION:  # a pasted document is not the user's word, whoever sent it
+        label = source_label(turn.source)
         who = f"{label}: {turn.speaker}" if turn.speaker else label
     return f"- {_clean(who)} ({turn.occurred_at:%Y-%m-%d %H:%M}): {_clean(turn.text)}"
 

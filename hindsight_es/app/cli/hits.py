@@ -7,7 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from hindsight_es.app.cli.common import shown
-from hindsight_es.recall.context import SOURCE_LABELS
+from hindsight_es.recall.context import source_label
 from hindsight_es.recall.models import RecallHit
 
 
@@ -24,7 +24,7 @@ def hits_table(bank: str, query: str, hits: list[RecallHit]) -> Table:
         turns = ", ".join(h.source_turn_ids)
         details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · {shown(h.valid_from)} · {status}"
         if not h.trusted:  # as get_context labels it: a document's or a tool's text is not the user's word
-            details = f"{SOURCE_LABELS.get(h.provenance or '', h.provenance)}, unverified · {details}"
+            details = f"{source_label(h.provenance)}, unverified · {details}"
         details += f" · score {h.score:.4f}"
         table.add_row(f"{h.relevance:.2f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
     return table

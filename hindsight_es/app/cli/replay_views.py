@@ -15,7 +15,7 @@ from rich.text import Text
 from hindsight_es.app.cli.common import console, err_console
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.memory.trust import is_trusted
-from hindsight_es.recall.context import SOURCE_LABELS
+from hindsight_es.recall.context import source_label
 
 if TYPE_CHECKING:
     from projections.replay import Verdict
@@ -134,11 +134,7 @@ def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True)
         key = f"{m.key} = {m.value}" if m.key else ""
         turns = ",".join(m.source_turn_ids)
         # Not the user's word (a document's, a tool's, another user's): said under the text, as recall says it
-        whose = (
-            ""
-            if is_trusted(m.provenance, m.confirmed)
-            else f"{SOURCE_LABELS.get(m.provenance, m.provenance)}, unverified"
-        )
+        whose = "" if is_trusted(m.provenance, m.confirmed) else f"{source_label(m.provenance)}, unverified"
         rest: list[str | Text]
         if wide:
             text = Text(m.text).append(f"\n{whose}", style="dim") if whose else Text(m.text)
