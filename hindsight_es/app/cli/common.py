@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from hindsight_es.client import Hindsight
     from hindsight_es.config import Settings
+    from hindsight_es.errors import HindsightError
     from streams.service import ServiceLock
 
 T = TypeVar("T")
@@ -199,17 +200,23 @@ def parse_when(value: str | None, option: str) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+def failed(exc: HindsightError) -> typer.Exit:
+    """A ``HindsightError`` as a one-line message (``fail``) and exit code 1 (a ``ConfigError`` exit code 2)."""
+    from hindsight_es.errors import ConfigError
+
+    return fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR)
+
+
 def run_async(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine; a ``HindsightError`` becomes a one-line message and exit code 1 (a ``ConfigError``
-    exit code 2)."""
+    """Run a coroutine; a ``HindsightError`` becomes ``failed``'s one line and exit code."""
     import asyncio
 
-    from hindsight_es.errors import ConfigError, HindsightError
+    from hindsight_es.errors import HindsightError
 
     try:
         return asyncio.run(fn())
     except HindsightError as exc:
-        raise fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR) from exc
+        raise failed(exc) from exc
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
 

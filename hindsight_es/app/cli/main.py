@@ -18,7 +18,6 @@ from typer.core import TyperGroup
 
 from hindsight_es.app.cli import erase, lifecycle, memory_commands, roles
 from hindsight_es.app.cli.common import (
-    EXIT_ERROR,
     EXIT_USAGE,
     Options,
     announce,
@@ -26,6 +25,7 @@ from hindsight_es.app.cli.common import (
     console,
     err_console,
     fail,
+    failed,
     run_async,
     settings_from,
     to_stderr,
@@ -122,12 +122,12 @@ def hoisted(argv: list[str]) -> list[str]:
 def cli() -> None:
     """Entry point of ``hindsight-es``. A ``HindsightError`` a command let through (one raised before or
     after its ``run_async``) is still one line and exit code 1 (2 for a ``ConfigError``), never a traceback."""
-    from hindsight_es.errors import ConfigError, HindsightError
+    from hindsight_es.errors import HindsightError
 
     try:
         command()(args=hoisted(sys.argv[1:]), prog_name="hindsight-es")
     except HindsightError as exc:
-        sys.exit(fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR).exit_code)
+        sys.exit(failed(exc).exit_code)
 
 
 KINDS = ["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
