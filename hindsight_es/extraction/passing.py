@@ -214,11 +214,14 @@ _CONDITION_NAMES = {
 }
 
 
-def _condition_name(said: str) -> str:
+def _health(said: str, negated: bool = False) -> KeyValue:
+    """A condition's key and value by one name ("coeliac" is celiac disease, "type 2" and "type two diabetic"
+    type 2 diabetes); ``negated``: one does not have it."""
     v = " ".join(said.lower().split())
     if typed := re.match(r"type[\s-]*(1|2|one|two)", v):
         v = f"type {'1' if typed[1] in ('1', 'one') else '2'} diabetes"
-    return _CONDITION_NAMES.get(v.replace("-", ""), v)
+    v = _CONDITION_NAMES.get(v.replace("-", ""), v)
+    return f"user/health:{vx.slug(v)}", f"not:{v}" if negated else v
 
 
 _AVOID_DIET = b.avoid("diet")
@@ -229,13 +232,9 @@ def diet_avoid(m: re.Match[str]) -> Built:
     not "does not eat celiac"."""
     v = vx.object_of(m["v"])
     said = re.fullmatch(rf"(?P<c>{_CONDITION_EN})(?:\s+disease)?", v, re.I)
-    if said is None:
-        return _AVOID_DIET(m)
-    name = _condition_name(said["c"])
-    return f"user/health:{vx.slug(name)}", f"not:{name}"
+    return _AVOID_DIET(m) if said is None else _health(said["c"], negated=True)
 
 
 def condition(m: re.Match[str]) -> Built:
-    """A condition by one name ("coeliac" is celiac disease, "type 2" and "type two diabetic" type 2 diabetes)."""
-    v = _condition_name(vx.clean(m["v"]))
-    return f"user/health:{vx.slug(v)}", v
+    """A condition one has (``_health``)."""
+    return _health(vx.clean(m["v"]))
