@@ -205,11 +205,12 @@ HEALTH = (
     rf"(?:^|(?<=[，,；;]))(?:而且|还|也|另外)?{_HAS_ZH}(?P<v>{_CONDITION_ZH})(?!人|患者|的|吗)",
 )
 # fmt: on
-_CONDITION_NAMES = {
+_CONDITION_NAMES = {  # by the name said, hyphens out ("pre-diabetes", "pre-diabetic" and "prediabetes": one key)
     "celiac": "celiac disease",
     "coeliac": "celiac disease",
     "diabetic": "diabetes",
     "prediabetic": "prediabetes",
+    "prediabetes": "prediabetes",
     "乳糖不耐": "乳糖不耐受",
 }
 

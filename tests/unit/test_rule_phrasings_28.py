@@ -19,6 +19,7 @@ from tests.unit.test_rule_phrasings import pairs
         ("doc says my A1C is creeping up, I'm type 2", [("user/health:type_2_diabetes", "type 2 diabetes")]),
         ("I was diagnosed with diabetes last year.", [("user/health:diabetes", "diabetes")]),
         ("I'm prediabetic, so cutting sugar.", [("user/health:prediabetes", "prediabetes")]),
+        ("I have pre-diabetes.", [("user/health:prediabetes", "prediabetes")]),  # one key, however spelt
         ("我乳糖不耐受，早上能喝点啥", [("user/health:乳糖不耐受", "乳糖不耐受")]),
         ("我有糖尿病，早饭吃啥好", [("user/health:糖尿病", "糖尿病")]),
         ("我去年查出了痛风", [("user/health:痛风", "痛风")]),
