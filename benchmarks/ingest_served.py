@@ -15,13 +15,12 @@ import asyncio
 import collections
 import os
 import secrets
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.scratch import copied
 from hindsight_es.app.bench.cmd_load import _drain, _warm
 from hindsight_es.app.bench.cmd_mcp import _free_port, serving
 from hindsight_es.app.bench.workers import cpu_s
@@ -80,9 +79,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--rate", type=float, default=20.0)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / "data"
-        shutil.copytree(args.data_dir, copy)
+    with copied(args.data_dir) as copy:
         settings = Settings(data_dir=copy, embedder="hybrid")
         run_async(lambda: _drain(settings))
         asyncio.run(_run(settings, args.bank, args.seconds, args.rate))

@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shutil
 import statistics
-import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.scratch import copied
 from hindsight_es.app.local import local
 from hindsight_es.config import Settings
 
@@ -50,9 +49,7 @@ def main() -> None:
     parser.add_argument("--bank", required=True)
     parser.add_argument("--writes", type=int, default=60)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        copy = Path(scratch) / "store"
-        shutil.copytree(args.data_dir, copy)
+    with copied(args.data_dir) as copy:
         took = asyncio.run(_run(copy, args.bank, args.writes))
     for lang, (cpu, wall) in took.items():
         ms = sorted(w * 1000 for w in wall)

@@ -12,12 +12,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
 from benchmarks.recall_after_write import WORDS  # the same generated questions
+from benchmarks.scratch import copied
 from hindsight_es.app.local import local
 from hindsight_es.config import Settings
 
@@ -56,9 +55,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=15.0)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        copy = Path(scratch) / "store"
-        shutil.copytree(args.data_dir, copy)
+    with copied(args.data_dir) as copy:
         asyncio.run(_run(copy, args.bank, args.tasks, args.seconds))
 
 
