@@ -200,3 +200,17 @@ def test_upcaster_runs_for_old_versions(monkeypatch):
 def test_bad_records_name_the_problem(raw, reason):
     with pytest.raises(DecodeError, match=reason):
         decode(raw)
+
+
+def test_a_vector_reads_the_same_from_json_and_from_python():
+    """JSON is decoded by pydantic-core (``val_json_bytes``), Python values by ``_decode_vector``: the
+    same bytes either way, and a bad one is an error naming the vector either way."""
+    event = SAMPLES[5]
+    record = json.loads(encode(event))
+    from_json = decode(encode(event))
+    from_python = m.MemoryRetained.model_validate(record)  # base64 text through the Python path
+    assert from_json.vector == from_python.vector == event.vector
+    assert m.MemoryRetained.model_validate(record | {"vector": event.vector}).vector == event.vector
+    for bad in ("not base64!", "QUJD-_", 7):
+        with pytest.raises(DecodeError, match="vector"):
+            decode(json.dumps(record | {"vector": bad}).encode())
