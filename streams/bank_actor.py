@@ -37,6 +37,7 @@ from hindsight_es.log import EventLog, Record, TopicPartition, partition_for
 from hindsight_es.log.sealed import shred
 from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.guard import GuardPolicy
+from hindsight_es.memory.trust import as_said
 from hindsight_es.stores.snapshots import Snapshots
 from streams.deadletter import dead_letter
 from streams.metrics import observe
@@ -316,8 +317,10 @@ class BankActor:
         return out
 
     def _validate(self, event: Event, record: Record) -> Event:
-        """The topic and size checks (``check_input``); a wrong key is mended by ``_rekeyed`` instead."""
-        return check_input(event, topic=record.topic, key=None, max_text_chars=self.settings.max_text_chars)
+        """The topic and size checks (``check_input``); a wrong key is mended by ``_rekeyed`` instead. A turn
+        comes out with the source its role allows (``trust.as_said``): what prepare and decide both read."""
+        event = check_input(event, topic=record.topic, key=None, max_text_chars=self.settings.max_text_chars)
+        return as_said(event) if isinstance(event, TurnRecorded) else event
 
     def _prepare(self, events: list[Event]) -> list[Prepared | None]:
         return prepare(events, self._state, self.extractor, self.embedder, self._given)

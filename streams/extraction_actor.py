@@ -26,6 +26,7 @@ from hindsight_es.extraction.prompts import Neighbor
 from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.judge import GuardJudge
+from hindsight_es.memory.trust import as_said
 
 if TYPE_CHECKING:
     from hindsight_es.embedding import Embedder
@@ -110,7 +111,7 @@ class ExtractionActor:
             done = self.done[record.partition]
             if isinstance(event, TurnRecorded) and event.event_id not in done and record.key == event.bank_id:
                 done.add(event.event_id)
-                banks.setdefault(event.bank_id, []).append(event)
+                banks.setdefault(event.bank_id, []).append(as_said(event))  # the source the bank actor decides
         counts = await asyncio.gather(*(self._bank(bank, turns) for bank, turns in banks.items()))
         return sum(counts)
 

@@ -25,6 +25,7 @@ from hindsight_es.client.reader import Reader
 from hindsight_es.client.writer import Receipt, Writer
 from hindsight_es.errors import AccessDeniedError, InvalidInputError
 from hindsight_es.events import DisputeResolutionRequested, SetOwnersRequested
+from hindsight_es.memory.trust import is_owner
 from hindsight_es.stores.filters import MemoryFilter
 
 _COLUMNS = ("memory_id", "bank_id", "text", "provenance", "source", "disputes", "valid_from", "source_turn_ids")
@@ -70,7 +71,12 @@ class Disputes:
     async def set_owners(
         self, bank_id: str, owners: Sequence[str], *, reason: str = "", actor: str = "operator", wait: bool = True
     ) -> Receipt:
-        """Declare the bank's owners (principals as events record them, e.g. ``mcp:token-ab12cd34``)."""
+        """Declare the bank's owners (principals as events record them, e.g. ``mcp:token-ab12cd34``). An empty
+        list is refused: it would make every user turn of the bank another user's, the owner's included."""
+        if not owners:
+            raise InvalidInputError(
+                f"no owners given for bank {bank_id!r}: name at least one principal (the owners action shows them)"
+            )
         command = build(SetOwnersRequested, bank_id=bank_id, owners=tuple(owners), reason=reason, actor=actor)
         return await self.writer.submit(command, wait=wait)
 
@@ -114,7 +120,7 @@ class Disputes:
         that is neither an operator (``operator``) nor one of the bank's owners (``actor``)."""
         if not memory_ids:
             raise InvalidInputError("no memory ids given")
-        if not operator and actor not in (await self.owners(bank_id)).owners:
+        if not operator and not is_owner(actor, (await self.owners(bank_id)).owners):
             raise AccessDeniedError(f"only the owners of bank {bank_id!r} or an operator may resolve its disputes")
         ids = list(dict.fromkeys(memory_uuid(m) for m in memory_ids))
         for memory_id in ids:

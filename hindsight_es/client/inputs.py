@@ -13,6 +13,7 @@ from hindsight_es.config import Settings
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import Event, TurnRecorded
 from hindsight_es.events.identity import turn_event_id
+from hindsight_es.memory.trust import ROLE_SOURCE
 
 __all__ = ["build", "check_agent", "check_text", "make_turn", "memory_uuid", "turn_event_id"]
 E = TypeVar("E", bound=Event)
@@ -74,12 +75,15 @@ def make_turn(
     occurred_at: datetime | None = None,
     **fields: Any,
 ) -> TurnRecorded:
-    """Validate and build a ``TurnRecorded``; raises ``InvalidInputError`` with the reason."""
+    """Validate and build a ``TurnRecorded``; raises ``InvalidInputError`` with the reason. Without a
+    ``source`` (or with None), the turn's source is its role's (``trust.ROLE_SOURCE``)."""
     check_text(settings, text)
     for name, value in (("text", text), ("session_id", session_id), ("turn_id", turn_id), ("bank_id", bank_id)):
         check_encodable(value, name)
     turn_id = turn_id or str(uuid4())
     extra = {"occurred_at": occurred_at} if occurred_at is not None else {}
+    if fields.get("source") is None:  # whose word it is follows who spoke, unless the caller says
+        fields["source"] = ROLE_SOURCE.get(fields.get("role") or "user", "user")  # a bad role: build names it
     return build(
         TurnRecorded,
         event_id=turn_event_id(bank_id, session_id, turn_id),

@@ -95,7 +95,7 @@ def _decide(
 ) -> list[Event]:
     match event:
         case TurnRecorded():
-            return _decide_turn(state, event, prepared, policy) if prepared else []
+            return _decide_turn(state, trust.as_said(event), prepared, policy) if prepared else []
         case ForgetRequested():
             return commands.decide_forget(state, event)
         case CorrectionRequested():

@@ -23,7 +23,7 @@ from hindsight_es.memory import contradiction
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.prepared import caused
 from hindsight_es.memory.state import BankState, MemoryInfo
-from hindsight_es.memory.trust import owners, rank
+from hindsight_es.memory.trust import is_owner, owners, rank
 
 MAX_COMPARED = 200  # memories a statement is compared with, the ones sharing most of its words first
 COMMON = 400  # a word this many indexed memories share says nothing about which one a statement is about
@@ -151,7 +151,7 @@ def open_disputes(state: BankState, target: UUID, pending: Sequence[UUID] = ()) 
 
 
 def authorized(state: BankState, command: DisputeResolutionRequested) -> bool:
-    return command.operator or command.actor in owners(state)
+    return command.operator or is_owner(command.actor, owners(state))
 
 
 def resolve(state: BankState, command: DisputeResolutionRequested) -> list[Event]:

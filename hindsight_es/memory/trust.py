@@ -11,6 +11,10 @@ Only a higher or equal rank may supersede a memory; a lower rank that contradict
 no declaration is owned by the principal of its first user memory (the first user turn that left one,
 also in a log written before owners existed), so a single-user bank behaves as before and every decision
 stays a function of the log. A turn's declared ``trust`` can lower its trust, never raise it.
+
+A turn's role bounds its source (``as_said``): an assistant's, system's or tool's turn is never the user's
+word, though its source was left at "user". The connections that carry no credential (``LOCAL``) are one
+principal: on a machine without tokens the CLI, the HTTP API, MCP over stdio and over HTTP are one person.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from hindsight_es.events.candidates import Candidate
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.prepared import caused
 from hindsight_es.memory.state import BankState, MemoryInfo
-from hindsight_es.types import Provenance, Trust
+from hindsight_es.types import Provenance, Source, Trust
 
 RANK: dict[str, int] = {"user": 2, "other_user": 1, "assistant": 1, "tool": 0, "document": 0}
 TRUST_OF: dict[str, Trust] = {
@@ -43,6 +47,30 @@ LABELS: dict[str, str] = {
 }
 
 
+#: The source a turn of each role has at most: a turn whose source says "user" (the default, which an agent
+#: logging its own reply often leaves) is the user's word only from the user.
+ROLE_SOURCE: dict[str, Source] = {"user": "user", "assistant": "assistant", "system": "assistant", "tool": "tool"}
+
+#: The actors of connections without a credential: the CLI and the in-process client ("user", unless the
+#: caller names one), the HTTP API, the dashboard and MCP over HTTP while no tokens are configured (they
+#: refuse anyone without a token once there are), MCP over stdio. One person at several doors: as owners
+#: they are one principal, so the README's curl, CLI and MCP steps write as the same user.
+LOCAL: frozenset[str] = frozenset({"user", "http:local", "ui:local", "mcp:http", "mcp:stdio"})
+
+
+def as_said(turn: TurnRecorded) -> TurnRecorded:
+    """``turn`` with the source its role allows (``ROLE_SOURCE``); the bank actor decides this one."""
+    source = ROLE_SOURCE[turn.role]
+    if turn.source != "user" or source == "user":
+        return turn
+    return turn.model_copy(update={"source": source})
+
+
+def is_owner(actor: str, owners: Sequence[str]) -> bool:
+    """``actor`` is one of ``owners``, or a credential-less local actor where another of those is one."""
+    return actor in owners or (actor in LOCAL and not LOCAL.isdisjoint(owners))
+
+
 def owners(state: BankState, turn: TurnRecorded | None = None) -> tuple[str, ...]:
     """The bank's owners: as declared, else the principal of its first user memory, else (for the bank's
     first user turn) the turn's own."""
@@ -56,7 +84,7 @@ def owners(state: BankState, turn: TurnRecorded | None = None) -> tuple[str, ...
 def provenance(turn: TurnRecorded, owners: tuple[str, ...]) -> Provenance:
     if turn.source != "user":
         return turn.source
-    return "user" if turn.actor in owners else "other_user"
+    return "user" if is_owner(turn.actor, owners) else "other_user"
 
 
 def trust_of(turn: TurnRecorded, prov: str) -> Trust:

@@ -97,8 +97,10 @@ class RetainRequest(_Body):
     text: str = Field(min_length=1, pattern=NOT_BLANK, description="What was said, or a statement to remember")
     session_id: SessionId = "default"
     role: Role = Field("user", description="Who spoke: user, assistant, system or tool")
-    source: Source = Field(
-        "user", description="Whose word it is: user, assistant, tool or document (sets the default trust)"
+    source: Source | None = Field(
+        None,
+        description="Whose word it is: user, assistant, tool or document (sets the default trust); default: from "
+        "role (an assistant's or system's turn is the assistant's, a tool's the tool's)",
     )
     speaker: str | None = Field(None, max_length=256, description="Who said it, e.g. a name")
     turn_id: TurnId | None = Field(None, description="Stable id of the turn: retaining it again changes nothing")

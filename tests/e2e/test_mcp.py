@@ -378,6 +378,32 @@ async def test_a_document_contradicting_the_user_is_disputed_and_the_owner_resol
     assert "12 Oak Avenue" not in " ".join(h["text"] for h in hits)
 
 
+async def test_an_assistant_turn_without_a_source_is_not_the_users_word(mcp: Client) -> None:
+    """An agent logging its own reply names the role and leaves source out: the source follows the role."""
+    b = bank("role")
+    mine = await call(mcp, "retain", bank_id=b, text="I prefer coffee in the morning.", turn_id="u1", wait=True)
+    assert {m["provenance"] for m in mine["memories"]} == {"user"}
+    said = await call(
+        mcp,
+        "retain",
+        bank_id=b,
+        text="The user prefers green tea over coffee.",
+        role="assistant",
+        turn_id="a1",
+        wait=True,
+    )
+    assert said["memories"] and {(m["provenance"], m["trusted"]) for m in said["memories"]} == {("assistant", False)}
+    block = (await call(mcp, "get_context", bank_id=b, session_id="s", message="what do I drink?"))["text"]
+    assert block.index("The user's drink: coffee") < block.index("unverified") < block.index("green tea over coffee")
+
+
+async def test_declaring_no_owners_is_refused(mcp: Client) -> None:
+    b = bank("owners")
+    await call(mcp, "retain", bank_id=b, text="I live in Berlin.", wait=True)
+    assert "no owners given" in await refused(mcp, "trust", bank_id=b, action="set_owners", reason="oops")
+    assert len((await call(mcp, "trust", bank_id=b, action="owners"))["owners"]) == 1  # unchanged
+
+
 async def test_forget_removes_it_from_recall(mcp: Client) -> None:
     b = bank("forget")
     retained = await call(mcp, "retain", bank_id=b, text="My locker code is 4512.", wait=True)

@@ -168,3 +168,32 @@ def test_a_documents_words_are_read_as_written_not_as_the_rule_statement_built_f
                           source="document", minutes=1))  # fmt: skip
     assert retained(out) and all(m.text for m in retained(out))
     assert not any(isinstance(e, MemoryQuarantined | MemoryDisputed) for e in out)
+
+
+def test_a_turn_of_the_assistant_a_tool_or_the_system_is_never_the_users_word():
+    """An agent logging its reply often leaves ``source`` at its default ("user"): the role bounds it."""
+    state = BankState("b")
+    run(state, turn("I live in Berlin."))
+    cities = {"assistant": "Paris", "system": "Rome", "tool": "Oslo"}
+    for role, provenance in (("assistant", "assistant"), ("system", "assistant"), ("tool", "tool")):
+        text = f"I live in {cities[role]}."
+        said = TurnRecorded(bank_id="b", session_id="s", turn_id=role, role=role, text=text, actor="alice")
+        assert said.source == "user"  # left at its default
+        out = run(state, said)
+        assert {m.provenance for m in retained(out)} == {provenance}
+        assert {m.source for m in retained(out)} == {provenance} and not any(m.confirmed for m in retained(out))
+        assert state.heads["user/location"] != retained(out)[-1].memory_id  # Berlin stays the user's word
+
+
+def test_the_credential_less_local_doors_are_one_owner():
+    """The CLI ("user"), the HTTP API and MCP without tokens, and MCP over stdio are one person on one
+    machine; a token's principal is not one of them."""
+    state = BankState("b")
+    run(state, turn("I live in Berlin.", actor="user"))  # hindsight-es publish
+    for door in ("http:local", "mcp:stdio", "mcp:http", "ui:local"):
+        out = run(state, turn(f"I like tea number {door}.", actor=door))
+        assert {m.provenance for m in retained(out)} == {"user"}, door
+    out = run(state, turn("I live in Paris.", actor="mcp:stdio", minutes=2))  # the owner's correction
+    assert {m.provenance for m in retained(out)} == {"user"} and any(isinstance(e, MemorySuperseded) for e in out)
+    out = run(state, turn("I live in Rome.", actor="mcp:token-ab12", minutes=3))
+    assert {m.provenance for m in retained(out)} == {"other_user"}

@@ -1350,11 +1350,9 @@ export interface components {
             role: "user" | "assistant" | "system" | "tool";
             /**
              * Source
-             * @description Whose word it is: user, assistant, tool or document (sets the default trust)
-             * @default user
-             * @enum {string}
+             * @description Whose word it is: user, assistant, tool or document (sets the default trust); default: from role (an assistant's or system's turn is the assistant's, a tool's the tool's)
              */
-            source: "user" | "assistant" | "tool" | "document";
+            source?: ("user" | "assistant" | "tool" | "document") | null;
             /**
              * Speaker
              * @description Who said it, e.g. a name

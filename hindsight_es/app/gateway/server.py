@@ -89,8 +89,12 @@ class Tools(ReviewTools):
         session_id: SessionArg = "default",
         role: Annotated[Role, Field(description="Who spoke: user, assistant, system or tool")] = "user",
         source: Annotated[
-            Source, Field(description="Whose word it is: user, assistant, tool or document (sets the default trust)")
-        ] = "user",
+            Source | None,
+            Field(
+                description="Whose word it is: user, assistant, tool or document (sets the default trust); default: "
+                "from role (an assistant's or system's turn is the assistant's, a tool's the tool's)"
+            ),
+        ] = None,
         speaker: Annotated[str | None, Field(max_length=256, description="Who said it, e.g. a name")] = None,
         turn_id: Annotated[
             str | None,
