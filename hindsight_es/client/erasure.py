@@ -27,7 +27,7 @@ from hindsight_es.client.outcome import await_outcome, memory_partition_end
 from hindsight_es.client.writer import Writer
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import InvalidInputError
-from hindsight_es.events import ContentErased, ErasureRequested
+from hindsight_es.events import CommandIgnored, ContentErased, ErasureRequested
 
 __all__ = ["Erasure", "erase"]
 
@@ -45,6 +45,7 @@ class Erasure:
     memory_ids: list[str] = field(default_factory=list)
     turn_ids: list[str] = field(default_factory=list)
     erased_at: str = ""
+    ignored: str = ""  # why the bank actor erased nothing (erased before): its CommandIgnored's reason
 
 
 async def erase(
@@ -114,6 +115,8 @@ async def erase(
         await_outcome(conn.log, command.event_id, partition, start, deadline, projected),
         timeout + conn.settings.request_timeout_s,
     )
+    if ignored := next((e for e in outcome.events if isinstance(e, CommandIgnored)), None):
+        return Erasure(bank_id, out.request_id, out.units, True, ignored=ignored.reason)
     done = next((e for e in outcome.events if isinstance(e, ContentErased)), None)
     if done is None:
         return Erasure(bank_id, out.request_id, out.units, False)

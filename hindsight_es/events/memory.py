@@ -210,6 +210,11 @@ def erased_text(by: str | None, at: str | None, reason: str = "") -> str:
     return f"[erased by {by} at {at}: {reason}]" if reason else f"[erased by {by} at {at}]"
 
 
+def is_erased_text(text: str) -> bool:
+    """Whether ``text`` reads as ``erased_text`` writes it (a memory's text after its ``ContentErased``)."""
+    return text == "[erased]" or (text.startswith("[erased by ") and text.endswith("]"))
+
+
 def is_erased_turn(text: str, metadata: Mapping[str, object]) -> bool:
     """A turn whose content was erased (its placeholder and the metadata ``log.sealed`` gives it)."""
     by, at = metadata.get("erased_by"), metadata.get("erased_at")

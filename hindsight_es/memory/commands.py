@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from hindsight_es.events import (
+    CommandIgnored,
     ContentErased,
     CorrectionRequested,
     ErasureRequested,
@@ -27,6 +28,7 @@ from hindsight_es.events import (
     RetractionRequested,
     SourceRetracted,
 )
+from hindsight_es.events.memory import is_erased_text
 from hindsight_es.memory import episodes, guard, ids
 from hindsight_es.memory.forgetting import Revived, in_forget_range, restored
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
@@ -251,14 +253,24 @@ def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
     turns = {u.removeprefix("turn:") for u in units if u.startswith("turn:")} | (
         {command.turn_id} if command.turn_id else set()
     )
-    ids = [
-        m.memory_id
+    named = [
+        m
         for m in state.memories.values()
         if f"memory:{m.memory_id}" in units
         or m.memory_id == command.memory_id
         or (command.session_id is not None and m.session_id == command.session_id)
         or (command.memory_id is None and turns.intersection(m.source_turn_ids))
     ]
+    # A memory erased before keeps that erasure's placeholder (who, when, why): a repeated erase neither
+    # rewrites it nor, when it finds nothing else (no live key, no other memory), records a second one.
+    ids = [m.memory_id for m in named if not (m.status == "forgotten" and is_erased_text(m.text))]
+    if named and not ids and not units:
+        reason = f"nothing left to erase: erased before {named[0].text}"
+        return [
+            CommandIgnored(
+                event_id=derive_id(command.event_id, "ignored"), **caused(command), command=command.type, reason=reason
+            )
+        ]
     return [
         ContentErased(
             event_id=derive_id(command.event_id, "erased"),

@@ -52,3 +52,4 @@ class ErasureResult(_Model):
     turn_ids: list[str] = Field(description="The turns erased")
     erased_at: str = Field(description="When (ISO 8601); empty until the bank actor has decided it")
     ready: bool = Field(description="true: every store has dropped it; false: keys destroyed, not applied yet")
+    ignored: str = Field("", description="Why nothing was erased, when it was erased before (who, when, why)")

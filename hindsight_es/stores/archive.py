@@ -27,15 +27,19 @@ _COLS = ", ".join(f'"{n}"' for n in SCHEMA.names if n != "vector")
 _MEMORY_COLS = (
     'memory_id, kind, text, session_id, source_turn_ids, occurred_at, actor, event_id, topic, "partition", "offset"'
 )
-# A row is "about" memory $mid when it names it in any memory column.
+# A row is "about" memory $mid when it names it in any memory column, or is the erasure that names it (its
+# ids are in the payload only).
+_ERASED = "json_extract_string(payload, '$.memory_ids[*]')"
 _ABOUT = (
     "(memory_id = $mid OR superseded_by = $mid OR list_contains(retracted_memory_ids, $mid) "
     "OR list_contains(restored_memory_ids, $mid) "
-    "OR (type IN ('MemoryDisputed', 'DisputeResolved') AND json_extract_string(payload, '$.disputes') = $mid))"
+    "OR (type IN ('MemoryDisputed', 'DisputeResolved') AND json_extract_string(payload, '$.disputes') = $mid) "
+    f"OR (type = 'ContentErased' AND list_contains({_ERASED}, $mid)))"
 )
 _ABOUT_ANY = (
     "(list_contains($mids, memory_id) OR list_contains($mids, superseded_by) "
-    "OR list_has_any(retracted_memory_ids, $mids) OR list_has_any(restored_memory_ids, $mids))"
+    "OR list_has_any(retracted_memory_ids, $mids) OR list_has_any(restored_memory_ids, $mids) "
+    f"OR (type = 'ContentErased' AND list_has_any({_ERASED}, $mids)))"
 )
 _LOG_ORDER = 'ORDER BY topic, "partition", "offset"'
 # The archive/restore/forget/retract marks of memories, in log order within a bank (one partition).

@@ -150,7 +150,10 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     assert any("peanuts" in t for t in recall_texts(data, "what am I allergic to?"))
     again = cli(data, "erase", "--bank", "alice", "--turn", "t1", "--reason", "asked again", **ENV)
     assert again.returncode == 0, again.stderr  # idempotent, and says when, by whom and why it was erased
-    assert "nothing left to erase" in again.stdout and "by operator ('asked')" in again.stdout, again.stdout
+    assert "nothing left to erase: erased before [erased by operator at " in again.stdout, again.stdout
+    assert ": asked] (the turn 't1')" in again.stdout, again.stdout  # the first erasure's who and why, kept
+    state = cli(data, "replay", "state", "--bank", "alice", "--all", "--json", **ENV)  # the log's own fold
+    assert state.returncode == 0 and ": asked]" in state.stdout and "asked again" not in state.stdout, state.stdout
     typo = cli(data, "erase", "--bank", "alice", "--turn", "t9", "--reason", "asked", **ENV)
     assert typo.returncode == 0 and "nothing to erase: no key of the turn 't9' in bank 'alice'" in typo.stdout, typo
     proc = cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV)
@@ -160,6 +163,10 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     one = cli(data, "erase", "--bank", "alice", "--memory", tea[0], "--reason", "asked", **ENV)
     assert one.returncode == 0, one.stderr
     assert tea[0] not in cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV).stdout
+    history = cli(data, "history", tea[0], "--json", **ENV)  # the erasure is in its history, and its status
+    assert history.returncode == 0, history.stderr
+    lineage = json.loads(history.stdout)
+    assert lineage["status"] == "forgotten" and lineage["events"][-1]["type"] == "ContentErased", lineage
 
 
 def test_a_log_written_before_sealing_still_reads(tmp_path: Path) -> None:

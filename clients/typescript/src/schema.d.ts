@@ -811,6 +811,12 @@ export interface components {
              * @description true: every store has dropped it; false: keys destroyed, not applied yet
              */
             ready: boolean;
+            /**
+             * Ignored
+             * @description Why nothing was erased, when it was erased before (who, when, why)
+             * @default
+             */
+            ignored: string;
         };
         /** ForgetRequest */
         ForgetRequest: {

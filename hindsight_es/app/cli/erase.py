@@ -61,6 +61,8 @@ def erase(
 
 def _nothing_left(found: dict[str, Any], scope: str) -> str:
     """A repeated erase: when, by whom and why it was erased the first time; else no key was ever found."""
+    if found.get("ignored"):  # the bank actor's answer: every memory it names was erased before
+        return f"{found['ignored']} (the {scope})"
     if tomb := found.get("erased_before"):
         return (
             f"nothing left to erase: the keys of the {scope} were destroyed before, "
@@ -117,8 +119,8 @@ async def _erase(
             drive=drive if here else None,
         )
         out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
-        out["bank"] = bank
-        if not done.units:  # erased before, or never keyed: the first tombstone, if any
+        out |= {"bank": bank, "ignored": done.ignored}
+        if not done.units and not done.ignored:  # erased before, or never keyed: the first tombstone, if any
             out["erased_before"] = await asyncio.to_thread(_first_tombstone, hs, bank, done.memory_ids, done.turn_ids)
         out |= {"ready": bool(done.ready), "erased_at": done.erased_at, "request_id": done.request_id}
         out["generations"] = 0

@@ -148,6 +148,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
             turn_ids=done.turn_ids,
             erased_at=done.erased_at,
             ready=bool(done.ready),
+            ignored=done.ignored,
         )
 
     @api.get("/banks/{bank_id}/state", response_model=StateAsOf, summary="The bank as of a time")
