@@ -34,6 +34,7 @@ Timeout = Annotated[float, typer.Option(help="Seconds to wait for a running serv
 AsJson = Annotated[bool, typer.Option("--json", help="Print the decided events as JSON")]
 EXIT_PENDING = 3
 QUIET_S = 3.0
+FORGET_SHARE = 0.5  # forget --query: a hit is a match when its relevance is at least this share of the best's
 
 
 def register(app: typer.Typer) -> None:
@@ -118,7 +119,10 @@ def forget(
     session: Annotated[Optional[str], typer.Option(help="Every memory of this session")] = None,
     since: Annotated[Optional[str], typer.Option(help="Memories valid from this time on (ISO 8601)")] = None,
     until: Annotated[Optional[str], typer.Option(help="Memories valid from before this time")] = None,
-    query: Annotated[Optional[str], typer.Option(help="The memories recall returns for this query")] = None,
+    query: Annotated[
+        Optional[str],
+        typer.Option(help="The memories recall returns for this query that match about as well as the best"),
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=200, help="Most memories --query forgets")] = 10,
     agent: Annotated[Optional[str], typer.Option(help="Recall --query as this agent")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask before forgetting by --query")] = False,
@@ -148,18 +152,28 @@ def forget(
             await _held(hs, bank, ids)
             if query is not None:
                 await catch_up_if_idle(hs)
-                hits = await hs.recall(bank, query, limit=limit, agent=agent)
+                # Only the hits that match nearly as well as the best (relevance at least half the best's, and
+                # the floor): recall keeps a whole answer once its best hit reaches the floor, and its tail
+                # ("Alice's name" for "my passport", a budget sheet for "quarterly report") is no match to forget.
+                found = await hs.recall(bank, query, limit=limit, agent=agent)
+                bar = max(settings.min_relevance, max((h.relevance for h in found), default=0.0) * FORGET_SHARE)
+                hits = [h for h in found if h.relevance >= bar]
+                weak = f" ({len(found) - len(hits)} weaker matches, relevance below {bar:.2f}, left out)"
                 if not hits:
-                    console.print("nothing matches")
+                    console.print("nothing matches" + (weak if found else ""))
                     return []
                 table = Table(title=f"memories of {bank!r} matching {query!r}")
                 table.add_column("id", no_wrap=True, min_width=36)
-                for column in ("kind", "text", "valid from"):
+                for column in ("kind", "text", "valid from", "relevance"):
                     table.add_column(column, overflow="fold")
                 for h in hits:
-                    table.add_row(h.memory_id, h.kind, h.text, shown(h.valid_from))
+                    table.add_row(h.memory_id, h.kind, h.text, shown(h.valid_from), f"{h.relevance:.2f}")
                 console.print(table)
-                if not yes and not typer.confirm(f"forget these {len(hits)} memories?", default=False):
+                if len(hits) < len(found):
+                    console.print(weak.strip(" ()"))
+                ask = "forget this memory?" if len(hits) == 1 else f"forget these {len(hits)} memories?"
+                if not yes and not typer.confirm(ask, default=False):
+                    console.print("nothing forgotten")
                     raise typer.Exit(1)
                 chosen = ids + tuple(UUID(h.memory_id) for h in hits)
             command = build(
