@@ -28,6 +28,7 @@ from hindsight_es.extraction.entities import entities
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.matching import matching_copy
 from hindsight_es.extraction.pronouns import resolved
+from hindsight_es.extraction.quotes import quoted
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.speech import asserted, one_off
 from hindsight_es.extraction.statements import statement
@@ -367,7 +368,7 @@ class _Said:
         return Candidate(
             kind=kind,
             text=text,
-            quote=_quoted(self.sentence, kv[1]) if text != self.sentence else None,
+            quote=quoted(self.sentence, kv[1]) if text != self.sentence else None,
             key=kv[0],
             value=kv[1],
             entities=self.entities,
@@ -375,21 +376,6 @@ class _Said:
             confidence=conf,
             is_correction=self.corrected,
         )
-
-
-# Parts: after a semicolon, or a comma that opens a clause of the speaker's own ("I'm Lin, I run a tea shop")
-_PARTS = re.compile(r"(?<=[;；])|(?<=[,，])(?=\s*(?:(?i:i|we)\b|我|我们))")
-
-
-def _quoted(sentence: str, value: str | None) -> str:
-    """What a typed memory quotes: of a sentence in parts (``_PARTS``), the one part that says
-    its value, else the whole sentence. An episode is hidden behind the typed memories of its turn when
-    their quotes say all it says (``episodes.says_nothing_else``): "I quit my job at Amazon; I'm at Stripe
-    now." quoted whole by "no longer works at Amazon" would hide the turn's Stripe."""
-    said = (value or "").removeprefix("not:").casefold()
-    parts = [p.strip() for p in _PARTS.split(sentence) if p.strip()]
-    holding = [p for p in parts if said and said in p.casefold()]
-    return holding[0] if len(parts) > 1 and len(holding) == 1 else sentence
 
 
 _DEFAULT = RuleExtractor()
