@@ -373,3 +373,24 @@ def test_a_rollback_without_a_criterion_is_one_line_and_changes_nothing(tmp_path
     no_traceback(proc)  # it was a traceback: the error was raised outside the command's run_async
     assert proc.returncode == 1 and "a rollback needs at least one criterion" in flat(proc.stderr), proc.stderr
     assert stats_json(data)["log_end_offsets"]["hindsight.commands"] == 0
+
+
+def test_a_mistyped_data_dir_is_an_error_not_an_empty_store(tmp_path: Path) -> None:
+    """Found by an operator: `--data-dir /nonexist/deep/dir stats` created the directory and a log, `replay
+    verify` said "verified" and `erase` "nothing to erase", all with exit code 0."""
+    missing = tmp_path / "dta"  # the commands run in its parent
+    for args in (
+        ("stats",),
+        ("recall", "alice", "anything"),
+        ("replay", "verify"),
+        ("replay", "audit", "--bank", "alice"),
+        ("erase", "--bank", "alice", "--session", "s1", "--reason", "x"),
+        ("forget", "alice", "--session", "s1"),
+    ):
+        proc = cli(missing, *args)
+        no_traceback(proc)
+        assert proc.returncode == 2 and f"no hindsight data in {missing}" in flat(proc.stderr), (args, proc.stderr)
+    assert not missing.exists()
+    # writers create the store: publish, then the same commands find it
+    assert cli(missing, "publish", "--text", "We use PostgreSQL.", "--bank", "alice").returncode == 0
+    assert cli(missing, "stats").returncode == 0

@@ -109,3 +109,7 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
 
     stats = stats_json(data)["banks"]["alice"]
     assert stats["forgotten"] >= 2 and stats["archived"] >= 1
+    # a forget that changes nothing says why (the bank actor's CommandIgnored), not the event's name
+    assert "forgot: 1 MemoryForgotten" in ok(cli(data, "forget", "alice", lake["memory_id"]))
+    again = ok(cli(data, "forget", "alice", lake["memory_id"]))
+    assert "forgot: nothing changed (nothing to forget:" in flat(again) and "CommandIgnored" not in again

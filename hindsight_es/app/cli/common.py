@@ -130,6 +130,19 @@ def fail(message: str, code: int = EXIT_ERROR) -> typer.Exit:
     return typer.Exit(code)
 
 
+def existing_store(settings: Settings) -> Settings:
+    """``settings``, if its data directory holds a log; else one line and exit 2. A command that reads or
+    changes what is stored must not create an empty store at a mistyped ``--data-dir`` and report on it
+    ("verified", "nothing to erase"). Writers (publish, up, demo, mcp, import) create one; Kafka keeps the log."""
+    if settings.broker is None and not settings.log_path.exists():
+        raise fail(
+            f"no hindsight data in {settings.data_dir} (no log at {settings.log_path}): check --data-dir or "
+            "HINDSIGHT_DATA_DIR, or write to it first (publish, up, demo)",
+            EXIT_USAGE,
+        )
+    return settings
+
+
 def settings_from(ctx: typer.Context) -> Settings:
     """The settings of this invocation, built once from the environment and the global options; a bad
     value is one line on stderr and exit code 2, never a traceback."""

@@ -9,7 +9,7 @@ from typing import Annotated, Optional, cast
 
 import typer
 
-from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, existing_store, run_async, settings_from
 from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.disputes import BankOwners, DisputedMemory
@@ -40,7 +40,7 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Disputed memories with what they dispute and why, oldest first."""
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def go() -> list[DisputedMemory]:
         async with Hindsight(settings) as hs:
@@ -89,7 +89,7 @@ def reject(
 def _resolve(
     ctx: typer.Context, bank: str, memory_ids: list[str], *, accept: bool, reason: str, timeout: float
 ) -> None:
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     wanted = "active" if accept else "forgotten"
 
     async def go() -> bool:
@@ -118,7 +118,7 @@ def show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """The bank's owners, declared or (with no declaration) the principal of its first user memory."""
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def go() -> BankOwners:
         async with Hindsight(settings) as hs:
@@ -143,7 +143,7 @@ def set_(
     reason: Reason = "",
 ) -> None:
     """Declare the bank's owners (replaces the previous declaration)."""
-    settings = settings_from(ctx)
+    settings = settings_from(ctx)  # owners may be declared before anyone writes
 
     async def go() -> None:
         async with Hindsight(settings) as hs:

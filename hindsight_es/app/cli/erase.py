@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hindsight_es.app.cli.common import fail, run_async, settings_from
+from hindsight_es.app.cli.common import existing_store, fail, run_async, settings_from
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -40,7 +40,7 @@ def erase(
         raise fail("give exactly one of --session, --turn, --memory", 2)
     if not reason.strip():
         raise fail("--reason must say why (it is kept with the erasure)", 2)
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     if not settings.seal_content:
         raise fail("content is not sealed here (HINDSIGHT_SEAL_CONTENT off), so it cannot be erased for good", 2)
     from hindsight_es.client import Hindsight

@@ -17,6 +17,7 @@ from hindsight_es.app.cli.common import (
     catch_up_if_idle,
     console,
     err_console,
+    existing_store,
     parse_when,
     run_async,
     settings_from,
@@ -88,6 +89,12 @@ def report(events: list[Event] | None, as_json: bool, what: str, timeout: float)
         shown = [e.model_dump(mode="json", exclude={"revived"}) for e in events]
         print(json.dumps(shown, ensure_ascii=False, indent=2))
         return
+    from hindsight_es.events import CommandIgnored
+
+    ignored = [e for e in events if isinstance(e, CommandIgnored)]
+    if ignored and len(ignored) == len(events):  # the bank actor's why, not its event's name
+        console.print(f"{what}: nothing changed ({ignored[0].reason})")
+        return
     counts: dict[str, int] = {}
     for event in events:
         counts[event.type] = counts.get(event.type, 0) + 1
@@ -137,7 +144,7 @@ def forget(
     from hindsight_es.client import Hindsight, build
     from hindsight_es.events import ForgetRequested
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     ids, start, end = _ids(memory_ids), parse_when(since, "--since"), parse_when(until, "--until")
     if query is not None and (session or start or end):
         raise typer.BadParameter("--query selects memories on its own; run another forget for a session or range")
@@ -203,7 +210,7 @@ def restore(
     from hindsight_es.client import Hindsight, build
     from hindsight_es.events import RestoreRequested
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     ids = _ids(memory_ids)
     if not ids:
         raise typer.BadParameter("name the memories to restore")
@@ -232,7 +239,7 @@ def end_session(
     from hindsight_es.client import Hindsight, build
     from hindsight_es.events import SessionEnded
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
@@ -255,7 +262,7 @@ def promote(
     from hindsight_es.client import Hindsight, build
     from hindsight_es.events import PromoteRequested
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     ids = _ids(memory_ids)
     from hindsight_es.types import Scope
 
@@ -283,7 +290,7 @@ def janitor(
     from hindsight_es.events import JanitorTick
     from streams.janitor import policy_for
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     when = parse_when(at, "--at")
 
     async def go() -> list[Event] | None:

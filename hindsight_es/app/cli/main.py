@@ -24,6 +24,7 @@ from hindsight_es.app.cli.common import (
     catch_up_if_idle,
     console,
     err_console,
+    existing_store,
     fail,
     failed,
     run_async,
@@ -297,7 +298,7 @@ def recall(
     from hindsight_es.app.cli.hits import hits_table
     from hindsight_es.client import Hindsight
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def go() -> list[RecallHit]:
         async with Hindsight(settings) as hs:
@@ -331,7 +332,7 @@ def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] =
     from hindsight_es.app.cli.stats import render
     from hindsight_es.client import Hindsight
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def go() -> dict[str, Any]:
         async with Hindsight(settings) as hs:

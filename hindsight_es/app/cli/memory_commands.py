@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hindsight_es.app.cli.common import catch_up_if_idle, run_async, settings_from
+from hindsight_es.app.cli.common import catch_up_if_idle, existing_store, run_async, settings_from
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -43,7 +43,7 @@ def history(ctx: typer.Context, memory_id: MemoryId, bank: BankOpt = None, as_js
         await catch_up_if_idle(hs)
         return await lineage_of(hs, memory_id, bank)
 
-    found = with_client(settings_from(ctx), work)
+    found = with_client(existing_store(settings_from(ctx)), work)
     if as_json:
         print(to_json(found))
     else:
@@ -67,7 +67,7 @@ def correct(
     from hindsight_es.errors import ConflictError
     from hindsight_es.events import CorrectionRequested
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:

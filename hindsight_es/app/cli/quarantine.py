@@ -9,7 +9,7 @@ from typing import Annotated, Optional, cast
 
 import typer
 
-from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, run_async, settings_from
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, existing_store, run_async, settings_from
 from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.operator import QuarantinedMemory
@@ -35,7 +35,7 @@ def list_(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Quarantined memories with the guard's reason, oldest first."""
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def go() -> list[QuarantinedMemory]:
         async with Hindsight(settings) as hs:
@@ -80,7 +80,7 @@ def reject(
 def _review(
     ctx: typer.Context, bank: str, memory_ids: list[str], *, release: bool, reason: str, timeout: float
 ) -> None:
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     wanted = "active" if release else "forgotten"
 
     async def go() -> bool:

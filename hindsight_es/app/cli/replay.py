@@ -16,6 +16,7 @@ from hindsight_es.app.cli.common import (
     Json,
     console,
     err_console,
+    existing_store,
     run_async,
     service_lock,
     settings_from,
@@ -61,7 +62,7 @@ def rebuild(
     from projections.replay import STORES_OF
     from projections.replay import rebuild as rebuild_stores
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     if projection not in STORES_OF:
         raise typer.BadParameter(f"{projection!r}: vectors, archive or all", param_hint="--projection")
     stores = ("lance",) if bank is not None and projection == "all" else STORES_OF[projection]
@@ -118,7 +119,7 @@ def switch(
     wait: Annotated[float, typer.Option(help="Seconds to wait for the service lock")] = 10.0,
 ) -> None:
     """Point readers at an existing generation (catching it up on the log first): finish a rebuild, or go back."""
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     root, options = location.root(settings), location.s3_options(settings)
     if generation == "initial":
         stores = {store: join(root, store) for store in generations.STORES}
@@ -133,7 +134,7 @@ def gc(
     ctx: typer.Context, dry_run: Annotated[bool, typer.Option(help="Only list what would be removed")] = False
 ) -> None:
     """Remove store generations no reader is pointed at, and scratch left by an interrupted verify."""
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     current = location.current(settings)
     for store, path in current.items():
         console.print(f"current {store}: {path}")
@@ -169,7 +170,7 @@ def verify(
     """
     from projections.replay import verify as verify_stores
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
 
     async def work(hs: Hindsight) -> Verdict:
         if as_json:

@@ -20,6 +20,7 @@ from hindsight_es.app.cli.common import (
     catch_up_if_idle,
     console,
     err_console,
+    existing_store,
     parse_when,
     service_lock,
     settings_from,
@@ -52,7 +53,7 @@ def audit(
     as_json: Json = False,
 ) -> None:
     """Where a memory came from and everything that happened to it; or what a bank's sessions produced."""
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     if memory_id is None and bank is None:
         raise typer.BadParameter("give a MEMORY_ID, or --bank (with --session for one session)")
     if session is not None and bank is None:
@@ -122,7 +123,7 @@ def rollback(
     """
     from hindsight_es.history import outcome, plan, request, retraction
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     command = retraction(
         bank,
         session_id=session,
@@ -185,7 +186,7 @@ def undo_rollback(
     from hindsight_es.history import memory_events, outcome, request, undo
     from hindsight_es.memory import fold
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     wanted = _uuid(retraction_id)
 
     async def work(hs: Hindsight) -> list[Event] | None:
@@ -225,7 +226,7 @@ def state(
     """The bank's memories as they stood at a time, folded from the log (event time, inclusive)."""
     from hindsight_es.history import state_as_of
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     moment = parse_when(as_of, "--as-of")
     folded = with_client(settings, lambda hs: state_as_of(hs.log, bank, moment))
     memories = sorted(
@@ -251,7 +252,7 @@ def export(
     """Write a bank's turns, commands and memory events to a file (one event per line or row)."""
     from hindsight_es.history import export_bank
 
-    settings = settings_from(ctx)
+    settings = existing_store(settings_from(ctx))
     counts = with_client(settings, lambda hs: export_bank(hs.log, bank, file, fmt))
     console.print(f"exported bank {bank!r} to {file}: " + ", ".join(f"{n:,} {t}" for t, n in counts.items()))
 
