@@ -4,14 +4,15 @@
     origin     = "private"  owned by the agent asking
                  "bank"     unowned, in the bank asked
                  "shared"   unowned (or the agent's own) in a shared bank
-                 "archived" an archived memory from the cold archive; its score is 1 / (RRF_K + rank)
-                            by cosine among archived memories, as if one retriever had found it; an
-                            archived episode whose turn's archived typed memories say all it says (their
-                            quotes) is one hit with them, the typed one, at the better rank
+                 "archived" an archived memory from the cold archive, ranked by cosine among archived
+                            memories; an archived episode whose turn's archived typed memories say all it
+                            says (their quotes) is one hit with them, the typed one, at the better rank
 
 Each bank is recalled with the same pipeline, filtered to what the agent may see (its own private
 memories and unowned ones, never another agent's), then the hits are weighted, merged best first,
-one per text, and cut to ``limit``. Weights are ``Settings.recall_weights`` over ``DEFAULT_WEIGHTS``.
+one per text, and cut to ``limit``. Archived hits join that answer by relevance (``interleave``): their
+scores, from one list, are not on the scale of live scores, which add up several. Weights are
+``Settings.recall_weights`` over ``DEFAULT_WEIGHTS``.
 """
 
 from __future__ import annotations
@@ -140,9 +141,33 @@ def scoped_recall(
     for bank in dict.fromkeys([bank_id, *shared]):
         found = recall(store.for_bank(bank), embedder, bank, query, limit=limit, agent=agent, **filters, **options)
         hits += [h.model_copy(update={"bank_id": bank}) for h in found]
+    live = merge(hits, bank_id, agent, weights or {}, limit)
     if archive is not None:
         vector = embedder.embed_query(query)
         rows = archive.search_cold(bank_id, vector, limit, embedder=vector_space(embedder), agent=agent, **filters)
         on = (scale(embedder, "cjk" if is_cjk(query) else "latin"), bank_size(store.for_bank(bank_id), bank_id))
-        hits += [h for h in archived_hits(rows, bank_id, on) if h.trusted or not options.get("trusted_only")]
-    return floor(merge(hits, bank_id, agent, weights or {}, limit), min_relevance)
+        cold = [h for h in archived_hits(rows, bank_id, on) if h.trusted or not options.get("trusted_only")]
+        live = interleave(live, cold, {**DEFAULT_WEIGHTS, **(weights or {})}["archived"], limit)
+    return floor(live, min_relevance)
+
+
+def interleave(live: Sequence[RecallHit], cold: Sequence[RecallHit], weight: float, limit: int) -> list[RecallHit]:
+    """The archived hits placed among the live ones by relevance, the one score both have on one scale (a
+    live hit's score sums its ranks over several lists, an archived one's comes from its cosine alone): each
+    goes before the first live hit less relevant than its own relevance times ``weight``. Each list keeps its
+    order, one hit per text, at most ``limit``; an archived hit's score is the live score it displaces, so
+    the scores of the answer stay in its order."""
+    out: list[RecallHit] = []
+    seen: set[str] = set()
+    i = j = 0
+    while len(out) < limit and (i < len(live) or j < len(cold)):
+        if j < len(cold) and (i == len(live) or cold[j].relevance * weight > live[i].relevance):
+            hit, j = cold[j], j + 1
+            below = live[i].score if i < len(live) else round(hit.score * weight, 6)
+            hit = hit.model_copy(update={"score": min(out[-1].score, below) if out else below})
+        else:
+            hit, i = live[i], i + 1
+        if hit.text.strip() not in seen:
+            seen.add(hit.text.strip())
+            out.append(hit)
+    return out

@@ -122,6 +122,9 @@ async def test_an_archived_memory_recalled_with_the_archive_comes_back(env):
     await hs.writer.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
     await settle(hs)
     hits = await hs.recall(A, "was it at the lake?", limit=3, include_archived=True)
+    # the archived answer first: its relevance ranks it among the live hits (the peanut allergy, English)
+    assert hits[0].text == "The picnic was at the lake on Sunday." and hits[0].status == "archived", hits
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     served = [h.memory_id for h in hits if h.status == "archived"]
     assert served
     await settle(hs)  # the recorder published its tally (RecallsTallied); the actor restores what it served
