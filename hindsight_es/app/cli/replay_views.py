@@ -300,8 +300,11 @@ def bank_summary(turns: list[dict[str, Any]], memories: list[dict[str, Any]]) ->
 
 def show_bank(bank: str, summary: list[dict[str, Any]]) -> None:
     table = Table(title=f"bank {bank!r}: {len(summary)} sessions (audit --session S for one)", title_justify="left")
+    # Folded, never cut: the title asks for a session's id (`audit --session S`); every column stays on screen.
     for column in ("session", "turns", "first turn", "last turn", *STATUSES):
-        table.add_column(column, justify="right" if column in STATUSES or column == "turns" else "left")
+        table.add_column(
+            column, justify="right" if column in STATUSES or column == "turns" else "left", overflow="fold"
+        )
     for s in summary:
         table.add_row(
             s["session"],

@@ -53,7 +53,7 @@ class Access:
         """The bank a call acts on; refuses one outside the caller's banks."""
         bank_id = requested or self.default_bank
         if not bank_id:
-            raise InvalidInputError("no bank given: pass `bank` (list_banks shows the ones you may use)")
+            raise InvalidInputError("no bank given: pass `bank_id` (list_banks shows the ones you may use)")
         if not self.allows(bank_id):
             raise AccessDeniedError(f"access denied: this connection may not use bank {bank_id!r}")
         return bank_id

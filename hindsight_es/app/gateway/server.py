@@ -263,8 +263,10 @@ class Tools(ReviewTools):
     async def restore(
         self, memory_id: MemoryId, reason: Reason = "", wait: Wait = True, bank_id: BankArg = None
     ) -> RestoreResult:
-        """Bring back an archived (faded) or forgotten memory: it becomes active and recallable again, with its
-        history. Archived memories are found with recall include_archived=true."""
+        """Bring back an archived (faded), forgotten or superseded memory: it becomes active and recallable again,
+        with its history. A superseded one replaces what superseded it (the user's correction is undone): restore it
+        only when the user says the older value holds again. Archived memories are found with recall
+        include_archived=true."""
         bank = self._bank(bank_id)
         receipt = await self.hs.restore(bank, memory_id, reason=reason, wait=wait, actor=self._actor())
         return RestoreResult(bank_id=bank, memory_id=str(memory_uuid(memory_id)), ready=bool(receipt.ready))
