@@ -35,6 +35,7 @@ from hindsight_es.events import (
     TurnRecorded,
     encode,
 )
+from hindsight_es.events.memory import is_erased_text
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.memory import ids as memory_ids
 from hindsight_es.recall.models import MemoryView
@@ -125,6 +126,7 @@ class Writer:
             await self.publish([turn])
             return Receipt(turn, True)
         if known := await self.conn.read(self.reader.memory_rows, bank_id, _derived(turn)):
+            _same_turn(turn, known)
             return Receipt(turn, True, known)  # the same turn (bank, session, turn id) was decided before
         return await self._publish_and_wait(turn, timeout_s)
 
@@ -315,3 +317,16 @@ class Writer:
 def _derived(turn: TurnRecorded) -> list[str]:
     """The ids the memories of ``turn`` would have (they derive from its event id)."""
     return [str(memory_ids.memory_id(turn.event_id, i)) for i in range(MAX_CANDIDATES)]
+
+
+def _same_turn(turn: TurnRecorded, known: Sequence[MemoryView]) -> None:
+    """Refuse a turn id retained before with other words: the log keeps the first (a turn id names one turn,
+    and retaining it again changes nothing), so the new words would be dropped without a word. An agent that
+    numbers its turns from 1 in every conversation of one session meets this."""
+    episode = next((m for m in known if m.kind == "episode"), None)
+    if episode is None or is_erased_text(episode.text) or episode.text.strip() == turn.text.strip():
+        return
+    raise InvalidInputError(
+        f"turn {turn.turn_id!r} of session {turn.session_id!r} was retained before, saying {episode.text[:80]!r}: "
+        "a turn id names one turn (retaining it again changes nothing); give this one a new turn_id"
+    )

@@ -228,6 +228,12 @@ async def test_retain_then_recall_finds_it(mcp: Client) -> None:
 
     again = await call(mcp, "retain", bank_id=b, text=text, session_id="s1", turn_id="t1", wait=True)
     assert {m["memory_id"] for m in again["memories"]} == ids  # the same turn again: nothing new
+    # the same turn id with other words is refused, not dropped without a word (an agent numbering its turns
+    # from 1 in every conversation of one session)
+    other = await refused(
+        mcp, "retain", bank_id=b, text="I'm allergic to shellfish.", session_id="s1", turn_id="t1", wait=True
+    )
+    assert "turn 't1' of session 's1' was retained before" in other and "new turn_id" in other
     stats = await call(mcp, "bank_stats", bank_id=b)
     assert stats["turns"] == 1 and stats["memories"]["active"] == len(ids)
     assert b in (await call(mcp, "list_banks"))["banks"]
