@@ -264,8 +264,12 @@ def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
     # A memory erased before keeps that erasure's placeholder (who, when, why): a repeated erase neither
     # rewrites it nor, when it finds nothing else (no live key, no other memory), records a second one.
     ids = [m.memory_id for m in named if not (m.status == "forgotten" and is_erased_text(m.text))]
-    if named and not ids and not units:
-        reason = f"nothing left to erase: erased before {named[0].text}"
+    if not ids and not units and (named or not turns):  # erased before, or a session the bank never held
+        reason = (
+            f"nothing left to erase: erased before {named[0].text}"
+            if named
+            else "nothing to erase: the bank holds no memory, turn or key of it"
+        )
         return [
             CommandIgnored(
                 event_id=derive_id(command.event_id, "ignored"), **caused(command), command=command.type, reason=reason

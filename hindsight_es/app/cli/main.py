@@ -8,6 +8,7 @@ loads neither the stores nor the models.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -125,6 +126,9 @@ def cli() -> None:
     after its ``run_async``) is still one line and exit code 1 (2 for a ``ConfigError``), never a traceback."""
     from hindsight_es.errors import HindsightError
 
+    # A validation error an agent or an operator reads (an MCP tool's arguments, the HTTP API) says what is
+    # wrong; pydantic's documentation link after every line is noise to them.
+    os.environ.setdefault("PYDANTIC_ERRORS_INCLUDE_URL", "0")
     try:
         command()(args=hoisted(sys.argv[1:]), prog_name="hindsight-es")
     except HindsightError as exc:
