@@ -227,7 +227,10 @@ class Reader:
         for hit in hits:
             by_bank[hit.bank_id or bank_id].append(hit)
         for bank, served in by_bank.items():
-            archived = [UUID(h.memory_id) for h in served if h.status == "archived"]
+            # An archived memory served comes back when it is itself relevant: the tail of an answer whose best
+            # hit reached the floor (a greeting at relevance 0.09) is served, not used.
+            bar = self.settings.min_relevance
+            archived = [UUID(h.memory_id) for h in served if h.status == "archived" and h.relevance >= bar]
             restore = archived if self.settings.restore_on_recall else []
             self.recorder.served(bank, [UUID(h.memory_id) for h in served], restore)
 

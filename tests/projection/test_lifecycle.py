@@ -133,6 +133,23 @@ async def test_an_archived_memory_recalled_with_the_archive_comes_back(env):
     assert all(m not in cold_ids(settings) for m in served)
 
 
+async def test_only_a_relevant_archived_memory_comes_back_when_served(env):
+    """The weak tail of an answer is served (shown), not used: it stays archived."""
+    settings, log, hs = env
+    await seed(hs)
+    await hs.writer.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
+    await settle(hs)
+    hits = await hs.recall(A, "was it at the lake?", limit=10, include_archived=True)
+    archived = [h for h in hits if h.status == "archived"]
+    strong = [h.memory_id for h in archived if h.relevance >= settings.min_relevance]
+    weak = [h.memory_id for h in archived if h.relevance < settings.min_relevance]
+    assert strong and weak, [(h.text, h.relevance) for h in archived]
+    await settle(hs)
+    hot, cold = hot_ids(settings), cold_ids(settings)
+    assert all(hot.get(m) == "active" for m in strong)
+    assert all(cold.get(m) == "archived" and m not in hot for m in weak)
+
+
 async def test_replay_after_archiving_reproduces_the_hot_and_cold_sets(env, tmp_path):
     settings, log, hs = env
     await seed(hs)
