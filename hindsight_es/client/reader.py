@@ -61,8 +61,8 @@ class Reader:
             self._known_banks.add(bank_id)
         else:
             raise NotFoundError(
-                f"unknown bank {bank_id!r}: nothing has been recorded in it yet (or nothing projected: the "
-                "pipeline runs in `hindsight-es up`, or in this process with hindsight_es.app.local)"
+                f"unknown bank {bank_id!r}: nothing has been recorded in it yet (or not indexed yet: the "
+                "service, `hindsight-es up`, indexes what is published)"
             )
 
     async def warm(self) -> None:

@@ -113,3 +113,7 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
     assert "forgot: 1 MemoryForgotten" in ok(cli(data, "forget", "alice", lake["memory_id"]))
     again = ok(cli(data, "forget", "alice", lake["memory_id"]))
     assert "forgot: nothing changed (nothing to forget:" in flat(again) and "CommandIgnored" not in again
+    # a mistyped bank is an error, not "nothing changed" (and nothing is written)
+    for args in (("end-session", "alcie", "s1"), ("janitor", "--bank", "alcie")):
+        proc = cli(data, *args)
+        assert proc.returncode == 1 and "unknown bank 'alcie'" in flat(proc.stderr), (args, proc.stderr)

@@ -243,6 +243,8 @@ def end_session(
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
+            await catch_up_if_idle(hs)
+            await hs.conn.read(hs.reader.require_bank, bank)  # a mistyped bank is an error, not "nothing changed"
             command = build(SessionEnded, bank_id=bank, session_id=session, reason=reason, actor="user")
             return await decided(hs, [command], timeout, may_do_nothing=True)
 
@@ -296,6 +298,8 @@ def janitor(
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)  # so every bank with memories is listed
+            for named in bank or []:  # a mistyped bank is an error, not a tick of nothing
+                await hs.conn.read(hs.reader.require_bank, named)
             banks = bank or await hs.list_banks()
             extra = {"occurred_at": when} if when is not None else {}
             ticks: list[Event] = [
