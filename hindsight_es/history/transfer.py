@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS
 from hindsight_es.errors import DecodeError, InvalidInputError
 from hindsight_es.events import CommandEvent, Event, MemoryEvent, TurnRecorded, decode, encode
+from hindsight_es.extraction.filler import is_filler
 from hindsight_es.history.bank import bank_records
 from hindsight_es.log import EventLog
 
@@ -147,6 +148,7 @@ async def import_entries(log: EventLog, entries: list[Entry]) -> Imported:
     for entry in entries:
         by_bank[entry.event.bank_id].append(entry)
     appended: dict[str, int] = defaultdict(int)
+    added: list[Entry] = []  # appended by this import
     present = 0
     for bank_id, mine in sorted(by_bank.items()):
         held = await _event_ids(log, bank_id)
@@ -157,13 +159,22 @@ async def import_entries(log: EventLog, entries: list[Entry]) -> Imported:
                 "file's: import into a fresh data directory or broker"
             )
         for topic in _IMPORT_ORDER:
-            new = [encode(e.event) for e in mine if e.topic == topic and str(e.event.event_id) not in held]
+            fresh = [e for e in mine if e.topic == topic and str(e.event.event_id) not in held]
+            added += fresh
+            new = [encode(e.event) for e in fresh]
             for start in range(0, len(new), _CHUNK):
                 await log.append(topic, bank_id, new[start : start + _CHUNK])
             appended[topic] += len(new)
         present += len(ids & held)
     causes = {e.event.causation_id for e in entries if e.topic == TOPIC_MEMORIES}
-    undecided = sum(1 for e in entries if e.topic != TOPIC_MEMORIES and e.event.event_id not in causes)
+    # Inputs appended now that no memory event of the file answers, a filler turn (which decides nothing) aside.
+    undecided = sum(
+        1
+        for e in added
+        if e.topic != TOPIC_MEMORIES
+        and e.event.event_id not in causes
+        and not (isinstance(e.event, TurnRecorded) and is_filler(e.event.text))
+    )
     return Imported(dict(appended), present, undecided, sorted(by_bank))
 
 

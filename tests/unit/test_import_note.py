@@ -1,0 +1,28 @@
+"""What an import says it left to the target's bank actor: inputs it appended that no memory event of the
+file answers, a filler turn aside (it decides nothing); a second import appends and leaves nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hindsight_es.config import TOPIC_TURNS
+from hindsight_es.events import TurnRecorded
+from hindsight_es.history.transfer import Entry, import_entries
+from hindsight_es.log.embedded import EmbeddedLog
+
+
+async def test_an_import_counts_only_the_inputs_it_appended_and_left_undecided(tmp_path: Path) -> None:
+    turns = [
+        TurnRecorded(bank_id="b", session_id="s", turn_id="t1", text="thanks!"),
+        TurnRecorded(bank_id="b", session_id="s", turn_id="t2", text="I live in Berlin."),
+    ]
+    entries = [Entry(TOPIC_TURNS, t) for t in turns]
+    log = EmbeddedLog(tmp_path / "log.sqlite3", 2)
+    await log.start()
+    try:
+        first = await import_entries(log, entries)
+        assert first.undecided == 1  # Berlin; "thanks!" decides nothing
+        again = await import_entries(log, entries)
+        assert sum(again.appended.values()) == 0 and again.present == 2 and again.undecided == 0
+    finally:
+        await log.close()
