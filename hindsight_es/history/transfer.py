@@ -41,8 +41,25 @@ class Entry:
     event: Event
 
 
+_SUFFIXES = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "jsonl",
+    "": "jsonl",
+}
+
+
 def file_format(path: Path, fmt: str | None = None) -> str:
-    fmt = fmt or ("parquet" if path.suffix.lower() in (".parquet", ".pq") else "jsonl")
+    """The format named, else the file's by its suffix; a suffix of another format (x.csv) is refused rather
+    than written or read as JSON lines under a name that says otherwise."""
+    if fmt is None:
+        fmt = _SUFFIXES.get(path.suffix.lower())
+        if fmt is None:
+            raise InvalidInputError(
+                f"{path.name}: name the file .jsonl or .parquet, or give the format (--format jsonl|parquet)"
+            )
     if fmt not in ("jsonl", "parquet"):
         raise InvalidInputError(f"unknown format {fmt!r}: jsonl or parquet")
     return fmt

@@ -26,3 +26,22 @@ async def test_an_import_counts_only_the_inputs_it_appended_and_left_undecided(t
         assert sum(again.appended.values()) == 0 and again.present == 2 and again.undecided == 0
     finally:
         await log.close()
+
+
+def test_a_file_named_for_another_format_is_refused() -> None:
+    import pytest
+
+    from hindsight_es.errors import InvalidInputError
+    from hindsight_es.history.transfer import file_format
+
+    assert [file_format(Path(n)) for n in ("a.jsonl", "a.JSON", "a.ndjson", "a", "a.parquet", "a.pq")] == [
+        "jsonl",
+        "jsonl",
+        "jsonl",
+        "jsonl",
+        "parquet",
+        "parquet",
+    ]
+    assert file_format(Path("a.csv"), "jsonl") == "jsonl"  # named: as asked
+    with pytest.raises(InvalidInputError, match="name the file .jsonl or .parquet"):
+        file_format(Path("a.csv"))  # was written as JSON lines under a name that says CSV
