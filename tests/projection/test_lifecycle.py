@@ -116,11 +116,16 @@ async def test_archived_memories_leave_recall_and_come_back_with_their_history(e
     assert history["status"] == "active" and history["source_turns"][0]["turn_id"] == "t4"
 
 
-async def test_an_archived_memory_recalled_with_the_archive_comes_back(env):
-    settings, log, hs = env
+async def faded(hs: Hindsight) -> None:
+    """The seed, sixty days on: the janitor has archived its episodes."""
     await seed(hs)
     await hs.writer.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
     await settle(hs)
+
+
+async def test_an_archived_memory_recalled_with_the_archive_comes_back(env):
+    settings, log, hs = env
+    await faded(hs)
     hits = await hs.recall(A, "was it at the lake?", limit=3, include_archived=True)
     # the archived answer first: its relevance ranks it among the live hits (the peanut allergy, English)
     assert hits[0].text == "The picnic was at the lake on Sunday." and hits[0].status == "archived", hits
@@ -136,9 +141,7 @@ async def test_an_archived_memory_recalled_with_the_archive_comes_back(env):
 async def test_only_a_relevant_archived_memory_comes_back_when_served(env):
     """The weak tail of an answer is served (shown), not used: it stays archived."""
     settings, log, hs = env
-    await seed(hs)
-    await hs.writer.janitor_tick(A, RetentionPolicy(), occurred_at=T0 + timedelta(days=60))
-    await settle(hs)
+    await faded(hs)
     hits = await hs.recall(A, "was it at the lake?", limit=10, include_archived=True)
     archived = [h for h in hits if h.status == "archived"]
     strong = [h.memory_id for h in archived if h.relevance >= settings.min_relevance]
