@@ -82,7 +82,7 @@ def _erased_now(found: dict[str, Any]) -> str:
             "every store has dropped them"
         )
     if found["generations"]:
-        line += f" ({found['generations']} old store generations removed)"
+        line += f" ({found['generations']} store directories of older generations removed)"
     return line + (f"; {found['note']}" if "note" in found else "")
 
 
@@ -136,7 +136,10 @@ async def _erase(
             generations.remove(old, hs.settings.data_dir)
             out["generations"] = len(old)
         elif old:
-            out["note"] = f"{len(old)} unused store generations still hold it: run `replay gc` with the service stopped"
+            out["note"] = (
+                f"{len(old)} store directories no reader uses (older generations) still hold it: run `replay gc` "
+                "with the service stopped"
+            )
         return out
     finally:
         lock.release()
