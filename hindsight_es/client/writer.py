@@ -326,7 +326,7 @@ def _same_turn(turn: TurnRecorded, known: Sequence[MemoryView]) -> None:
     episode = next((m for m in known if m.kind == "episode"), None)
     if episode is None or is_erased_text(episode.text) or episode.text.strip() == turn.text.strip():
         return
-    raise InvalidInputError(
+    raise ConflictError(
         f"turn {turn.turn_id!r} of session {turn.session_id!r} was retained before, saying {episode.text[:80]!r}: "
         "a turn id names one turn (retaining it again changes nothing); give this one a new turn_id"
     )

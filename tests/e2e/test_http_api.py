@@ -121,6 +121,10 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
             201,
         )
         assert retained["ready"] is True and retained["memories"]
+        reused = http.post(  # the same turn id, other words: a conflict, not dropped without a word
+            f"/v1/banks/{b}/memories", json={"text": "We use MySQL.", "session_id": "s1", "turn_id": "t1", "wait": True}
+        )
+        assert reused.status_code == 409 and "was retained before" in reused.json()["detail"], reused.text
         found = ok(
             http.post(f"/v1/banks/{b}/recall", json={"query": "which database does billing use?", "explain": True})
         )
