@@ -66,7 +66,10 @@ def test_every_sealed_event_round_trips_and_holds_no_plaintext(tmp_path: Path) -
     ]
     for event in events:
         sealed = sealer.seal(encode(event))
-        assert b"secret" not in sealed and b"Ann" not in sealed and VECTOR.tobytes()[:8] not in sealed
+        # "Ann" as it would show in plaintext JSON (the speaker, an entity, a text): three letters alone are
+        # found in the sealed boxes' base64 by chance, now and then (a flaky test, not a leak)
+        assert b"secret" not in sealed and b'"Ann"' not in sealed and b"Ann's" not in sealed
+        assert VECTOR.tobytes()[:8] not in sealed
         assert opened(sealer, sealed) == event
 
 
