@@ -11,7 +11,6 @@ from collections.abc import Iterable
 from uuid import UUID
 
 from hindsight_es.events import (
-    CommandIgnored,
     ContentErased,
     CorrectionRequested,
     ErasureRequested,
@@ -33,7 +32,7 @@ from hindsight_es.memory import episodes, guard, ids
 from hindsight_es.memory.forgetting import Revived, in_forget_range, restored
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
-from hindsight_es.memory.prepared import Prepared, caused
+from hindsight_es.memory.prepared import Prepared, caused, ignored
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 
@@ -270,11 +269,7 @@ def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
             if named
             else "nothing to erase: the bank holds no memory, turn or key of it"
         )
-        return [
-            CommandIgnored(
-                event_id=derive_id(command.event_id, "ignored"), **caused(command), command=command.type, reason=reason
-            )
-        ]
+        return [ignored(command, reason)]
     return [
         ContentErased(
             event_id=derive_id(command.event_id, "erased"),

@@ -14,7 +14,6 @@ from uuid import UUID
 import numpy as np
 
 from hindsight_es.events import (
-    CommandIgnored,
     CorrectionRequested,
     DisputeResolutionRequested,
     ErasureRequested,
@@ -45,7 +44,7 @@ from hindsight_es.memory import commands, disputes, episodes, guard, ids, judge,
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
-from hindsight_es.memory.prepared import Prepared, caused
+from hindsight_es.memory.prepared import Prepared, caused, ignored
 from hindsight_es.memory.state import BankState, text_key
 from hindsight_es.types import Trust
 
@@ -65,7 +64,7 @@ def decide(
     decided = _decide(state, event, prepared, policy, revived)
     if decided:
         return decided + episodes.follow(state, event, decided)
-    return [_ignored(event, reason)] if (reason := _NOTHING_TO_DO.get(event.type)) else []
+    return [ignored(event, reason)] if (reason := _NOTHING_TO_DO.get(event.type)) else []
 
 
 # The commands recorded when they change nothing (``CommandIgnored``), with why. Turns decide nothing only when
@@ -82,12 +81,6 @@ _NOTHING_TO_DO = {
     "PromoteRequested": "nothing to promote: the memories it names are unknown or already long-term",
     "DisputeResolutionRequested": "nothing resolved: no open dispute it names, or not asked by an owner of the bank",
 }
-
-
-def _ignored(command: Event, reason: str) -> CommandIgnored:
-    return CommandIgnored(
-        event_id=derive_id(command.event_id, "ignored"), **caused(command), command=command.type, reason=reason
-    )
 
 
 def _decide(

@@ -1,5 +1,6 @@
 """What a decision is given besides the state and the input: the model work done before it (``Prepared``)
-and the envelope of the events it causes (``caused``)."""
+and the envelope of the events it causes (``caused``), and the answer to a command that changes nothing
+(``ignored``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from uuid import UUID
 
 import numpy as np
 
-from hindsight_es.events import Event
+from hindsight_es.events import CommandIgnored, Event
 from hindsight_es.events.candidates import Candidate, GuardJudgement
+from hindsight_es.memory.ids import derive_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,3 +45,10 @@ def caused(event: Event) -> Envelope:
         "causation_id": event.event_id,
         "actor": event.actor,
     }
+
+
+def ignored(command: Event, reason: str) -> CommandIgnored:
+    """The bank actor's answer to ``command`` when it changes nothing, and why (``CommandIgnored``)."""
+    return CommandIgnored(
+        event_id=derive_id(command.event_id, "ignored"), **caused(command), command=command.type, reason=reason
+    )
