@@ -165,9 +165,9 @@ def forget(
                 found = await hs.recall(bank, query, limit=limit, agent=agent)
                 bar = max(settings.min_relevance, max((h.relevance for h in found), default=0.0) * FORGET_SHARE)
                 hits = [h for h in found if h.relevance >= bar]
-                weak = f" ({len(found) - len(hits)} weaker matches, relevance below {bar:.2f}, left out)"
+                weak = f"{len(found) - len(hits)} weaker matches, relevance below {bar:.2f}, left out"
                 if not hits:
-                    console.print("nothing matches" + (weak if found else ""))
+                    console.print("nothing matches" + (f" ({weak})" if found else ""))
                     return []
                 table = Table(title=f"memories of {bank!r} matching {query!r}")
                 table.add_column("id", no_wrap=True, min_width=36)
@@ -177,7 +177,7 @@ def forget(
                     table.add_row(h.memory_id, h.kind, h.text, shown(h.valid_from), f"{h.relevance:.2f}")
                 console.print(table)
                 if len(hits) < len(found):
-                    console.print(weak.strip(" ()"))
+                    console.print(weak)
                 ask = "forget this memory?" if len(hits) == 1 else f"forget these {len(hits)} memories?"
                 if not yes and not typer.confirm(ask, default=False):
                     console.print("nothing forgotten")
