@@ -74,13 +74,15 @@ def decide_correction(
             text=command.text,
             key=old.key or f"memory/{old.memory_id}",
             value=old.value if old.key is None else None,
-            entities=old.entities,
+            # The correction's words are the command's, said in no turn: it names no source turn (an erase or
+            # a retraction of the corrected memory's turn leaves it), and keeps only the entities it says.
+            entities=tuple(e for e in old.entities if e.casefold() in command.text.casefold()),
             importance=max(old.importance, 0.6),
             confidence=0.95,
             session_id=old.session_id,
             source="user",
             trust="trusted",
-            source_turn_ids=old.source_turn_ids,
+            source_turn_ids=(),
             valid_from=command.occurred_at,
             vector=prepared.vectors[0],
             embedder=prepared.embedder,

@@ -9,7 +9,9 @@ import numpy as np
 
 from hindsight_es.events import (
     CommandIgnored,
+    ContentErased,
     CorrectionRequested,
+    ErasureRequested,
     ForgetRequested,
     MemoryForgotten,
     MemoryReinforced,
@@ -139,6 +141,21 @@ def test_correction_supersedes_with_the_new_text():
     assert [type(e) for e in out] == [MemoryRetained, MemorySuperseded]
     assert out[0].text == "lives in Munich" and out[0].key == "user/location"
     assert state.heads["user/location"] == out[0].memory_id
+
+
+def test_a_correction_names_no_source_turn_and_outlives_the_corrected_turns_erasure():
+    """Its words were said in no turn: get_context must not quote it "from turn a", and erasing turn a (what
+    was said there) erases the corrected memory, not the correction."""
+    state = BankState("b")
+    said = turn("I live in Berlin", turn_id="a")
+    old = run(state, said, prepared(fact("user/location", "berlin")))[0]
+    cmd = CorrectionRequested(bank_id="b", memory_id=old.memory_id, text="lives in Munich")
+    new = run(state, cmd, prepared(Candidate(kind="fact", text="lives in Munich")))[0]
+    assert new.source_turn_ids == () and state.memories[new.memory_id].session_id == "s1"
+    erased = run(state, ErasureRequested(bank_id="b", turn_id="a", reason="asked"))
+    assert [type(e) for e in erased] == [ContentErased]
+    assert old.memory_id in erased[0].memory_ids and new.memory_id not in erased[0].memory_ids
+    assert state.memories[new.memory_id].status == "active"
 
 
 def test_retracting_a_poisoned_session_restores_what_it_displaced():

@@ -22,7 +22,8 @@ def hits_table(bank: str, query: str, hits: list[RecallHit]) -> Table:
     for h in hits:
         status = h.status + (f" ({h.bank_id})" if h.bank_id not in (None, bank) else "")
         turns = ", ".join(h.source_turn_ids)
-        details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · {shown(h.valid_from)} · {status}"
+        details = f"{'turn' if len(h.source_turn_ids) == 1 else 'turns'} {turns} · " if turns else ""  # a correction's
+        details += f"{shown(h.valid_from)} · {status}"
         if not h.trusted:  # as get_context labels it: a document's or a tool's text is not the user's word
             details = f"{source_label(h.provenance)}, unverified · {details}"
         details += f" · score {h.score:.4f}"

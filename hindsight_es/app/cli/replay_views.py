@@ -221,7 +221,8 @@ def describe(event: dict[str, Any], mid: str, texts: dict[str, str]) -> str:
     match event["type"]:
         case "MemoryRetained":
             how = "as a correction" if payload.get("extractor") == "correction" else f"by {payload.get('extractor')}"
-            return f"retained {how} from turns {', '.join(payload.get('source_turn_ids', []))}"
+            turns = ", ".join(payload.get("source_turn_ids") or [])
+            return f"retained {how}" + (f" from turns {turns}" if turns else f" by {event['actor'] or 'unknown'}")
         case "MemorySuperseded" if event["memory_id"] == mid:
             other = event["superseded_by"]
             return f"superseded by {other} {texts.get(other, '')!r}{reason}"
