@@ -18,7 +18,7 @@ from starlette.responses import PlainTextResponse, Response
 from hindsight_es.app.gateway.api import banks, memories, operator, problems, trust
 from hindsight_es.app.gateway.api.access import Gate
 from hindsight_es.app.gateway.auth import Access, BankTokens
-from hindsight_es.app.gateway.headers import SingleAuthorization
+from hindsight_es.app.gateway.headers import LoopbackNames, SingleAuthorization
 from hindsight_es.app.gateway.metrics_route import metrics_endpoint
 from hindsight_es.app.gateway.server import build_server, version
 from hindsight_es.app.gateway.timing import Timed
@@ -79,5 +79,7 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
 
     app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection
     app.add_middleware(Timed)
+    if tokens is None:
+        app.add_middleware(LoopbackNames)  # the local user's access only to this machine's own names
     app.add_middleware(SingleAuthorization)  # outermost: before MCP's, the API's and the dashboard's auth
     return app

@@ -3,7 +3,8 @@
 Exposure rules (checked before anything listens): bound to 127.0.0.1 unless ``HINDSIGHT_MCP_HOST``
 says otherwise; with tokens configured every request needs one (401 without); without tokens it
 serves only a loopback interface, open to local processes, with a warning; a non-loopback interface
-without tokens is refused. On loopback the SDK's DNS-rebinding protection checks Host and Origin.
+without tokens is refused. Without tokens every request must name a loopback Host (and Origin, when
+sent): DNS rebinding (``headers.LoopbackNames``).
 ``/metrics`` on the same server serves the Prometheus metrics (a valid token needed once tokens are set).
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
 import socket
 from collections.abc import Callable, Coroutine, Iterator
@@ -20,6 +20,7 @@ from typing import Any
 import uvicorn
 
 from hindsight_es.app.gateway.app import build_app
+from hindsight_es.app.gateway.headers import is_loopback
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import ConfigError
@@ -27,15 +28,6 @@ from hindsight_es.errors import ConfigError
 log_ = logging.getLogger("hindsight.gateway")
 PATH = "/mcp"
 SHUTDOWN_GRACE_S = 2  # whole seconds: uvicorn types timeout_graceful_shutdown as an int
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def check_exposure(settings: Settings) -> None:
