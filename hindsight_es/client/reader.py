@@ -94,6 +94,7 @@ class Reader:
         include_shared: bool = False,
         include_archived: bool = False,
         min_relevance: float | None = None,
+        record: bool = True,
         **filters: Any,
     ) -> list[RecallHit]:
         """Active memories of a bank for ``query``, best first; at most ``limit``, and ``max_tokens`` if given.
@@ -104,7 +105,8 @@ class Reader:
         ``Settings.restore_on_recall``, those served come back). ``trusted_only`` keeps the owner's word and
         what the owner confirmed. Each hit carries its provenance, its open disputes and its calibrated
         ``relevance``; when no hit reaches ``min_relevance`` (default ``Settings.min_relevance``) there are
-        none. What is served is counted (``RecallsTallied``).
+        none. What is served is counted (``RecallsTallied``), unless ``record`` is false: a person looking
+        (the dashboard), not an agent using the memory, which must leave retention as it is.
         """
         if not query.strip():
             raise InvalidInputError("query is empty")
@@ -126,7 +128,8 @@ class Reader:
                 for t in h.source_turn_ids
             ]
             observe.link_origins(span, origins)
-        self._served(bank_id, hits, "recall", agent)
+        if record:
+            self._served(bank_id, hits, "recall", agent)
         return hits
 
     def _min_relevance(self, value: float | None) -> float:
