@@ -13,9 +13,9 @@ from fastapi.responses import HTMLResponse
 
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import memory_of
-from hindsight_es.app.gateway.ui.actions import Page, same_origin
+from hindsight_es.app.gateway.ui.actions import Page, required, same_origin
 from hindsight_es.client import Hindsight
-from hindsight_es.errors import AccessDeniedError
+from hindsight_es.errors import NotFoundError
 
 
 def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable[Access]], page: Page) -> None:
@@ -27,7 +27,10 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
     Reviewer = Annotated[Access, Depends(reviewer)]
 
     async def listing(request: Request, bank_id: str, access: Access, **context: object) -> HTMLResponse:
-        found = await hs.disputes.disputed(access.bank(bank_id))
+        bank_id = access.bank(bank_id)
+        if bank_id not in await hs.list_banks():  # as every other page of an unknown bank
+            raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
+        found = await hs.disputes.disputed(bank_id)
         return page(request, "disputes.html", access, bank_id=bank_id, disputes=found, **context)
 
     @ui.get("/banks/{bank_id}/disputes")
@@ -44,13 +47,13 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
         reason: Annotated[str, Form(max_length=2000)] = "",
     ) -> HTMLResponse:
         if action not in ("accept", "reject"):
-            raise AccessDeniedError(f"unknown dispute action {action!r}")
+            raise NotFoundError(f"no dispute action {action!r}: accept or reject")
         bank = access.bank(bank_id)
         receipt = await hs.disputes.resolve(
             bank,
             [memory_id],
             accept=action == "accept",
-            reason=reason,
+            reason=required(reason),
             actor=access.actor,
             operator=access.banks is None,
         )

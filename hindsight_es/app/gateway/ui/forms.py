@@ -9,12 +9,18 @@ from hindsight_es.errors import InvalidInputError
 
 
 def when(value: datetime | str | None) -> str:
-    """A time with its zone, to the minute (stored times are UTC)."""
+    """A time with its zone, to the second (stored times are UTC): two events of one minute, such as a memory
+    and the one that superseded it, must not read the same. The year has its four digits (year 1 too)."""
     if value is None:
         return "–"
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value
     moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    return moment.strftime("%Y-%m-%d %H:%M %Z")
+    return f"{moment.year:04d}-" + moment.strftime("%m-%d %H:%M:%S %Z")
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 turn``, ``2 turns``: a count with its noun (``many`` where adding an s is wrong)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def parse_time(value: str | None, field: str) -> datetime | None:

@@ -10,9 +10,10 @@ same ``Hindsight`` client calls as the API, so every change is an event with its
 
 from importlib import resources
 from typing import Annotated, Any
+from urllib.parse import quote
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
@@ -20,24 +21,31 @@ from fastapi.templating import Jinja2Templates
 from hindsight_es.app.gateway.api.access import COOKIE, Gate
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import hit_of, memory_of
-from hindsight_es.app.gateway.ui import actions, disputes
-from hindsight_es.app.gateway.ui.forms import parse_time, when
+from hindsight_es.app.gateway.ui import actions, disputes, errors
+from hindsight_es.app.gateway.ui.errors import LoginNeeded, safe_next
+from hindsight_es.app.gateway.ui.filters import HITS, PAGE, STATUSES, Filters, filters_of
+from hindsight_es.app.gateway.ui.forms import parse_time, plural, when
 from hindsight_es.client import Hindsight
 from hindsight_es.client.browse import Browse
 from hindsight_es.config import Settings
-from hindsight_es.errors import AccessDeniedError, HindsightError
+from hindsight_es.errors import NotFoundError
 from hindsight_es.remote.models import HistoryResult
 from hindsight_es.types import MemoryKind, Source
 
-PREFIX = "/ui"
+PREFIX = errors.PREFIX
 STATIC_PATH = f"{PREFIX}/static"
 KINDS = list(MemoryKind.__args__)  # type: ignore[attr-defined]
 SOURCES = list(Source.__args__)  # type: ignore[attr-defined]
-STATUSES = ["active", "superseded", "forgotten", "quarantined", "retracted", "archived"]
+error_page = errors.error_page  # what app.py hands problems.install for kernel errors under /ui
 
 
-class LoginNeeded(Exception):
-    pass
+def session_href(bank_id: str, session_id: str) -> str:
+    """A session's page. Each id is one path segment, encoded whole (a ``/`` in it too); an id a browser
+    would read as a dot segment (``.``, ``..``, however encoded) goes in the query string instead."""
+    bank = f"{PREFIX}/banks/{quote(bank_id, safe='')}"
+    if session_id in (".", ".."):
+        return f"{bank}/session?id={quote(session_id, safe='')}"
+    return f"{bank}/sessions/{quote(session_id, safe='')}"
 
 
 def templates() -> Jinja2Templates:
@@ -45,6 +53,9 @@ def templates() -> Jinja2Templates:
     found = Jinja2Templates(directory=str(folder))
     found.env.filters["when"] = when
     found.env.filters["short"] = lambda value: str(value)[:8]  # page titles only: ids in pages are whole
+    found.env.filters["seg"] = lambda value: quote(str(value), safe="")  # one path segment, "/" too
+    found.env.filters["plural"] = plural
+    found.env.globals["session_href"] = session_href
     return found
 
 
@@ -60,24 +71,26 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         access = await gate.access_of(request.cookies.get(COOKIE))
         if access is None:
             raise LoginNeeded
+        request.state.ui_access = access  # for an error page's nav (errors.shown)
         return access
 
     Viewer = Annotated[Access, Depends(viewer)]
 
-    def page(request: Request, name: str, access: Access | None, **context: Any) -> HTMLResponse:
-        context |= {"operator": access is not None and access.banks is None, "login": gate.tokens is not None}
-        return pages.TemplateResponse(request, name, context)
+    def page(request: Request, name: str, access: Access | None, status: int = 200, **context: Any) -> HTMLResponse:
+        context |= {"operator": access is not None and access.banks is None}
+        context |= {"login": access is not None and gate.tokens is not None}
+        return pages.TemplateResponse(request, name, context, status)
 
     @ui.get("/login")
-    async def login_form(request: Request, error: str = "") -> HTMLResponse:
-        return page(request, "login.html", None, error=error)
+    async def login_form(request: Request, next: str = "") -> HTMLResponse:
+        return page(request, "login.html", None, error="", next=safe_next(next))
 
     @ui.post("/login")
-    async def login(request: Request, token: Annotated[str, Form()]) -> Response:
+    async def login(request: Request, token: Annotated[str, Form()], next: Annotated[str, Form()] = "") -> Response:
         actions.same_origin(request)
         if await gate.access_of(token.strip()) is None:
-            return page(request, "login.html", None, error="unknown token")
-        response = RedirectResponse(PREFIX, status_code=303)
+            return page(request, "login.html", None, 401, error="unknown token", next=safe_next(next))
+        response = RedirectResponse(safe_next(next), status_code=303)
         secure = request.url.scheme == "https"
         response.set_cookie(COOKIE, token.strip(), httponly=True, samesite="strict", secure=secure, path=PREFIX)
         return response
@@ -94,43 +107,46 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         found = [b for b in await hs.browser.banks() if access.allows(b["bank_id"])]
         return page(request, "banks.html", access, banks=found)
 
+    @ui.get("/")
+    async def banks_slash() -> RedirectResponse:
+        return RedirectResponse(PREFIX)
+
+    async def search(bank_id: str, where: Filters) -> dict[str, Any]:
+        """Recall's hits for ``where.q`` with the filters applied; not recorded as a recall (``record=False``):
+        an operator reading the bank must not keep its memories from fading, nor bring archived ones back."""
+        limit = HITS * 5 if where.narrows_after else HITS  # room for the hits the filters then drop
+        found = await hs.recall(bank_id, where.q, limit=limit, record=False, **where.recall_options())
+        hits = [h for h in found if where.keeps(h)][:HITS]
+        reasons = await hs.browser.explain(bank_id, where.q, hits) if hits else {}
+        unused = ["importance"] if where.min_importance is not None else []  # recall's hits carry none
+        return {"hits": [hit_of(h, reasons.get(h.memory_id, ())) for h in hits], "unused": unused}
+
+    async def browse(bank_id: str, where: Filters) -> dict[str, Any]:
+        found = Browse(
+            kinds=where.kind or None,
+            statuses=where.status or None,
+            source=where.source or None,
+            session_id=where.session_id or None,
+            since=where.since_at,
+            until=where.until_at,
+            min_importance=where.min_importance,
+        )
+        rows, total = await hs.browser.memories(bank_id, found, limit=PAGE, offset=where.offset)
+        offset = where.offset
+        links = {
+            "previous": where.query(offset=max(min(offset, total) - PAGE, 0)) if offset > 0 else None,
+            "next": where.query(offset=offset + PAGE) if offset + PAGE < total else None,
+        }
+        return {"memories": [memory_of(r) for r in rows], "total": total, "offset": offset, "pages": links}
+
     @ui.get("/banks/{bank_id}")
-    async def bank(
-        request: Request,
-        bank_id: str,
-        access: Viewer,
-        kind: Annotated[list[str] | None, Query()] = None,
-        status: Annotated[list[str] | None, Query()] = None,
-        source: str = "",
-        session_id: str = "",
-        since: str = "",
-        until: str = "",
-        min_importance: str = "",
-        q: str = "",
-        offset: int = 0,
-    ) -> HTMLResponse:
+    async def bank(request: Request, bank_id: str, access: Viewer) -> HTMLResponse:
         """The memory browser: filters and a page of memories, or recall hits with their reasons for ``q``."""
         bank_id = access.bank(bank_id)
-        filters = {"kind": kind or [], "status": status or [], "source": source, "session_id": session_id}
-        filters |= {"since": since, "until": until, "min_importance": min_importance, "q": q}
-        context: dict[str, Any] = {"bank_id": bank_id, "filters": filters, "kinds": KINDS, "sources": SOURCES}
+        where = filters_of(request.query_params)
+        context: dict[str, Any] = {"bank_id": bank_id, "filters": where, "kinds": KINDS, "sources": SOURCES}
         context["statuses"] = STATUSES
-        if q.strip():
-            hits = await hs.recall(bank_id, q, limit=20, kinds=kind or None)
-            reasons = await hs.browser.explain(bank_id, q, hits) if hits else {}
-            context["hits"] = [hit_of(h, reasons.get(h.memory_id, ())) for h in hits]
-        else:
-            where = Browse(
-                kinds=kind or None,
-                statuses=status or None,
-                source=source or None,
-                session_id=session_id or None,
-                since=parse_time(since, "since"),
-                until=parse_time(until, "until"),
-                min_importance=float(min_importance) if min_importance else None,
-            )
-            rows, total = await hs.browser.memories(bank_id, where, limit=50, offset=max(offset, 0))
-            context |= {"memories": [memory_of(r) for r in rows], "total": total, "offset": max(offset, 0)}
+        context |= await (search(bank_id, where) if where.q.strip() else browse(bank_id, where))
         partial = request.headers.get("hx-request") == "true"
         return page(request, "_results.html" if partial else "bank.html", access, **context)
 
@@ -147,13 +163,23 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         bank_id = access.bank(bank_id)
         return page(request, "sessions.html", access, bank_id=bank_id, sessions=await hs.browser.sessions(bank_id))
 
-    @ui.get("/banks/{bank_id}/sessions/{session_id}")
-    async def session(request: Request, bank_id: str, session_id: str, access: Viewer) -> HTMLResponse:
+    async def session_page(request: Request, bank_id: str, session_id: str, access: Access) -> HTMLResponse:
         bank_id = access.bank(bank_id)
         turns, memories = await hs.browser.session(bank_id, session_id)
+        if not turns and not memories:
+            raise NotFoundError(f"no session {session_id!r} in bank {bank_id!r}")
         return page(
             request, "session.html", access, bank_id=bank_id, session_id=session_id, turns=turns, memories=memories
         )
+
+    @ui.get("/banks/{bank_id}/sessions/{session_id:path}")
+    async def session(request: Request, bank_id: str, session_id: str, access: Viewer) -> HTMLResponse:
+        return await session_page(request, bank_id, session_id, access)
+
+    @ui.get("/banks/{bank_id}/session")
+    async def dot_session(request: Request, bank_id: str, id: str, access: Viewer) -> HTMLResponse:
+        """The same page for a session id no path can carry (``session_href``)."""
+        return await session_page(request, bank_id, id, access)
 
     @ui.get("/banks/{bank_id}/state")
     async def state(request: Request, bank_id: str, access: Viewer, as_of: str = "") -> HTMLResponse:
@@ -174,25 +200,10 @@ def install(app: Any, hs: Hindsight, gate: Gate, settings: Settings) -> None:
     """Mount the dashboard on ``app``: its pages, its static files, and its error pages."""
     app.include_router(router(hs, gate, settings))
     app.mount(STATIC_PATH, static_files(), name="ui-static")
-    pages = templates()
-
-    @app.exception_handler(LoginNeeded)
-    async def to_login(request: Request, exc: LoginNeeded) -> Response:
-        return RedirectResponse(f"{PREFIX}/login", status_code=303)
+    app.state.ui_pages = templates()
+    app.state.ui_login = gate.tokens is not None
+    errors.install(app)
 
     @app.get("/", include_in_schema=False)
     async def root() -> RedirectResponse:
         return RedirectResponse(PREFIX)
-
-    app.state.ui_pages = pages
-
-
-def error_page(request: Request, exc: HindsightError, status: int) -> HTMLResponse | None:
-    """The dashboard's page for a kernel error on a ``/ui`` path (``None`` elsewhere: the API answers problems)."""
-    if not request.url.path.startswith(PREFIX):
-        return None
-    pages: Jinja2Templates = request.app.state.ui_pages
-    denied = isinstance(exc, AccessDeniedError)
-    return pages.TemplateResponse(
-        request, "error.html", {"message": str(exc), "denied": denied, "operator": False, "login": True}, status
-    )
