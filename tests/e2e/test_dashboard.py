@@ -12,6 +12,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -200,4 +201,63 @@ def test_a_bank_token_sees_only_its_bank_and_no_operator_pages(up: Up, browser: 
     # a form posted from another origin is refused, even with the cookie
     forged = page.request.post(f"{up.base}/ui/logout", headers={"Origin": "http://evil.example"})
     assert forged.status == 403
+    page.close()
+
+
+def logged_in(up: Up, browser: object, token: str = OPS) -> Any:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    page.context.clear_cookies()
+    page.goto(f"{up.base}/ui/login")
+    page.fill("input[name=token]", token)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{up.base}/ui")
+    return page
+
+
+def test_apply_applies_the_plan_shown_even_when_the_form_changed_since(up: Up, browser: object) -> None:
+    from playwright.sync_api import expect
+
+    with httpx.Client(base_url=up.base, headers={"Authorization": f"Bearer {OPS}"}, timeout=60) as api:
+        for turn_id, text, session, source in TURNS:  # a bank of its own: this test changes it
+            body = {"text": text, "session_id": session, "turn_id": turn_id, "source": source, "wait": True}
+            assert api.post("/v1/banks/flip/memories", json=body).status_code == 201
+    page = logged_in(up, browser)
+    page.goto(f"{up.base}/ui/banks/flip/rollback")
+    page.select_option("select[name=session_id]", "s2")
+    page.click("#plan-button")
+    expect(page.locator("#plan-retract")).to_contain_text("DHL")
+    page.select_option("#rollback select[name=session_id]", "s1")  # never planned
+    page.click("#apply-button")
+    expect(page.locator("#retracted")).to_contain_text("DHL")
+    expect(page.locator("#retracted")).not_to_contain_text("PostgreSQL")
+    page.fill("input[name=reason]", "planned the wrong session")
+    page.click("#undo-button")
+    expect(page.locator("#restored")).to_contain_text("DHL")
+    page.close()
+
+
+def test_htmx_pushes_only_the_filters_set_shows_errors_and_sends_an_expired_login_to_log_in(
+    up: Up, browser: object
+) -> None:
+    import re
+
+    from playwright.sync_api import expect
+
+    page = logged_in(up, browser)
+    page.goto(f"{up.base}/ui/banks/acme")
+    page.fill("input[name=min_importance]", "0.65")  # step="any" takes it
+    page.click("#filters button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme\?min_importance=0\.65$"))
+    page.fill("input[name=min_importance]", "")
+    page.fill("input[name=q]", "x" * 4001)
+    page.click("#filters button[type=submit]")
+    expect(page.locator("#results [role=alert]")).to_contain_text("4000")
+    page.context.clear_cookies()  # the login expired
+    page.fill("input[name=q]", "international orders")
+    page.click("#filters button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/ui/login\?next=%2Fui%2Fbanks%2Facme"))
+    expect(page.locator("#results")).to_have_count(0)  # a page, not a swap
+    page.fill("input[name=token]", OPS)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme"))
     page.close()

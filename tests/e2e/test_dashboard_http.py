@@ -13,7 +13,7 @@ from html import unescape
 import httpx
 import pytest
 
-from tests.e2e.served import OPS, TOKENS, Up, running_up
+from tests.e2e.served import ALICE, OPS, TOKENS, Up, running_up
 from tests.e2e.test_dashboard import TURNS
 
 SESSIONS = ["team/alpha", "../up", "x y"]  # ids a path segment must encode whole
@@ -39,6 +39,10 @@ def up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Up]:
                 assert http.post("/v1/banks/many/memories", json=said).status_code == 201
             said = {"text": "I live in Oslo.", "session_id": "a1", "wait": True}
             assert http.post("/v1/banks/alice/memories", json=said).status_code == 201
+            said = {"text": "Our office is at 12 Oak Avenue.", "session_id": "a1", "wait": True}
+            assert http.post("/v1/banks/alice/memories", json=said).status_code == 201
+            doc = {"text": "The office moved to 5 Elm St.", "session_id": "a1", "source": "document", "wait": True}
+            assert http.post("/v1/banks/alice/memories", json=doc).json()["memories"][0]["status"] == "disputed"
         yield up
 
 
@@ -156,3 +160,119 @@ def test_a_dashboard_search_is_not_counted_as_a_recall(up: Up, ui: httpx.Client)
     with api(up) as http:  # while an agent's recall is counted (RecallsTallied): the check can tell
         assert http.post("/v1/banks/acme/recall", json={"query": "which carrier?"}).status_code == 200
     assert settled(up)["hindsight.commands"] > before["hindsight.commands"]
+
+
+def hit_texts(response: httpx.Response) -> str:
+    table = re.search(r'<table id="hits">.*?</table>', response.text, re.S)
+    return unescape(table.group(0)) if table else ""
+
+
+def test_a_search_applies_the_filters_of_the_form(ui: httpx.Client) -> None:
+    asked = {"q": "which carrier for international orders?"}
+    assert "DHL" in hit_texts(ui.get("/ui/banks/acme", params=asked))
+    assert "DHL" in hit_texts(ui.get("/ui/banks/acme", params={**asked, "session_id": "s2"}))
+    assert "DHL" not in hit_texts(ui.get("/ui/banks/acme", params={**asked, "session_id": "s1"}))
+    assert "DHL" not in hit_texts(ui.get("/ui/banks/acme", params={**asked, "source": "document"}))
+    superseded = hit_texts(ui.get("/ui/banks/acme", params={**asked, "status": "superseded"}))
+    assert "FedEx" in superseded and "DHL" not in superseded
+    assert "FedEx" not in hit_texts(ui.get("/ui/banks/acme", params=asked))  # active only, by default
+    # importance is not on a recall hit: the page says the filter was not applied
+    text = page(ui.get("/ui/banks/acme", params={**asked, "min_importance": "0.65"}))
+    assert "Not applied to a search: importance" in text
+
+
+# ------------------------------------------------------------------ pages that exist, links that work
+
+
+def test_unknown_banks_and_sessions_are_404(ui: httpx.Client) -> None:
+    assert "unknown bank 'zzz'" in page(ui.get("/ui/banks/zzz/disputes"), 404)
+    assert "no session 'nope'" in page(ui.get("/ui/banks/alice/sessions/nope"), 404)
+    assert "no such page" in page(ui.get("/ui/nowhere"), 404)
+
+
+def test_session_links_encode_the_whole_id_and_lead_to_the_session(ui: httpx.Client) -> None:
+    listing = ui.get("/ui/banks/odd/sessions")
+    page(listing)
+    for n, session in enumerate(SESSIONS):
+        link = re.search(rf'<a href="([^"]+)">{re.escape(session)}</a>', unescape(listing.text))
+        assert link is not None, session
+        assert f"Project {n} ships on Friday." in page(ui.get(unescape(link.group(1))))
+    assert "team%2Falpha" in listing.text  # one path segment: a "/" in an id is encoded
+
+
+def test_the_memory_browser_pages_keep_the_filters_and_say_where_they_are(ui: httpx.Client) -> None:
+    first = ui.get("/ui/banks/many", params={"kind": ["fact", "episode", "constraint"], "session_id": ""})
+    text = page(first)
+    total = int(re.search(r"(\d+) memories, showing 1–50", text).group(1))  # type: ignore[union-attr]
+    assert total >= MANY
+    assert "disputed" in first.text  # a status of the filter
+    onward = re.search(r'<a rel="next" href="([^"]+)"', first.text)
+    assert onward is not None and "previous page" not in text
+    target = unescape(onward.group(1))
+    assert "offset=50" in target and "kind=fact" in target and "session_id" not in target  # no empty field
+    second = page(ui.get(target))
+    assert f"showing 51–{total}" in second and "previous page" in second and "next page" not in second
+    past = page(ui.get("/ui/banks/many", params={"offset": 5000}))
+    assert "none from 5001 on: past the last one" in past and "previous page" in past
+
+
+def test_reviews_need_a_reason_and_unknown_actions_are_404(up: Up, ui: httpx.Client) -> None:
+    with api(up) as http:
+        held = http.get("/v1/quarantine", params={"bank_id": "acme"}).json()["memories"]
+    memory_id = held[0]["memory_id"]
+    assert "a reason is needed" in page(
+        ui.post("/ui/banks/acme/quarantine/release", data={"memory_id": memory_id, "reason": " "}), 400
+    )
+    assert "quarantined" in page(ui.get(f"/ui/banks/acme/memories/{memory_id}"))  # nothing changed
+    assert page(ui.post("/ui/banks/acme/quarantine/bogus", data={"memory_id": memory_id, "reason": "x"}), 404)
+    assert page(ui.post("/ui/banks/acme/disputes/bogus", data={"memory_id": memory_id, "reason": "x"}), 404)
+
+
+# ------------------------------------------------------------------ login, htmx, small wording
+
+
+def test_login_answers_401_to_a_wrong_token_and_returns_to_the_page_asked_for(up: Up) -> None:
+    with httpx.Client(base_url=up.base, headers={"Origin": up.base}, timeout=60) as http:
+        asked = http.get("/ui/banks/acme", params={"kind": "fact"})
+        assert asked.status_code == 303
+        assert asked.headers["location"] == "/ui/login?next=%2Fui%2Fbanks%2Facme%3Fkind%3Dfact"
+        form = http.get(asked.headers["location"])
+        assert 'name="next" value="/ui/banks/acme?kind=fact"' in form.text
+        wrong = http.post("/ui/login", data={"token": "not-a-token", "next": "/ui/banks/acme"})
+        assert "unknown token" in page(wrong, 401) and 'name="token"' in wrong.text
+        for elsewhere in ("https://evil.example/ui", "//evil.example/ui", "/v1/stats", "/\\evil.example"):
+            went = http.post("/ui/login", data={"token": OPS, "next": elsewhere})
+            assert went.status_code == 303 and went.headers["location"] == "/ui", elsewhere
+        went = http.post("/ui/login", data={"token": OPS, "next": "/ui/banks/acme?kind=fact"})
+        assert went.headers["location"] == "/ui/banks/acme?kind=fact"
+        assert http.get("/ui/").headers["location"] == "/ui"
+        # htmx without a login: told to load the login page, not given it to swap into the results
+        expired = httpx.get(
+            f"{up.base}/ui/banks/acme", headers={"HX-Request": "true", "HX-Current-URL": str(asked.url)}
+        )
+        assert expired.status_code == 401 and expired.headers["hx-redirect"].startswith("/ui/login?next=")
+
+
+def test_an_htmx_error_is_a_fragment_for_the_results(ui: httpx.Client) -> None:
+    answer = ui.get("/ui/banks/acme", params={"min_importance": "abc"}, headers={"HX-Request": "true"})
+    assert answer.status_code == 400 and answer.headers["hx-retarget"] == "#results"
+    assert "<html" not in answer.text and 'role="alert"' in answer.text and "min_importance" in answer.text
+
+
+def test_dispute_buttons_only_for_who_may_decide(up: Up, ui: httpx.Client) -> None:
+    assert ">Accept</button>" in ui.get("/ui/banks/alice/disputes").text  # an operator
+    with httpx.Client(base_url=up.base, headers={"Origin": up.base}, timeout=60) as http:
+        assert http.post("/ui/login", data={"token": ALICE}).status_code == 303
+        shown = http.get("/ui/banks/alice/disputes")  # alice's token, but the bank's owner is another
+    text = page(shown)
+    assert (
+        "5 Elm St." in text and "Only the bank's owners or an operator" in text and "Accept</button>" not in shown.text
+    )
+
+
+def test_wording_counts_times_and_inputs(ui: httpx.Client) -> None:
+    assert "(1 turn)" in page(ui.get("/ui/banks/odd/rollback"))
+    assert "as of 0001-01-01 00:00:00 UTC" in page(ui.get("/ui/banks/acme/state", params={"as_of": "0001-01-01T00:00"}))
+    assert re.search(r"\d{2}:\d{2}:\d{2} UTC", page(ui.get("/ui/banks/acme/sessions")))
+    assert 'step="any"' in ui.get("/ui/banks/acme").text
+    assert re.search(r"\b1 memory\b", page(ui.get("/ui/banks/alice", params={"kind": "fact"})))

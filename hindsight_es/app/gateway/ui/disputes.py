@@ -16,6 +16,7 @@ from hindsight_es.app.gateway.models import memory_of
 from hindsight_es.app.gateway.ui.actions import Page, required, same_origin
 from hindsight_es.client import Hindsight
 from hindsight_es.errors import NotFoundError
+from hindsight_es.memory.trust import is_owner
 
 
 def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable[Access]], page: Page) -> None:
@@ -31,7 +32,9 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
         if bank_id not in await hs.list_banks():  # as every other page of an unknown bank
             raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
         found = await hs.disputes.disputed(bank_id)
-        return page(request, "disputes.html", access, bank_id=bank_id, disputes=found, **context)
+        # the buttons only for who may press them: the same check as resolve's (the client's and the actor's)
+        decides = access.banks is None or is_owner(access.actor, (await hs.disputes.owners(bank_id)).owners)
+        return page(request, "disputes.html", access, bank_id=bank_id, disputes=found, decides=decides, **context)
 
     @ui.get("/banks/{bank_id}/disputes")
     async def disputes(request: Request, bank_id: str, access: Reviewer) -> HTMLResponse:

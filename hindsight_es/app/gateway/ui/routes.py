@@ -193,13 +193,19 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
 
     actions.register(ui, hs, viewer, page)
     disputes.register(ui, hs, viewer, page)
+
+    @ui.get("/{rest:path}")
+    async def nowhere(rest: str) -> None:
+        """Any other path under /ui is the dashboard's 404 page (not the MCP app's, mounted at the root)."""
+        raise NotFoundError("no such page")
+
     return ui
 
 
 def install(app: Any, hs: Hindsight, gate: Gate, settings: Settings) -> None:
     """Mount the dashboard on ``app``: its pages, its static files, and its error pages."""
+    app.mount(STATIC_PATH, static_files(), name="ui-static")  # before the router, whose last route takes any path
     app.include_router(router(hs, gate, settings))
-    app.mount(STATIC_PATH, static_files(), name="ui-static")
     app.state.ui_pages = templates()
     app.state.ui_login = gate.tokens is not None
     errors.install(app)
