@@ -276,3 +276,12 @@ def test_wording_counts_times_and_inputs(ui: httpx.Client) -> None:
     assert re.search(r"\d{2}:\d{2}:\d{2} UTC", page(ui.get("/ui/banks/acme/sessions")))
     assert 'step="any"' in ui.get("/ui/banks/acme").text
     assert re.search(r"\b1 memory\b", page(ui.get("/ui/banks/alice", params={"kind": "fact"})))
+
+
+def test_the_api_docs_load_nothing_from_another_host(up: Up) -> None:
+    docs = httpx.get(f"{up.base}/docs", timeout=60)
+    assert docs.status_code == 200 and "swagger" in docs.text.lower()
+    assert re.findall(r"https?://", docs.text) == [], docs.text  # no CDN, no validator badge, no remote favicon
+    for asset in re.findall(r"""(?:src|href)=['"](/[^'"]+)['"]""", docs.text) + ["/openapi.json"]:
+        assert httpx.get(f"{up.base}{asset}", timeout=60).status_code == 200, asset
+    assert '"validatorUrl": null' in docs.text

@@ -12,6 +12,7 @@ import os
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
+from fastapi_offline import FastAPIOffline
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -54,7 +55,8 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
         async with mcp_app.router.lifespan_context(mcp_app):
             yield
 
-    app = FastAPI(
+    # Swagger UI's files from the fastapi-offline package, not a CDN: nothing is downloaded at run time
+    app = FastAPIOffline(
         title="hindsight",
         version=version(),
         summary="Long-term memory for LLM agents: retain, recall, context, history, forget, correct, rollback.",
@@ -64,6 +66,7 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
         lifespan=lifespan,
         docs_url="/docs",
         redoc_url=None,
+        swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from validator.swagger.io
     )
     from hindsight_es.app.gateway.ui import routes as ui
 
