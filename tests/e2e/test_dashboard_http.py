@@ -285,3 +285,12 @@ def test_the_api_docs_load_nothing_from_another_host(up: Up) -> None:
     for asset in re.findall(r"""(?:src|href)=['"](/[^'"]+)['"]""", docs.text) + ["/openapi.json"]:
         assert httpx.get(f"{up.base}{asset}", timeout=60).status_code == 200, asset
     assert '"validatorUrl": null' in docs.text
+
+
+def test_without_tokens_no_page_offers_to_log_out(tmp_path_factory: pytest.TempPathFactory) -> None:
+    with running_up(tmp_path_factory.mktemp("dashboard-open")) as up:
+        missing = httpx.get(f"{up.base}/ui/banks/nope", timeout=60)
+        text = page(missing, 404)
+        assert "unknown bank 'nope'" in text and "Log out" not in text
+        assert "Quarantine" in text  # the local user is an operator: the nav stays
+        assert "Log out" not in page(httpx.get(f"{up.base}/ui", timeout=60))

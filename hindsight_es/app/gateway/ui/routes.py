@@ -3,7 +3,7 @@
 Behind the same tokens as the API: the login page keeps the token in an HttpOnly, SameSite=Strict cookie
 (an operator token sees every bank); without tokens configured (loopback only) no login is asked. Every
 form that changes something is a POST checked for a same-origin ``Origin`` header, and goes through the
-same ``Hindsight`` client calls as the API, so every change is an event with its reason and its actor.
+same ``Hindsight`` client calls as the API, so every change is an event with its actor and the reason given.
 """
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
