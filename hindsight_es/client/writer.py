@@ -99,7 +99,17 @@ class Writer:
             for (topic, bank_id), values in by_topic_bank.items():
                 await asyncio.wait_for(self.conn.log.append(topic, bank_id, values), timeout)
         except TimeoutError as exc:
-            raise LogError(f"the log did not accept the write within {timeout:g}s") from exc
+            # The records may still be in the producer's hands and land later: the outcome is unknown, and the
+            # caller needs the turn ids to send again without a duplicate (a turn id is decided once).
+            turns = [e.turn_id for e in events if isinstance(e, TurnRecorded)]
+            again = (
+                f"send it again with the same session_id and turn_id ({', '.join(turns)}): a turn is decided once"
+                if turns
+                else ("check with history or recall before sending it again")
+            )
+            raise LogError(
+                f"the log did not confirm the write within {timeout:g}s: it may still be written; {again}"
+            ) from exc
         observe.spans_for("publish", events, started)
 
     async def record_turn(self, bank_id: str, text: str, **fields: Any) -> TurnRecorded:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import time
@@ -13,7 +14,7 @@ import pytest
 
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
-from hindsight_es.errors import NotFoundError, StoreError
+from hindsight_es.errors import LogError, NotFoundError, StoreError
 from streams.service import catch_up_all
 
 
@@ -77,3 +78,34 @@ async def test_a_broken_store_fails_reads_with_a_store_error_and_writes_still_wo
         assert turn.text == "still recorded"
         with pytest.raises(NotFoundError):
             await hs.history("alice", "00000000-0000-0000-0000-000000000000")
+
+
+async def test_a_write_the_log_confirms_too_late_says_it_may_land_and_a_resend_adds_nothing(tmp_path: Path) -> None:
+    """The append outlives the time-out (a slow disk or broker): the answer must not say nothing was written,
+    and must name the turn id, so sending it again with it records the turn once."""
+    settings = Settings(data_dir=tmp_path, request_timeout_s=0.2)
+    async with Hindsight(settings, embedder=SlowEmbedder()) as hs:
+        await hs.record_turn("alice", "first", session_id="s1")  # the log started
+        append = hs.log.append
+        landed = asyncio.Event()
+
+        async def late(topic: str, key: str, values: list[bytes]) -> object:
+            await asyncio.sleep(0.5)
+            try:
+                return await append(topic, key, values)
+            finally:
+                landed.set()
+
+        async def slow_append(topic: str, key: str, values: list[bytes]) -> object:
+            # handed over: the caller's time-out cancels its wait, not the write (a producer's queued batch)
+            return await asyncio.shield(asyncio.ensure_future(late(topic, key, values)))
+
+        hs.log.append = slow_append  # type: ignore[method-assign]
+        task = asyncio.ensure_future(hs.record_turn("alice", "My sister is called Ann.", session_id="s1", turn_id="t9"))
+        with pytest.raises(LogError, match=r"may still be written.*same session_id and turn_id \(t9\)"):
+            await task
+        await asyncio.wait_for(landed.wait(), 5)  # it landed after all
+        hs.log.append = append  # type: ignore[method-assign]
+        await hs.record_turn("alice", "My sister is called Ann.", session_id="s1", turn_id="t9")
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        assert (await hs.bank_stats("alice"))["turns"] == 2  # "first" and t9, once
