@@ -359,7 +359,7 @@ class Reader:
                 for bank, n in Counter(turns.column("bank_id").to_pylist()).items():
                     banks.setdefault(bank, {})["turns"] = n
             projected = {name: sum(stores.lance.positions(name).values()) for name in ("memories", "turns")}
-            extraction = {bank: rows for bank in sorted(banks) if (rows := stores.archive.extraction_usage(bank))}
+            extraction = stores.archive.extraction_usage_by_bank()
             return {
                 "banks": dict(sorted(banks.items())),
                 "projection_positions": projected,
