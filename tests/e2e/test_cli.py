@@ -375,6 +375,17 @@ def test_a_rollback_without_a_criterion_is_one_line_and_changes_nothing(tmp_path
     assert stats_json(data)["log_end_offsets"]["hindsight.commands"] == 0
 
 
+def test_a_stores_path_that_cannot_be_a_directory_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """Found by an operator: HINDSIGHT_STORES_URI under a file printed NotADirectoryError's traceback."""
+    (tmp_path / "file").write_text("not a directory")
+    stores = tmp_path / "file" / "stores"
+    proc = cli(
+        tmp_path / "d", "publish", "--text", "I live in Oslo.", "--bank", "alice", HINDSIGHT_STORES_URI=str(stores)
+    )
+    no_traceback(proc)
+    assert proc.returncode == 1 and f"cannot use {stores}: Not a directory" in flat(proc.stderr), proc.stderr
+
+
 def test_a_mistyped_data_dir_is_an_error_not_an_empty_store(tmp_path: Path) -> None:
     """Found by an operator: `--data-dir /nonexist/deep/dir stats` created the directory and a log, `replay
     verify` said "verified" and `erase` "nothing to erase", all with exit code 0."""

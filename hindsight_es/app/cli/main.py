@@ -133,6 +133,19 @@ def cli() -> None:
         command()(args=hoisted(sys.argv[1:]), prog_name="hindsight-es")
     except HindsightError as exc:
         sys.exit(failed(exc).exit_code)
+    except OSError as exc:
+        if exc.filename is None:  # not a path this machine refused: a defect, shown as one
+            raise
+        # A data directory or store path that is a file, not writable, or on a read-only file system
+        where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 else str(exc.filename)
+        sys.exit(
+            failed(
+                HindsightError(
+                    f"cannot use {where}: {exc.strerror or exc} (check --data-dir, HINDSIGHT_DATA_DIR and "
+                    "HINDSIGHT_STORES_URI)"
+                )
+            ).exit_code
+        )
 
 
 KINDS = ["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
