@@ -102,6 +102,22 @@ def unused(data_dir: Path) -> list[Path]:
     return out
 
 
+def unused_remote(root: str, options: S3Options | None = None) -> list[tuple[str, int, int]]:
+    """``unused`` on object storage: (URI, objects, bytes) of each store prefix no reader is pointed at."""
+    live = {str(p).rstrip("/") for p in current(root, options).values()}
+    sizes: dict[str, tuple[int, int]] = {}
+    store = objects(root, options)
+    for prefix in (*STORES, GENERATIONS):
+        for key, size in store.list(prefix + "/"):
+            parts = key.split("/")
+            top = parts[:1] if parts[0] in STORES else parts[:3] if len(parts) > 3 and parts[2] in STORES else []
+            if top:
+                uri = str(join(root, *top))
+                n, b = sizes.get(uri, (0, 0))
+                sizes[uri] = (n + 1, b + size)
+    return [(uri, n, b) for uri, (n, b) in sorted(sizes.items()) if uri not in live]
+
+
 def remove(paths: list[Path], data_dir: Path) -> None:
     """Delete store directories, then generation folders left empty."""
     for path in paths:

@@ -138,9 +138,25 @@ def gc(
     current = location.current(settings)
     for store, path in current.items():
         console.print(f"current {store}: {path}")
-    unused = generations.unused(settings.data_dir)
+    root = location.root(settings)
+    if isinstance(root, str):  # object storage: listed, not removed
+        left = generations.unused_remote(root, location.s3_options(settings))
+        for uri, count, size in left:
+            console.print(f"unused {uri}: {count} objects, {size / 1e6:.1f} MB")
+        # Workers on other machines may still be moving off an old generation after a forced switch, and no
+        # lock here can see them: deleting is the operator's, once every worker has started on the new one.
+        console.print(
+            f"{len(left)} unused store prefixes, not removed: on object storage delete them with the bucket's "
+            "tools once every worker and serve runs on the current generation"
+            if left
+            else "nothing unused"
+        )
+        return
+    unused = generations.unused(root)
     for path in unused:
         console.print(f"{'would remove' if dry_run else 'removing'} {path}")
+    if not unused:
+        console.print("nothing unused")
     if dry_run or not unused:
         return
     lock = run_async(lambda: service_lock(settings, 0))
@@ -151,7 +167,7 @@ def gc(
                 "an old generation after a forced switch)"
             )
             raise typer.Exit(1)
-        generations.remove(unused, settings.data_dir)
+        generations.remove(unused, root)
     finally:
         lock.release()
 
