@@ -14,6 +14,10 @@ its successor also decides. Decisions are functions of the input and the state, 
 from the input, so both write the same events; the actor notices the foreign append on its partition
 and reloads it. Memory events are published through FastStream, one record batch per group of whole
 inputs, so a crash never leaves half of an input's events in the log.
+
+Records are opened strictly (``Sealer.open(strict=True)``): a record sealed under a key store that is
+not this process's raises ``MissingKeyError`` before anything of its batch is handled; the batch is
+sought back, uncommitted, and the subscriber's ``Halt`` stops the whole process (``run_on_kafka``).
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIE
 from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
 from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.log.kafka_consumer import record_of
-from hindsight_es.log.sealed import Sealer
+from hindsight_es.log.sealed import MissingKeyError, Sealer
 
 log_ = logging.getLogger("hindsight.kafka")
 REBALANCE_TIMEOUT_MS = 60_000
@@ -51,11 +55,29 @@ class Owner(Protocol):
     async def release(self, partitions: Iterable[int]) -> None: ...
 
 
-class Rebalance(ConsumerRebalanceListener):
-    """Acquire assigned partitions, release revoked ones; both under the owner's lock."""
+class Halt:
+    """The first failure after which no subscriber of a broker may go on (``MissingKeyError``): set by a
+    subscriber, awaited by the wiring, which stops the broker and raises it. Without one, a subscriber's
+    exception only goes to FastStream, which logs it and polls the same batch again, for ever."""
 
-    def __init__(self, owner: Owner, topics: Sequence[str]) -> None:
-        self.owner, self.topics = owner, set(topics)
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+        self.event = asyncio.Event()
+
+    def __call__(self, error: BaseException) -> None:
+        if self.error is None:
+            self.error = error
+            log_.error("stopping: %s", error)
+        self.event.set()
+
+
+class Rebalance(ConsumerRebalanceListener):
+    """Acquire assigned partitions, release revoked ones; both under the owner's lock. A partition that
+    cannot be loaded because its keys are not this process's halts (aiokafka would log the exception
+    and go on; the next batch of that partition would load it again and fail the same way)."""
+
+    def __init__(self, owner: Owner, topics: Sequence[str], halt: Halt | None = None) -> None:
+        self.owner, self.topics, self.halt = owner, set(topics), halt
 
     def _partitions(self, tps: Iterable[KafkaTopicPartition]) -> set[int]:
         return {tp.partition for tp in tps if tp.topic in self.topics}
@@ -66,7 +88,12 @@ class Rebalance(ConsumerRebalanceListener):
 
     async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
         async with self.owner.lock:
-            await self.owner.acquire(self._partitions(assigned))
+            try:
+                await self.owner.acquire(self._partitions(assigned))
+            except MissingKeyError as exc:
+                if self.halt is None:
+                    raise
+                self.halt(exc)
 
 
 def make_broker(settings: Settings) -> KafkaBroker:
@@ -172,24 +199,26 @@ def subscribe(
     payload: Any,
     sealer: Sealer | None,
     batch_timeout_ms: int | None = None,
+    halt: Halt | None = None,
 ) -> None:
     """A batch subscriber of ``group`` on ``topics``: each batch is handled for the partitions this member
     owns now, under ``owner.lock``, then committed; a failed batch is delivered again (seek back). A
     handler that returns positions (topic-partition -> next offset) is committed at those, and rewound
     to them where they fall short of the batch. ``sealer``: the process's (its log's), shared by every
-    subscriber, so a key one of them read or created is not read again by the others."""
-    listener = Rebalance(owner, topics)
+    subscriber, so a key one of them read or created is not read again by the others. ``halt``: told
+    of a ``MissingKeyError`` (after the batch is sought back), so the process stops."""
+    listener = Rebalance(owner, topics, halt)
 
     async def consume(batch: Polled) -> None:
         consumer = batch.consumer
         async with owner.lock:
             mine = {tp.partition for tp in consumer.assignment() if tp.topic in listener.topics}
             records = [record_of(r) for r in batch.records if r.partition in mine]
-            if sealer is not None:  # keys not read yet are object-store requests: off the event loop
-                records = await asyncio.to_thread(sealer.open, records)
             if not records:
                 return
             try:
+                if sealer is not None:  # keys not read yet are object-store requests: off the event loop
+                    records = await asyncio.to_thread(lambda: sealer.open(records, strict=True))
                 done = await handle(records)
                 offsets: dict[KafkaTopicPartition, int] = {}
                 for r in records:
@@ -201,10 +230,12 @@ def subscribe(
                             consumer.seek(tp, position)
                         offsets[tp] = position
                 await consumer.commit(offsets)
-            except BaseException:
+            except BaseException as exc:
                 for r in reversed(records):  # the earliest offset of each partition last
                     with contextlib.suppress(Exception):
                         consumer.seek(KafkaTopicPartition(r.topic, r.partition), r.offset)
+                if halt is not None and isinstance(exc, MissingKeyError):
+                    halt(exc)
                 raise
             if after is not None:
                 await after()
@@ -238,7 +269,7 @@ async def _raw_decoder(message: Any) -> Polled:
     return Polled(message)
 
 
-def actor_router(actor: Any, log: EventLog, settings: Settings) -> KafkaRouter:
+def actor_router(actor: Any, log: EventLog, settings: Settings, halt: Halt | None = None) -> KafkaRouter:
     """The bank actor: turns and commands in (group ``hindsight.bank-actor``), memory events and dead letters out."""
     router = KafkaRouter()
     actor.publish = Publisher(
@@ -262,11 +293,12 @@ def actor_router(actor: Any, log: EventLog, settings: Settings) -> KafkaRouter:
         description="The bank actor decides each bank's turns and commands in log order.",
         payload=list[TurnRecorded | CommandEvent],
         sealer=actor.publish.sealer,
+        halt=halt,
     )
     return router
 
 
-def extraction_router(actor: Any, settings: Settings, sealer: Sealer | None) -> KafkaRouter:
+def extraction_router(actor: Any, settings: Settings, sealer: Sealer | None, halt: Halt | None = None) -> KafkaRouter:
     """The extraction actor (LLM): turns in (group ``hindsight.extraction-actor``)."""
     router = KafkaRouter()
     subscribe(
@@ -279,5 +311,6 @@ def extraction_router(actor: Any, settings: Settings, sealer: Sealer | None) -> 
         description="The extraction actor extracts each bank's turns with the LLM (ExtractionCompleted out).",
         payload=list[TurnRecorded],
         sealer=sealer,
+        halt=halt,
     )
     return router

@@ -32,7 +32,7 @@ from hindsight_es.stores import location
 from hindsight_es.waiting import AWAITED
 from projections.replay import open_projections
 from projections.runner import MAINTAIN_SHARE, Projection, decode_batch, held_positions, steady
-from streams.kafka import subscribe
+from streams.kafka import Halt, subscribe
 
 log_ = logging.getLogger("hindsight.kafka.projections")
 GROUPS = {
@@ -222,9 +222,9 @@ class OwnedProjections:
                 self._maintained[id(projection)] = (time.monotonic(), time.monotonic() - started)
 
 
-def projection_routers(settings: Settings, sealer: Sealer | None) -> list[KafkaRouter]:
+def projection_routers(settings: Settings, sealer: Sealer | None, halt: Halt | None = None) -> list[KafkaRouter]:
     """One router per projection (vectors, working memory, archive), each in its own consumer group;
-    ``sealer``: the process's (``streams.kafka.subscribe``)."""
+    ``sealer`` and ``halt``: the process's (``streams.kafka.subscribe``)."""
     routers = []
     for name, (group, topics, payload, wait_ms) in GROUPS.items():
         owner: Any = OwnedProjections(settings, name)
@@ -240,6 +240,7 @@ def projection_routers(settings: Settings, sealer: Sealer | None) -> list[KafkaR
             payload=payload,
             sealer=sealer,
             batch_timeout_ms=wait_ms,
+            halt=halt,
         )
         routers.append(router)
     return routers

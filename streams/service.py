@@ -15,11 +15,12 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
+from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.health import HEALTH, storage_full
 from hindsight_es.log import EventLog
+from hindsight_es.log.sealed import deciding
 from hindsight_es.stores import location
 from hindsight_es.stores.location import snapshots
 from projections.replay import open_projections
@@ -118,8 +119,11 @@ async def serve(
     a task failing on full storage is retried (``supervised``), any other crashed task stops the others.
     On the embedded log the actors run in this process's runners; on Kafka they are FastStream
     subscribers in their consumer groups (``streams.kafka``), owning the partitions the group assigns
-    this process."""
+    this process. Everything here decides or projects: it reads through ``deciding(log)``, so content
+    sealed under another key store stops the service instead of being acted on as erased."""
     io_pool(settings)
+    log = deciding(log)
+    await check_keys(log)
     embedder = embedder or make_embedder(settings.embedder)
     actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
     extraction = make_extraction_actor(settings, log, embedder)
@@ -151,24 +155,48 @@ async def serve(
         withdraw()
 
 
+KEY_CHECK_RECORDS = 20  # the newest records of each partition whose keys ``check_keys`` looks up
+
+
+async def check_keys(log: EventLog) -> None:
+    """Refuse to start (``MissingKeyError``) when the newest records of a partition of the turn or memory
+    topic do not open with this process's key store: a worker given other stores than the log's writers
+    stops before it joins a group, not on its first batch. A sample, so a cheap check; the refusal that
+    holds for every record is the strict reading of ``deciding``."""
+    if not getattr(log, "strict", False):  # not sealed: nothing to open
+        return
+    for topic in (TOPIC_TURNS, TOPIC_MEMORIES):
+        for partition, end in (await log.end_offsets(topic)).items():
+            if end:
+                await log.read(topic, partition, max(0, end - KEY_CHECK_RECORDS), end, KEY_CHECK_RECORDS)
+
+
 async def run_on_kafka(
     settings: Settings, log: EventLog, actor: BankActor, extraction: ExtractionActor | None, stop: asyncio.Event
 ) -> None:
     """The actors and the projections as FastStream subscribers (``streams.kafka``, ``streams.kafka_projections``)
     until ``stop``; then every partition is released (snapshotted) after the broker has stopped consuming."""
-    from streams.kafka import actor_router, extraction_router, make_broker
+    from streams.kafka import Halt, actor_router, extraction_router, make_broker
     from streams.kafka_projections import projection_routers
 
-    broker = make_broker(settings)
-    broker.include_router(actor_router(actor, log, settings))
+    broker, halt, sealer = make_broker(settings), Halt(), getattr(log, "sealer", None)
+    broker.include_router(actor_router(actor, log, settings, halt))
     if extraction is not None:
-        broker.include_router(extraction_router(extraction, settings, getattr(log, "sealer", None)))
-    for router in projection_routers(settings, getattr(log, "sealer", None)):
+        broker.include_router(extraction_router(extraction, settings, sealer, halt))
+    for router in projection_routers(settings, sealer, halt):
         broker.include_router(router)
     await actor.partition_count()
     try:
         await broker.start()
-        await stop.wait()
+        # until stopped, or until a subscriber met content this process must not act on (``Halt``)
+        waits = [asyncio.create_task(stop.wait()), asyncio.create_task(halt.event.wait())]
+        try:
+            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in waits:
+                waiting.cancel()
+        if halt.error is not None:
+            raise halt.error
     finally:
         with contextlib.suppress(Exception):
             await broker.stop()
@@ -182,6 +210,7 @@ async def catch_up_all(
     settings: Settings, log: EventLog, *, embedder: Embedder | None = None, extractor: Extractor | None = None
 ) -> int:
     """Drain the inputs through the actor and every projection once (no service running); returns records."""
+    log = deciding(log)
     embedder = embedder or make_embedder(settings.embedder)
     actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
     total = 0

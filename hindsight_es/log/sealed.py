@@ -7,6 +7,11 @@ data key (``boxes``, ``keys.KeyStore``), the event's id and bank as associated d
 back, so everything that decodes events sees plaintext while the key exists; once it is destroyed, the
 fields read as an erased placeholder naming who erased them and when (a vector as zeros of its
 dimension). Records without ``"sealed"`` (a log from before sealing) pass through unchanged.
+
+A unit whose key is missing, with no tombstone either, was sealed under another key store: writers
+create a unit's key durably before they append it. What decides or projects (``deciding``: the actors
+and projections of ``worker`` and ``up``) refuses such a record (``MissingKeyError``) instead of acting
+on a placeholder; a read-only view (audit, export) reads it as erased, with a warning.
 """
 
 from __future__ import annotations
@@ -17,23 +22,39 @@ import json
 import logging
 import re
 import struct
-from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from hindsight_es.errors import LogError
 from hindsight_es.events import ErasureRequested, Event, vectors
-from hindsight_es.events.sealing import FIELDS, KIND, MARK, MEMORY_FIELDS, TURN_FIELDS, Erased, blank, sealed_objects
+from hindsight_es.events.sealing import FIELDS, KIND, MARK, TURN_FIELDS, Erased, blank, sealed_objects
 from hindsight_es.log import boxes as boxes_
 from hindsight_es.log.keys import KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
+from hindsight_es.log.seal_plans import Plan
+from hindsight_es.log.seal_plans import plan as plan_of
 
 log_ = logging.getLogger("hindsight.sealed")
 
-__all__ = ["SealedLog", "Sealer"]
+__all__ = ["MissingKeyError", "SealedLog", "Sealer", "deciding"]
 
 Json = dict[str, Any]
 _CACHE_MAX = 500_000  # keys held in memory (about 100 B each); past it the cache starts again
 _ERASURES = (b'"type":"ErasureRequested"', b'"type":"ContentErased"')
+
+
+class MissingKeyError(LogError):
+    """A sealed record whose unit this process's key store neither keys nor remembers erasing: the key
+    store is not the one the writers use, so acting on the record would act on a blank."""
+
+    def __init__(self, unit: str, bank: str, keys: KeyStore) -> None:
+        super().__init__(
+            f"no key and no tombstone for {unit} of bank {bank} in {keys}: this key store is not the one the "
+            "log's writers use (a different HINDSIGHT_STORES_URI or data directory than the other workers "
+            "and serve?). Nothing of this batch was decided, projected or committed; start every worker "
+            "with the same HINDSIGHT_STORES_URI (keys under <stores>/keys) or the same data directory"
+        )
 
 
 class Sealer:
@@ -64,8 +85,9 @@ class Sealer:
 
     # ------------------------------------------------------------ opening
 
-    def open(self, records: Sequence[Record]) -> list[Record]:
-        """The records with their sealed content opened (or blanked, see the module docstring).
+    def open(self, records: Sequence[Record], *, strict: bool = False) -> list[Record]:
+        """The records with their sealed content opened (or blanked, see the module docstring); ``strict``:
+        a unit with neither key nor tombstone raises ``MissingKeyError`` instead of reading as erased.
 
         A record as ``seal_all`` writes it is opened in its bytes: each box is replaced by its decrypted
         fields, nothing else is parsed or re-serialized (``_spliced``); the decrypted fields are the ones
@@ -110,7 +132,7 @@ class Sealer:
             # keys a splice did not look up
             self._fetch({b: u for w in late.values() for b, u in w.items()}, keys)
         for i, record in parsed.items():
-            out[i] = replace(records[i], value=self._opened(record, keys))
+            out[i] = replace(records[i], value=self._opened(record, keys, strict))
         return out
 
     def _want(
@@ -150,7 +172,7 @@ class Sealer:
     def open_value(self, value: bytes) -> bytes:
         return self.open([Record("", 0, 0, None, value, 0)])[0].value
 
-    def _opened(self, record: Json, keys: Keys) -> bytes:
+    def _opened(self, record: Json, keys: Keys, strict: bool = False) -> bytes:
         bank, aad = str(record.get("bank_id", "")), _aad(record)
         for target in sealed_objects(record):
             box = target.pop("sealed")
@@ -161,6 +183,8 @@ class Sealer:
             if isinstance(opened, dict):
                 target.update(opened)
             else:
+                if key is None and strict:
+                    raise MissingKeyError(str(box.get("unit")), bank, self.keys)
                 if key is None and (bank, unit := str(box.get("unit"))) not in self._missing:
                     self._missing.add((bank, unit))  # a key store that is not the writers' (see docs/operations.md)
                     log_.warning("no key for %s of bank %s in %s: it reads as erased", unit, bank, self.keys)
@@ -250,7 +274,7 @@ def _parsed(value: bytes) -> tuple[Json, Plan] | None:
         record = json.loads(value)
     except ValueError:
         return None
-    if not isinstance(record, dict) or not (plan := _plan(record)):
+    if not isinstance(record, dict) or not (plan := plan_of(record)):
         return None
     return record, plan
 
@@ -283,53 +307,13 @@ def _aad(record: Json) -> bytes:
     return str(record.get("event_id", "")).encode() + struct.pack(">H", len(bank)) + bank
 
 
-Plan = list[tuple[Json, str, UnitTags, tuple[str, ...]]]
-
-
-def _turn_plan(turn: Json) -> Plan:
-    tags = UnitTags(session_id=turn.get("session_id"))
-    return [(turn, f"turn:{turn.get('turn_id')}", tags, TURN_FIELDS)]
-
-
-def _memory_plan(memory: Json) -> Plan:
-    tags = UnitTags(session_id=memory.get("session_id"), turn_ids=tuple(memory.get("source_turn_ids") or ()))
-    return [(memory, f"memory:{memory.get('memory_id')}", tags, MEMORY_FIELDS)]
-
-
-def _extraction_plan(record: Json) -> Plan:
-    plan: Plan = []
-    for extraction in record.get("extractions") or ():
-        turn = extraction.get("turn") or {}
-        plan += _turn_plan(turn)
-        tags = UnitTags(session_id=turn.get("session_id"))
-        plan.append((extraction, f"turn:{turn.get('turn_id')}", tags, ("candidates", "guard")))
-    return plan
-
-
-def _correction_plan(record: Json) -> Plan:
-    return [(record, f"memory:{record.get('memory_id')}", UnitTags(), ("text",))]
-
-
-_PLANS: dict[str, Callable[[Json], Plan]] = {
-    "TurnRecorded": _turn_plan,
-    "MemoryRetained": _memory_plan,
-    "MemoryRestored": lambda r: _memory_plan(r["revived"]) if isinstance(r.get("revived"), dict) else [],
-    "ExtractionCompleted": _extraction_plan,
-    "CorrectionRequested": _correction_plan,
-}
-
-
-def _plan(record: Json) -> Plan:
-    make = _PLANS.get(str(record.get("type")))
-    return make(record) if make is not None else []
-
-
 class _SealedConsumer:
-    def __init__(self, inner: Consumer, sealer: Sealer) -> None:
-        self._inner, self._sealer = inner, sealer
+    def __init__(self, inner: Consumer, sealer: Sealer, strict: bool) -> None:
+        self._inner, self._sealer, self._strict = inner, sealer, strict
 
     async def poll(self, max_records: int = 500, timeout_ms: int = 200) -> list[Record]:
-        return await asyncio.to_thread(self._sealer.open, await self._inner.poll(max_records, timeout_ms))
+        records = await self._inner.poll(max_records, timeout_ms)
+        return await asyncio.to_thread(lambda: self._sealer.open(records, strict=self._strict))
 
     async def commit(self, offsets: dict[TopicPartition, int]) -> None:
         await self._inner.commit(offsets)
@@ -342,10 +326,11 @@ class _SealedConsumer:
 
 
 class SealedLog:
-    """An ``EventLog`` whose records hold personal content only sealed (see the module docstring)."""
+    """An ``EventLog`` whose records hold personal content only sealed (see the module docstring);
+    ``strict``: reads and polls raise ``MissingKeyError`` where a key is missing (``deciding``)."""
 
-    def __init__(self, inner: EventLog, sealer: Sealer) -> None:
-        self.inner, self.sealer = inner, sealer
+    def __init__(self, inner: EventLog, sealer: Sealer, *, strict: bool = False) -> None:
+        self.inner, self.sealer, self.strict = inner, sealer, strict
 
     @property
     def appends(self) -> int | None:
@@ -375,13 +360,23 @@ class SealedLog:
         return await self.inner.end_offsets(topic)
 
     async def read(self, topic: str, partition: int, start: int, stop: int, limit: int = 1000) -> list[Record]:
-        return await asyncio.to_thread(self.sealer.open, await self.inner.read(topic, partition, start, stop, limit))
+        records = await self.inner.read(topic, partition, start, stop, limit)
+        return await asyncio.to_thread(lambda: self.sealer.open(records, strict=self.strict))
 
     async def consumer(self, group: str, topics: Sequence[str]) -> Consumer:
-        return _SealedConsumer(await self.inner.consumer(group, topics), self.sealer)
+        return _SealedConsumer(await self.inner.consumer(group, topics), self.sealer, self.strict)
 
     def __getattr__(self, name: str) -> Any:  # adapter-specific extras (e.g. the embedded log's path)
         return getattr(self.inner, name)
+
+
+def deciding(log: EventLog) -> EventLog:
+    """The view of ``log`` for what decides or projects: a sealed log's reads and polls refuse content
+    whose key is missing (``MissingKeyError``) instead of reading it as erased. Same inner log and sealer
+    (closing stays with ``log``'s owner); any other log is returned as it is."""
+    if isinstance(log, SealedLog) and not log.strict:
+        return SealedLog(log.inner, log.sealer, strict=True)
+    return log
 
 
 def shred(log: object, events: Iterable[Event]) -> None:

@@ -62,7 +62,8 @@ def worker(ctx: typer.Context) -> None:
         try:
             await serve(settings, log, stop, embedder=embedder)
         except Exception as exc:
-            raise HindsightError(f"the worker stopped after a failure: {exc!r}") from exc
+            reason = str(exc) if isinstance(exc, HindsightError) else repr(exc)
+            raise HindsightError(f"the worker stopped after a failure: {reason}") from exc
         finally:
             await log.close()
         err_console.print("hindsight worker stopped cleanly")
