@@ -16,6 +16,11 @@ Apache Kafka in ways this module works around:
   :meth:`KafkaConsumer.close` sends the LeaveGroup itself in that case;
 * metadata requests auto-create unknown topics, so topics are created explicitly (with
   ``settings.partitions``) before anything else touches them.
+
+A topic that exists already must have ``settings.partitions`` partitions, or the log refuses to start:
+a bank's partition number names its shard of the stores and its snapshots, so a process counting
+partitions differently from the topics would put two partitions' banks in one shard (two writers of
+one table) or look for a bank in the wrong one.
 """
 
 from __future__ import annotations
@@ -177,6 +182,13 @@ class KafkaLog:
             partitions = await producer.partitions_for(topic)
             if not partitions:
                 raise LogError(f"topic {topic!r} has no partitions")
+            if len(partitions) != self._settings.partitions:
+                raise LogError(
+                    f"topic {topic!r} on {self.servers!r} has {len(partitions)} partitions, but "
+                    f"HINDSIGHT_PARTITIONS is {self._settings.partitions}: set HINDSIGHT_PARTITIONS="
+                    f"{len(partitions)} as every other process of this deployment has it (the partition count "
+                    "of existing topics is fixed: banks are placed, stores sharded and snapshots kept by it)"
+                )
             self._topics[topic] = len(partitions)
 
     async def partitions(self, topic: str) -> int:

@@ -1,6 +1,7 @@
 """A worker started with other stores than the deployment's refuses to work, as a process on a real
 broker: with another key store (no HINDSIGHT_STORES_URI, its own data directory) it stops on the first
-batch it cannot open, deciding and committing nothing, and at its next start before it joins a group."""
+batch it cannot open, deciding and committing nothing, and at its next start before it joins a group;
+with another HINDSIGHT_PARTITIONS than the topics have, it does not start."""
 
 from __future__ import annotations
 
@@ -85,3 +86,18 @@ async def test_a_worker_with_another_key_store_stops_and_decides_nothing(broker,
     finally:
         workers.stop_all()
         await log.close()
+
+
+async def test_a_worker_with_another_partition_count_does_not_start(broker, tmp_path):
+    log = open_log(Settings(broker=broker, partitions=PARTITIONS, data_dir=tmp_path / "writers"))
+    await log.start()  # the topics exist, with PARTITIONS partitions
+    await log.close()
+    workers = Workers(broker, tmp_path, {})
+    try:
+        workers.start("wide", HINDSIGHT_PARTITIONS=str(2 * PARTITIONS))
+        assert await exited(workers, "wide", 30) != 0
+        said = (tmp_path / "worker-wide.log").read_text()
+        assert f"has {PARTITIONS} partitions, but HINDSIGHT_PARTITIONS is {2 * PARTITIONS}" in said, said[-3000:]
+        assert not list((tmp_path / "worker-wide").rglob("layout.json"))  # no store laid out by it
+    finally:
+        workers.stop_all()
