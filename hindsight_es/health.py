@@ -2,19 +2,25 @@
 
 A component (the log, a projection, an actor) ``degrade``s itself with a reason when a write fails
 for a cause that waiting can cure (a full disk) and ``recover``s on its next success; ``/healthz``
-reports the state. One registry per process, like the metrics registry.
+reports the state. One registry per process, like the metrics registry. ``watch`` degrades a component
+while a probe of what it depends on (the Kafka broker) keeps failing.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import errno
+import logging
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from hindsight_es.errors import LogFullError
 
-__all__ = ["HEALTH", "Health", "Problem", "storage_full"]
+__all__ = ["HEALTH", "Health", "Problem", "storage_full", "watch"]
+log_ = logging.getLogger("hindsight.health")
 
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
 _FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded")
@@ -63,6 +69,41 @@ class Health:
 
 
 HEALTH = Health()
+
+
+async def watch(
+    component: str,
+    probe: Callable[[], Awaitable[object]],
+    stop: asyncio.Event,
+    *,
+    every_s: float = 1.0,
+    timeout_s: float = 2.0,
+    grace_s: float = 3.0,
+) -> None:
+    """Until ``stop``: ``probe`` every ``every_s``; once it has failed (raised, or no answer within
+    ``timeout_s``) for ``grace_s`` in a row, ``component`` is degraded with the reason; its first success
+    recovers it. A frozen broker answers nothing: the time-out, not an error, is what shows it."""
+    failing_since: float | None = None
+    while not stop.is_set():
+        try:
+            async with asyncio.timeout(timeout_s):
+                await probe()
+        except Exception as exc:
+            now = time.monotonic()
+            failing_since = now if failing_since is None else failing_since
+            if now - failing_since >= grace_s:
+                reason = f"no answer within {timeout_s:g}s" if isinstance(exc, TimeoutError) else str(exc)
+                if HEALTH.ok or all(p.component != component for p in HEALTH.problems()):
+                    log_.warning("%s degraded: %s", component, reason)
+                HEALTH.degrade(component, reason)
+        else:
+            if failing_since is not None and any(p.component == component for p in HEALTH.problems()):
+                log_.warning("%s recovered after %.0fs", component, time.monotonic() - failing_since)
+            failing_since = None
+            HEALTH.recover(component)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)
+    HEALTH.recover(component)
 
 
 def storage_full(exc: BaseException) -> bool:

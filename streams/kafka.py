@@ -30,14 +30,17 @@ from typing import Any, Protocol
 
 from aiokafka import ConsumerRebalanceListener
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+from aiokafka.errors import CommitFailedError
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 from faststream import AckPolicy
 from faststream.kafka import KafkaBroker, KafkaResponse, KafkaRouter
 
+from hindsight_es import observe
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
 from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.log.kafka_consumer import record_of
+from hindsight_es.log.kafka_logs import quiet_kafka_logs
 from hindsight_es.log.sealed import MissingKeyError, Sealer
 
 log_ = logging.getLogger("hindsight.kafka")
@@ -76,8 +79,8 @@ class Rebalance(ConsumerRebalanceListener):
     cannot be loaded because its keys are not this process's halts (aiokafka would log the exception
     and go on; the next batch of that partition would load it again and fail the same way)."""
 
-    def __init__(self, owner: Owner, topics: Sequence[str], halt: Halt | None = None) -> None:
-        self.owner, self.topics, self.halt = owner, set(topics), halt
+    def __init__(self, owner: Owner, topics: Sequence[str], halt: Halt | None = None, reader: str = "") -> None:
+        self.owner, self.topics, self.halt, self.reader = owner, set(topics), halt, reader
 
     def _partitions(self, tps: Iterable[KafkaTopicPartition]) -> set[int]:
         return {tp.partition for tp in tps if tp.topic in self.topics}
@@ -85,6 +88,8 @@ class Rebalance(ConsumerRebalanceListener):
     async def on_partitions_revoked(self, revoked: set[KafkaTopicPartition]) -> None:
         async with self.owner.lock:
             await self.owner.release(self._partitions(revoked))
+        for tp in revoked:  # its position is the next owner's to report (the lag sampler)
+            observe.CONSUMED.pop((self.reader, tp.topic, tp.partition), None)
 
     async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
         async with self.owner.lock:
@@ -98,6 +103,7 @@ class Rebalance(ConsumerRebalanceListener):
 
 def make_broker(settings: Settings) -> KafkaBroker:
     """A FastStream broker on ``settings.broker``: acks from every replica, no idempotence (Tansu has none)."""
+    quiet_kafka_logs(log_)
     return KafkaBroker(
         settings.broker or "",
         acks="all",
@@ -108,6 +114,7 @@ def make_broker(settings: Settings) -> KafkaBroker:
         allow_auto_create_topics=False,  # KafkaLog.start creates them with settings.partitions
         apply_types=False,  # handlers take the raw records; the annotations only document the payloads
         logger=log_,
+        log_level=logging.DEBUG,  # FastStream's "Received" / "Processed" of every batch
         description="hindsight: turns and commands in, memory events out, all keyed by bank_id",
     )
 
@@ -200,14 +207,17 @@ def subscribe(
     sealer: Sealer | None,
     batch_timeout_ms: int | None = None,
     halt: Halt | None = None,
-) -> None:
+    reader: str = "",
+) -> Callable[[Polled], Awaitable[None]]:
     """A batch subscriber of ``group`` on ``topics``: each batch is handled for the partitions this member
     owns now, under ``owner.lock``, then committed; a failed batch is delivered again (seek back). A
     handler that returns positions (topic-partition -> next offset) is committed at those, and rewound
     to them where they fall short of the batch. ``sealer``: the process's (its log's), shared by every
     subscriber, so a key one of them read or created is not read again by the others. ``halt``: told
-    of a ``MissingKeyError`` (after the batch is sought back), so the process stops."""
-    listener = Rebalance(owner, topics, halt)
+    of a ``MissingKeyError`` (after the batch is sought back), so the process stops. ``reader``: the name
+    its positions are reported under (``observe.consumed``), forgotten for a partition revoked. Returns
+    the batch handler it registered."""
+    listener = Rebalance(owner, topics, halt, reader)
 
     async def consume(batch: Polled) -> None:
         consumer = batch.consumer
@@ -236,6 +246,14 @@ def subscribe(
                         consumer.seek(KafkaTopicPartition(r.topic, r.partition), r.offset)
                 if halt is not None and isinstance(exc, MissingKeyError):
                     halt(exc)
+                if isinstance(exc, CommitFailedError):  # a rebalance: normal, not worth a traceback
+                    log_.warning(
+                        "%s: the group rebalanced before this batch of %d records was committed; it is "
+                        "delivered again (to this member or the partitions' new owner) and decided once",
+                        group,
+                        len(records),
+                    )
+                    return
                 raise
             if after is not None:
                 await after()
@@ -263,6 +281,7 @@ def subscribe(
         decoder=_raw_decoder,
         description=description,
     )(consume)
+    return consume
 
 
 async def _raw_decoder(message: Any) -> Polled:
@@ -294,6 +313,7 @@ def actor_router(actor: Any, log: EventLog, settings: Settings, halt: Halt | Non
         payload=list[TurnRecorded | CommandEvent],
         sealer=actor.publish.sealer,
         halt=halt,
+        reader=actor.group,
     )
     return router
 

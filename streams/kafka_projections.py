@@ -241,6 +241,7 @@ def projection_routers(settings: Settings, sealer: Sealer | None, halt: Halt | N
             sealer=sealer,
             batch_timeout_ms=wait_ms,
             halt=halt,
+            reader=name,
         )
         routers.append(router)
     return routers

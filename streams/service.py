@@ -18,7 +18,7 @@ from typing import Any
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
-from hindsight_es.health import HEALTH, storage_full
+from hindsight_es.health import HEALTH, storage_full, watch
 from hindsight_es.log import EventLog
 from hindsight_es.log.sealed import deciding
 from hindsight_es.stores import location
@@ -136,6 +136,8 @@ async def serve(
             jobs["extraction-actor"] = lambda stop: run_extraction(extraction, stop)
         jobs["projections"] = lambda stop: run_projections(settings, log, stop)
     jobs.update(extra or {})
+    if (reachable := getattr(log, "reachable", None)) is not None:  # the Kafka log: /healthz follows the broker
+        jobs["broker-health"] = lambda stop: watch("log", reachable, stop)
     if settings.janitor_enabled:
         owns = actor.owns if settings.broker else None  # on Kafka: the banks of the partitions assigned here
         jobs["janitor"] = Janitor(log, settings, owns=owns).run

@@ -48,6 +48,7 @@ from aiokafka.structs import TopicPartition as KafkaTopicPartition
 from hindsight_es.config import ALL_TOPICS, Settings
 from hindsight_es.errors import HindsightError, LogError, LogUnavailableError
 from hindsight_es.log.kafka_consumer import KafkaConsumer, record_of, stop_consumer
+from hindsight_es.log.kafka_logs import quiet_kafka_logs
 from hindsight_es.log.port import Record, partition_for
 
 logger = logging.getLogger(__name__)
@@ -76,6 +77,7 @@ class KafkaLog:
         self._topics: dict[str, int] = {}  # known topic -> partition count
         self._consumers: set[KafkaConsumer] = set()
         self._started = False
+        quiet_kafka_logs()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -152,6 +154,13 @@ class KafkaLog:
             raise LogUnavailableError(f"{what}: Kafka broker at {self.servers!r} unavailable: {reason}") from exc
         except KafkaError as exc:
             raise LogError(f"{what}: {exc!r}") from exc
+
+    async def reachable(self) -> None:
+        """Ask the broker for its metadata (``health.watch``'s probe); raises ``LogUnavailableError`` when no
+        broker answers. The caller bounds the wait: a frozen broker holds the request open."""
+        producer, _, _ = self._clients()
+        with self._errors("metadata"):
+            await producer.client.fetch_all_metadata()
 
     # ------------------------------------------------------------ topics
 

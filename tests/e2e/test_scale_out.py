@@ -307,6 +307,14 @@ async def test_workers_killed_and_restarted_decide_like_one_worker(broker, s3_se
             assert any(value in hit for hit in hits[bank]), (bank, hits[bank])
         verified = workers.run("replay", "verify", "--json")
         assert verified.returncode == 0, verified.stdout[-2000:] + verified.stderr[-2000:]
+
+        # Stopped as an operator stops them, each says so; the rebalances above were normal, not errors.
+        workers.stop_all()
+        assert "hindsight serve stopped cleanly" in (tmp_path / "serve-gateway.log").read_text()
+        said = "".join(path.read_text(errors="replace") for path in tmp_path.glob("worker-*.log"))
+        assert "hindsight worker stopped cleanly" in said
+        assert "CommitFailedError" not in said and " INFO hindsight.kafka: Received" not in said
+        assert "Auto create topics is disabled" not in said
     finally:
         workers.stop_all()
         await log.close()

@@ -59,8 +59,9 @@ def worker(ctx: typer.Context) -> None:
         log, embedder = open_log(settings), make_embedder(settings.embedder)
         await log.start()
         err_console.print(f"hindsight worker: {settings.broker}, stores in {settings.stores_uri or settings.data_dir}")
+        extra = {"lag-sampler": lambda stop: sample_lag(settings, log, stop)}
         try:
-            await serve(settings, log, stop, embedder=embedder)
+            await serve(settings, log, stop, embedder=embedder, extra=extra)
         except Exception as exc:
             reason = str(exc) if isinstance(exc, HindsightError) else repr(exc)
             raise HindsightError(f"the worker stopped after a failure: {reason}") from exc
@@ -71,6 +72,32 @@ def worker(ctx: typer.Context) -> None:
     run_async(lambda: _until_signalled(settings, body))
 
 
+async def sample_lag(settings: Any, log: Any, stop: Any) -> None:
+    """``up``'s lag sampler (``app.observability.lag``) for a worker: every ``lag_sample_s``, the log's
+    ends and the positions of the readers of this process on the partitions they own now. A partition
+    revoked (``streams.kafka.Rebalance`` forgets its position) loses its samples here: its lag is the
+    new owner's to report, and a stale position would show a lag that grows for ever."""
+    import asyncio
+    import contextlib
+
+    from hindsight_es import observe
+    from hindsight_es.app.observability import lag
+
+    shown: set[tuple[str, str, int]] = set()
+    while not stop.is_set():
+        try:
+            await lag.sample(log)
+            for reader, topic, partition in shown - set(observe.CONSUMED):
+                for gauge in (lag.LAG, lag.POSITION):
+                    with contextlib.suppress(KeyError):
+                        gauge.remove(reader, topic, str(partition))
+            shown = set(observe.CONSUMED)
+        except Exception as exc:  # the metrics must never stop the worker
+            lag.log_.warning("lag sample failed: %s", exc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), settings.lag_sample_s)
+
+
 def serve_readers(ctx: typer.Context) -> None:
     """Serve MCP over HTTP (and whatever `up` mounts) from the shared stores, publishing turns and
     commands to the log; joins no consumer group, so run as many replicas as needed (HINDSIGHT_READERS=N:
@@ -79,6 +106,7 @@ def serve_readers(ctx: typer.Context) -> None:
     from hindsight_es.app.gateway.readers import is_reader, readers_task, stop_when_orphaned
     from hindsight_es.client import Hindsight
     from hindsight_es.embedding import make_embedder
+    from hindsight_es.health import watch
     from hindsight_es.log import open_log
 
     settings = settings_from(ctx)
@@ -100,11 +128,14 @@ def serve_readers(ctx: typer.Context) -> None:
         )
         orphaned = asyncio.create_task(stop_when_orphaned(stop))
         readers = [readers_task(settings)(stop)] if settings.readers > 1 and not is_reader() else []
+        if (reachable := getattr(log, "reachable", None)) is not None:  # /healthz follows the broker
+            readers.append(watch("log", reachable, stop))
         try:
             await asyncio.gather(task(stop), *readers)
         finally:
             orphaned.cancel()
             await hs.close()
             await log.close()
+        err_console.print("hindsight serve stopped cleanly")
 
     run_async(lambda: _until_signalled(settings, body))
