@@ -88,7 +88,7 @@ async def test_a_full_log_degrades_the_service_and_it_stays_up(tmp_path, monkeyp
             assert await _recalled(hs, "ann", "where do I live?", first, timeout_s=5)  # reads keep serving
 
             app = build_app(hs, settings)
-            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as http:
+            async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as http:
                 health = await http.get("/healthz")
             assert health.status_code == 503
             assert health.text.startswith("degraded\n") and "bank-actor: " in health.text
