@@ -220,6 +220,19 @@ def failed(exc: HindsightError) -> typer.Exit:
     return fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR)
 
 
+def refused_path(exc: OSError) -> HindsightError | None:
+    """A data directory or store path that is a file, not writable, or on a read-only file system, as one
+    line naming it and the settings to check; None for an ``OSError`` about no path."""
+    from hindsight_es.errors import HindsightError
+
+    if exc.filename is None:
+        return None
+    where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 else str(exc.filename)
+    return HindsightError(
+        f"cannot use {where}: {exc.strerror or exc} (check --data-dir, HINDSIGHT_DATA_DIR and HINDSIGHT_STORES_URI)"
+    )
+
+
 def run_async(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine; a ``HindsightError`` becomes ``failed``'s one line and exit code."""
     import asyncio

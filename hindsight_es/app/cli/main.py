@@ -28,6 +28,7 @@ from hindsight_es.app.cli.common import (
     existing_store,
     fail,
     failed,
+    refused_path,
     run_async,
     settings_from,
     to_stderr,
@@ -134,18 +135,9 @@ def cli() -> None:
     except HindsightError as exc:
         sys.exit(failed(exc).exit_code)
     except OSError as exc:
-        if exc.filename is None:  # not a path this machine refused: a defect, shown as one
+        if (refused := refused_path(exc)) is None:  # not a path this machine refused: a defect, shown as one
             raise
-        # A data directory or store path that is a file, not writable, or on a read-only file system
-        where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 else str(exc.filename)
-        sys.exit(
-            failed(
-                HindsightError(
-                    f"cannot use {where}: {exc.strerror or exc} (check --data-dir, HINDSIGHT_DATA_DIR and "
-                    "HINDSIGHT_STORES_URI)"
-                )
-            ).exit_code
-        )
+        sys.exit(failed(refused).exit_code)
 
 
 KINDS = ["episode", "fact", "preference", "plan", "decision", "correction", "constraint", "summary"]
