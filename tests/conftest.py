@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,6 +201,20 @@ def s3_server() -> Iterator[dict[str, str]]:
         _stop(proc)
         log_file.close()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def s3_options(s3_server: dict[str, str]) -> Any:
+    """The ``S3Options`` of ``s3_server``, for a store opened directly (not through ``Settings``)."""
+    from hindsight_es.stores.objects import S3Options
+
+    return S3Options(
+        endpoint=s3_server["s3_endpoint"],
+        region=s3_server["s3_region"],
+        access_key_id=s3_server["s3_access_key_id"],
+        secret_access_key=s3_server["s3_secret_access_key"],
+        allow_http=True,
+    )
 
 
 def _bucket_ready(endpoint: str) -> bool:

@@ -10,15 +10,9 @@ from hindsight_es.stores.objects import S3Options, objects
 
 
 def test_unused_store_prefixes_on_object_storage_are_the_ones_the_pointer_does_not_name(
-    s3_server: dict[str, str], tmp_path: Path
+    s3_server: dict[str, str], s3_options: S3Options, tmp_path: Path
 ) -> None:
-    options = S3Options(
-        endpoint=s3_server["s3_endpoint"],
-        region=s3_server["s3_region"],
-        access_key_id=s3_server["s3_access_key_id"],
-        secret_access_key=s3_server["s3_secret_access_key"],
-        allow_http=True,
-    )
+    options = s3_options
     root = f"{s3_server['stores_uri']}/gc-{tmp_path.name}"
     store = objects(root, options)
     for key in (

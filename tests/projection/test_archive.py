@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from uuid import UUID, uuid5
 
 import numpy as np
@@ -341,17 +342,9 @@ async def test_a_missing_memory_in_a_full_archive_has_an_empty_lineage(tmp_path:
 
 
 async def test_on_object_storage_the_archive_reads_writes_and_compacts_like_on_disk(
-    s3_server: dict[str, str], tmp_path: Path
+    s3_server: dict[str, str], s3_options: Any, tmp_path: Path
 ) -> None:
-    from hindsight_es.stores.objects import S3Options
-
-    options = S3Options(
-        endpoint=s3_server["s3_endpoint"],
-        region=s3_server["s3_region"],
-        access_key_id=s3_server["s3_access_key_id"],
-        secret_access_key=s3_server["s3_secret_access_key"],
-        allow_http=True,
-    )
+    options = s3_options
     remote = ArchiveStore(f"{s3_server['stores_uri']}/archive-{tmp_path.name}", options)
     local = ArchiveStore(tmp_path / "archive")
     log = history()
