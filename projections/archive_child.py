@@ -20,6 +20,7 @@ from typing import Any
 from hindsight_es.config import Settings
 from hindsight_es.errors import StoreError
 from hindsight_es.log import TopicPartition, started_log
+from hindsight_es.log.sealed import deciding
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.location import s3_options
 from hindsight_es.stores.objects import is_remote
@@ -73,7 +74,8 @@ async def run(
 async def replay(spec: dict[str, Any]) -> int:
     settings = Settings.model_validate(spec["settings"])
     until = {(topic, partition): end for topic, partition, end in spec["until"]}
-    async with started_log(settings) as log:
+    async with started_log(settings) as opened:
+        log = deciding(opened)  # as the parent's rebuild: refuse content this key store cannot open
         root = spec["root"]
         archive = ArchiveProjection(
             ArchiveStore(root if is_remote(root) else Path(root), s3_options(settings)), tuple(spec["topics"])

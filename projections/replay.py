@@ -28,6 +28,7 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import utcnow
 from hindsight_es.log import EventLog, Record, TopicPartition
+from hindsight_es.log.sealed import deciding
 from hindsight_es.stores import generations, location
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.location import s3_options
@@ -124,6 +125,9 @@ async def rebuild(
     """
     if bank is not None and "archive" in stores:
         raise InvalidInputError("a one-bank rebuild covers the LanceDB tables only (--projection vectors)")
+    # A generation readers will be switched to: content this key store cannot open stops the rebuild
+    # (``MissingKeyError``) instead of going into it as erased, as in every process that projects.
+    log = deciding(log)
     options, base = s3_options(settings), location.root(settings)
     live_hot = generations.current(base, options)["lance"]
     layout = layout_of(live_hot, options) or location.shard(settings)
@@ -213,7 +217,7 @@ async def switch(
     records applied on the way. The caller holds the ``ServiceLock``."""
     options = s3_options(settings)
     projections = open_projections(stores, settings.max_text_chars, options=options)
-    applied = await replay_into(log, projections, batch_size=batch_size, lag=False)
+    applied = await replay_into(deciding(log), projections, batch_size=batch_size, lag=False)
     if applied:
         for projection in projections:
             await projection.maintain()

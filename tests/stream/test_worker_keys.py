@@ -48,3 +48,26 @@ async def test_a_process_with_other_keys_decides_nothing_and_commits_nothing(tmp
         await catch_up_all(writers, log, embedder=embedder)
         retained = [e for e in await memory_events(log) if e.type == "MemoryRetained"]
         assert any("FedEx" in e.text for e in retained), retained
+
+
+async def test_a_rebuild_with_other_keys_stops_and_switches_nothing(tmp_path):
+    """A rebuild writes the generation readers are switched to: with another key store it must not fill one
+    with blanks (every memory "[erased]") but stop, naming the key store, and leave the current one."""
+    from hindsight_es.stores import generations
+    from projections.replay import rebuild
+
+    writers = Settings(data_dir=tmp_path / "a", partitions=1, embedder="minilm", record_recalls=False)
+    embedder = make_embedder("minilm")
+    async with started_log(writers) as log, Hindsight(writers, log=log, embedder=embedder) as hs:
+        await hs.record_turn("alice", "From now on we use FedEx for shipping.", session_id="s1", turn_id="t1")
+        await catch_up_all(writers, log, embedder=embedder)
+    before = generations.current(writers.data_dir)
+    other = Settings(data_dir=tmp_path / "b", partitions=1, embedder="minilm", record_recalls=False)
+    strange = SealedLog(EmbeddedLog(writers.log_path, 1), Sealer(SqliteKeyStore(other.keys_path)))
+    await strange.start()
+    try:
+        with pytest.raises(MissingKeyError, match=r"of bank alice in SqliteKeyStore\(.*/b/keys.sqlite3"):
+            await rebuild(writers, strange)
+    finally:
+        await strange.close()
+    assert generations.current(writers.data_dir) == before
