@@ -133,6 +133,9 @@ def test_a_rollback_that_matches_nothing_offers_no_apply_and_is_refused(up: Up, 
         ("offset=99999999999999999999999", "offset"),
         ("since=yesterday", "since"),
         ("q=" + "x" * 4001, "4000"),
+        ("source=bogus", "source: Input should be"),  # the field, not pydantic's path into its type
+        ("kind=bogus", "kind: Input should be"),
+        ("since=2026-04-01T00:00&until=2026-03-01T12:00", "must be before until"),
     ],
 )
 def test_bad_filters_answer_400_on_the_dashboard_page(ui: httpx.Client, query: str, words: str) -> None:
@@ -141,11 +144,19 @@ def test_bad_filters_answer_400_on_the_dashboard_page(ui: httpx.Client, query: s
     assert "Quarantine" in text  # the operator's nav stays
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/ui/banks/ac%00me", "/ui/banks/ac%00me/sessions", "/ui/banks/acme/sessions/s%00", "/ui/banks/ac%00me/rollback"],
+)
+def test_a_control_character_in_a_path_id_is_400_not_a_store_failure(ui: httpx.Client, path: str) -> None:
+    assert "control character" in page(ui.get(path), 400)
+
+
 def test_requests_that_do_not_fit_the_schema_get_the_page_under_ui_and_problems_under_v1(ui: httpx.Client) -> None:
-    assert "memory_id" in page(ui.get("/ui/banks/alice/memories/notauuid"), 422)
-    assert "memory_id" in page(ui.post("/ui/banks/acme/quarantine/release", data={"memory_id": "nope"}), 422)
+    assert "memory_id" in page(ui.get("/ui/banks/alice/memories/notauuid"), 400)
+    assert "memory_id" in page(ui.post("/ui/banks/acme/quarantine/release", data={"memory_id": "nope"}), 400)
     with httpx.Client(base_url=str(ui.base_url), headers={"Origin": str(ui.base_url)}) as anonymous:
-        assert "token" in page(anonymous.post("/ui/login", data={"token": ""}), 422)
+        assert "token" in page(anonymous.post("/ui/login", data={"token": ""}), 400)
     problem = ui.get("/v1/banks/alice/memories/notauuid", headers={"Authorization": f"Bearer {OPS}"})
     assert problem.status_code == 422 and problem.headers["content-type"] == "application/problem+json"
 

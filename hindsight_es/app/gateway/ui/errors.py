@@ -106,7 +106,7 @@ def install(app: FastAPI) -> None:
     async def invalid(request: Request, exc: RequestValidationError) -> Response:
         if not under_ui(request):
             return await delegated(api_invalid, request, exc)
-        return shown(request, readable(exc.errors()), 422)
+        return shown(request, readable(exc.errors()), 400)  # a bad value from the browser, as filters_of says it
 
     @app.exception_handler(HTTPException)
     async def http(request: Request, exc: HTTPException) -> Response:

@@ -12,7 +12,16 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from hindsight_es.app.gateway.ui.forms import parse_time
 from hindsight_es.errors import InvalidInputError
@@ -54,6 +63,13 @@ class Filters(BaseModel):
         parse_time(value, info.field_name or "time")  # InvalidInputError for one that is not a time
         return value
 
+    @model_validator(mode="after")
+    def _in_order(self) -> Filters:
+        since, until = self.since_at, self.until_at
+        if since is not None and until is not None and since >= until:
+            raise InvalidInputError(f"since {self.since} must be before until {self.until}")
+        return self
+
     @property
     def since_at(self) -> datetime | None:
         return parse_time(self.since, "since")
@@ -72,13 +88,10 @@ class Filters(BaseModel):
         """What recall itself narrows by: kinds, the valid-from range, the statuses (archived ones from the
         cold archive; active ones when no status is chosen)."""
         hot = [s for s in self.status if s != "archived"] or ["active"]
-        since, until = self.since_at, self.until_at
-        if since is not None and until is not None and since >= until:
-            raise InvalidInputError("since must be before until")
         return {
             "kinds": self.kind or None,
-            "since": since,
-            "until": until,
+            "since": self.since_at,
+            "until": self.until_at,
             "statuses": hot,
             "include_archived": "archived" in self.status,
         }
@@ -115,6 +128,7 @@ def readable(errors: Sequence[Any]) -> str:
     if not errors:
         return "invalid request"
     first = errors[0]
+    # the field only: pydantic's loc goes on into a list's index or a Literal's alternatives ("kind.0")
     where = [str(p) for p in first.get("loc", ()) if p not in ("query", "body", "path", "form")]
-    field = ".".join(where)
+    field = where[0] if where else ""
     return f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg", "invalid"))

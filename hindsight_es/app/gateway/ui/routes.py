@@ -28,7 +28,7 @@ from hindsight_es.app.gateway.ui.forms import parse_time, plural, when
 from hindsight_es.client import Hindsight
 from hindsight_es.client.browse import Browse
 from hindsight_es.config import Settings
-from hindsight_es.errors import NotFoundError
+from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.remote.models import HistoryResult
 from hindsight_es.types import MemoryKind, Source
 
@@ -48,6 +48,14 @@ def session_href(bank_id: str, session_id: str) -> str:
     return f"{bank}/sessions/{quote(session_id, safe='')}"
 
 
+async def plain_path(request: Request) -> None:
+    """A bank, session or memory id in the path with a control character is refused (400, as the API's
+    schema refuses it), before a store is asked and fails on it (a NUL answered 503 "store read failed")."""
+    for name, value in request.path_params.items():
+        if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise InvalidInputError(f"{name}: may not contain a control character")
+
+
 def templates() -> Jinja2Templates:
     folder = resources.files("hindsight_es.app.gateway.ui").joinpath("templates")
     found = Jinja2Templates(directory=str(folder))
@@ -64,7 +72,7 @@ def static_files() -> StaticFiles:
 
 
 def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
-    ui = APIRouter(prefix=PREFIX, include_in_schema=False)
+    ui = APIRouter(prefix=PREFIX, include_in_schema=False, dependencies=[Depends(plain_path)])
     pages = templates()
 
     async def viewer(request: Request) -> Access:
