@@ -251,7 +251,13 @@ def test_login_answers_401_to_a_wrong_token_and_returns_to_the_page_asked_for(up
         assert 'name="next" value="/ui/banks/acme?kind=fact"' in form.text
         wrong = http.post("/ui/login", data={"token": "not-a-token", "next": "/ui/banks/acme"})
         assert "unknown token" in page(wrong, 401) and 'name="token"' in wrong.text
-        for elsewhere in ("https://evil.example/ui", "//evil.example/ui", "/v1/stats", "/\\evil.example"):
+        for elsewhere in (
+            "https://evil.example/ui",
+            "//evil.example/ui",
+            "/v1/stats",
+            "/\\evil.example",
+            "/ui/../docs",
+        ):
             went = http.post("/ui/login", data={"token": OPS, "next": elsewhere})
             assert went.status_code == 303 and went.headers["location"] == "/ui", elsewhere
         went = http.post("/ui/login", data={"token": OPS, "next": "/ui/banks/acme?kind=fact"})
@@ -262,6 +268,20 @@ def test_login_answers_401_to_a_wrong_token_and_returns_to_the_page_asked_for(up
             f"{up.base}/ui/banks/acme", headers={"HX-Request": "true", "HX-Current-URL": str(asked.url)}
         )
         assert expired.status_code == 401 and expired.headers["hx-redirect"].startswith("/ui/login?next=")
+        # an htmx search comes back with its query; a form's post to the page the form was on
+        searched = httpx.get(
+            f"{up.base}/ui/banks/acme", params={"q": "carrier", "session_id": "a/b"}, headers={"HX-Request": "true"}
+        )
+        assert (
+            searched.headers["hx-redirect"]
+            == "/ui/login?next=%2Fui%2Fbanks%2Facme%3Fq%3Dcarrier%26session_id%3Da%252Fb"
+        )
+        posted = httpx.post(
+            f"{up.base}/ui/banks/acme/quarantine/release",
+            data={"memory_id": "00000000-0000-0000-0000-000000000000", "reason": "ok"},
+            headers={"Origin": up.base, "Referer": f"{up.base}/ui/quarantine"},
+        )
+        assert posted.status_code == 303 and posted.headers["location"] == "/ui/login?next=%2Fui%2Fquarantine"
 
 
 def test_an_htmx_error_is_a_fragment_for_the_results(ui: httpx.Client) -> None:

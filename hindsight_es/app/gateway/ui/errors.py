@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -72,15 +72,22 @@ def safe_next(value: str | None) -> str:
     parts = urlsplit(value)
     if parts.scheme or parts.netloc or not (parts.path == PREFIX or parts.path.startswith(PREFIX + "/")):
         return PREFIX
+    if any(unquote(segment) in (".", "..") for segment in parts.path.split("/")):  # /ui/../docs leaves /ui
+        return PREFIX
     return value
 
 
 def login_url(request: Request) -> str:
-    """The login page, with the page to come back to (for htmx, the page the request came from)."""
-    current = request.headers.get("hx-current-url") if is_htmx(request) else str(request.url)
+    """The login page, with the page to come back to: a GET's own URL (an htmx search's too: the same URL is
+    the whole page with its query and filters), else the page the form was on (htmx says which; a plain
+    form's Referer, same-origin as every form is). ``safe_next`` keeps it on the dashboard."""
+    if request.method == "GET":
+        current: str | None = str(request.url)
+    else:
+        current = request.headers.get("hx-current-url") or request.headers.get("referer")
     wanted = urlsplit(current or "")
     target = wanted.path + (f"?{wanted.query}" if wanted.query else "")
-    back = safe_next(target) if request.method == "GET" or is_htmx(request) else PREFIX
+    back = safe_next(target)
     return f"{PREFIX}/login" + ("" if back == PREFIX else f"?next={quote(back, safe='')}")
 
 
