@@ -147,9 +147,18 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     expect(page.locator("#restored")).to_contain_text("now active")
     expect(page.locator("#retracted")).to_contain_text("now retracted")
     shot(page, "rolled-back")
+    undo = page.eval_on_selector("#undo-button", "b => b.form.action")
     page.click("#undo-button")
     expect(page.locator("#restored")).to_contain_text("DHL")
     expect(page.locator("#restored")).to_contain_text("now active")
+    expect(page.locator("#nothing-left")).to_have_count(0)
+    # the same undo sent again (a second tab, the back button): said to have nothing left, not a fresh undo
+    page.evaluate(
+        "a => { const f = document.createElement('form'); f.method = 'post'; f.action = a;"
+        " document.body.appendChild(f); f.submit(); }",
+        undo,
+    )
+    expect(page.locator("#nothing-left")).to_be_visible()
 
     # the bank as of a time before anything was said
     page.goto(f"{up.base}/ui/banks/acme/state?as_of=2000-01-01T00:00")

@@ -147,6 +147,7 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
             retracted=[],
             restored=back,
             undone=True,
+            nothing_left=receipt is None,
         )
 
 
