@@ -162,6 +162,9 @@ def test_rebuild_switches_verify_catches_a_corrupted_row(tmp_path: Path) -> None
         forced = cli(data, "replay", "rebuild", "--projection", "vectors", "--wait", "0", "--force")
         assert forced.returncode == 0, forced.stderr
         assert "moves its projections to the new generation" in flat(forced.stderr)
+        held = cli(data, "replay", "gc")  # the old location is unused now, but a service runs
+        assert held.returncode == 1 and "nothing removed, 3 unused" in flat(held.stderr), held.stderr
+        assert "removing" not in held.stdout and (data / "lance").is_dir()
     finally:
         lock.release()
     rebuilt = flat(ok(data, "replay", "rebuild"))

@@ -153,20 +153,22 @@ def gc(
         )
         return
     unused = generations.unused(root)
-    for path in unused:
-        console.print(f"{'would remove' if dry_run else 'removing'} {path}")
-    if not unused:
-        console.print("nothing unused")
     if dry_run or not unused:
+        for path in unused:
+            console.print(f"would remove {path}")
+        if not unused:
+            console.print("nothing unused")
         return
     lock = run_async(lambda: service_lock(settings, 0))
     try:
-        if not lock.held:
+        if not lock.held:  # before a word of removing: nothing is
             err_console.print(
-                "[red]error:[/red] a service is running: stop it first (it may be moving off "
-                "an old generation after a forced switch)"
+                f"[red]error:[/red] a service is running: stop it first (it may be moving off an old generation "
+                f"after a forced switch); nothing removed, {len(unused)} unused (--dry-run lists them)"
             )
             raise typer.Exit(1)
+        for path in unused:
+            console.print(f"removing {path}")
         generations.remove(unused, root)
     finally:
         lock.release()
