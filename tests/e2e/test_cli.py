@@ -383,7 +383,7 @@ def test_a_stores_path_that_cannot_be_a_directory_is_one_line_not_a_traceback(tm
         tmp_path / "d", "publish", "--text", "I live in Oslo.", "--bank", "alice", HINDSIGHT_STORES_URI=str(stores)
     )
     no_traceback(proc)
-    assert proc.returncode == 1 and f"cannot use {stores}: Not a directory" in flat(proc.stderr), proc.stderr
+    assert proc.returncode == 2 and f"cannot use {stores}: Not a directory" in flat(proc.stderr), proc.stderr
 
 
 def test_a_mistyped_data_dir_is_an_error_not_an_empty_store(tmp_path: Path) -> None:

@@ -223,12 +223,12 @@ def failed(exc: HindsightError) -> typer.Exit:
 def refused_path(exc: OSError) -> HindsightError | None:
     """A data directory or store path that is a file, not writable, or on a read-only file system, as one
     line naming it and the settings to check; None for an ``OSError`` about no path."""
-    from hindsight_es.errors import HindsightError
+    from hindsight_es.errors import ConfigError
 
     if exc.filename is None:
         return None
     where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 else str(exc.filename)
-    return HindsightError(
+    return ConfigError(  # exit code 2, as every setting that cannot be used
         f"cannot use {where}: {exc.strerror or exc} (check --data-dir, HINDSIGHT_DATA_DIR and HINDSIGHT_STORES_URI)"
     )
 
