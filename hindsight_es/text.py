@@ -11,6 +11,11 @@ _SPACE = re.compile(r"\s")
 EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+")
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``1 turn``, ``2 turns``: a count with its noun (``many`` where adding an s is wrong)."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
 def has_cjk(text: str) -> bool:
     """Whether the text has any CJK character."""
     return bool(_CJK.search(text))

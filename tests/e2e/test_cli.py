@@ -198,7 +198,7 @@ def test_publish_reports_bad_lines_and_publishes_the_good_ones(tmp_path: Path) -
         input=jsonl(json.dumps({"turn_id": "t3", "text": STDIN_TEXT}).encode()),
     )
     assert piped.returncode == 0, piped.stderr
-    assert "published 1 turns" in piped.stdout and piped.stderr.strip() == ""
+    assert "published 1 turn\n" in piped.stdout and piped.stderr.strip() == ""
 
     hits = recall_json(data, "acme", "which database do we use for billing?")
     assert all(h["status"] == "active" for h in hits)

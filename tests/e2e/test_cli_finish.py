@@ -49,7 +49,7 @@ def test_the_shell_tour_with_a_narrow_terminal(tmp_path: Path) -> None:
     narrow = {"COLUMNS": "80"}
     published = cli(data, "publish", "--text", "From now on use FedEx for all international orders.", "--bank", "alice",
                     "--session", "s1", "--speaker", "Lin")  # fmt: skip
-    assert published.returncode == 0 and "published 1 turns" in published.stdout, published.stderr
+    assert published.returncode == 0 and "published 1 turn\n" in published.stdout, published.stderr
     assert cli(data, "publish", "--text", "x").returncode == 2  # one turn needs its bank
 
     # global options after the subcommand, ids whole at 80 columns, times with their zone

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from hindsight_es.app.cli.common import existing_store, fail, run_async, settings_from
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -75,10 +76,11 @@ def _nothing_left(found: dict[str, Any], scope: str) -> str:
 
 
 def _erased_now(found: dict[str, Any]) -> str:
-    line = f"erased {len(found['units'])} keys"
+    line = f"erased {plural(len(found['units']), 'key')}"
     if found["ready"]:
         line += (
-            f": {len(found['memory_ids'])} memories and {len(found['turn_ids'])} turns, at {found['erased_at']}; "
+            f": {plural(len(found['memory_ids']), 'memory', 'memories')} and {plural(len(found['turn_ids']), 'turn')}, "
+            f"at {found['erased_at']}; "
             "every store has dropped them"
         )
     if found["generations"]:

@@ -23,6 +23,7 @@ from hindsight_es.app.cli.common import (
     settings_from,
     shown,
 )
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -165,7 +166,8 @@ def forget(
                 found = await hs.recall(bank, query, limit=limit, agent=agent)
                 bar = max(settings.min_relevance, max((h.relevance for h in found), default=0.0) * FORGET_SHARE)
                 hits = [h for h in found if h.relevance >= bar]
-                weak = f"{len(found) - len(hits)} weaker matches, relevance below {bar:.2f}, left out"
+                weaker = plural(len(found) - len(hits), "weaker match", "weaker matches")
+                weak = f"{weaker}, relevance below {bar:.2f}, left out"
                 if not hits:
                     console.print("nothing matches" + (f" ({weak})" if found else ""))
                     return []

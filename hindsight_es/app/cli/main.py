@@ -1,8 +1,7 @@
 """``hindsight-es``: run the service, publish turns, recall, inspect.
 
-The command groups ``replay``, ``quarantine`` and ``bench`` are imported only when one of their commands
-runs (``deferred``), and every command imports what it needs in its body, so ``hindsight-es --help``
-loads neither the stores nor the models.
+The groups ``replay``, ``quarantine`` and ``bench`` are imported only when one of their commands runs
+(``deferred``), every command imports what it needs in its body: ``--help`` loads no store nor model.
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ from hindsight_es.app.cli.common import (
     to_stderr,
     warm_reads,
 )
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -275,7 +275,8 @@ def publish(
 
     if turns:
         run_async(go)
-    console.print(f"published {len(turns)} turns" + (f", skipped {len(problems)} bad lines" if problems else ""))
+    bad = f", skipped {plural(len(problems), 'bad line')}" if problems else ""
+    console.print(f"published {plural(len(turns), 'turn')}{bad}")
     if problems:
         raise typer.Exit(2)
 

@@ -16,6 +16,7 @@ from hindsight_es.app.cli.common import console, err_console
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.memory.trust import is_trusted
 from hindsight_es.recall.context import source_label
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from projections.replay import Verdict
@@ -181,7 +182,8 @@ def show_plan(retract: list[MemoryInfo], restore: list[MemoryInfo], *, done: boo
 def show_lineage(lineage: dict[str, Any]) -> None:
     retained = lineage["retained"]
     mid = lineage["memory_id"]
-    key = f"   key {retained['key']} = {retained['value']}" if retained.get("key") else ""
+    value = f" = {retained['value']}" if retained.get("value") is not None else ""  # a correction's key has none
+    key = f"   key {retained['key']}{value}" if retained.get("key") else ""
     console.print(
         f"[bold]memory {mid}[/bold]  {retained['kind']}, [bold]{lineage['status']}[/bold], bank {lineage['bank_id']!r}"
     )
@@ -202,7 +204,12 @@ def show_lineage(lineage: dict[str, Any]) -> None:
             t.get("source") or "",
             Text(t["text"] or ""),
         )
-    console.print(turns)
+    if lineage["source_turns"]:
+        console.print(turns)
+    elif retained.get("extractor") == "correction":  # its words are the command's, said in no turn
+        console.print("  said in no turn: the words of a correction")
+    else:
+        console.print("  no source turn in this log")
     texts = {m["memory_id"]: m["text"] for m in lineage["supersedes"] + lineage["superseded_by"]}
     history = Table(title="history", title_justify="left")
     for column in ("time", "event", "by", "what", "event id"):
@@ -300,7 +307,9 @@ def bank_summary(turns: list[dict[str, Any]], memories: list[dict[str, Any]]) ->
 
 
 def show_bank(bank: str, summary: list[dict[str, Any]]) -> None:
-    table = Table(title=f"bank {bank!r}: {len(summary)} sessions (audit --session S for one)", title_justify="left")
+    table = Table(
+        title=f"bank {bank!r}: {plural(len(summary), 'session')} (audit --session S for one)", title_justify="left"
+    )
     # Folded, never cut: the title asks for a session's id (`audit --session S`); every column stays on screen.
     for column in ("session", "turns", "first turn", "last turn", *STATUSES):
         table.add_column(

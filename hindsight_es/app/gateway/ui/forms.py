@@ -18,11 +18,6 @@ def when(value: datetime | str | None) -> str:
     return f"{moment.year:04d}-" + moment.strftime("%m-%d %H:%M:%S %Z")
 
 
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """``1 turn``, ``2 turns``: a count with its noun (``many`` where adding an s is wrong)."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
-
-
 def parse_time(value: str | None, field: str) -> datetime | None:
     if not value:
         return None

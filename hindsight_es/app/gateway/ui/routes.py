@@ -24,12 +24,13 @@ from hindsight_es.app.gateway.models import hit_of, memory_of
 from hindsight_es.app.gateway.ui import actions, disputes, errors
 from hindsight_es.app.gateway.ui.errors import LoginNeeded, safe_next
 from hindsight_es.app.gateway.ui.filters import HITS, PAGE, STATUSES, Filters, filters_of
-from hindsight_es.app.gateway.ui.forms import parse_time, plural, when
+from hindsight_es.app.gateway.ui.forms import parse_time, when
 from hindsight_es.client import Hindsight
 from hindsight_es.client.browse import Browse
 from hindsight_es.config import Settings
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.remote.models import HistoryResult
+from hindsight_es.text import plural
 from hindsight_es.types import MemoryKind, Source
 
 PREFIX = errors.PREFIX
