@@ -156,8 +156,9 @@ def test_rebuild_switches_verify_catches_a_corrupted_row(tmp_path: Path) -> None
     lock = ServiceLock(Settings(data_dir=data))
     assert lock.acquire()
     try:
-        refused = cli(data, "replay", "rebuild", "--wait", "0")
+        refused = cli(data, "replay", "rebuild", "--wait", "0.5")
         assert refused.returncode == 3, refused.stderr
+        assert "waiting up to 0.5s for it to stop" in flat(refused.stderr)  # not a silent wait
         assert "not switched" in flat(refused.stderr) and generations.current(data)["lance"] == data / "lance"
         forced = cli(data, "replay", "rebuild", "--projection", "vectors", "--wait", "0", "--force")
         assert forced.returncode == 0, forced.stderr

@@ -51,7 +51,7 @@ def rebuild(
     ctx: typer.Context,
     bank: Annotated[Optional[str], typer.Option(help="Only this bank's rows (LanceDB tables)")] = None,
     projection: Annotated[str, typer.Option(help="vectors (LanceDB: memories, turns) | archive | all")] = "all",
-    force: Annotated[bool, typer.Option(help="Switch even while a service runs (see README)")] = False,
+    force: Annotated[bool, typer.Option(help="Switch even while a service runs (see docs/operations.md)")] = False,
     wait: Annotated[float, typer.Option(help="Seconds to wait for the service lock")] = 10.0,
 ) -> None:
     """Rebuild projections from the log into a new generation, then switch readers to it atomically.
@@ -86,13 +86,16 @@ async def _switch(
 ) -> bool:
     from projections.replay import switch as switch_stores
 
-    lock = await service_lock(settings, wait_s)
+    lock = await service_lock(settings, 0)
+    if not lock.held and not force and wait_s > 0:
+        err_console.print(f"a service holds {settings.data_dir}: waiting up to {wait_s:g}s for it to stop (--wait)")
+        lock = await service_lock(settings, wait_s)
     try:
         if not lock.held and not force:
             err_console.print(
                 f"[yellow]not switched:[/yellow] a service is running on {settings.data_dir}. Generation "
                 f"{name} is built; stop the service, then run `hindsight-es replay switch {name}` "
-                "(it catches up on what arrived meanwhile), or rebuild with --force."
+                "(it catches up on what arrived meanwhile), or run it with --force."
             )
             return False
         applied = await switch_stores(settings, hs.log, stores)
