@@ -61,14 +61,15 @@ def erase(
 
 
 def _nothing_left(found: dict[str, Any], scope: str) -> str:
-    """A repeated erase: when, by whom and why it was erased the first time; else no key was ever found."""
-    if found.get("ignored"):  # the bank actor's answer: every memory it names was erased before
-        return f"{found['ignored']} (the {scope})"
+    """A repeated erase: when, by whom and why it was erased the first time (the key store's tombstone, else
+    the bank actor's answer); else no key was ever found."""
     if tomb := found.get("erased_before"):
         return (
             f"nothing left to erase: the keys of the {scope} were destroyed before, "
             f"at {tomb['at']} by {tomb['by']} ({tomb['reason']!r})"
         )
+    if str(found.get("ignored", "")).startswith("nothing left"):  # every memory it names was erased before
+        return f"{found['ignored']} (the {scope})"
     return (
         f"nothing to erase: no key of the {scope} in bank {found['bank']!r} (no such id, or content written "
         "before sealing was on, which stays in the log)"
