@@ -117,3 +117,18 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
     for args in (("end-session", "alcie", "s1"), ("janitor", "--bank", "alcie")):
         proc = cli(data, *args)
         assert proc.returncode == 1 and "unknown bank 'alcie'" in flat(proc.stderr), (args, proc.stderr)
+
+
+def test_forget_and_correct_say_what_went_with_them_and_the_new_id(tmp_path: Path) -> None:
+    """Found by a new user: forgetting one fact printed "forgot: 2 MemoryForgotten" after a prompt that showed
+    one (its turn's episode, which said nothing else, went with it), and correct printed no id to use next."""
+    data = tmp_path / "data"
+    ok(cli(data, "publish", "--text", "My phone number is 555-0199.", "--bank", "alice", "--session", "s1"))
+    (fact,) = [h for h in recall(data, "my phone number") if h["kind"] != "episode"]
+    forgot = flat(ok(cli(data, "forget", "alice", fact["memory_id"])))
+    assert "forgot: 1 MemoryForgotten; with them 1 episode of their turns, which said nothing else" in forgot
+    ok(cli(data, "publish", "--text", "I live in Berlin.", "--bank", "alice", "--session", "s1"))
+    (home,) = [h for h in recall(data, "where do I live") if h["kind"] != "episode"]
+    corrected = flat(ok(cli(data, "correct", home["memory_id"], "The user lives in Lisbon")))
+    new = [h for h in recall(data, "where do I live") if "Lisbon" in h["text"]][0]
+    assert f"new memory {new['memory_id']}: The user lives in Lisbon" in corrected

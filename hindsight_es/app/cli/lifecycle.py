@@ -96,10 +96,22 @@ def report(events: list[Event] | None, as_json: bool, what: str, timeout: float)
     if ignored and len(ignored) == len(events):  # the bank actor's why, not its event's name
         console.print(f"{what}: nothing changed ({ignored[0].reason})")
         return
+    from hindsight_es.events import MemoryRetained
+
+    # An episode that says nothing but what the named memory said goes with it (``memory.episodes``): counted
+    # apart, so the line does not claim more memories were named than the prompt showed.
+    along = [e for e in events if getattr(e, "along_with", None) is not None]
     counts: dict[str, int] = {}
     for event in events:
-        counts[event.type] = counts.get(event.type, 0) + 1
-    console.print(f"{what}: " + (", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "nothing changed"))
+        if getattr(event, "along_with", None) is None:
+            counts[event.type] = counts.get(event.type, 0) + 1
+    line = ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "nothing changed"
+    if along:
+        line += f"; with them {plural(len(along), 'episode')} of their turns, which said nothing else"
+    console.print(f"{what}: {line}")
+    for event in events:
+        if isinstance(event, MemoryRetained):  # the id to recall, correct or look up next
+            console.print(f"  new memory {event.memory_id}: {event.text}")
 
 
 def _ids(values: list[str] | None) -> tuple[UUID, ...]:
@@ -180,7 +192,8 @@ def forget(
                 console.print(table)
                 if len(hits) < len(found):
                     console.print(weak)
-                ask = "forget this memory?" if len(hits) == 1 else f"forget these {len(hits)} memories?"
+                ask = "forget this memory" if len(hits) == 1 else f"forget these {len(hits)} memories"
+                ask += " (an episode that says only what it says goes with it)?"
                 if not yes and not typer.confirm(ask, default=False):
                     console.print("nothing forgotten")
                     raise typer.Exit(1)
