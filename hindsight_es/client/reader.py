@@ -274,8 +274,18 @@ class Reader:
         if not rows:
             rows = await self.conn.read(self._cold_memory, bank_id, mid)
         if not rows:
+            if (erased := await self.conn.read(self._erasure, bank_id, mid)) is not None:  # its row was dropped
+                raise NotFoundError(
+                    f"memory {mid} was erased by {erased['actor']} at {erased['occurred_at']}: its content is "
+                    "destroyed, so it cannot be restored or corrected"
+                )
             raise NotFoundError(f"no memory {mid} in bank {bank_id!r}")
         return rows[0]
+
+    def _erasure(self, bank_id: str, memory_id: str) -> dict[str, Any] | None:
+        """The ``ContentErased`` in a memory's history, if it was erased."""
+        events = self.conn.archive().lineage(bank_id, memory_id)["events"]
+        return next((e for e in events if e["type"] == "ContentErased"), None)
 
     def _cold_memory(self, bank_id: str, memory_id: str) -> list[MemoryView]:
         archive = self.conn.archive()

@@ -125,6 +125,9 @@ def test_erase_session_leaves_no_byte_of_it(tmp_path: Path) -> None:
     erased = [m for m in retained(data) if m.session_id == "s1"]
     assert {m.memory_id for m in erased} == {m.memory_id for m in mine}
     assert all(m.text.startswith("[erased by operator at ") and not m.embedding().any() for m in erased)
+    back = cli(data, "restore", "alice", str(erased[0].memory_id), **ENV)  # not "no memory … in bank"
+    assert back.returncode == 1 and f"memory {erased[0].memory_id} was erased by operator at" in flat(back.stderr)
+    assert "cannot be restored" in flat(back.stderr), back.stderr
 
     export = tmp_path / "alice.jsonl"
     assert cli(data, "replay", "export", "--bank", "alice", str(export), **ENV).returncode == 0
