@@ -127,6 +127,9 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     ]
     assert len(rows) == len(POISON) and all("mallory" in row for row in rows)  # who published each turn
     assert [("document" in row) for row in rows] == [False] * (len(POISON) - 1) + [True]  # and where it came from
+    assert "sessions" in ok(data, "replay", "audit", "--bank", BANK)
+    typo = cli(data, "--embedder", "minilm", "replay", "audit", "--bank", BANK + "x")  # not an empty table, exit 0
+    assert typo.returncode == 1 and f"unknown bank '{BANK}x'" in flat(typo.stderr), typo.stderr
 
     # The state as of before session B is the state now.
     before_b = as_json(data, "replay", "state", "--bank", BANK, "--as-of", "2026-01-06T00:00:00+00:00")

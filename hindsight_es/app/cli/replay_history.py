@@ -79,7 +79,10 @@ def audit(
                 "memories": await asyncio.to_thread(archive.session_memories, bank, session),
             }
         turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"])
-        return {"bank_id": bank, "sessions": bank_summary(turns, await asyncio.to_thread(archive.memories, bank))}
+        memories = await asyncio.to_thread(archive.memories, bank)
+        if not turns and not memories and not await asyncio.to_thread(archive.events, bank, limit=1):
+            raise NotFoundError(f"unknown bank {bank!r}: the archive holds nothing of it (a typo, or not archived yet)")
+        return {"bank_id": bank, "sessions": bank_summary(turns, memories)}
 
     found = with_client(settings, work)
     if as_json:
