@@ -31,7 +31,10 @@ def render(report: dict[str, Any]) -> None:
     for topic, n in report["log_end_offsets"].items():
         log_table.add_row(topic, str(n))
     console.print(log_table)
-    console.print("projected records: " + ", ".join(f"{k}={v}" for k, v in report["projection_positions"].items()))
+    # Positions count log records applied to each table, of every topic it reads (the turns table also reads
+    # the memory topic, for erasures), so they are not the turn counts above.
+    positions = report["projection_positions"]
+    console.print("log records applied: " + ", ".join(f"{k} table {v}" for k, v in positions.items()))
     if report.get("llm_extraction"):
         usage = Table(title="LLM extraction")
         for column in (
