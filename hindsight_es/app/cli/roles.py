@@ -42,6 +42,7 @@ async def _until_signalled(settings: Any, body: Any) -> None:
 def worker(ctx: typer.Context) -> None:
     """Run the bank actor, the janitor and the projections for the partitions this process is assigned
     (Kafka consumer groups); no MCP. Start as many as there are partitions. Ctrl-C stops it cleanly."""
+    from hindsight_es.app.observability import lag
     from hindsight_es.embedding import make_embedder
     from hindsight_es.errors import HindsightError
     from hindsight_es.log import open_log
@@ -59,7 +60,7 @@ def worker(ctx: typer.Context) -> None:
         log, embedder = open_log(settings), make_embedder(settings.embedder)
         await log.start()
         err_console.print(f"hindsight worker: {settings.broker}, stores in {settings.stores_uri or settings.data_dir}")
-        extra = {"lag-sampler": lambda stop: sample_lag(settings, log, stop)}
+        extra = {"lag-sampler": lambda stop: lag.run(settings, log, stop)}
         try:
             await serve(settings, log, stop, embedder=embedder, extra=extra)
         except Exception as exc:
@@ -70,32 +71,6 @@ def worker(ctx: typer.Context) -> None:
         err_console.print("hindsight worker stopped cleanly")
 
     run_async(lambda: _until_signalled(settings, body))
-
-
-async def sample_lag(settings: Any, log: Any, stop: Any) -> None:
-    """``up``'s lag sampler (``app.observability.lag``) for a worker: every ``lag_sample_s``, the log's
-    ends and the positions of the readers of this process on the partitions they own now. A partition
-    revoked (``streams.kafka.Rebalance`` forgets its position) loses its samples here: its lag is the
-    new owner's to report, and a stale position would show a lag that grows for ever."""
-    import asyncio
-    import contextlib
-
-    from hindsight_es import observe
-    from hindsight_es.app.observability import lag
-
-    shown: set[tuple[str, str, int]] = set()
-    while not stop.is_set():
-        try:
-            await lag.sample(log)
-            for reader, topic, partition in shown - set(observe.CONSUMED):
-                for gauge in (lag.LAG, lag.POSITION):
-                    with contextlib.suppress(KeyError):
-                        gauge.remove(reader, topic, str(partition))
-            shown = set(observe.CONSUMED)
-        except Exception as exc:  # the metrics must never stop the worker
-            lag.log_.warning("lag sample failed: %s", exc)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), settings.lag_sample_s)
 
 
 def serve_readers(ctx: typer.Context) -> None:

@@ -1,4 +1,4 @@
-"""The lag sampler of ``up``: every ``Settings.lag_sample_s``, how far each reader is behind the log.
+"""The lag sampler of ``up`` and ``worker``: every ``Settings.lag_sample_s``, how far each reader is behind the log.
 
     hindsight_consumer_lag{reader, topic, partition}     log end offset minus the reader's next offset
     hindsight_reader_position{reader, topic, partition}  the reader's next offset (the bank actor's group,
@@ -42,10 +42,20 @@ async def sample(log: EventLog) -> None:
 
 
 async def run(settings: Settings, log: EventLog, stop: asyncio.Event) -> None:
-    """Sample until ``stop``; a failed sample (the log down) is logged and tried again next time."""
+    """Sample until ``stop``; a failed sample (the log down) is logged and tried again next time. A position
+    that left ``observe.CONSUMED`` (a partition revoked from this process: ``streams.kafka.Rebalance`` forgets
+    it) loses its samples: its lag is the new owner's to report, and a stale position would show a lag that
+    grows for ever."""
+    shown: set[tuple[str, str, int]] = set()
     while not stop.is_set():
         try:
             await sample(log)
+            now = set(observe.CONSUMED)
+            for reader, topic, partition in shown - now:
+                for gauge in (LAG, POSITION):
+                    with contextlib.suppress(KeyError):
+                        gauge.remove(reader, topic, str(partition))
+            shown = now
         except Exception as exc:  # the metrics must never stop the service
             log_.warning("lag sample failed: %s", exc)
         with contextlib.suppress(TimeoutError):
