@@ -50,6 +50,10 @@ class Health:
             with self._lock:
                 self._problems.pop(component, None)
 
+    def degraded(self, component: str) -> bool:
+        with self._lock:
+            return component in self._problems
+
     def problems(self) -> list[Problem]:
         with self._lock:
             return sorted(self._problems.values(), key=lambda p: p.component)
@@ -93,11 +97,11 @@ async def watch(
             failing_since = now if failing_since is None else failing_since
             if now - failing_since >= grace_s:
                 reason = f"no answer within {timeout_s:g}s" if isinstance(exc, TimeoutError) else str(exc)
-                if HEALTH.ok or all(p.component != component for p in HEALTH.problems()):
+                if not HEALTH.degraded(component):  # said once, when it starts
                     log_.warning("%s degraded: %s", component, reason)
                 HEALTH.degrade(component, reason)
         else:
-            if failing_since is not None and any(p.component == component for p in HEALTH.problems()):
+            if failing_since is not None and HEALTH.degraded(component):
                 log_.warning("%s recovered after %.0fs", component, time.monotonic() - failing_since)
             failing_since = None
             HEALTH.recover(component)
