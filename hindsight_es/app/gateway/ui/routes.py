@@ -8,6 +8,7 @@ same ``Hindsight`` client calls as the API, so every change is an event with its
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
+import re
 from importlib import resources
 from typing import Annotated, Any
 from urllib.parse import quote
@@ -30,6 +31,7 @@ from hindsight_es.client.browse import Browse
 from hindsight_es.config import Settings
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.remote.models import HistoryResult
+from hindsight_es.remote.requests import PRINTABLE
 from hindsight_es.text import plural
 from hindsight_es.types import MemoryKind, Source
 
@@ -53,7 +55,7 @@ async def plain_path(request: Request) -> None:
     """A bank, session or memory id in the path with a control character is refused (400, as the API's
     schema refuses it), before a store is asked and fails on it (a NUL answered 503 "store read failed")."""
     for name, value in request.path_params.items():
-        if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
+        if isinstance(value, str) and value and not re.fullmatch(PRINTABLE, value):
             raise InvalidInputError(f"{name}: may not contain a control character")
 
 
