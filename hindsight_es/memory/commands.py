@@ -248,6 +248,9 @@ def decide_reject(state: BankState, command: RejectRequested) -> list[Event]:
     ]
 
 
+ERASED_BEFORE = "nothing left to erase: erased before "  # the reason a repeated erase is ignored with
+
+
 def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
     """The memories of the erased session, turn or memory (their keys, and those the state links to it)."""
     units = set(command.units)
@@ -267,7 +270,7 @@ def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
     ids = [m.memory_id for m in named if not (m.status == "forgotten" and is_erased_text(m.text))]
     if not ids and not units and (named or not turns):  # erased before, or a session the bank never held
         reason = (
-            f"nothing left to erase: erased before {named[0].text}"
+            f"{ERASED_BEFORE}{named[0].text}"
             if named
             else "nothing to erase: the bank holds no memory, turn or key of it"
         )

@@ -68,7 +68,9 @@ def _nothing_left(found: dict[str, Any], scope: str) -> str:
             f"nothing left to erase: the keys of the {scope} were destroyed before, "
             f"at {tomb['at']} by {tomb['by']} ({tomb['reason']!r})"
         )
-    if str(found.get("ignored", "")).startswith("nothing left"):  # every memory it names was erased before
+    from hindsight_es.memory.commands import ERASED_BEFORE
+
+    if str(found.get("ignored", "")).startswith(ERASED_BEFORE):  # every memory it names was erased before
         return f"{found['ignored']} (the {scope})"
     return (
         f"nothing to erase: no key of the {scope} in bank {found['bank']!r} (no such id, or content written "
