@@ -58,10 +58,11 @@ class SingleAuthorization:
         await self.app(scope, receive, send)
 
 
-def _loopback_name(authority: str) -> bool:
-    """Whether ``host[:port]`` (an IPv6 address in brackets) names this machine's loopback."""
+def _loopback_name(url: str) -> bool:
+    """Whether the host of ``url`` (``//host[:port]`` for a Host header; an IPv6 address in brackets) names
+    this machine's loopback."""
     try:
-        host = urlsplit(f"//{authority}").hostname
+        host = urlsplit(url).hostname
     except ValueError:
         return False
     return host is not None and is_loopback(host)
@@ -77,14 +78,14 @@ class LoopbackNames:
         if scope["type"] in ("http", "websocket"):
             headers = {k.lower(): v.decode("latin-1") for k, v in scope["headers"]}
             host, origin = headers.get(b"host", ""), headers.get(b"origin")
-            if not _loopback_name(host):
+            if not _loopback_name(f"//{host}"):
                 detail = (
                     f"this server has no tokens and answers only to a loopback name (127.0.0.1, localhost, [::1]), "
                     f"not Host {host!r}: set HINDSIGHT_MCP_TOKENS to serve it under another name"
                 )
                 await _problem(scope, send, 421, "misdirected-request", "Misdirected request", detail)
                 return
-            if origin is not None and not _loopback_name(urlsplit(origin).netloc if "//" in origin else ""):
+            if origin is not None and not _loopback_name(origin):
                 detail = f"this server has no tokens and takes requests only from loopback pages, not Origin {origin!r}"
                 await _problem(scope, send, 403, "foreign-origin", "Foreign origin", detail)
                 return
