@@ -8,6 +8,7 @@ after (like ``recall``); with one, it waits ``--timeout`` seconds for the actor'
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Optional, get_args
 from uuid import UUID
 
@@ -100,14 +101,11 @@ def report(events: list[Event] | None, as_json: bool, what: str, timeout: float)
 
     # An episode that says nothing but what the named memory said goes with it (``memory.episodes``): counted
     # apart, so the line does not claim more memories were named than the prompt showed.
-    along = [e for e in events if getattr(e, "along_with", None) is not None]
-    counts: dict[str, int] = {}
-    for event in events:
-        if getattr(event, "along_with", None) is None:
-            counts[event.type] = counts.get(event.type, 0) + 1
+    named = [e for e in events if getattr(e, "along_with", None) is None]
+    counts = Counter(e.type for e in named)
     line = ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "nothing changed"
-    if along:
-        line += f"; with them {plural(len(along), 'episode')} of their turns, which said nothing else"
+    if along := len(events) - len(named):
+        line += f"; with them {plural(along, 'episode')} of their turns, which said nothing else"
     console.print(f"{what}: {line}")
     for event in events:
         if isinstance(event, MemoryRetained):  # the id to recall, correct or look up next
