@@ -6,7 +6,6 @@ to a rollback whose plan was not the one shown, to unknown banks and sessions, a
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from html import unescape
 
@@ -15,6 +14,9 @@ import pytest
 
 from tests.e2e.served import ALICE, OPS, TOKENS, Up, running_up
 from tests.e2e.test_dashboard import TURNS
+from tests.e2e.test_http_api import client as api
+from tests.e2e.test_http_api import log_ends as ends_of
+from tests.e2e.test_http_api import settled as settled_of
 
 SESSIONS = ["team/alpha", "../up", "x y"]  # ids a path segment must encode whole
 MANY = 55  # more than a page of the memory browser (50)
@@ -46,10 +48,6 @@ def up(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Up]:
         yield up
 
 
-def api(up: Up) -> httpx.Client:
-    return httpx.Client(base_url=up.base, headers={"Authorization": f"Bearer {OPS}"}, timeout=60)
-
-
 @pytest.fixture
 def ui(up: Up) -> Iterator[httpx.Client]:
     """A browser-like client logged in with the operator's token (forms carry this origin)."""
@@ -67,19 +65,12 @@ def page(response: httpx.Response, status: int = 200) -> str:
 
 def log_ends(up: Up) -> dict[str, int]:
     with api(up) as http:
-        ends: dict[str, int] = http.get("/v1/stats").json()["log_end_offsets"]
-        return ends
+        return ends_of(http)
 
 
 def settled(up: Up) -> dict[str, int]:
-    """The log's ends once what earlier recalls served has been recorded (off the read path)."""
-    last, deadline = log_ends(up), time.monotonic() + 15
-    while time.monotonic() < deadline:
-        time.sleep(0.7)
-        if (now := log_ends(up)) == last:
-            return now
-        last = now
-    raise AssertionError("the log kept growing")
+    with api(up) as http:
+        return settled_of(http)
 
 
 def hidden(html: str, form_id: str) -> dict[str, str]:
