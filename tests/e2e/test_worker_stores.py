@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import urllib.request
 
 import pytest
 
@@ -16,7 +15,7 @@ from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import decoded, encode
 from hindsight_es.log import EventLog, open_log, replay
 from tests.conftest import tansu
-from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port
+from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port, until_listening
 
 pytestmark = pytest.mark.kafka
 BANK = "split-1"
@@ -42,17 +41,6 @@ async def exited(workers: Workers, name: str, timeout_s: float) -> int:
     return rc
 
 
-async def serving(port: int, workers: Workers, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            await asyncio.to_thread(urllib.request.urlopen, f"http://127.0.0.1:{port}/metrics", timeout=1)
-            return
-        except OSError:
-            assert time.monotonic() < deadline, workers.logs()
-            await asyncio.sleep(0.2)
-
-
 async def test_a_worker_with_another_key_store_stops_and_decides_nothing(broker, tmp_path):
     writers = Settings(broker=broker, partitions=PARTITIONS, data_dir=tmp_path / "writers")
     log = open_log(writers)  # seals with the writers' key store, writers/keys.sqlite3
@@ -61,7 +49,7 @@ async def test_a_worker_with_another_key_store_stops_and_decides_nothing(broker,
     try:
         port = free_port()
         workers.start("stray", HINDSIGHT_METRICS_PORT=str(port))  # its own data directory and keys.sqlite3
-        await serving(port, workers)  # started and past its start-up check: the log was empty
+        await until_listening(port, workers)  # started and past its start-up check: the log was empty
         turn = make_turn(writers, BANK, "From now on we use FedEx for shipping.", session_id="s1", turn_id="t1")
         await log.append(TOPIC_TURNS, BANK, [encode(turn)])
 
