@@ -174,11 +174,7 @@ def test_a_dispute_is_reviewed_and_accepted_with_a_reason(up: Up, browser: objec
         assert api.post("/v1/banks/office/memories", json=said).status_code == 201
         doc = {"text": "The office moved to 5 Elm St.", "session_id": "o1", "source": "document", "wait": True}
         assert api.post("/v1/banks/office/memories", json=doc).json()["memories"][0]["status"] == "disputed"
-    page = browser.new_page()  # type: ignore[attr-defined]
-    page.context.clear_cookies()
-    page.goto(f"{up.base}/ui/login")
-    page.fill("input[name=token]", OPS)
-    page.click("button[type=submit]")
+    page = logged_in(up, browser)
     page.goto(f"{up.base}/ui/banks/office")
     page.click("nav.sub >> text=Disputes")
     row = page.locator("#disputes tbody tr", has_text="5 Elm St.")
