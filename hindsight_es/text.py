@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
 CJK_RUN = re.compile(_CJK.pattern + "+")
@@ -28,3 +29,15 @@ def is_cjk(text: str, share: float = 0.2) -> bool:
         return False
     chars = len(text) - len(_SPACE.findall(text))
     return len(_CJK.findall(text)) / chars >= share
+
+
+def simplified(text: str) -> str:
+    """``text`` with Traditional Chinese written in Simplified (陳醫生 -> 陈医生); other text as it is."""
+    return str(_t2s().convert(text)) if _CJK.search(text) else text
+
+
+@lru_cache(maxsize=1)
+def _t2s():  # type: ignore[no-untyped-def]  # opencc ships no type hints
+    import opencc
+
+    return opencc.OpenCC("t2s")

@@ -2,18 +2,25 @@
 
 A turn is filler when every clause of it is: a run of filler phrases (``phrases.FILLER_EN`` /
 ``FILLER_ZH``), optionally addressed to someone by name ("Thanks, Caroline!", "你好，Lin"), or a
-phatic question ("How are you?", "How can I help with the shop?", "有什么可以帮你的？"). One clause
-with anything else in it ("thanks — and book the 9:00 train") keeps the whole turn. Filler stays in
-the log and in the session's working memory; only long-term memory leaves it out. Pure.
+phatic question ("How are you?", "How can I help with the shop?", "有什么可以帮你的？"). Beside those
+phrases a clause may be made of words that carry nothing alone (``phrases.LIGHT_*``: "that", "very",
+"dear", "真", "就这样") and words of praise or thanks (``phrases.HEADS_*``: "kind", "helpful", "可爱"), so
+"Thank you dear, that's very kind of you." is filler without being listed: the vocabulary composes, the
+phrase list alone did not. A turn of light words only ("help me") is not filler; it needs one pleasantry.
+Traditional Chinese is read as Simplified, and a letter held ("thank youuu", "soooo nice") as written once
+or twice. One clause with anything else in it ("thanks — and book the 9:00 train") keeps the whole turn.
+Filler stays in the log and in the session's working memory; only long-term memory leaves it out. Pure.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from functools import lru_cache
 
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import phrases
-from hindsight_es.text import EMOJI
+from hindsight_es.text import CJK_RUN, EMOJI, simplified
 
 # Clauses: split at sentence and clause punctuation, dashes and ellipses.
 _CLAUSES = re.compile(r"[,.!?;:，。！？；：、…~～\n]+|\s+[-–—]+\s*|[-–—]{2,}")
@@ -29,19 +36,71 @@ def _longest_first(phrases: tuple[str, ...]) -> str:
 _EN = re.compile(rf"(?:\s*(?>\b(?:{_longest_first(phrases.FILLER_EN)})\b))+\s*", re.I)
 _ZH = re.compile(rf"(?:\s*(?>{_longest_first(phrases.FILLER_ZH)}))+\s*")
 _PHATIC = re.compile("|".join(phrases.PHATIC_QUESTIONS), re.I)
+# Phrases that are not a pleasantry by themselves beside light words: "you", "a lot", "please", particles.
+_NOT_HEAD_EN = {"you", "all", "again", "earlier", "there", "everyone", "guys", "man", "mate", "dude", "so much",
+                "very much", "a lot", "a ton", "a bunch", "a million", "heaps", "loads", "same", "please", "wait",
+                "later"}  # fmt: skip
+_NOT_HEAD_ZH = {"呢", "啦", "呀", "了", "吧", "的", "哈", "也是"}
+_HEADS_EN = tuple(p for p in phrases.FILLER_EN if p not in _NOT_HEAD_EN) + phrases.HEADS_EN
+_HEADS_ZH = tuple(p for p in phrases.FILLER_ZH if p not in _NOT_HEAD_ZH) + phrases.HEADS_ZH
+_ANY_EN = re.compile(
+    rf"(?:\s*(?>\b(?:{_longest_first(_HEADS_EN + tuple(_NOT_HEAD_EN) + phrases.LIGHT_EN)})\b))+\s*", re.I
+)
+_ANY_ZH = re.compile(rf"(?:\s*(?>{_longest_first(phrases.FILLER_ZH + phrases.HEADS_ZH + phrases.LIGHT_ZH)}))+\s*")
+_HEAD = re.compile(rf"\b(?:{_longest_first(_HEADS_EN)})\b|{_longest_first(_HEADS_ZH)}", re.I)
+_SCRIPTS = re.compile(r"(?<=[a-z0-9])(?=[^\x00-\x7f])|(?<=[^\x00-\x7f])(?=[a-z0-9])", re.I)
+_ZH_CHARS = frozenset("".join(phrases.FILLER_ZH + phrases.HEADS_ZH + phrases.LIGHT_ZH))  # regex syntax is never CJK
+_LATIN = re.compile(r"[a-z0-9]+", re.I)
+# Every Latin word of a phrase, alternatives included ("no worries", "(?:good|fine)"): a superset
+_EN_WORDS = frozenset(
+    _LATIN.findall(
+        " ".join(phrases.FILLER_EN + phrases.HEADS_EN + phrases.LIGHT_EN + phrases.HEADS_ZH + phrases.FILLER_ZH).lower()
+    )
+)
+_HELD = re.compile(r"([a-z])\1{2,}", re.I)  # a letter three times or more: "youuu", "sooo"
 _NAME = re.compile(r"[A-Z][a-z']+(?:\s+[A-Z][a-z']+)?")  # Latin names only: a CJK word could be anything
 
 
-def _filler_clause(clause: str, first: bool) -> bool:
+def _filler_clause(clause: str, first: bool) -> bool | None:
+    """True: a pleasantry; None: only words that go with one (``_light``); False: content."""
     bare = EMOJI.sub(" ", clause).replace("’", "'").strip(" \t'\"“”‘’()[]*")
     if not bare:
         return True
     if _PHATIC.fullmatch(bare):
         return True
     words = bare.replace("'", "")
+    if any(c not in _ZH_CHARS for run in CJK_RUN.findall(words) for c in run):
+        return False  # a character no Chinese pleasantry has: content (most clauses, decided without a scan)
+    if any(not _known(w) and not w[0].isupper() for w in _LATIN.findall(_unaccented(words))):
+        return False  # a word no pleasantry has (a capitalized one may be a name someone is addressed by)
     if _EN.fullmatch(words) or _ZH.fullmatch(words) or _mixed(words):
         return True
-    return not first and _vocative(bare)  # "Thanks, Caroline!": a name alone, after a filler clause
+    if not first and _vocative(bare):  # "Thanks, Caroline!": a name alone, after a filler clause
+        return True
+    return _light(words)
+
+
+def _light(words: str) -> bool | None:
+    """Whether a clause is made of pleasantries and light words: True with a pleasantry in it, None without
+    one, False when any other word is there. Each held letter is tried written twice, then once."""
+    words = _SCRIPTS.sub(" ", _unaccented(words))  # "ok谢谢": a word boundary between the scripts
+    for text in dict.fromkeys((words, _HELD.sub(r"\1\1", words), _HELD.sub(r"\1", words))):
+        rest = _ANY_ZH.sub(" ", _ANY_EN.sub(" ", text))
+        if not rest.strip():
+            return True if _HEAD.search(text) else None
+    return False
+
+
+@lru_cache(maxsize=1 << 16)
+def _known(word: str) -> bool:
+    """Whether a Latin word (or, held, written twice or once) is one a pleasantry or a light word can be."""
+    forms = (word.lower(), _HELD.sub(r"\1\1", word).lower(), _HELD.sub(r"\1", word).lower())
+    return any(w in _EN_WORDS or _ANY_EN.fullmatch(w) or _ANY_ZH.fullmatch(w) for w in forms)
+
+
+def _unaccented(text: str) -> str:
+    """Latin letters without their accents ("Touché"); other scripts as they are."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 
 def _vocative(text: str) -> bool:
@@ -60,7 +119,12 @@ def _mixed(text: str) -> bool:
 
 def is_filler(text: str) -> bool:
     """Whether the turn says nothing worth remembering (see the module)."""
-    clauses = [c for c in _CLAUSES.split(text) if c.strip()]
+    clauses = [c for c in _CLAUSES.split(simplified(text)) if c.strip()]
     if not clauses:
         return not any(ch.isalnum() for ch in text) and bool(text.strip())
-    return all(_filler_clause(c, i == 0) for i, c in enumerate(clauses))
+    pleasantry = False
+    for i, clause in enumerate(clauses):
+        if (kind := _filler_clause(clause, i == 0)) is False:
+            return False
+        pleasantry = pleasantry or kind is True
+    return pleasantry

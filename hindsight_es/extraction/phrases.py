@@ -60,6 +60,57 @@ FILLER_ZH: tuple[str, ...] = (
     "ok的", "okk", "ok了", "算了", "没事了", "搞定了?", "解决了",
     "(?:让)?我(?:再)?想(?:一)?想", "(?:我)?再考虑考虑", "(?:我)?考虑考虑", "我考虑一下", "回头再说",
 )
+# Words that make a clause a pleasantry or a reaction of their own, beside the phrases above: praise of an
+# answer, thanks, a reaction with nothing said about anything ("that's very kind of you", "好可爱哈哈").
+HEADS_EN: tuple[str, ...] = (
+    "thank", "thankyou", "thanku", "thanx", "thnx", "thnks", "tyvm", "ily", "ilysm", "kind", "helpful", "useful",
+    "grand", "brill", "excellent", "superb", "amazing", "incredible", "best", "lifesaver", "genius", "star",
+    "hero", "sweet", "cute", "adorable", "hilarious", "funny", "interesting", "fascinating", "neat", "rad", "epic",
+    "slay", "appreciated", "appreciate", "grateful", "thankful", "glad", "pleased", "happy", "beautiful",
+    "gorgeous", "love", "yay", "hooray", "ugh", "phew", "bravo", "spot on", "no cap", "fr", "gotta (?:go|run|dash)",
+    "rock", "rocks", "legend", "righto", "okie dokie", "obliged", "pleasant", "bless", "wholesome", "clear",
+    "catch you(?: later| soon)?", "(?:good|fair|great) (?:point|call|question|answer)", "point taken", "touche",
+    "(?:youre|you are) (?:right|correct)", "hope (?:youre|you are) (?:having|doing) (?:a good one|well|good)",
+    "too easy", "big", "haha\\w*", "lmfao", "ikr", "smh", "tbh", "ngl", "sg", "lgtm", "gg", "welp",
+    "no way", "gold", "shiok", "done", "(?:dont|do not|no need to) worry", "touche", "thorough", "agree",
+)
+HEADS_ZH: tuple[str, ...] = (
+    "可爱", "好玩", "有趣", "有意思", "贴心", "周到", "靠谱", "给力", "完美", "优秀", "漂亮", "开心", "高兴",
+    "6{3,}", "绝绝子", "哈哈", "嘿嘿", "嘻嘻", "呜呜", "好嘢", "唔该", "多谢晒", "多谢", "冇问题", "晚点聊", "回聊",
+    "先这样", "就这样", "拜", "酷", "强", "佩服", "感动",
+    "说得对", "有道理", "原来如此", "确实", "也对", "没毛病", "学到了", "涨知识了", "好笑", "幽默", "搞笑", "yyds",
+    "感恩", "掰掰", "拜拜", "回头见", "撤了", "溜了", "帮(?:了)?大忙(?:了)?", "真的假的", "哇塞", "好耶",
+    "得喇", "得嘞", "稳了", "妥妥的", "整挺好", "绝了", "啊这", "好家伙", "吓我一跳", "妈耶", "我去", "天哪", "天啊",
+    "唔该晒", "多谢晒", "好正", "赞一个", "清楚", "明白", "啰", "喇", "咧", "嘞",
+    "马上办", "泪目", "悟了", "满分", "赞同", "同意", "有帮助", "有用", "放心", "打错字", "发错(?:群|人|地方)?", "破防",
+    "逗", "麻烦(?:你|您)(?:啦|了)?",
+)
+# Words that carry nothing alone and go with a pleasantry ("that helps a lot", "真可爱"): a clause made of these
+# and at least one pleasantry in the turn is filler; a clause of these alone ("help me") is not.
+LIGHT_EN: tuple[str, ...] = (
+    "i", "im", "ive", "id", "ill", "me", "my", "we", "were", "us", "our", "you", "youre", "youve", "youd", "youll",
+    "your", "yours", "u", "ur", "it", "its", "this", "that", "thats", "a", "an", "the", "so", "such", "very",
+    "really", "super", "pretty", "quite", "truly", "real", "too", "just", "all", "much", "lot", "lots", "always",
+    "ever", "as", "of", "for", "to", "with", "and", "oh", "well", "what", "how", "is", "was", "are", "am", "be",
+    "been", "most", "one", "thing", "help", "helps", "helped", "helping", "needed", "talking", "chatting",
+    "speaking", "meeting", "hearing", "chat", "talk", "sharing", "looks", "sounds", "seems", "dear", "darling",
+    "luv", "hun", "hon", "honey", "sweetie", "buddy", "pal", "bro", "sis", "fam", "sir", "madam", "maam", "x",
+    "xx", "xxx", "xo", "xoxo", "kindly", "indeed", "answer", "explanation", "have", "had", "having", "evening",
+    "day", "night", "now", "for now", "there", "again", "out", "up", "hope", "still", "mean", "see", "glad",
+    # the conversation itself: what was asked and answered, how, when
+    "question", "questions", "answer", "answers", "answered", "reply", "replies", "message", "msg", "response",
+    "typo", "typos", "mistake", "patience", "turnaround", "side", "nothing", "else", "from", "today", "got",
+    "quick", "huge", "previous", "sent", "by", "waiting", "late", "resolves", "resolved", "anything", "if", "back",
+    "ignore", "stop", "way", "tmrw", "tomorrow", "soon", "ah", "lah", "leh", "lor", "ji", "at", "about", "think",
+    "didnt", "that way", "all", "my", "comes", "circle",
+)
+LIGHT_ZH: tuple[str, ...] = (
+    "真的", "真", "太", "很", "超级", "超", "挺", "蛮", "特别", "非常", "也", "都", "就", "这样", "这个", "那就",
+    "那", "先", "你们", "你", "您", "我", "大家", "亲", "宝贝", "宝", "兄弟", "老铁", "哥", "姐", "哟", "咯", "诶",
+    "欸", "滴", "嘛", "哦", "喔", "噢", "啊", "呀", "吧", "呢", "啦", "了", "的", "哈", "得", "一个", "回答", "解释",
+    "係", "好", "是", "说", "哇", "耶", "诶", "一下", "还", "又",
+    "领导", "家人们", "马上", "这", "今天", "到这里", "到这", "完全", "有", "帮助", "这回答", "回答",
+)
 # Phatic questions: a clause that is one of these asks nothing to remember.
 PHATIC_QUESTIONS: tuple[str, ...] = (
     r"how are (?:you|things)(?: doing)?(?: today)?", r"how(?:'s| is| has) it going", r"how have you been",

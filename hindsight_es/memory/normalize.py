@@ -31,6 +31,8 @@ from html.parser import HTMLParser
 from importlib import resources
 from urllib.parse import unquote
 
+from hindsight_es.text import simplified
+
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\u00ad\u180e\u034f]")
 _SPLITTERS = "[\u200b-\u200f\u2060-\u2064\ufeff\u202a-\u202e\u2066-\u2069\u180e]"  # not the soft hyphen
@@ -107,18 +109,6 @@ def normalize_for_scan(text: str) -> Normalized:
 def _fold(text: str) -> str:
     """NFKC, case folding, Traditional -> Simplified, one space."""
     return " ".join(simplified(unicodedata.normalize("NFKC", text).casefold()).split())
-
-
-def simplified(text: str) -> str:
-    """``text`` with Traditional Chinese written in Simplified (陳醫生 -> 陈医生); other text as it is."""
-    return str(_t2s().convert(text)) if _CJK.search(text) else text
-
-
-@lru_cache(maxsize=1)
-def _t2s():  # type: ignore[no-untyped-def]  # opencc ships no type hints
-    import opencc
-
-    return opencc.OpenCC("t2s")
 
 
 @lru_cache(maxsize=1)

@@ -21,8 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hindsight_es.extraction.names_zh import tagger
-from hindsight_es.memory.normalize import simplified
-from hindsight_es.text import CJK_RUN, has_cjk
+from hindsight_es.text import CJK_RUN, has_cjk, simplified
 
 # The most common Chinese surnames (about 85% of people in China): a person's name opens with one. Used
 # to tell a name from a word jieba tags as one, and whose name a given name in a text is (梁思远, 思远).

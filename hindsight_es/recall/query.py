@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from hindsight_es.memory.normalize import simplified
 from hindsight_es.recall.answertype import asks_when
 from hindsight_es.recall.mentions import mentions_latin, word_names
 from hindsight_es.recall.timeparse import parse_time_range
-from hindsight_es.text import has_cjk
+from hindsight_es.text import has_cjk, simplified
 
 _NAME = re.compile(r"\b([A-Z][a-z]+(?:['’]s)?)\b")
 _NOT_NAMES = {

@@ -55,3 +55,43 @@ def test_pleasantries_and_acknowledgements_are_filler(text):
 def test_a_turn_with_content_is_kept(text):
     assert not is_filler(text)
     assert extract(text)[0].kind == "episode"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Oh that's very sweet of you, thank you dear.",  # a pleasantry composed of light words, not listed whole
+        "thanks, that's exactly what I needed",
+        "ok that was super helpful, ty",
+        "thank youuu soooo much",  # held letters
+        "Touché, good point.",  # accents
+        "ok谢谢",  # two scripts without a space
+        "謝謝你，辛苦了",  # Traditional
+        "好的好的，真的太贴心了",
+        "哈哈哈太好笑了吧",
+        "收到，明白了，谢谢老铁",
+        "sorry, typo",
+    ],
+)
+def test_pleasantries_made_of_light_words_are_filler(text):
+    assert is_filler(text)
+    assert extract(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "help me",  # light words with no pleasantry in them
+        "that's very sweet of you, my son turns 6 tomorrow",
+        "thanks, that's perfect for my mum's birthday",
+        "thank you dear, I'm flying to Lisbon on Friday",
+        "ok谢谢，我下周三去体检",
+        "謝謝你，我女兒叫小美",
+        "真的太贴心了，我老婆很喜欢",
+        "I love sushi",
+        "Glad it helped — my exam is at 9.",
+    ],
+)
+def test_a_look_alike_with_content_is_kept(text):
+    assert not is_filler(text)
+    assert extract(text)[0].kind == "episode"

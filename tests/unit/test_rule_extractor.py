@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/28"
+    assert ex.id == "rules/29"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -96,7 +96,7 @@ def test_questions_give_only_the_episode(text):
     ],
 )
 def test_vague_or_hypothetical_statements_give_no_typed_memory(text):
-    assert typed(text) == []
+    assert [c for c in extract(text) if c.kind != "episode"] == []  # "I love it!" is filler: not even an episode
 
 
 @pytest.mark.parametrize(
@@ -481,7 +481,7 @@ def test_entities_are_names_lexicon_items_and_chinese_places():
     assert extract("The Eiffel Tower was lovely")[0].entities == ("Eiffel Tower",)
     assert extract("我们用顺丰把货从深圳寄到北京")[0].entities == ("顺丰", "深圳", "北京")
     assert extract("we moved from postgres to MySQL")[0].entities == ("PostgreSQL", "MySQL")
-    assert extract("I'm happy. Thanks!")[0].entities == ()
+    assert extract("I'm tired today. Thanks!")[0].entities == ()
 
 
 def test_speaker_is_added_to_entities_and_i_is_still_keyed_as_user():

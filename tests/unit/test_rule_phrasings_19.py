@@ -20,7 +20,7 @@ from tests.unit.test_rule_phrasings import pairs
         ("I'm Chinese.", []),
         ("I'm Catholic and I go to church on Sundays.", []),
         ("I'm Sam's mom.", []),
-        ("Sorry, I'm late.", []),
+        ("Sorry, I'm late, the bus broke down.", []),
         ("Hi there, I'm Tomasz by the way.", [("user/name", "tomasz")]),
         ("忘了自我介绍，我是许晴。", [("user/name", "许晴")]),
         ("我是上海人。", [("user/hometown", "上海")]),  # where one is from, not a name
@@ -49,7 +49,12 @@ def test_phrasings(text, expected):
 
 @pytest.mark.parametrize(
     ("text", "filler"),
-    [("Perfect, that works for me.", True), ("works for me!", True), ("Tuesday at 3 works for me.", False)],
+    [
+        ("Perfect, that works for me.", True),
+        ("works for me!", True),
+        ("Tuesday at 3 works for me.", False),
+        ("Sorry, I'm late.", True),  # an apology with nothing said about anything (rules/29)
+    ],
 )
 def test_acknowledgements(text, filler):
     assert is_filler(text) is filler

@@ -14,6 +14,7 @@ from rich.table import Table
 from hindsight_es.app.bench.cmd_banks import banks as bench_banks
 from hindsight_es.app.bench.cmd_chaos import chaos as bench_chaos
 from hindsight_es.app.bench.cmd_extraction import extraction as bench_extraction
+from hindsight_es.app.bench.cmd_filler import filler as bench_filler
 from hindsight_es.app.bench.cmd_ingest import ingest as bench_ingest
 from hindsight_es.app.bench.cmd_lifecycle import lifecycle as bench_lifecycle
 from hindsight_es.app.bench.cmd_mcp import mcp as bench_mcp
@@ -54,6 +55,7 @@ app.command("rebalance")(bench_rebalance)
 app.command("partition-load")(bench_partition_load)
 app.command("chaos")(bench_chaos)
 app.command("extraction")(bench_extraction)
+app.command("filler")(bench_filler)
 app.command("banks")(bench_banks)
 app.command("storage")(bench_storage)
 app.command("recall")(bench_recall)
