@@ -127,10 +127,10 @@ class Operator:
         found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
         if not found:
             raise NotFoundError(f"no rollback {wanted} in bank {bank_id!r}")
-        state = fold(bank_id, events)
-        if all(state.memories[m].status == "active" for m in found[0].retracted_memory_ids):
-            return None, found[0]
-        receipt = await self.writer.submit(undo(found[0], reason=reason, actor=actor), wait=wait)
+        state, command = fold(bank_id, events), undo(found[0], events, reason=reason, actor=actor)
+        if all(state.memories[m].status == "active" for m in command.memory_ids):
+            return None, found[0]  # nothing it took out of use is still out (or it took nothing in use)
+        receipt = await self.writer.submit(command, wait=wait)
         return receipt, found[0]
 
     async def erase(

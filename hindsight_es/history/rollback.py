@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from uuid import UUID
 
 from pydantic import ValidationError
 
@@ -21,7 +23,7 @@ from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import Event, RestoreRequested, RetractionRequested, SourceRetracted, decoded, encode
 from hindsight_es.history.bank import bank_records, state_as_of
 from hindsight_es.log import EventLog, partition_for
-from hindsight_es.memory import MemoryInfo, plan_retraction
+from hindsight_es.memory import MemoryInfo, fold, plan_retraction
 
 
 def retraction(
@@ -99,12 +101,32 @@ async def outcome(
         await asyncio.sleep(poll_s)
 
 
-def undo(retracted: SourceRetracted, *, reason: str = "", actor: str = "operator") -> RestoreRequested:
-    """The restore that reverses a retraction: its memories come back in their original order, each
-    superseding the holder of its key, so the chains it cut are rebuilt."""
+def undo(
+    retracted: SourceRetracted, events: Sequence[Event], *, reason: str = "", actor: str = "operator"
+) -> RestoreRequested:
+    """The restore that reverses a retraction (``events``: the bank's memory events, the retraction among
+    them): what it took out of use comes back in its original order, each superseding the holder of its
+    key, so the chains it cut are rebuilt (``undone``)."""
     return RestoreRequested(
         bank_id=retracted.bank_id,
-        memory_ids=retracted.retracted_memory_ids,
+        memory_ids=undone(retracted, events),
         actor=actor,
         reason=reason or f"undo retraction {retracted.event_id}",
     )
+
+
+def undone(retracted: SourceRetracted, events: Sequence[Event]) -> tuple[UUID, ...]:
+    """The memories an undo brings back: those the retraction found active, and those it found superseded
+    on the way to one of them. A memory already forgotten, quarantined, disputed, archived or superseded by
+    a memory the retraction left alone was out of use before it, and stays out: an undo must not bring back
+    what the user forgot or the guard held, nor displace a later value of its key."""
+    at = next(n for n, event in enumerate(events) if event.event_id == retracted.event_id)
+    before = fold(retracted.bank_id, events[:at])
+    ids = [m for m in retracted.retracted_memory_ids if m in before.memories]
+    back = {m for m in ids if before.memories[m].status == "active"}
+    while grown := {
+        m for m in ids if m not in back and before.memories[m].status == "superseded"
+        and before.memories[m].superseded_by in back
+    }:  # fmt: skip
+        back |= grown
+    return tuple(m for m in ids if m in back)

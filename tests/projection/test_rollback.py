@@ -201,7 +201,7 @@ async def build(settings: Settings, reference: Settings, embedder: Embedder) -> 
         active["before B"] = sorted((await state_as_of(log, bank, BEFORE_B)).active(), key=lambda m: m.memory_id)
         (second,) = await ask(settings, log, embedder, group, retraction(bank, session_id="B"))
         await capture("rolled back twice")
-        assert await ask(settings, log, embedder, group, undo(first))
+        assert await ask(settings, log, embedder, group, undo(first, await memory_events(log, bank)))
         await capture("undone")
     return Scenario(settings, bank, planned, dry_run[0], dry_run[1], first, second, recalls, rows, active)
 

@@ -198,10 +198,9 @@ def undo_rollback(
         found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
         if not found:
             raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
-        state = fold(bank, events)
-        if all(state.memories[m].status == "active" for m in found[0].retracted_memory_ids):
-            return []  # nothing it took away is still gone
-        command = undo(found[0])
+        state, command = fold(bank, events), undo(found[0], events)
+        if all(state.memories[m].status == "active" for m in command.memory_ids):
+            return []  # nothing it took out of use is still out
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
         return await outcome(hs.log, command, since=since_offset, timeout_s=timeout) or None
