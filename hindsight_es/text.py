@@ -1,8 +1,14 @@
-"""Which script a text is in: one definition of CJK for the embedder, the projections and recall."""
+"""Which script a text is in (one definition of CJK for the embedder, the projections and recall), and the
+one-line forms of what is wrong with an input: a validation error, a control character."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
 CJK_RUN = re.compile(_CJK.pattern + "+")
@@ -28,3 +34,29 @@ def is_cjk(text: str, share: float = 0.2) -> bool:
         return False
     chars = len(text) - len(_SPACE.findall(text))
     return len(_CJK.findall(text)) / chars >= share
+
+
+# Where pydantic's ``loc`` says more than the field: the part of a request FastAPI puts first, and the
+# member of a union it tried (``literal['a','b']``, ``function-after[...]``), which names no field.
+_REQUEST_PARTS = frozenset({"body", "query", "path", "header", "cookie", "form"})
+
+
+def first_error(
+    errors: ValidationError | Sequence[Mapping[str, Any]], field: Callable[[str], str] | None = None
+) -> str:
+    """A validation error as one line, the same at every door: ``where: message``, where ``where`` is the
+    dotted path to the first error's field (``memories.0.kind``; no path: the message alone). ``errors`` is
+    a pydantic ``ValidationError`` or its ``errors()`` (FastAPI's too); ``field`` names the path as the
+    caller knows it (the CLI's settings: ``HINDSIGHT_…``)."""
+    found: Sequence[Mapping[str, Any]] = errors if isinstance(errors, Sequence) else errors.errors()
+    if not found:
+        return "invalid input"
+    first = found[0]
+    loc = list(first.get("loc", ()))
+    if loc and loc[0] in _REQUEST_PARTS:
+        loc = loc[1:]
+    where = ".".join(str(p) for p in loc if not (isinstance(p, str) and "[" in p))
+    message = str(first.get("msg", "invalid"))
+    if where and field is not None:
+        where = field(where)
+    return f"{where}: {message}" if where else message

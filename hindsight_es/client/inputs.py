@@ -14,6 +14,7 @@ from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import Event, TurnRecorded
 from hindsight_es.events.identity import turn_event_id
 from hindsight_es.memory.trust import ROLE_SOURCE
+from hindsight_es.text import first_error
 
 __all__ = ["build", "check_agent", "check_text", "make_turn", "memory_uuid", "turn_event_id"]
 E = TypeVar("E", bound=Event)
@@ -43,8 +44,7 @@ def build(cls: type[E], **fields: Any) -> E:
     try:
         return cls(**fields)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise InvalidInputError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
+        raise InvalidInputError(first_error(exc)) from exc
 
 
 def check_encodable(value: Any, where: str) -> None:
