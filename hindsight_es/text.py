@@ -15,6 +15,10 @@ CJK_RUN = re.compile(_CJK.pattern + "+")
 _SPACE = re.compile(r"\s")
 # Emoji and the joiners between them: pictures, not words (the write filter and the extractor's matching copy)
 EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+")
+# The C0 control characters but tab, newline and carriage return: never part of what someone said, so a text
+# holding one is refused at every door (retain, publish, correct) before anything is written.
+CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f"
+_CONTROL = re.compile(f"[{CONTROL}]")
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
@@ -34,6 +38,18 @@ def is_cjk(text: str, share: float = 0.2) -> bool:
         return False
     chars = len(text) - len(_SPACE.findall(text))
     return len(_CJK.findall(text)) / chars >= share
+
+
+def control_character(text: str) -> str | None:
+    """What is wrong with ``text`` as something said: its first control character other than tab, newline and
+    carriage return (``CONTROL``), as one line; None when it holds none."""
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    return (
+        f"a control character (U+{ord(found.group()):04X}) at character {found.start()}: "
+        "only tab, newline and carriage return may be in a text"
+    )
 
 
 # Where pydantic's ``loc`` says more than the field: the part of a request FastAPI puts first, and the
