@@ -1055,9 +1055,15 @@ export interface components {
             scope: string;
             /** Agent */
             agent?: string | null;
-            /** Importance */
+            /**
+             * Importance
+             * @description How much it matters, 0 to 1, as the bank actor decided
+             */
             importance?: number | null;
-            /** Confidence */
+            /**
+             * Confidence
+             * @description How sure the extraction is, 0 to 1, as decided
+             */
             confidence?: number | null;
             /** Trust */
             trust?: string | null;
