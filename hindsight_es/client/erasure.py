@@ -44,7 +44,7 @@ class Erasure:
     ready: bool | None  # None: not waited for; False: not applied by every projection within the time-out
     memory_ids: list[str] = field(default_factory=list)
     turn_ids: list[str] = field(default_factory=list)
-    erased_at: str = ""
+    erased_at: str | None = None  # None: not decided by the bank actor (not waited for, not within the wait, ignored)
     ignored: str = ""  # why the bank actor erased nothing (erased before): its CommandIgnored's reason
 
 

@@ -98,3 +98,21 @@ async def test_a_retain_answers_the_importance_and_confidence_the_bank_actor_dec
     page = await doors.get(f"/v1/banks/{over_http['bank_id']}/memories")
     listed = {m["memory_id"]: m for m in page["memories"]}[one["memory_id"]]  # not the float32 the store holds
     assert (listed["importance"], listed["confidence"]) == (one["importance"], one["confidence"])
+
+
+async def test_an_erasure_not_decided_says_null_for_its_time_at_every_door(doors: Doors) -> None:
+    b = bank("erase")
+    said = {"text": "My passport number is ZX9931Q.", "session_id": "s1", "turn_id": "t1", "wait": True}
+    assert (await doors.post(f"/v1/banks/{b}/memories", said | {"timeout_s": WAIT_S}, 201))["ready"]
+    first = await doors.post(f"/v1/banks/{b}/erase", {"turn_id": "t1", "reason": "asked", "timeout_s": WAIT_S})
+    assert first["ready"] and first["erased_at"] and first["units"], first
+    again = {
+        "http": await doors.post(f"/v1/banks/{b}/erase", {"turn_id": "t1", "reason": "again"}),
+        "mcp": await doors.mcp("erase", bank_id=b, turn_id="t1", reason="again"),
+        "cli": await doors.cli_json("erase", "--bank", b, "--turn", "t1", "--reason", "again"),
+    }
+    for door, answer in again.items():
+        assert answer["erased_at"] is None and answer["units"] == [], (door, answer)
+        assert answer["ignored"].startswith("nothing left to erase: erased before"), (door, answer)
+    unwaited = await doors.post(f"/v1/banks/{b}/erase", {"turn_id": "t1", "reason": "again", "wait": False})
+    assert unwaited["erased_at"] is None and unwaited["ready"] is False

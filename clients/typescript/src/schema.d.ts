@@ -803,9 +803,9 @@ export interface components {
             turn_ids: string[];
             /**
              * Erased At
-             * @description When (ISO 8601); empty until the bank actor has decided it
+             * @description When (ISO 8601); null until the bank actor has decided it (not waited for, not decided within the wait, or nothing erased)
              */
-            erased_at: string;
+            erased_at: string | null;
             /**
              * Ready
              * @description true: every store has dropped it; false: keys destroyed, not applied yet
