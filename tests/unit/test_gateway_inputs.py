@@ -88,3 +88,22 @@ async def test_the_message_names_the_character_and_tab_newline_and_return_pass(
     document = (await http.get("/openapi.json")).json()
     pattern = document["components"]["schemas"]["RetainRequest"]["properties"]["text"]["pattern"]
     assert "\\x00-\\x08" in pattern  # the document says what the server refuses (schema-valid data is accepted)
+
+
+@pytest.mark.parametrize(
+    ("scope", "named"),
+    [
+        ({"turn_id": "nosuch"}, "no turn 'nosuch' in bank 'alice'"),
+        ({"session_id": "nosuch"}, "no session 'nosuch' in bank 'alice'"),
+        ({"memory_id": "0b6e5f4c-1d5e-4c1a-9a7e-3f1c2d4e5f60"}, "no memory 0b6e5f4c-1d5e-4c1a-9a7e-3f1c2d4e5f60"),
+    ],
+)
+async def test_erasing_what_the_bank_never_held_is_not_found_and_records_nothing(
+    hs: Hindsight, http: httpx.AsyncClient, scope: dict[str, str], named: str
+) -> None:
+    await hs.start()
+    before = await written(hs)
+    body = problem(await http.post("/v1/banks/alice/erase", json={**scope, "reason": "asked"}), 404)
+    assert body["type"].endswith(":not-found") and body["detail"].startswith(named), body
+    assert named in await refused(hs, "erase", bank_id="alice", reason="asked", **scope)
+    assert await written(hs) == before

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hindsight_es.app.cli.common import existing_store, fail, run_async, settings_from
+from hindsight_es.app.cli.common import EXIT_USAGE, existing_store, fail, run_async, settings_from
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -47,8 +47,13 @@ def erase(
     from hindsight_es.client import Hindsight
 
     async def go() -> dict[str, Any]:
+        from hindsight_es.errors import NotFoundError
+
         async with Hindsight(settings) as hs:
-            return await _erase(hs, bank, session, turn, memory, reason, by, timeout)
+            try:
+                return await _erase(hs, bank, session, turn, memory, reason, by, timeout)
+            except NotFoundError as exc:  # an id the bank never held: a bad argument, nothing was recorded
+                raise fail(str(exc), EXIT_USAGE) from None
 
     found = run_async(go)
     if as_json:
@@ -62,7 +67,7 @@ def erase(
 
 def _nothing_left(found: dict[str, Any], scope: str) -> str:
     """A repeated erase: when, by whom and why it was erased the first time (the key store's tombstone, else
-    the bank actor's answer); else no key was ever found."""
+    the bank actor's answer); else the bank holds it without a key (written before sealing was on)."""
     if tomb := found.get("erased_before"):
         return (
             f"nothing left to erase: the keys of the {scope} were destroyed before, "
@@ -73,8 +78,8 @@ def _nothing_left(found: dict[str, Any], scope: str) -> str:
     if str(found.get("ignored", "")).startswith(ERASED_BEFORE):  # every memory it names was erased before
         return f"{found['ignored']} (the {scope})"
     return (
-        f"nothing to erase: no key of the {scope} in bank {found['bank']!r} (no such id, or content written "
-        "before sealing was on, which stays in the log)"
+        f"nothing to erase for good: no key of the {scope} in bank {found['bank']!r} (written before sealing was "
+        "on: its content stays in the log)"
     )
 
 
