@@ -64,14 +64,16 @@ def test_the_shell_tour_with_a_narrow_terminal(tmp_path: Path) -> None:
     assert all(header in stats for header in ("quarantined", "superseded", "forgotten", "retracted"))
 
     hit = next(
-        h for h in json.loads(run(data, "recall", "alice", "which carrier?", "--json")) if h["kind"] != "episode"
+        h
+        for h in json.loads(run(data, "recall", "alice", "which carrier?", "--json"))["hits"]
+        if h["kind"] != "episode"
     )
     lineage = run(data, "history", hit["memory_id"], **narrow)
     assert "FedEx" in lineage and "MemoryRetained" in flat(lineage) and hit["memory_id"] in lineage
     corrected = run(data, "correct", hit["memory_id"], "From now on use UPS for all international orders.",
                     "--reason", "switched carriers")  # fmt: skip
     assert "MemoryRetained" in corrected
-    after = json.loads(run(data, "recall", "alice", "which carrier for international orders?", "--json"))
+    after = json.loads(run(data, "recall", "alice", "which carrier for international orders?", "--json"))["hits"]
     assert "UPS" in after[0]["text"]
     again = cli(data, "correct", hit["memory_id"], "From now on use DHL.")
     assert again.returncode == 1 and "only an active one can be corrected" in flat(again.stderr)

@@ -42,7 +42,7 @@ def publish(data: Path, turns: list[dict[str, str]], **env: str) -> None:
 def recall_texts(data: Path, query: str) -> list[str]:
     proc = cli(data, "recall", "alice", query, "--json", **ENV)
     assert proc.returncode == 0, proc.stderr
-    return [m["text"] for m in json.loads(proc.stdout)]
+    return [m["text"] for m in json.loads(proc.stdout)["hits"]]
 
 
 def log_ends(data: Path) -> dict[str, int]:
@@ -175,7 +175,7 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     assert log_ends(data) == ends  # refused before anything was recorded
     proc = cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV)
     assert proc.returncode == 0, proc.stderr
-    tea = [m["memory_id"] for m in json.loads(proc.stdout) if "green tea" in m["text"]]
+    tea = [m["memory_id"] for m in json.loads(proc.stdout)["hits"] if "green tea" in m["text"]]
     assert tea
     one = cli(data, "erase", "--bank", "alice", "--memory", tea[0], "--reason", "asked", **ENV)
     assert one.returncode == 0, one.stderr

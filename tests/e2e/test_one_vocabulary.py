@@ -111,8 +111,62 @@ async def test_an_erasure_not_decided_says_null_for_its_time_at_every_door(doors
         "mcp": await doors.mcp("erase", bank_id=b, turn_id="t1", reason="again"),
         "cli": await doors.cli_json("erase", "--bank", b, "--turn", "t1", "--reason", "again"),
     }
+    assert set(again["cli"]) == set(again["http"]) == set(again["mcp"])  # the ErasureResult at every door
     for door, answer in again.items():
         assert answer["erased_at"] is None and answer["units"] == [], (door, answer)
         assert answer["ignored"].startswith("nothing left to erase: erased before"), (door, answer)
     unwaited = await doors.post(f"/v1/banks/{b}/erase", {"turn_id": "t1", "reason": "again", "wait": False})
     assert unwaited["erased_at"] is None and unwaited["ready"] is False
+
+
+async def disputed_bank(doors: Doors) -> str:
+    """A bank whose owner said one thing and a document another: a hit with an open dispute."""
+    b = bank("words")
+    said = {"session_id": "s1", "wait": True, "timeout_s": WAIT_S}
+    await doors.post(
+        f"/v1/banks/{b}/memories", said | {"text": "Our office is at 12 Oak Avenue.", "turn_id": "u1"}, 201
+    )
+    doc = said | {"text": "The office moved to 5 Elm St.", "turn_id": "d1", "source": "document"}
+    assert {m["status"] for m in (await doors.post(f"/v1/banks/{b}/memories", doc, 201))["memories"]} == {"disputed"}
+    return b
+
+
+async def test_recall_json_is_the_recall_result_of_http_and_mcp(doors: Doors) -> None:
+    b = await disputed_bank(doors)
+    query = "where is our office?"
+    over_cli = await doors.cli_json("recall", b, query)
+    over_http = await doors.post(f"/v1/banks/{b}/recall", {"query": query})
+    over_mcp = await doors.mcp("recall", bank_id=b, query=query)
+    assert set(over_cli) == set(over_http) == set(over_mcp) == {"bank_id", "query", "hits"}
+    assert over_cli["hits"] and [h["memory_id"] for h in over_cli["hits"]] == [
+        h["memory_id"] for h in over_http["hits"]
+    ]
+    for cli_hit, http_hit in zip(over_cli["hits"], over_http["hits"], strict=True):
+        assert set(cli_hit) == set(http_hit) and "agent" in cli_hit and not {"owner", "disputed_by"} & set(cli_hit)
+        assert cli_hit["disputes"] == http_hit["disputes"]
+    assert any(h["disputes"] for h in over_cli["hits"])
+    listed = await doors.cli_json("disputes", "list", "--bank", b)
+    served = (await doors.get(f"/v1/banks/{b}/disputes"))["disputes"]
+    assert listed == served  # each disputed memory as the TrustResult lists it
+
+
+async def retained_fact(doors: Doors) -> tuple[str, str]:
+    """A bank and the id of the typed memory retained from its one turn (session s1)."""
+    b = bank("lineage")
+    said = {"text": "We use MySQL for billing.", "session_id": "s1", "turn_id": "t1", "wait": True}
+    retained = await doors.post(f"/v1/banks/{b}/memories", said | {"timeout_s": WAIT_S}, 201)
+    return b, next(m for m in retained["memories"] if m["kind"] != "episode")["memory_id"]
+
+
+async def test_history_json_is_the_history_result(doors: Doors) -> None:
+    b, mid = await retained_fact(doors)
+    assert await doors.cli_json("history", mid) == await doors.get(f"/v1/banks/{b}/memories/{mid}/history")
+
+
+async def test_correct_json_is_the_correct_result_with_the_memory_as_http_reads_it(doors: Doors) -> None:
+    b, mid = await retained_fact(doors)
+    corrected = await doors.cli_json("correct", mid, "We use PostgreSQL for billing.", "--timeout", str(WAIT_S))
+    assert set(corrected) == {"bank_id", "corrected_id", "ready", "memory"} and corrected["corrected_id"] == mid
+    assert corrected["ready"] is True and corrected["memory"]["provenance"] == "user", corrected
+    new = corrected["memory"]["memory_id"]
+    assert corrected["memory"] == await doors.get(f"/v1/banks/{b}/memories/{new}")

@@ -191,6 +191,16 @@ def shown(value: datetime | None) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z")
 
 
+def print_json(value: Any) -> None:
+    """``--json``: a result model of ``hindsight_es.remote.models`` (or a list of them) as the HTTP API and the MCP
+    tools answer it, so a tool reads one vocabulary at every door."""
+    import json
+
+    from pydantic_core import to_jsonable_python
+
+    print(json.dumps(to_jsonable_python(value), ensure_ascii=False, indent=2))
+
+
 def to_stderr() -> None:
     """For ``--json``: what a command prints along the way goes to stderr, so stdout is only the JSON."""
     from rich.console import Console

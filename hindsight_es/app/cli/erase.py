@@ -11,12 +11,19 @@ projections do it and this waits for them (``--timeout``).
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hindsight_es.app.cli.common import EXIT_USAGE, existing_store, fail, run_async, settings_from
+from hindsight_es.app.cli.common import (
+    EXIT_USAGE,
+    err_console,
+    existing_store,
+    fail,
+    print_json,
+    run_async,
+    settings_from,
+)
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -56,8 +63,14 @@ def erase(
                 raise fail(str(exc), EXIT_USAGE) from None
 
     found = run_async(go)
-    if as_json:
-        print(json.dumps(found, ensure_ascii=False))
+    if as_json:  # the ErasureResult of the HTTP API and the MCP tool; what only the CLI did goes to stderr
+        from hindsight_es.remote.erasure import ErasureResult
+
+        print_json(ErasureResult(**{name: found[name] for name in ErasureResult.model_fields}))
+        if found["generations"]:
+            err_console.print(f"removed {found['generations']} store directories of older generations", highlight=False)
+        if "note" in found:
+            err_console.print(f"note: {found['note']}", highlight=False)
     elif found["units"]:
         print(_erased_now(found))
     else:  # nothing to destroy: say so, and why if the key store knows (a mistyped id must not read as done)
@@ -78,7 +91,7 @@ def _nothing_left(found: dict[str, Any], scope: str) -> str:
     if str(found.get("ignored", "")).startswith(ERASED_BEFORE):  # every memory it names was erased before
         return f"{found['ignored']} (the {scope})"
     return (
-        f"nothing to erase for good: no key of the {scope} in bank {found['bank']!r} (written before sealing was "
+        f"nothing to erase for good: no key of the {scope} in bank {found['bank_id']!r} (written before sealing was "
         "on: its content stays in the log)"
     )
 
@@ -129,7 +142,7 @@ async def _erase(
             drive=drive if here else None,
         )
         out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
-        out |= {"bank": bank, "ignored": done.ignored}
+        out |= {"bank_id": bank, "ignored": done.ignored}
         if not done.units and not done.ignored:  # erased before, or never keyed: the first tombstone, if any
             out["erased_before"] = await asyncio.to_thread(_first_tombstone, hs, bank, done.memory_ids, done.turn_ids)
         out |= {"ready": bool(done.ready), "erased_at": done.erased_at, "request_id": done.request_id}
