@@ -1,15 +1,25 @@
-"""Which script a text is in: one definition of CJK for the embedder, the projections and recall."""
+"""Which script a text is in (one definition of CJK for the embedder, the projections and recall), and the
+one-line forms of what is wrong with an input: a validation error, a control character."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
 CJK_RUN = re.compile(_CJK.pattern + "+")
 _SPACE = re.compile(r"\s")
 # Emoji and the joiners between them: pictures, not words (the write filter and the extractor's matching copy)
 EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d]+")
+# The C0 control characters but tab, newline and carriage return: never part of what someone said, so a text
+# holding one is refused at every door (retain, publish, correct) before anything is written.
+CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f"
+_CONTROL = re.compile(f"[{CONTROL}]")
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
@@ -41,3 +51,41 @@ def _t2s():  # type: ignore[no-untyped-def]  # opencc ships no type hints
     import opencc
 
     return opencc.OpenCC("t2s")
+
+
+def control_character(text: str) -> str | None:
+    """What is wrong with ``text`` as something said: its first control character other than tab, newline and
+    carriage return (``CONTROL``), as one line; None when it holds none."""
+    found = _CONTROL.search(text)
+    if found is None:
+        return None
+    return (
+        f"a control character (U+{ord(found.group()):04X}) at character {found.start()}: "
+        "only tab, newline and carriage return may be in a text"
+    )
+
+
+# Where pydantic's ``loc`` says more than the field: the part of a request FastAPI puts first, and the
+# member of a union it tried (``literal['a','b']``, ``function-after[...]``), which names no field.
+_REQUEST_PARTS = frozenset({"body", "query", "path", "header", "cookie", "form"})
+
+
+def first_error(
+    errors: ValidationError | Sequence[Mapping[str, Any]], field: Callable[[str], str] | None = None
+) -> str:
+    """A validation error as one line, the same at every door: ``where: message``, where ``where`` is the
+    dotted path to the first error's field (``memories.0.kind``; no path: the message alone). ``errors`` is
+    a pydantic ``ValidationError`` or its ``errors()`` (FastAPI's too); ``field`` names the path as the
+    caller knows it (the CLI's settings: ``HINDSIGHT_…``)."""
+    found: Sequence[Mapping[str, Any]] = errors if isinstance(errors, Sequence) else errors.errors()
+    if not found:
+        return "invalid input"
+    first = found[0]
+    loc = list(first.get("loc", ()))
+    if loc and loc[0] in _REQUEST_PARTS:
+        loc = loc[1:]
+    where = ".".join(str(p) for p in loc if not (isinstance(p, str) and "[" in p))
+    message = str(first.get("msg", "invalid"))
+    if where and field is not None:
+        where = field(where)
+    return f"{where}: {message}" if where else message

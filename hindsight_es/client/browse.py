@@ -18,6 +18,7 @@ import numpy as np
 
 from hindsight_es.client.connection import Connection
 from hindsight_es.client.reader import Reader
+from hindsight_es.client.rows import SCORE_COLUMNS, stored_score
 from hindsight_es.embedding.base import CrossScript
 from hindsight_es.recall.answertype import says_when
 from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
@@ -73,7 +74,8 @@ class Browser:
                 rows += self._archived(bank_id, where)
             rows = [r for r in rows if _keeps(r, where)]
             rows.sort(key=lambda r: (r["valid_from"], r["memory_id"]), reverse=True)
-            return rows[offset : offset + limit], len(rows)
+            page = [r | {k: stored_score(r.get(k)) for k in SCORE_COLUMNS} for r in rows[offset : offset + limit]]
+            return page, len(rows)
 
         return await self.conn.read(collect)
 

@@ -10,7 +10,8 @@ table, drops the erased rows itself when it applies it (``projections.vectors``,
 returns once every projection has applied the ``ContentErased`` (the writer's wait-for-position).
 Recorded before destroyed, so a failure in between leaves the record, not live content: the bank actor
 destroys the request's keys too (a second destroy is a no-op) before it appends ``ContentErased``, so no
-key opens content the log says is erased.
+key opens content the log says is erased. A session, turn or memory the bank never held is a
+``NotFoundError`` before anything is recorded (a mistyped id must not read as an erasure done).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from hindsight_es.client.inputs import build, memory_uuid
 from hindsight_es.client.outcome import await_outcome, memory_partition_end
 from hindsight_es.client.writer import Writer
 from hindsight_es.config import TOPIC_MEMORIES
-from hindsight_es.errors import InvalidInputError
+from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import CommandIgnored, ContentErased, ErasureRequested
+from hindsight_es.log.keys import KeyStore
 
 __all__ = ["Erasure", "erase"]
 
@@ -44,7 +46,7 @@ class Erasure:
     ready: bool | None  # None: not waited for; False: not applied by every projection within the time-out
     memory_ids: list[str] = field(default_factory=list)
     turn_ids: list[str] = field(default_factory=list)
-    erased_at: str = ""
+    erased_at: str | None = None  # None: not decided by the bank actor (not waited for, not within the wait, ignored)
     ignored: str = ""  # why the bank actor erased nothing (erased before): its CommandIgnored's reason
 
 
@@ -77,6 +79,9 @@ async def erase(
     memory = memory_uuid(memory_id) if memory_id is not None else None
     scope = {"session_id": session_id, "turn_id": turn_id, "memory_id": None if memory is None else str(memory)}
     units = await asyncio.to_thread(sealer.keys.select, bank_id, **scope)
+    if not units and not await _held(conn, sealer.keys, bank_id, session_id, turn_id, memory):
+        named = f"session {session_id!r}" if session_id else f"turn {turn_id!r}" if turn_id else f"memory {memory}"
+        raise NotFoundError(f"no {named} in bank {bank_id!r}: nothing to erase (check the id and the bank)")
     command = build(
         ErasureRequested,
         bank_id=bank_id,
@@ -129,3 +134,25 @@ async def erase(
         list(done.turn_ids),
         done.occurred_at.isoformat(timespec="seconds"),
     )
+
+
+async def _held(
+    conn: Connection, keys: KeyStore, bank_id: str, session_id: str | None, turn_id: str | None, memory: UUID | None
+) -> bool:
+    """Whether the bank ever held what an erase names that no live key covers: erased before (the key store
+    keeps the turn's or memory's tombstone; a session's erased turns stay in the archive as placeholders),
+    or written before sealing was on (the archive has it). Neither: a mistyped id, refused before anything
+    is recorded. Reads the bank's turns only for a turn the key store never keyed."""
+    unit = f"turn:{turn_id}" if turn_id is not None else f"memory:{memory}" if memory is not None else None
+    if unit is not None and unit in await asyncio.to_thread(keys.lookup, bank_id, [unit]):
+        return True
+
+    def archived() -> bool:
+        archive = conn.archive()
+        if memory is not None:
+            return bool(archive.events(bank_id, memory_id=memory, limit=1))
+        if session_id is not None:
+            return bool(archive.events(bank_id, types=["TurnRecorded"], session_id=session_id, limit=1))
+        return any(e["turn_id"] == turn_id for e in archive.events(bank_id, types=["TurnRecorded"]))
+
+    return await conn.read(archived)

@@ -14,6 +14,7 @@ from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import Event, TurnRecorded
 from hindsight_es.events.identity import turn_event_id
 from hindsight_es.memory.trust import ROLE_SOURCE
+from hindsight_es.text import control_character, first_error
 
 __all__ = ["build", "check_agent", "check_text", "make_turn", "memory_uuid", "turn_event_id"]
 E = TypeVar("E", bound=Event)
@@ -23,6 +24,8 @@ AGENT_ID = re.compile(r"^[\w.:@\-]{1,128}$")
 def check_text(settings: Settings, text: Any, what: str = "text") -> str:
     if not isinstance(text, str) or not text.strip():
         raise InvalidInputError(f"{what} is empty")
+    if (problem := control_character(text)) is not None:
+        raise InvalidInputError(f"{what}: {problem}")
     if len(text) > settings.max_text_chars:
         raise InvalidInputError(
             f"{what} of {len(text)} chars exceeds the limit of {settings.max_text_chars} (HINDSIGHT_MAX_TEXT_CHARS)"
@@ -43,8 +46,7 @@ def build(cls: type[E], **fields: Any) -> E:
     try:
         return cls(**fields)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise InvalidInputError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
+        raise InvalidInputError(first_error(exc)) from exc
 
 
 def check_encodable(value: Any, where: str) -> None:

@@ -15,6 +15,7 @@ from hindsight_es import observe
 from hindsight_es.client.connection import Connection
 from hindsight_es.client.inputs import check_agent, memory_uuid, turn_event_id
 from hindsight_es.client.recording import RecallRecorder
+from hindsight_es.client.rows import SCORE_COLUMNS, MemoryRow
 from hindsight_es.config import ALL_TOPICS
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
@@ -240,14 +241,14 @@ class Reader:
     # ------------------------------------------------------------ one memory
 
     def memory_rows(self, bank_id: str, memory_ids: Sequence[str]) -> list[MemoryView]:
-        """The hot rows of these memories, in the order asked (blocking: call from a thread)."""
+        """The hot rows of these memories with their scores (``MemoryRow``), in the order asked (blocking: call
+        from a thread)."""
         if not memory_ids:
             return []
-        table = self.conn.lance().scan(
-            "memories", MemoryFilter(bank_id, statuses=None, memory_ids=memory_ids), MEMORY_COLUMNS, len(memory_ids)
-        )
+        where = MemoryFilter(bank_id, statuses=None, memory_ids=memory_ids)
+        table = self.conn.lance().scan("memories", where, [*MEMORY_COLUMNS, *SCORE_COLUMNS], len(memory_ids))
         rows = {r["memory_id"]: r for r in table.to_pylist()}
-        return [MemoryView(**rows[m]) for m in memory_ids if m in rows]
+        return [MemoryRow(**rows[m]) for m in memory_ids if m in rows]
 
     async def browse(
         self,
@@ -293,8 +294,8 @@ class Reader:
         if memory_id not in cold:
             return []
         retained = archive.lineage(bank_id, memory_id)["retained"] or {}
-        fields = {k: retained[k] for k in MEMORY_COLUMNS if k in retained}
-        return [MemoryView(**fields | {"status": cold[memory_id], "valid_to": None})] if retained else []
+        fields = {k: retained[k] for k in (*MEMORY_COLUMNS, *SCORE_COLUMNS) if k in retained}
+        return [MemoryRow(**fields | {"status": cold[memory_id], "valid_to": None})] if retained else []
 
     async def history(self, bank_id: str, memory_id: str | UUID) -> dict[str, Any]:
         """A memory's lineage from the archive: source turns, its events, what it superseded and what superseded it."""

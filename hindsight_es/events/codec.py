@@ -13,6 +13,7 @@ from hindsight_es.errors import DecodeError
 from hindsight_es.events import sealing
 from hindsight_es.events.identity import stable_id
 from hindsight_es.events.models import AnyEvent, Event
+from hindsight_es.text import first_error
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -70,9 +71,7 @@ def decode(data: bytes) -> Event:
     try:
         return _ADAPTER.validate_python(record)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise DecodeError(f"invalid {record.get('type', 'event')}: {where}: {first['msg']}") from exc
+        raise DecodeError(f"invalid {record.get('type', 'event')}: {first_error(exc)}") from exc
 
 
 _WARNED: list[bool] = []

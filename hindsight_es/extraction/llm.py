@@ -32,6 +32,7 @@ from hindsight_es.errors import ExtractionError
 from hindsight_es.events import TokenUsage, TurnRecorded
 from hindsight_es.extraction.prompts import PROMPT_VERSION, Neighbor, render
 from hindsight_es.extraction.schema import Candidate, Judgement, LLMExtraction, LLMMemory
+from hindsight_es.text import first_error
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)  # reasoning models (DeepSeek-R1, Qwen3) think aloud first
@@ -195,9 +196,7 @@ def _answer(data: dict[str, Any], calls: int) -> LLMExtraction:
     try:
         return LLMExtraction.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ExtractionError("off_schema", f"{where}: {first['msg']}", calls=calls) from exc
+        raise ExtractionError("off_schema", first_error(exc), calls=calls) from exc
 
 
 def _slug(value: str | None) -> str:

@@ -24,6 +24,7 @@ from hindsight_es.events import Event, RestoreRequested, RetractionRequested, So
 from hindsight_es.history.bank import bank_records, state_as_of
 from hindsight_es.log import EventLog, partition_for
 from hindsight_es.memory import MemoryInfo, fold, plan_retraction
+from hindsight_es.text import first_error
 
 
 def retraction(
@@ -56,8 +57,7 @@ def retraction(
             actor=actor,
         )
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise InvalidInputError(f"{'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
+        raise InvalidInputError(first_error(exc)) from exc
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,6 +50,9 @@ class ErasureResult(_Model):
     units: list[str] = Field(description="The data keys destroyed (turn:… and memory:… units)")
     memory_ids: list[str] = Field(description="The memories erased (from the bank actor's ContentErased)")
     turn_ids: list[str] = Field(description="The turns erased")
-    erased_at: str = Field(description="When (ISO 8601); empty until the bank actor has decided it")
+    erased_at: str | None = Field(
+        description="When (ISO 8601); null until the bank actor has decided it (not waited for, not decided within "
+        "the wait, or nothing erased)"
+    )
     ready: bool = Field(description="true: every store has dropped it; false: keys destroyed, not applied yet")
     ignored: str = Field("", description="Why nothing was erased, when it was erased before (who, when, why)")

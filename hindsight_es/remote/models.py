@@ -106,8 +106,8 @@ class Memory(_Model):
     superseded_by: str | None = None
     scope: str = "global"
     agent: str | None = None
-    importance: float | None = None
-    confidence: float | None = None
+    importance: float | None = Field(None, description="How much it matters, 0 to 1, as the bank actor decided")
+    confidence: float | None = Field(None, description="How sure the extraction is, 0 to 1, as decided")
     trust: str | None = None
     provenance: str = Field("user", description=PROVENANCE)
     confirmed: bool = False

@@ -9,8 +9,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
+from pydantic_core import PydanticCustomError
 
+from hindsight_es.text import CONTROL, control_character
 from hindsight_es.types import Time as StrictTime
 
 Role = Literal["user", "assistant", "system", "tool"]
@@ -24,6 +26,22 @@ Status = Literal["active", "superseded", "forgotten", "quarantined", "retracted"
 ID_PATTERN = r"^[A-Za-z0-9_.:@\-]+$"
 NOT_BLANK = r"\S"  # at least one character that is not white space
 PRINTABLE = r"^[^\x00-\x1f\x7f]+$"  # no control characters (a NUL can never reach a store filter)
+# What was said: not blank, and no control character but tab, newline and carriage return (``text.CONTROL``)
+TEXT_PATTERN = rf"^[^{CONTROL}]*[^\s{CONTROL}][^{CONTROL}]*$"
+
+
+def _no_control_character(value: Any) -> Any:
+    if isinstance(value, str) and (problem := control_character(value)) is not None:
+        raise PydanticCustomError("control_character", problem)
+    return value
+
+
+# The document states both rules in one pattern; the server checks them apart, to name the character it refuses.
+Text = Annotated[
+    str,
+    Field(min_length=1, pattern=NOT_BLANK, json_schema_extra={"pattern": TEXT_PATTERN}),
+    BeforeValidator(_no_control_character),  # runs first: a text with a NUL is refused for it, not its pattern
+]
 BankId = Annotated[
     str,
     Field(
@@ -94,7 +112,7 @@ class _Body(BaseModel):
 
 
 class RetainRequest(_Body):
-    text: str = Field(min_length=1, pattern=NOT_BLANK, description="What was said, or a statement to remember")
+    text: Text = Field(description="What was said, or a statement to remember")
     session_id: SessionId = "default"
     role: Role = Field("user", description="Who spoke: user, assistant, system or tool")
     source: Source | None = Field(
@@ -150,7 +168,7 @@ class RestoreRequest(_Body):
 
 
 class CorrectRequest(_Body):
-    text: str = Field(min_length=1, pattern=NOT_BLANK, description="The corrected memory, as a full statement")
+    text: Text = Field(description="The corrected memory, as a full statement")
     reason: Reason = ""
     wait: Wait = True
 

@@ -59,7 +59,7 @@ def no_traceback(proc: subprocess.CompletedProcess[str]) -> None:
 def recall_json(data_dir: Path, bank: str, query: str) -> list[dict[str, Any]]:
     proc = cli(data_dir, "recall", bank, query, "--json")
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return json.loads(proc.stdout)["hits"]  # the RecallResult of the HTTP API and MCP
 
 
 def stats_json(data_dir: Path) -> dict[str, Any]:
@@ -281,7 +281,7 @@ def test_up_serves_published_turns_and_stops_cleanly_on_sigint(tmp_path: Path) -
         while time.monotonic() < deadline:
             proc = cli(data, "recall", "zed", "which database does search use?", "--json")
             if proc.returncode == 0:
-                found = [h for h in json.loads(proc.stdout) if "MongoDB" in h["text"]]
+                found = [h for h in json.loads(proc.stdout)["hits"] if "MongoDB" in h["text"]]
                 if found:
                     break
             else:

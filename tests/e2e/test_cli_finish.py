@@ -64,14 +64,16 @@ def test_the_shell_tour_with_a_narrow_terminal(tmp_path: Path) -> None:
     assert all(header in stats for header in ("quarantined", "superseded", "forgotten", "retracted"))
 
     hit = next(
-        h for h in json.loads(run(data, "recall", "alice", "which carrier?", "--json")) if h["kind"] != "episode"
+        h
+        for h in json.loads(run(data, "recall", "alice", "which carrier?", "--json"))["hits"]
+        if h["kind"] != "episode"
     )
     lineage = run(data, "history", hit["memory_id"], **narrow)
     assert "FedEx" in lineage and "MemoryRetained" in flat(lineage) and hit["memory_id"] in lineage
     corrected = run(data, "correct", hit["memory_id"], "From now on use UPS for all international orders.",
                     "--reason", "switched carriers")  # fmt: skip
     assert "MemoryRetained" in corrected
-    after = json.loads(run(data, "recall", "alice", "which carrier for international orders?", "--json"))
+    after = json.loads(run(data, "recall", "alice", "which carrier for international orders?", "--json"))["hits"]
     assert "UPS" in after[0]["text"]
     again = cli(data, "correct", hit["memory_id"], "From now on use DHL.")
     assert again.returncode == 1 and "only an active one can be corrected" in flat(again.stderr)
@@ -98,3 +100,17 @@ def test_undoing_a_rollback_has_its_own_name_and_demo_prints_json(tmp_path: Path
     found = json.loads(demo.stdout)  # stdout is only the JSON: the progress went to stderr
     assert any("FedEx" in h["text"] for h in found["which carrier do we ship with?"])
     assert "published 11 turns" in demo.stderr
+
+
+def test_publish_refuses_a_text_with_a_control_character_and_writes_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    one = cli(data, "publish", "--text", "ring the bell\x07 now", "--bank", "alice")  # argv cannot hold a NUL
+    assert one.returncode == 2 and one.stderr.strip().count("\n") == 0, one.stderr
+    assert "text: a control character (U+0007) at character 13" in flat(one.stderr)
+    lines = b'{"bank_id": "alice", "text": "milk\\u0000 and honey"}\n{"bank_id": "alice", "text": "tab\\tis fine"}\n'
+    proc = cli(data, "publish", "-", input=lines)
+    assert proc.returncode == 2, proc.stderr
+    assert "line 1: text: a control character (U+0000) at character 4" in flat(proc.stderr)
+    assert "published 1 turn, skipped 1 bad line" in flat(proc.stdout)
+    stats = json.loads(run(data, "stats", "--json"))
+    assert stats["log_end_offsets"]["hindsight.turns"] == 1  # the tab's line only

@@ -42,7 +42,15 @@ def publish(data: Path, turns: list[dict[str, str]], **env: str) -> None:
 def recall_texts(data: Path, query: str) -> list[str]:
     proc = cli(data, "recall", "alice", query, "--json", **ENV)
     assert proc.returncode == 0, proc.stderr
-    return [m["text"] for m in json.loads(proc.stdout)]
+    return [m["text"] for m in json.loads(proc.stdout)["hits"]]
+
+
+def log_ends(data: Path) -> dict[str, int]:
+    async def read() -> dict[str, int]:
+        async with started_log(Settings(data_dir=data)) as log:
+            return {t: sum((await log.end_offsets(t)).values()) for t in ("hindsight.turns", "hindsight.commands")}
+
+    return asyncio.run(read())
 
 
 def retained(data: Path) -> list[MemoryRetained]:
@@ -157,13 +165,17 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     assert ": asked] (the turn 't1')" in again.stdout, again.stdout  # the first erasure's who and why, kept
     state = cli(data, "replay", "state", "--bank", "alice", "--all", "--json", **ENV)  # the log's own fold
     assert state.returncode == 0 and ": asked]" in state.stdout and "asked again" not in state.stdout, state.stdout
-    nosuch = cli(data, "erase", "--bank", "alice", "--session", "s9", "--reason", "asked", **ENV)
-    assert "nothing to erase: no key of the session 's9' in bank 'alice' (no such id" in nosuch.stdout, nosuch
-    typo = cli(data, "erase", "--bank", "alice", "--turn", "t9", "--reason", "asked", **ENV)
-    assert typo.returncode == 0 and "nothing to erase: no key of the turn 't9' in bank 'alice'" in typo.stdout, typo
+    ends = log_ends(data)
+    for scope, what in (("--session", "session 's9'"), ("--turn", "turn 't9'")):  # ids the bank never held
+        typo = cli(data, "erase", "--bank", "alice", scope, what.split("'")[1], "--reason", "asked", **ENV)
+        assert typo.returncode == 2 and typo.stderr.strip().count("\n") == 0, typo
+        assert f"error: no {what} in bank 'alice': nothing to erase" in flat(typo.stderr), typo.stderr
+    elsewhere = cli(data, "erase", "--bank", "bob", "--turn", "t1", "--reason", "asked", **ENV)  # alice's turn
+    assert elsewhere.returncode == 2 and "no turn 't1' in bank 'bob'" in flat(elsewhere.stderr), elsewhere
+    assert log_ends(data) == ends  # refused before anything was recorded
     proc = cli(data, "recall", "alice", "what do I drink in the morning?", "--json", **ENV)
     assert proc.returncode == 0, proc.stderr
-    tea = [m["memory_id"] for m in json.loads(proc.stdout) if "green tea" in m["text"]]
+    tea = [m["memory_id"] for m in json.loads(proc.stdout)["hits"] if "green tea" in m["text"]]
     assert tea
     one = cli(data, "erase", "--bank", "alice", "--memory", tea[0], "--reason", "asked", **ENV)
     assert one.returncode == 0, one.stderr
@@ -179,3 +191,14 @@ def test_a_log_written_before_sealing_still_reads(tmp_path: Path) -> None:
     publish(data, TURNS[2:], HINDSIGHT_SEAL_CONTENT="false")
     assert files_holding(data / "log.sqlite3", [b"green tea"])  # plaintext, as an older release wrote it
     assert any("green tea" in t for t in recall_texts(data, "what do I drink in the morning?"))
+
+
+def test_an_erase_of_content_written_before_sealing_says_the_log_keeps_it(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    publish(data, TURNS[2:], HINDSIGHT_SEAL_CONTENT="false")
+    assert cli(data, "stats", HINDSIGHT_SEAL_CONTENT="false").returncode == 0  # decided unsealed too: no key at all
+    kept = cli(data, "erase", "--bank", "alice", "--turn", "t3", "--reason", "asked", **ENV)
+    assert kept.returncode == 0, kept.stderr  # the bank holds it (its archive does): not a typo
+    assert "nothing to erase for good: no key of the turn 't3' in bank 'alice' (written before" in flat(kept.stdout)
+    typo = cli(data, "erase", "--bank", "alice", "--turn", "t4", "--reason", "asked", **ENV)
+    assert typo.returncode == 2 and "no turn 't4' in bank 'alice'" in flat(typo.stderr), typo

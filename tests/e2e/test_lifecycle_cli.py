@@ -50,7 +50,7 @@ TURNS = [
 def recall(data: Path, query: str, *args: str, **env: str) -> list[dict[str, Any]]:
     proc = cli(data, "recall", "alice", query, "--json", *args, **env)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)
+    return json.loads(proc.stdout)["hits"]
 
 
 def ok(proc) -> str:

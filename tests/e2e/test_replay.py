@@ -59,7 +59,7 @@ def as_json(data: Path, *args: str) -> Any:
 
 
 def recalled(data: Path) -> list[tuple[str, str, float, tuple[str, ...]]]:
-    hits = as_json(data, "recall", BANK, "where do I live?")
+    hits = as_json(data, "recall", BANK, "where do I live?")["hits"]
     return [(h["memory_id"], h["text"], h["score"], tuple(h["source_turn_ids"])) for h in hits]
 
 

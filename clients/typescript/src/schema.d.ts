@@ -803,9 +803,9 @@ export interface components {
             turn_ids: string[];
             /**
              * Erased At
-             * @description When (ISO 8601); empty until the bank actor has decided it
+             * @description When (ISO 8601); null until the bank actor has decided it (not waited for, not decided within the wait, or nothing erased)
              */
-            erased_at: string;
+            erased_at: string | null;
             /**
              * Ready
              * @description true: every store has dropped it; false: keys destroyed, not applied yet
@@ -1055,9 +1055,15 @@ export interface components {
             scope: string;
             /** Agent */
             agent?: string | null;
-            /** Importance */
+            /**
+             * Importance
+             * @description How much it matters, 0 to 1, as the bank actor decided
+             */
             importance?: number | null;
-            /** Confidence */
+            /**
+             * Confidence
+             * @description How sure the extraction is, 0 to 1, as decided
+             */
             confidence?: number | null;
             /** Trust */
             trust?: string | null;

@@ -152,6 +152,7 @@ def settings_from(ctx: typer.Context) -> Settings:
 
         from hindsight_es.config import Settings
         from hindsight_es.logs import configure as configure_logging
+        from hindsight_es.text import first_error
 
         overrides: _Overrides = {}
         if options.data_dir is not None:
@@ -165,7 +166,9 @@ def settings_from(ctx: typer.Context) -> Settings:
         try:
             options.settings = Settings(**overrides)
         except ValidationError as exc:
-            raise fail(f"bad configuration: {_first_problem(exc)}", EXIT_USAGE) from None
+            raise fail(
+                f"bad configuration: {first_error(exc, lambda where: f'HINDSIGHT_{where.upper()}')}", EXIT_USAGE
+            ) from None
         except SettingsError as exc:  # a value that is not even JSON (a dict or list setting)
             raise fail(f"bad configuration: {_settings_problem(exc)}", EXIT_USAGE) from None
         configure_logging(options.settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
@@ -180,19 +183,22 @@ def _settings_problem(exc: Exception) -> str:
     return f"{name} is not valid JSON"
 
 
-def _first_problem(exc: Any) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    name = f"HINDSIGHT_{where.upper()}" if where else "settings"
-    return f"{name}: {first['msg']}"
-
-
 def shown(value: datetime | None) -> str:
     """A time in this machine's zone, with the zone's name, to the minute (stored times are UTC)."""
     if value is None:
         return "-"
     moment = value if value.tzinfo else value.replace(tzinfo=UTC)
     return moment.astimezone().strftime("%Y-%m-%d %H:%M %Z")
+
+
+def print_json(value: Any) -> None:
+    """``--json``: a result model of ``hindsight_es.remote.models`` (or a list of them) as the HTTP API and the MCP
+    tools answer it, so a tool reads one vocabulary at every door."""
+    import json
+
+    from pydantic_core import to_jsonable_python
+
+    print(json.dumps(to_jsonable_python(value), ensure_ascii=False, indent=2))
 
 
 def to_stderr() -> None:

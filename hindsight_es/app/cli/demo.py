@@ -9,6 +9,7 @@ from rich.table import Table
 
 from hindsight_es.app.cli.common import console
 from hindsight_es.app.cli.jsonl import read_turns
+from hindsight_es.app.gateway.models import hit_of
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 
@@ -66,7 +67,7 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
         for query in QUERIES:
             t0 = time.perf_counter()
             hits = await hs.recall(BANK, query, limit=3)
-            found[query] = [h.model_dump(mode="json") for h in hits]
+            found[query] = [hit_of(h).model_dump(mode="json") for h in hits]  # the hits of HTTP's and MCP's recall
             if not tables:
                 continue
             table = Table(title=f"{query}   ({(time.perf_counter() - t0) * 1000:.1f} ms)", title_justify="left")

@@ -11,12 +11,19 @@ projections do it and this waits for them (``--timeout``).
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hindsight_es.app.cli.common import existing_store, fail, run_async, settings_from
+from hindsight_es.app.cli.common import (
+    EXIT_USAGE,
+    err_console,
+    existing_store,
+    fail,
+    print_json,
+    run_async,
+    settings_from,
+)
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -47,12 +54,23 @@ def erase(
     from hindsight_es.client import Hindsight
 
     async def go() -> dict[str, Any]:
+        from hindsight_es.errors import NotFoundError
+
         async with Hindsight(settings) as hs:
-            return await _erase(hs, bank, session, turn, memory, reason, by, timeout)
+            try:
+                return await _erase(hs, bank, session, turn, memory, reason, by, timeout)
+            except NotFoundError as exc:  # an id the bank never held: a bad argument, nothing was recorded
+                raise fail(str(exc), EXIT_USAGE) from None
 
     found = run_async(go)
-    if as_json:
-        print(json.dumps(found, ensure_ascii=False))
+    if as_json:  # the ErasureResult of the HTTP API and the MCP tool; what only the CLI did goes to stderr
+        from hindsight_es.remote.erasure import ErasureResult
+
+        print_json(ErasureResult(**{name: found[name] for name in ErasureResult.model_fields}))
+        if found["generations"]:
+            err_console.print(f"removed {found['generations']} store directories of older generations", highlight=False)
+        if "note" in found:
+            err_console.print(f"note: {found['note']}", highlight=False)
     elif found["units"]:
         print(_erased_now(found))
     else:  # nothing to destroy: say so, and why if the key store knows (a mistyped id must not read as done)
@@ -62,7 +80,7 @@ def erase(
 
 def _nothing_left(found: dict[str, Any], scope: str) -> str:
     """A repeated erase: when, by whom and why it was erased the first time (the key store's tombstone, else
-    the bank actor's answer); else no key was ever found."""
+    the bank actor's answer); else the bank holds it without a key (written before sealing was on)."""
     if tomb := found.get("erased_before"):
         return (
             f"nothing left to erase: the keys of the {scope} were destroyed before, "
@@ -73,8 +91,8 @@ def _nothing_left(found: dict[str, Any], scope: str) -> str:
     if str(found.get("ignored", "")).startswith(ERASED_BEFORE):  # every memory it names was erased before
         return f"{found['ignored']} (the {scope})"
     return (
-        f"nothing to erase: no key of the {scope} in bank {found['bank']!r} (no such id, or content written "
-        "before sealing was on, which stays in the log)"
+        f"nothing to erase for good: no key of the {scope} in bank {found['bank_id']!r} (written before sealing was "
+        "on: its content stays in the log)"
     )
 
 
@@ -124,7 +142,7 @@ async def _erase(
             drive=drive if here else None,
         )
         out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
-        out |= {"bank": bank, "ignored": done.ignored}
+        out |= {"bank_id": bank, "ignored": done.ignored}
         if not done.units and not done.ignored:  # erased before, or never keyed: the first tombstone, if any
             out["erased_before"] = await asyncio.to_thread(_first_tombstone, hs, bank, done.memory_ids, done.turn_ids)
         out |= {"ready": bool(done.ready), "erased_at": done.erased_at, "request_id": done.request_id}

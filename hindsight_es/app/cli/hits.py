@@ -1,4 +1,4 @@
-"""The table ``hindsight-es recall`` prints."""
+"""What ``hindsight-es recall`` prints: a table, or with ``--json`` the ``RecallResult`` the HTTP API and MCP answer."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from hindsight_es.app.cli.common import shown
+from hindsight_es.app.cli.common import print_json, shown
 from hindsight_es.recall.context import source_label
 from hindsight_es.recall.models import RecallHit
 
@@ -29,3 +29,11 @@ def hits_table(bank: str, query: str, hits: list[RecallHit]) -> Table:
         details += f" · score {h.score:.4f}"
         table.add_row(f"{h.relevance:.2f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
     return table
+
+
+def print_hits(bank: str, query: str, hits: list[RecallHit]) -> None:
+    """``recall --json``: the recall's ``RecallResult`` (``bank_id``, ``query``, ``hits``), as over HTTP and MCP."""
+    from hindsight_es.app.gateway.models import hit_of
+    from hindsight_es.remote.models import RecallResult
+
+    print_json(RecallResult(bank_id=bank, query=query, hits=[hit_of(h) for h in hits]))

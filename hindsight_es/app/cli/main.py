@@ -305,7 +305,7 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
-    from hindsight_es.app.cli.hits import hits_table
+    from hindsight_es.app.cli.hits import hits_table, print_hits
     from hindsight_es.client import Hindsight
 
     settings = existing_store(settings_from(ctx))
@@ -326,8 +326,7 @@ def recall(
 
     hits = run_async(go)
     if as_json:
-        print(json.dumps([h.model_dump(mode="json") for h in hits], ensure_ascii=False, indent=2))
-        return
+        return print_hits(bank, query, hits)
     if not hits:
         floor = settings.min_relevance if min_relevance is None else min_relevance
         below = f" at relevance {floor:g} or more (--min-relevance 0 shows every hit)" if floor > 0 else ""

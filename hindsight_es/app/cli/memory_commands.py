@@ -2,21 +2,24 @@
 
 A memory id names its bank (ids are unique across banks), so ``--bank`` is only needed to check it.
 Without a running service the pipeline runs in this process first (like ``recall``); ``correct`` then
-waits for the bank actor's answer as the lifecycle commands do.
+waits for the bank actor's answer as the lifecycle commands do. ``--json`` prints the ``HistoryResult`` and the
+``CorrectResult`` the HTTP API and the MCP tools answer.
 """
 
 from __future__ import annotations
 
-import json
+import asyncio
+import time
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from hindsight_es.app.cli.common import catch_up_if_idle, existing_store, run_async, settings_from
+from hindsight_es.app.cli.common import catch_up_if_idle, existing_store, print_json, run_async, settings_from
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
     from hindsight_es.events import Event
+    from hindsight_es.remote.models import CorrectResult
 
 MemoryId = Annotated[str, typer.Argument(help="A memory id (from recall), whole")]
 BankOpt = Annotated[Optional[str], typer.Option("--bank", help="The memory's bank (checked if given)")]
@@ -37,7 +40,8 @@ async def lineage_of(hs: Hindsight, memory_id: str, bank: str | None) -> dict[st
 def history(ctx: typer.Context, memory_id: MemoryId, bank: BankOpt = None, as_json: AsJson = False) -> None:
     """Where a memory came from and everything that happened to it: source turns, events with who and why."""
     from hindsight_es.app.cli.common import with_client
-    from hindsight_es.app.cli.replay_views import show_lineage, to_json
+    from hindsight_es.app.cli.replay_views import show_lineage
+    from hindsight_es.remote.models import HistoryResult
 
     async def work(hs: Hindsight) -> dict[str, Any]:
         await catch_up_if_idle(hs)
@@ -45,7 +49,7 @@ def history(ctx: typer.Context, memory_id: MemoryId, bank: BankOpt = None, as_js
 
     found = with_client(existing_store(settings_from(ctx)), work)
     if as_json:
-        print(to_json(found))
+        print_json(HistoryResult.of(found))  # as the HTTP API and the MCP history tool answer it
     else:
         show_lineage(found)
 
@@ -68,6 +72,7 @@ def correct(
     from hindsight_es.events import CorrectionRequested
 
     settings = existing_store(settings_from(ctx))
+    answer: dict[str, Any] = {}
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
@@ -88,13 +93,14 @@ def correct(
                 reason=reason,
                 actor="user",
             )
-            return await decided(hs, [command], timeout)
+            events = await decided(hs, [command], timeout)
+            if as_json and events is not None:
+                answer["result"] = await _corrected(hs, found["bank_id"], current.memory_id, events, timeout)
+            return events
 
     events = run_async(go)
-    if as_json and events is not None:
-        print(
-            json.dumps([e.model_dump(mode="json", exclude={"vector", "revived"}) for e in events], ensure_ascii=False)
-        )
+    if "result" in answer:
+        print_json(answer["result"])
         return
     report(events, False, "corrected", timeout)
 
@@ -105,6 +111,27 @@ def register(app: typer.Typer) -> None:
 
 
 __all__ = ["register"]
+
+
+async def _corrected(hs: Hindsight, bank: str, corrected: str, events: list[Event], timeout: float) -> CorrectResult:
+    """``correct --json``: the ``CorrectResult`` the HTTP API and the MCP tool answer, its memory read as they read
+    it (the hot store's row, once the projection has it; ``ready`` false if not within ``timeout``)."""
+    from hindsight_es.app.gateway.models import memory_of
+    from hindsight_es.errors import NotFoundError
+    from hindsight_es.events import MemoryRetained
+    from hindsight_es.remote.models import CorrectResult
+
+    new = next((str(e.memory_id) for e in events if isinstance(e, MemoryRetained)), None)
+    deadline = time.monotonic() + timeout
+    while new is not None:
+        try:
+            row = await hs.memory(bank, new)
+            return CorrectResult(bank_id=bank, corrected_id=corrected, ready=True, memory=memory_of(row))
+        except NotFoundError:
+            if time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(0.2)
+    return CorrectResult(bank_id=bank, corrected_id=corrected, ready=False, memory=None)
 
 
 def _successor(lineage: dict[str, Any]) -> str:

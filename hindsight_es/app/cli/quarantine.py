@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Annotated, Optional, cast
 
 import typer
 
-from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console, existing_store, run_async, settings_from
+from hindsight_es.app.cli.common import (
+    catch_up_if_idle,
+    console,
+    err_console,
+    existing_store,
+    print_json,
+    run_async,
+    settings_from,
+)
 from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.operator import QuarantinedMemory
@@ -43,9 +50,10 @@ def list_(
             return await hs.operator.quarantined(bank, limit=limit)
 
     found = run_async(go)
-    if as_json:
-        print(json.dumps([m.model_dump(mode="json") for m in found], ensure_ascii=False, indent=2))
-        return
+    if as_json:  # each as the HTTP API's and the MCP tool's QuarantineResult lists it
+        from hindsight_es.app.gateway.models import quarantined_of
+
+        return print_json([quarantined_of(m) for m in found])
     if not found:
         console.print("nothing is quarantined" + (f" in bank {bank!r}" if bank else ""))
         return

@@ -57,6 +57,7 @@ from hindsight_es.remote.requests import (
     Role,
     Scope,
     Source,
+    Text,
     Time,
     TimeoutS,
     TrustedOnly,
@@ -79,12 +80,8 @@ class Tools(ReviewTools):
     async def retain(
         self,
         text: Annotated[
-            str,
-            Field(
-                min_length=1,
-                validation_alias=renamed("text", "content"),
-                description="What was said, or a statement to remember",
-            ),
+            Text,
+            Field(validation_alias=renamed("text", "content"), description="What was said, or a statement to remember"),
         ],
         session_id: SessionArg = "default",
         role: Annotated[Role, Field(description="Who spoke: user, assistant, system or tool")] = "user",
@@ -226,7 +223,7 @@ class Tools(ReviewTools):
     async def correct(
         self,
         memory_id: MemoryId,
-        text: Annotated[str, Field(min_length=1, description="The corrected memory, as a full statement")],
+        text: Annotated[Text, Field(description="The corrected memory, as a full statement")],
         reason: Reason = "",
         wait: Wait = True,
         bank_id: BankArg = None,

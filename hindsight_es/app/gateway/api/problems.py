@@ -28,6 +28,7 @@ from hindsight_es.errors import (
     NotFoundError,
     StoreError,
 )
+from hindsight_es.text import first_error
 
 log_ = logging.getLogger("hindsight.http")
 MEDIA_TYPE = "application/problem+json"
@@ -89,8 +90,7 @@ def install(app: FastAPI, html: HtmlPage | None = None) -> None:
         errors = [
             {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"], "type": e["type"]} for e in exc.errors()
         ]
-        first = errors[0] if errors else {"field": "", "message": "invalid request"}
-        detail = f"{first['field']}: {first['message']}" if first["field"] else first["message"]
+        detail = first_error(exc.errors())  # the one line every door gives; ``errors`` keeps each field's place
         return problem(422, "validation", "The request does not fit the schema", detail, request, errors=errors)
 
     @app.exception_handler(HTTPException)

@@ -26,6 +26,7 @@ from pydantic import (
 from hindsight_es.app.gateway.ui.forms import parse_time
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.recall.models import RecallHit
+from hindsight_es.text import first_error
 from hindsight_es.types import MemoryKind, Source
 
 PAGE = 50  # memories on a page of the browser
@@ -124,11 +125,5 @@ def filters_of(params: Any) -> Filters:
 
 
 def readable(errors: Sequence[Any]) -> str:
-    """Pydantic's (or FastAPI's) first error as one line: ``field: message``."""
-    if not errors:
-        return "invalid request"
-    first = errors[0]
-    # the field only: pydantic's loc goes on into a list's index or a Literal's alternatives ("kind.0")
-    where = [str(p) for p in first.get("loc", ()) if p not in ("query", "body", "path", "form")]
-    field = where[0] if where else ""
-    return f"{field}: {first.get('msg', 'invalid')}" if field else str(first.get("msg", "invalid"))
+    """Pydantic's (or FastAPI's) first error as one line, as every door says it (``text.first_error``)."""
+    return first_error(errors)

@@ -1,0 +1,109 @@
+"""What the HTTP API and the MCP tools refuse before anything is written, over the real ASGI app and an in-memory
+MCP client: the one-line detail of a 422, text with control characters, an erase of what the bank never held."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import pytest_asyncio
+from mcp import Client
+
+from hindsight_es.app.gateway.app import build_app
+from hindsight_es.app.gateway.auth import Access
+from hindsight_es.app.gateway.server import build_server
+from hindsight_es.client import Hindsight
+from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
+from hindsight_es.errors import InvalidInputError
+
+pytestmark = pytest.mark.asyncio
+
+
+@pytest_asyncio.fixture
+async def hs(tmp_path) -> AsyncIterator[Hindsight]:
+    async with Hindsight(Settings(data_dir=tmp_path, embedder="minilm")) as client:
+        yield client
+
+
+@pytest_asyncio.fixture
+async def http(hs: Hindsight) -> AsyncIterator[httpx.AsyncClient]:
+    app = build_app(hs, hs.settings)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
+        yield c
+
+
+async def written(hs: Hindsight) -> int:
+    """Records in the topics a request may append to."""
+    return sum([sum((await hs.log.end_offsets(t)).values()) for t in (TOPIC_TURNS, TOPIC_COMMANDS)])
+
+
+async def refused(hs: Hindsight, tool: str, **arguments: Any) -> str:
+    """The text of an MCP tool error (over an in-memory connection to the server)."""
+    async with Client(build_server(hs, Access.local())) as mcp:
+        result = await mcp.call_tool(tool, arguments)
+    assert result.is_error, result.structured_content
+    return " ".join(c.text for c in result.content if c.type == "text")
+
+
+def problem(answer: httpx.Response, status: int) -> dict[str, Any]:
+    assert answer.status_code == status, answer.text
+    assert answer.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+async def test_a_422_says_its_first_problem_as_every_door_does(http: httpx.AsyncClient) -> None:
+    body = problem(await http.post("/v1/banks/alice/memories", json={"text": ""}), 422)
+    assert body["detail"] == "text: String should have at least 1 character"
+    assert [e["field"] for e in body["errors"]] == ["body.text"]  # each error keeps where it is in the request
+
+
+CONTROL = "a control character (U+0000) at character 4: only tab, newline and carriage return may be in a text"
+
+
+@pytest.mark.parametrize("text", ["milk\x00 and honey", "bell\x07", "esc \x1b[31m"])
+async def test_a_text_with_a_control_character_is_refused_at_every_door(
+    hs: Hindsight, http: httpx.AsyncClient, text: str
+) -> None:
+    await hs.start()
+    before = await written(hs)
+    body = problem(await http.post("/v1/banks/alice/memories", json={"text": text, "session_id": "s1"}), 422)
+    assert body["detail"].startswith("text: a control character (U+00")
+    # the MCP SDK's validation error: pydantic's text, the field on a line of its own
+    assert "\ntext\n  a control character (U+00" in await refused(hs, "retain", bank_id="alice", text=text)
+    with pytest.raises(InvalidInputError, match=r"^text: a control character \(U\+00"):
+        await hs.retain("alice", text, session_id="s1")
+    assert await written(hs) == before
+
+
+async def test_the_message_names_the_character_and_tab_newline_and_return_pass(
+    hs: Hindsight, http: httpx.AsyncClient
+) -> None:
+    body = problem(await http.post("/v1/banks/alice/memories", json={"text": "milk\x00 and honey"}), 422)
+    assert body["detail"] == f"text: {CONTROL}"
+    fine = await http.post("/v1/banks/alice/memories", json={"text": "one\ttwo\r\nthree", "session_id": "s1"})
+    assert fine.status_code == 201, fine.text
+    document = (await http.get("/openapi.json")).json()
+    pattern = document["components"]["schemas"]["RetainRequest"]["properties"]["text"]["pattern"]
+    assert "\\x00-\\x08" in pattern  # the document says what the server refuses (schema-valid data is accepted)
+
+
+@pytest.mark.parametrize(
+    ("scope", "named"),
+    [
+        ({"turn_id": "nosuch"}, "no turn 'nosuch' in bank 'alice'"),
+        ({"session_id": "nosuch"}, "no session 'nosuch' in bank 'alice'"),
+        ({"memory_id": "0b6e5f4c-1d5e-4c1a-9a7e-3f1c2d4e5f60"}, "no memory 0b6e5f4c-1d5e-4c1a-9a7e-3f1c2d4e5f60"),
+    ],
+)
+async def test_erasing_what_the_bank_never_held_is_not_found_and_records_nothing(
+    hs: Hindsight, http: httpx.AsyncClient, scope: dict[str, str], named: str
+) -> None:
+    await hs.start()
+    before = await written(hs)
+    body = problem(await http.post("/v1/banks/alice/erase", json={**scope, "reason": "asked"}), 404)
+    assert body["type"].endswith(":not-found") and body["detail"].startswith(named), body
+    assert named in await refused(hs, "erase", bank_id="alice", reason="asked", **scope)
+    assert await written(hs) == before
