@@ -2,8 +2,9 @@
 
 One walk through what an operator does: log in, browse a bank with filters, search with recall, open a
 memory's lineage, follow its session, release a quarantined memory with a reason, and roll a poisoned
-session back (plan, apply, see the displaced fact come back, undo). ``HINDSIGHT_SCREENSHOTS=DIR`` keeps
-a screenshot of each step there (docs/images holds the ones in docs/dashboard.md).
+session back (plan, apply, see the displaced fact come back, undo), reloading the pages forms lead to.
+``HINDSIGHT_SCREENSHOTS=DIR`` keeps a screenshot of each step there (docs/images holds the ones in
+docs/dashboard.md).
 """
 
 from __future__ import annotations
@@ -132,6 +133,10 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
         row.locator("input[name=reason]").fill("verified with the team")
         row.locator("button", has_text="Release").click()
         expect(page.get_by_role("status")).to_contain_text("now active")
+        expect(page).to_have_url(f"{up.base}/ui/quarantine")  # a GET page: reloading it reviews nothing again
+    expect(page.locator("#quarantine")).not_to_contain_text("MongoDB")
+    page.reload()
+    expect(page.get_by_role("status")).to_have_count(0)  # the notice was shown once
     expect(page.locator("#quarantine")).not_to_contain_text("MongoDB")
 
     # rollback of the poisoned session: the plan, then apply, and FedEx comes back
@@ -142,23 +147,33 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     expect(page.locator("#plan-retract")).to_contain_text("DHL")
     expect(page.locator("#plan-restore")).to_contain_text("FedEx")
     shot(page, "rollback-plan")
+    page.reload()  # the plan is a page of its own (a GET): reloading it asks nothing
+    expect(page.locator("#plan-retract")).to_contain_text("DHL")
     page.click("#apply-button")
     expect(page.locator("#restored")).to_contain_text("FedEx")
     expect(page.locator("#restored")).to_contain_text("now active")
     expect(page.locator("#retracted")).to_contain_text("now retracted")
+    expect(page.get_by_role("status")).to_contain_text("rolled back:")
     shot(page, "rolled-back")
+    rolled_back = page.url  # the rollback's own page: a reload shows it as it is, and applies nothing again
+    assert "/ui/banks/acme/rollbacks/" in rolled_back
+    page.reload()
+    expect(page.get_by_role("status")).to_have_count(0)
+    expect(page.locator("#retracted")).to_contain_text("now retracted")
     undo = page.eval_on_selector("#undo-button", "b => b.form.action")
     page.click("#undo-button")
-    expect(page.locator("#restored")).to_contain_text("DHL")
-    expect(page.locator("#restored")).to_contain_text("now active")
-    expect(page.locator("#nothing-left")).to_have_count(0)
-    # the same undo sent again (a second tab, the back button): said to have nothing left, not a fresh undo
+    expect(page).to_have_url(rolled_back)
+    expect(page.get_by_role("status")).to_contain_text("rollback undone")
+    expect(page.locator("#retracted")).to_contain_text("DHL")
+    expect(page.locator("#retracted")).to_contain_text("now active")
+    expect(page.locator("#undo-button")).to_have_count(0)
+    # the same undo sent again (a second tab): said to have nothing left, not a fresh undo
     page.evaluate(
         "a => { const f = document.createElement('form'); f.method = 'post'; f.action = a;"
         " document.body.appendChild(f); f.submit(); }",
         undo,
     )
-    expect(page.locator("#nothing-left")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("Nothing left to undo")
 
     # the bank as of a time before anything was said
     page.goto(f"{up.base}/ui/banks/acme/state?as_of=2000-01-01T00:00")
@@ -237,7 +252,8 @@ def test_apply_applies_the_plan_shown_even_when_the_form_changed_since(up: Up, b
     expect(page.locator("#retracted")).not_to_contain_text("PostgreSQL")
     page.fill("input[name=reason]", "planned the wrong session")
     page.click("#undo-button")
-    expect(page.locator("#restored")).to_contain_text("DHL")
+    expect(page.locator("#retracted")).to_contain_text("now active")
+    expect(page.locator("#retracted")).not_to_contain_text("now retracted")
     page.close()
 
 
