@@ -69,6 +69,13 @@ def test_a_review_ends_on_the_quarantine_page_which_reloads_without_reviewing_ag
     redirected(ui.get("/ui/banks/held-one/quarantine/release"), "/ui/quarantine")
 
 
+def test_the_quarantine_page_links_each_bank(up: Up, ui: httpx.Client) -> None:
+    listing = ui.get("/ui/quarantine")
+    assert held(up, "held-two")
+    assert '<a href="/ui/banks/held-two">held-two</a>' in listing.text
+    assert "Quarantine" in page(ui.get("/ui/banks/held-two"))
+
+
 def test_a_dispute_decision_ends_on_the_disputes_page(up: Up, ui: httpx.Client) -> None:
     with api(up) as http:
         disputed = http.get("/v1/banks/office/disputes").json()["disputes"][0]["memory_id"]
