@@ -285,3 +285,33 @@ def test_htmx_pushes_only_the_filters_set_shows_errors_and_sends_an_expired_logi
     page.click("button[type=submit]")
     expect(page).to_have_url(re.compile(r"/ui/banks/acme"))
     page.close()
+
+
+def test_back_and_forward_through_filters_show_the_form_of_the_results(up: Up, browser: object) -> None:
+    import re
+
+    from playwright.sync_api import expect
+
+    page = logged_in(up, browser)
+    page.goto(f"{up.base}/ui/banks/acme")
+    preference = page.locator("input[name=kind][value=preference]")
+    preference.check()
+    page.click("#filters button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme\?kind=preference$"))
+    page.select_option("select[name=source]", "document")
+    page.click("#filters button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme\?kind=preference&source=document$"))
+    expect(page.locator("#results")).to_contain_text("No memory matches")
+    page.go_back()  # the results of kind=preference, and a form that says so (not the boxes as first loaded)
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme\?kind=preference$"))
+    expect(page.locator("#memories")).to_contain_text("DHL")
+    expect(preference).to_be_checked()
+    expect(page.locator("select[name=source]")).to_have_value("")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme$"))
+    expect(page.locator("#memories")).to_contain_text("PostgreSQL")
+    expect(preference).not_to_be_checked()
+    page.go_forward()
+    expect(page.locator("#memories")).not_to_contain_text("PostgreSQL")
+    expect(preference).to_be_checked()
+    page.close()
