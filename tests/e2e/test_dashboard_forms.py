@@ -131,3 +131,17 @@ def test_a_post_from_another_origin_is_still_refused(up: Up, ui: httpx.Client) -
     )
     assert forged.status_code == 403
     assert held(up, "held-two") == before
+
+
+def test_a_plan_says_the_status_of_each_memory_it_would_retract(up: Up, ui: httpx.Client) -> None:
+    with api(up) as http:
+        said = {"text": "The team lunch is on Fridays.", "session_id": "l1", "wait": True}
+        assert http.post("/v1/banks/lunch/memories", json=said).status_code == 201
+        doc = {"text": "The team lunch moved to Thursdays.", "session_id": "l1", "source": "document", "wait": True}
+        note = http.post("/v1/banks/lunch/memories", json=doc).json()["memories"][0]
+        assert note["status"] == "disputed"
+        body = {"memory_ids": [note["memory_id"]], "reason": "it did not move"}
+        assert http.post("/v1/banks/lunch/disputes/reject", json=body).status_code == 200
+    shown = page(ui.get("/ui/banks/lunch/rollback/plan", params={"session_id": "l1"}))
+    assert re.search(r"The team lunch moved to Thursdays\. l1 · document · now forgotten", shown), shown
+    assert re.search(r"The team lunch is on Fridays\. l1 · user · now active", shown), shown
