@@ -315,3 +315,19 @@ def test_back_and_forward_through_filters_show_the_form_of_the_results(up: Up, b
     expect(page.locator("#memories")).not_to_contain_text("PostgreSQL")
     expect(preference).to_be_checked()
     page.close()
+
+
+def test_after_logging_out_back_shows_no_page_of_the_bank(up: Up, browser: object) -> None:
+    import re
+
+    from playwright.sync_api import expect
+
+    page = logged_in(up, browser)
+    page.goto(f"{up.base}/ui/banks/acme/sessions/s1")
+    expect(page.locator("#timeline")).to_contain_text("PostgreSQL")
+    page.click("header >> text=Log out")
+    expect(page).to_have_url(f"{up.base}/ui/login")
+    page.go_back()  # the browser kept no copy: the server asks for a login again
+    expect(page).to_have_url(re.compile(r"/ui/login\?next=%2Fui%2Fbanks%2Facme%2Fsessions%2Fs1$"))
+    expect(page.locator("main")).not_to_contain_text("PostgreSQL")
+    page.close()

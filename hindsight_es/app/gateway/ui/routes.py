@@ -91,7 +91,7 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         context |= {"operator": access is not None and access.banks is None}
         context |= {"login": access is not None and gate.tokens is not None}
         context |= {"notice": notice.read(request)}  # what the POST that led here did (redirect-after-post)
-        return notice.cleared(request, pages.TemplateResponse(request, name, context, status))
+        return notice.cleared(request, pages.TemplateResponse(request, name, context, status, headers=errors.NO_STORE))
 
     @ui.get("/login")
     async def login_form(request: Request, next: str = "") -> HTMLResponse:
