@@ -76,11 +76,12 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     page = browser.new_page()  # type: ignore[attr-defined]
     page.goto(f"{up.base}/ui")
     expect(page).to_have_url(f"{up.base}/ui/login")
+    page.fill("input[name=token]", OPS)
+    shot(page, "login")
     page.fill("input[name=token]", "not-a-token-at-all")
     page.click("button[type=submit]")
     expect(page.get_by_role("alert")).to_have_text("unknown token")
     page.fill("input[name=token]", OPS)
-    shot(page, "login")
     page.click("button[type=submit]")
 
     # banks, with counts
@@ -246,6 +247,7 @@ def test_apply_applies_the_plan_shown_even_when_the_form_changed_since(up: Up, b
     page.select_option("select[name=session_id]", "s2")
     page.click("#plan-button")
     expect(page.locator("#plan-retract")).to_contain_text("DHL")
+    assert page.url == f"{up.base}/ui/banks/flip/rollback/plan?session_id=s2"  # the plan's address: what was chosen
     page.select_option("#rollback select[name=session_id]", "s1")  # never planned
     page.click("#apply-button")
     expect(page.locator("#retracted")).to_contain_text("DHL")
