@@ -145,3 +145,20 @@ def test_a_plan_says_the_status_of_each_memory_it_would_retract(up: Up, ui: http
     shown = page(ui.get("/ui/banks/lunch/rollback/plan", params={"session_id": "l1"}))
     assert re.search(r"The team lunch moved to Thursdays\. l1 · document · now forgotten", shown), shown
     assert re.search(r"The team lunch is on Fridays\. l1 · user · now active", shown), shown
+
+
+def test_a_rollbacks_page_still_shows_after_one_of_its_memories_was_erased(up: Up, ui: httpx.Client) -> None:
+    with api(up) as http:
+        for turn_id, text, session, source in TURNS:
+            body = {"text": text, "session_id": session, "turn_id": turn_id, "source": source, "wait": True}
+            assert http.post("/v1/banks/gone/memories", json=body).status_code == 201
+    shown = ui.get("/ui/banks/gone/rollback/plan", params={"session_id": "s2"})
+    target = redirected(ui.post("/ui/banks/gone/rollback", data=hidden(shown.text, "apply")), re.compile(r".+"))
+    retracted = re.findall(r'<li class="status-retracted">.*?/memories/([0-9a-f-]{36})">', ui.get(target).text)
+    assert retracted
+    with api(up) as http:  # the poisoned session's memories, erased for good after the rollback
+        erase = {"memory_id": retracted[0], "reason": "poisoned"}
+        assert http.post("/v1/banks/gone/erase", json=erase).status_code == 200
+    text = page(ui.get(target))
+    assert f"memory {retracted[0]} was erased" in text and "now gone" in text
+    assert "FedEx now active" in text  # the rest of the rollback as before

@@ -10,6 +10,7 @@ Apply and undo are POSTs from this origin that answer 303 to the rollback's page
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated
 from uuid import UUID
 
@@ -17,7 +18,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from hindsight_es.app.gateway.auth import Access
-from hindsight_es.app.gateway.models import memory_of, planned_of
+from hindsight_es.app.gateway.models import planned_of
 from hindsight_es.app.gateway.ui import notice
 from hindsight_es.app.gateway.ui.actions import Page, Viewer, bank_href, operator_gate
 from hindsight_es.app.gateway.ui.forms import parse_time
@@ -94,8 +95,8 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
         if found is None and not await requested(hs, bank_id, rollback_id):
             raise NotFoundError(f"no rollback {rollback_id} in bank {bank_id!r}")
         ids = (found.retracted_memory_ids, found.restored_memory_ids) if found else ((), ())
-        retracted = [memory_of(await hs.memory(bank_id, m)) for m in ids[0]]
-        restored = [memory_of(await hs.memory(bank_id, m)) for m in ids[1]]
+        retracted = [await listed(hs, bank_id, m) for m in ids[0]]
+        restored = [await listed(hs, bank_id, m) for m in ids[1]]
         undoable = any(m.status == "retracted" for m in retracted)
         context = {"bank_id": bank_id, "rollback": found, "retracted": retracted, "restored": restored}
         return page(request, "rolled_back.html", access, rollback_id=rollback_id, undoable=undoable, **context)
@@ -122,6 +123,24 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
     async def undo_page(bank_id: str, retraction_id: UUID, access: Operator) -> RedirectResponse:
         """An undo's address opened again (an error page's, reloaded or shared): the rollback's page."""
         return RedirectResponse(bank_href(bank_id, "rollbacks", str(retraction_id)), status_code=303)
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A memory as a rollback's page lists it: its status now, or, gone (erased since), why it cannot be read."""
+
+    memory_id: str
+    kind: str
+    text: str
+    status: str
+
+
+async def listed(hs: Hindsight, bank_id: str, memory_id: UUID) -> Listed:
+    try:
+        found = await hs.memory(bank_id, memory_id)
+    except NotFoundError as exc:  # its row dropped by an erasure: the rest of the rollback is shown all the same
+        return Listed(str(memory_id), "", str(exc), "gone")
+    return Listed(str(found.memory_id), found.kind, found.text, found.status)
 
 
 async def retraction_of(hs: Hindsight, bank_id: str, wanted: UUID) -> SourceRetracted | None:
