@@ -2,8 +2,9 @@
 
 One walk through what an operator does: log in, browse a bank with filters, search with recall, open a
 memory's lineage, follow its session, release a quarantined memory with a reason, and roll a poisoned
-session back (plan, apply, see the displaced fact come back, undo). ``HINDSIGHT_SCREENSHOTS=DIR`` keeps
-a screenshot of each step there (docs/images holds the ones in docs/dashboard.md).
+session back (plan, apply, see the displaced fact come back, undo), reloading the pages forms lead to.
+``HINDSIGHT_SCREENSHOTS=DIR`` keeps a screenshot of each step there (docs/images holds the ones in
+docs/dashboard.md).
 """
 
 from __future__ import annotations
@@ -75,11 +76,12 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     page = browser.new_page()  # type: ignore[attr-defined]
     page.goto(f"{up.base}/ui")
     expect(page).to_have_url(f"{up.base}/ui/login")
+    page.fill("input[name=token]", OPS)
+    shot(page, "login")
     page.fill("input[name=token]", "not-a-token-at-all")
     page.click("button[type=submit]")
     expect(page.get_by_role("alert")).to_have_text("unknown token")
     page.fill("input[name=token]", OPS)
-    shot(page, "login")
     page.click("button[type=submit]")
 
     # banks, with counts
@@ -132,6 +134,10 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
         row.locator("input[name=reason]").fill("verified with the team")
         row.locator("button", has_text="Release").click()
         expect(page.get_by_role("status")).to_contain_text("now active")
+        expect(page).to_have_url(f"{up.base}/ui/quarantine")  # a GET page: reloading it reviews nothing again
+    expect(page.locator("#quarantine")).not_to_contain_text("MongoDB")
+    page.reload()
+    expect(page.get_by_role("status")).to_have_count(0)  # the notice was shown once
     expect(page.locator("#quarantine")).not_to_contain_text("MongoDB")
 
     # rollback of the poisoned session: the plan, then apply, and FedEx comes back
@@ -142,23 +148,33 @@ def test_browse_detail_lineage_quarantine_release_and_rollback(up: Up, browser: 
     expect(page.locator("#plan-retract")).to_contain_text("DHL")
     expect(page.locator("#plan-restore")).to_contain_text("FedEx")
     shot(page, "rollback-plan")
+    page.reload()  # the plan is a page of its own (a GET): reloading it asks nothing
+    expect(page.locator("#plan-retract")).to_contain_text("DHL")
     page.click("#apply-button")
     expect(page.locator("#restored")).to_contain_text("FedEx")
     expect(page.locator("#restored")).to_contain_text("now active")
     expect(page.locator("#retracted")).to_contain_text("now retracted")
+    expect(page.get_by_role("status")).to_contain_text("rolled back:")
     shot(page, "rolled-back")
+    rolled_back = page.url  # the rollback's own page: a reload shows it as it is, and applies nothing again
+    assert "/ui/banks/acme/rollbacks/" in rolled_back
+    page.reload()
+    expect(page.get_by_role("status")).to_have_count(0)
+    expect(page.locator("#retracted")).to_contain_text("now retracted")
     undo = page.eval_on_selector("#undo-button", "b => b.form.action")
     page.click("#undo-button")
-    expect(page.locator("#restored")).to_contain_text("DHL")
-    expect(page.locator("#restored")).to_contain_text("now active")
-    expect(page.locator("#nothing-left")).to_have_count(0)
-    # the same undo sent again (a second tab, the back button): said to have nothing left, not a fresh undo
+    expect(page).to_have_url(rolled_back)
+    expect(page.get_by_role("status")).to_contain_text("rollback undone")
+    expect(page.locator("#retracted")).to_contain_text("DHL")
+    expect(page.locator("#retracted")).to_contain_text("now active")
+    expect(page.locator("#undo-button")).to_have_count(0)
+    # the same undo sent again (a second tab): said to have nothing left, not a fresh undo
     page.evaluate(
         "a => { const f = document.createElement('form'); f.method = 'post'; f.action = a;"
         " document.body.appendChild(f); f.submit(); }",
         undo,
     )
-    expect(page.locator("#nothing-left")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("Nothing left to undo")
 
     # the bank as of a time before anything was said
     page.goto(f"{up.base}/ui/banks/acme/state?as_of=2000-01-01T00:00")
@@ -231,13 +247,15 @@ def test_apply_applies_the_plan_shown_even_when_the_form_changed_since(up: Up, b
     page.select_option("select[name=session_id]", "s2")
     page.click("#plan-button")
     expect(page.locator("#plan-retract")).to_contain_text("DHL")
+    assert page.url == f"{up.base}/ui/banks/flip/rollback/plan?session_id=s2"  # the plan's address: what was chosen
     page.select_option("#rollback select[name=session_id]", "s1")  # never planned
     page.click("#apply-button")
     expect(page.locator("#retracted")).to_contain_text("DHL")
     expect(page.locator("#retracted")).not_to_contain_text("PostgreSQL")
     page.fill("input[name=reason]", "planned the wrong session")
     page.click("#undo-button")
-    expect(page.locator("#restored")).to_contain_text("DHL")
+    expect(page.locator("#retracted")).to_contain_text("now active")
+    expect(page.locator("#retracted")).not_to_contain_text("now retracted")
     page.close()
 
 
@@ -268,4 +286,50 @@ def test_htmx_pushes_only_the_filters_set_shows_errors_and_sends_an_expired_logi
     page.fill("input[name=token]", OPS)
     page.click("button[type=submit]")
     expect(page).to_have_url(re.compile(r"/ui/banks/acme"))
+    page.close()
+
+
+def test_back_and_forward_through_filters_show_the_form_of_the_results(up: Up, browser: object) -> None:
+    import re
+
+    from playwright.sync_api import expect
+
+    page = logged_in(up, browser)
+    page.goto(f"{up.base}/ui/banks/acme")
+    preference = page.locator("input[name=kind][value=preference]")
+    preference.check()
+    page.click("#filters button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme\?kind=preference$"))
+    page.select_option("select[name=source]", "document")
+    page.click("#filters button[type=submit]")
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme\?kind=preference&source=document$"))
+    expect(page.locator("#results")).to_contain_text("No memory matches")
+    page.go_back()  # the results of kind=preference, and a form that says so (not the boxes as first loaded)
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme\?kind=preference$"))
+    expect(page.locator("#memories")).to_contain_text("DHL")
+    expect(preference).to_be_checked()
+    expect(page.locator("select[name=source]")).to_have_value("")
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/ui/banks/acme$"))
+    expect(page.locator("#memories")).to_contain_text("PostgreSQL")
+    expect(preference).not_to_be_checked()
+    page.go_forward()
+    expect(page.locator("#memories")).not_to_contain_text("PostgreSQL")
+    expect(preference).to_be_checked()
+    page.close()
+
+
+def test_after_logging_out_back_shows_no_page_of_the_bank(up: Up, browser: object) -> None:
+    import re
+
+    from playwright.sync_api import expect
+
+    page = logged_in(up, browser)
+    page.goto(f"{up.base}/ui/banks/acme/sessions/s1")
+    expect(page.locator("#timeline")).to_contain_text("PostgreSQL")
+    page.click("header >> text=Log out")
+    expect(page).to_have_url(f"{up.base}/ui/login")
+    page.go_back()  # the browser kept no copy: the server asks for a login again
+    expect(page).to_have_url(re.compile(r"/ui/login\?next=%2Fui%2Fbanks%2Facme%2Fsessions%2Fs1$"))
+    expect(page.locator("main")).not_to_contain_text("PostgreSQL")
     page.close()

@@ -85,7 +85,7 @@ def hidden(html: str, form_id: str) -> dict[str, str]:
 
 
 def test_apply_carries_the_criteria_of_the_plan_shown_and_refuses_others(up: Up, ui: httpx.Client) -> None:
-    shown = ui.post("/ui/banks/roll/rollback/plan", data={"session_id": "s2", "reason": "poisoned"})
+    shown = ui.get("/ui/banks/roll/rollback/plan", params={"session_id": "s2", "reason": "poisoned"})
     assert "DHL" in page(shown)
     carried = hidden(shown.text, "apply")
     assert carried["session_id"] == "s2"
@@ -94,12 +94,14 @@ def test_apply_carries_the_criteria_of_the_plan_shown_and_refuses_others(up: Up,
     changed = ui.post("/ui/banks/roll/rollback", data={**carried, "session_id": "s1", "reason": "poisoned"})
     assert "show the plan again" in page(changed, 409)
     assert log_ends(up)["hindsight.commands"] == before["hindsight.commands"]
-    applied = page(ui.post("/ui/banks/roll/rollback", data={**carried, "reason": "poisoned"}))
-    assert "DHL" in applied and "FedEx" in applied and "Undo this rollback" in applied
+    applied = ui.post("/ui/banks/roll/rollback", data={**carried, "reason": "poisoned"})
+    assert applied.status_code == 303
+    text = page(ui.get(applied.headers["location"]))
+    assert "DHL" in text and "FedEx" in text and "Undo this rollback" in text
 
 
 def test_a_rollback_that_matches_nothing_offers_no_apply_and_is_refused(up: Up, ui: httpx.Client) -> None:
-    shown = ui.post("/ui/banks/roll/rollback/plan", data={"session_id": "s1", "until": "2000-01-01T00:00"})
+    shown = ui.get("/ui/banks/roll/rollback/plan", params={"session_id": "s1", "until": "2000-01-01T00:00"})
     assert "Nothing matches" in page(shown)
     assert "Apply the rollback" not in shown.text
     before = log_ends(up)

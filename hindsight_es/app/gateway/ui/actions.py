@@ -1,30 +1,28 @@
-"""The dashboard's operator pages: the quarantine review (release or reject, with a reason) and rollback
-(choose a session, source or time range, see the dry-run plan, apply exactly that plan, watch what it
-displaced come back, and undo it). Each POST checks that it comes from this origin (with the SameSite
-cookie, against CSRF)."""
+"""The dashboard's quarantine review (release or reject, with a reason) and what every form that changes
+something shares: the same-origin check of its POST (with the SameSite cookie, against CSRF), the reason a
+review requires, and the operator's gate. Rollback is ``ui.rollback``; the dispute review ``ui.disputes``.
+
+Each POST answers 303 to a GET page with a one-time notice of what it did (``ui.notice``)."""
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
-import hashlib
-import json
 from collections.abc import Awaitable, Callable
 from typing import Annotated
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from hindsight_es.app.gateway.api.access import operator
 from hindsight_es.app.gateway.auth import Access
-from hindsight_es.app.gateway.models import memory_of, planned_of
-from hindsight_es.app.gateway.ui.forms import parse_time
-from hindsight_es.client import Hindsight
-from hindsight_es.errors import AccessDeniedError, ConflictError, InvalidInputError, NotFoundError
-from hindsight_es.events import RetractionRequested
-from hindsight_es.history import Plan, retraction
+from hindsight_es.app.gateway.ui import notice
+from hindsight_es.app.gateway.ui.errors import PREFIX
+from hindsight_es.client import Hindsight, Receipt
+from hindsight_es.errors import AccessDeniedError, InvalidInputError, NotFoundError
 
 Page = Callable[..., HTMLResponse]
+Viewer = Callable[[Request], Awaitable[Access]]
 
 
 def same_origin(request: Request) -> None:
@@ -35,18 +33,36 @@ def same_origin(request: Request) -> None:
         raise AccessDeniedError("this form must be sent from the dashboard itself")
 
 
-def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable[Access]], page: Page) -> None:
+def operator_gate(viewer: Viewer) -> Callable[..., Awaitable[Access]]:
+    """The dependency of the operator pages: an operator's login, and a POST from this origin."""
+
     async def op(request: Request, access: Annotated[Access, Depends(viewer)]) -> Access:
         if request.method == "POST":
             same_origin(request)
         return operator(access)
 
-    Operator = Annotated[Access, Depends(op)]
+    return op
+
+
+def bank_href(bank_id: str, *rest: str) -> str:
+    """A bank's page (or one under it); the bank id is one path segment, encoded whole."""
+    return "/".join([f"{PREFIX}/banks/{quote(bank_id, safe='')}", *rest])
+
+
+async def review_notice(hs: Hindsight, bank_id: str, memory_id: UUID, done: str, receipt: Receipt) -> str:
+    """What a review did to a memory, as its notice says it: its status now, or that it is on its way."""
+    if not receipt.ready:
+        return f"{done} {memory_id}: asked; the bank actor has not answered yet (reload in a moment)"
+    return f"{done} {memory_id}: now {(await hs.memory(bank_id, memory_id)).status}"
+
+
+def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
+    Operator = Annotated[Access, Depends(operator_gate(viewer))]
 
     @ui.get("/quarantine")
-    async def quarantine(request: Request, access: Operator, done: str = "") -> HTMLResponse:
+    async def quarantine(request: Request, access: Operator) -> HTMLResponse:
         held = await hs.operator.quarantined(None)
-        return page(request, "quarantine.html", access, memories=held, done=done)
+        return page(request, "quarantine.html", access, memories=held)
 
     @ui.post("/banks/{bank_id}/quarantine/{action}")
     async def review(
@@ -56,115 +72,19 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
         access: Operator,
         memory_id: Annotated[UUID, Form()],
         reason: Annotated[str, Form(max_length=2000)] = "",
-    ) -> HTMLResponse:
+    ) -> RedirectResponse:
         if action not in ("release", "reject"):
             raise NotFoundError(f"no review action {action!r}: release or reject")
         receipt = await hs.operator.review(
             bank_id, [memory_id], release=action == "release", reason=required(reason), actor=access.actor
         )
-        current = memory_of(await hs.memory(bank_id, memory_id))
-        held = await hs.operator.quarantined(None)
-        done = f"{'released' if action == 'release' else 'rejected'} {memory_id}: now {current.status}"
-        return page(request, "quarantine.html", access, memories=held, done=done, ready=receipt.ready)
+        done = await review_notice(hs, bank_id, memory_id, "released" if action == "release" else "rejected", receipt)
+        return notice.after_post(request, f"{PREFIX}/quarantine", done)
 
-    @ui.get("/banks/{bank_id}/rollback")
-    async def rollback_form(request: Request, bank_id: str, access: Operator) -> HTMLResponse:
-        sessions = await hs.browser.sessions(bank_id)
-        return page(request, "rollback.html", access, bank_id=bank_id, sessions=sessions, form={}, plan=None)
-
-    def selection(bank_id: str, form: dict[str, str], access: Access) -> RetractionRequested:
-        return retraction(
-            bank_id,
-            session_id=form.get("session_id") or None,
-            source=form.get("source") or None,
-            since=parse_time(form.get("since"), "since"),
-            until=parse_time(form.get("until"), "until"),
-            reason=form.get("reason", ""),
-            actor=access.actor,
-        )
-
-    async def form_of(request: Request) -> dict[str, str]:
-        return {k: str(v) for k, v in (await request.form()).items()}
-
-    @ui.post("/banks/{bank_id}/rollback/plan")
-    async def plan(request: Request, bank_id: str, access: Operator) -> HTMLResponse:
-        """The dry run, with its own apply form: the criteria planned (hidden) and the plan's digest."""
-        form = await form_of(request)
-        planned = await hs.operator.rollback_plan(selection(bank_id, form, access))
-        shown = {
-            "retract": [planned_of(m) for m in planned.retract],
-            "restore": [planned_of(m) for m in planned.restore],
-            "criteria": criteria_of(form),
-            "digest": digest(form, planned),
-        }
-        sessions = await hs.browser.sessions(bank_id)
-        return page(request, "rollback.html", access, bank_id=bank_id, sessions=sessions, form=form, plan=shown)
-
-    @ui.post("/banks/{bank_id}/rollback")
-    async def apply(request: Request, bank_id: str, access: Operator) -> HTMLResponse:
-        """Applies the plan that was shown, and only that: the criteria and what they match must still give
-        its digest (another selection, or a bank that changed since, is refused before anything is written)."""
-        form = await form_of(request)
-        command = selection(bank_id, form, access)
-        planned = await hs.operator.rollback_plan(command)
-        if not planned.retract:
-            raise InvalidInputError("nothing matches these criteria: nothing to roll back")
-        if form.get("plan") != digest(form, planned):
-            raise ConflictError(
-                "this is not the plan that was shown (other criteria, or the bank changed since): show the plan again"
-            )
-        receipt, done = await hs.operator.rollback(command)
-        retracted = [memory_of(await hs.memory(bank_id, m)) for m in (done.retracted_memory_ids if done else ())]
-        restored = [memory_of(await hs.memory(bank_id, m)) for m in (done.restored_memory_ids if done else ())]
-        return page(
-            request,
-            "rolled_back.html",
-            access,
-            bank_id=bank_id,
-            ready=receipt.ready,
-            retraction_id=str(done.event_id) if done else None,
-            retracted=retracted,
-            restored=restored,
-        )
-
-    @ui.post("/banks/{bank_id}/rollback/{retraction_id}/undo")
-    async def undo(
-        request: Request,
-        bank_id: str,
-        retraction_id: UUID,
-        access: Operator,
-        reason: Annotated[str, Form(max_length=2000)] = "",
-    ) -> HTMLResponse:
-        receipt, done = await hs.operator.undo_rollback(bank_id, retraction_id, reason=reason, actor=access.actor)
-        back = [memory_of(await hs.memory(bank_id, m)) for m in done.retracted_memory_ids]
-        return page(
-            request,
-            "rolled_back.html",
-            access,
-            bank_id=bank_id,
-            ready=True if receipt is None else receipt.ready,
-            retraction_id=None,
-            retracted=[],
-            restored=back,
-            undone=True,
-            nothing_left=receipt is None,
-        )
-
-
-CRITERIA = ("session_id", "source", "since", "until")
-
-
-def criteria_of(form: dict[str, str]) -> dict[str, str]:
-    """The selection of a rollback form (its reason is not part of it)."""
-    return {k: form.get(k, "") for k in CRITERIA}
-
-
-def digest(form: dict[str, str], planned: Plan) -> str:
-    """What a plan shown was: its criteria and the memories it retracts and brings back."""
-    retract = sorted(str(m.memory_id) for m in planned.retract)
-    restore = sorted(str(m.memory_id) for m in planned.restore)
-    body = json.dumps([criteria_of(form), retract, restore], sort_keys=True)
-    return hashlib.sha256(body.encode()).hexdigest()
+    @ui.get("/banks/{bank_id}/quarantine/{action}")
+    async def review_page(bank_id: str, action: str, access: Operator) -> RedirectResponse:
+        """A review's address opened again (an error page's, reloaded or shared): the quarantine page."""
+        return RedirectResponse(f"{PREFIX}/quarantine", status_code=303)
 
 
 def required(reason: str) -> str:

@@ -1,25 +1,25 @@
 """The dashboard's dispute review: a bank's disputes (less trusted memories that contradict the owner's own,
 kept apart until resolved), accepted or rejected with a reason by the bank's owner or an operator. The
-client refuses anyone else (and so does the bank actor); each POST checks that it comes from this origin."""
+client refuses anyone else (and so does the bank actor); each POST checks that it comes from this origin and
+answers 303 to the disputes page, with a one-time notice of the decision (``ui.notice``)."""
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 
 from hindsight_es.app.gateway.auth import Access
-from hindsight_es.app.gateway.models import memory_of
-from hindsight_es.app.gateway.ui.actions import Page, required, same_origin
+from hindsight_es.app.gateway.ui import notice
+from hindsight_es.app.gateway.ui.actions import Page, Viewer, bank_href, required, review_notice, same_origin
 from hindsight_es.client import Hindsight
 from hindsight_es.errors import NotFoundError
 from hindsight_es.memory.trust import is_owner
 
 
-def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable[Access]], page: Page) -> None:
+def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
     async def reviewer(request: Request, access: Annotated[Access, Depends(viewer)]) -> Access:
         if request.method == "POST":
             same_origin(request)
@@ -27,18 +27,15 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
 
     Reviewer = Annotated[Access, Depends(reviewer)]
 
-    async def listing(request: Request, bank_id: str, access: Access, **context: object) -> HTMLResponse:
+    @ui.get("/banks/{bank_id}/disputes")
+    async def disputes(request: Request, bank_id: str, access: Reviewer) -> HTMLResponse:
         bank_id = access.bank(bank_id)
         if bank_id not in await hs.list_banks():  # as every other page of an unknown bank
             raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
         found = await hs.disputes.disputed(bank_id)
         # the buttons only for who may press them: the same check as resolve's (the client's and the actor's)
         decides = access.banks is None or is_owner(access.actor, (await hs.disputes.owners(bank_id)).owners)
-        return page(request, "disputes.html", access, bank_id=bank_id, disputes=found, decides=decides, **context)
-
-    @ui.get("/banks/{bank_id}/disputes")
-    async def disputes(request: Request, bank_id: str, access: Reviewer) -> HTMLResponse:
-        return await listing(request, bank_id, access)
+        return page(request, "disputes.html", access, bank_id=bank_id, disputes=found, decides=decides)
 
     @ui.post("/banks/{bank_id}/disputes/{action}")
     async def resolve(
@@ -48,7 +45,7 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
         access: Reviewer,
         memory_id: Annotated[UUID, Form()],
         reason: Annotated[str, Form(max_length=2000)] = "",
-    ) -> HTMLResponse:
+    ) -> RedirectResponse:
         if action not in ("accept", "reject"):
             raise NotFoundError(f"no dispute action {action!r}: accept or reject")
         bank = access.bank(bank_id)
@@ -60,6 +57,10 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Callable[[Request], Awaitable
             actor=access.actor,
             operator=access.banks is None,
         )
-        current = memory_of(await hs.memory(bank, memory_id))
-        done = f"{'accepted' if action == 'accept' else 'rejected'} {memory_id}: now {current.status}"
-        return await listing(request, bank_id, access, done=done, ready=receipt.ready)
+        done = await review_notice(hs, bank, memory_id, "accepted" if action == "accept" else "rejected", receipt)
+        return notice.after_post(request, bank_href(bank, "disputes"), done)
+
+    @ui.get("/banks/{bank_id}/disputes/{action}")
+    async def resolve_page(bank_id: str, action: str, access: Reviewer) -> RedirectResponse:
+        """A decision's address opened again (an error page's, reloaded or shared): the bank's disputes."""
+        return RedirectResponse(bank_href(access.bank(bank_id), "disputes"), status_code=303)

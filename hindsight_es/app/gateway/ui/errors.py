@@ -23,6 +23,9 @@ from hindsight_es.app.gateway.ui.filters import readable
 from hindsight_es.errors import AccessDeniedError, HindsightError
 
 PREFIX = "/ui"
+# A dashboard page is never kept by the browser: after logging out, back or a reload asks the server again
+# (which wants a login) instead of showing a bank's memories from the cache.
+NO_STORE = {"Cache-Control": "no-store"}
 Handler = Callable[[Request, Any], Response | Awaitable[Response]]
 
 
@@ -53,9 +56,9 @@ def shown(request: Request, message: str, status: int, *, denied: bool = False) 
     context |= {"operator": access is not None and access.banks is None}
     context |= {"login": access is not None and request.app.state.ui_login}
     if is_htmx(request):
-        headers = {"HX-Retarget": "#results", "HX-Reswap": "innerHTML"}
+        headers = {"HX-Retarget": "#results", "HX-Reswap": "innerHTML"} | NO_STORE
         return pages.TemplateResponse(request, "_error.html", context, status, headers=headers)
-    return pages.TemplateResponse(request, "error.html", context, status)
+    return pages.TemplateResponse(request, "error.html", context, status, headers=NO_STORE)
 
 
 def error_page(request: Request, exc: HindsightError, status: int) -> HTMLResponse | None:

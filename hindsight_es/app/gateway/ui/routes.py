@@ -22,7 +22,7 @@ from fastapi.templating import Jinja2Templates
 from hindsight_es.app.gateway.api.access import COOKIE, Gate
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import hit_of, memory_of
-from hindsight_es.app.gateway.ui import actions, disputes, errors
+from hindsight_es.app.gateway.ui import actions, disputes, errors, notice, rollback
 from hindsight_es.app.gateway.ui.errors import LoginNeeded, safe_next
 from hindsight_es.app.gateway.ui.filters import HITS, PAGE, STATUSES, Filters, filters_of
 from hindsight_es.app.gateway.ui.forms import parse_time, when
@@ -90,7 +90,8 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
     def page(request: Request, name: str, access: Access | None, status: int = 200, **context: Any) -> HTMLResponse:
         context |= {"operator": access is not None and access.banks is None}
         context |= {"login": access is not None and gate.tokens is not None}
-        return pages.TemplateResponse(request, name, context, status)
+        context |= {"notice": notice.read(request)}  # what the POST that led here did (redirect-after-post)
+        return notice.cleared(request, pages.TemplateResponse(request, name, context, status, headers=errors.NO_STORE))
 
     @ui.get("/login")
     async def login_form(request: Request, next: str = "") -> HTMLResponse:
@@ -203,6 +204,7 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         return page(request, "state.html", access, bank_id=bank_id, as_of=as_of, moment=moment, memories=memories)
 
     actions.register(ui, hs, viewer, page)
+    rollback.register(ui, hs, viewer, page)
     disputes.register(ui, hs, viewer, page)
 
     @ui.get("/{rest:path}")
