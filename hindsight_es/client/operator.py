@@ -27,8 +27,8 @@ from hindsight_es.client.inputs import build, memory_uuid
 from hindsight_es.client.reader import Reader
 from hindsight_es.client.writer import Receipt, Writer
 from hindsight_es.errors import ConflictError, InvalidInputError, NotFoundError
-from hindsight_es.events import RejectRequested, ReleaseRequested, RetractionRequested, SourceRetracted
-from hindsight_es.history import Plan, memory_events, plan, undo
+from hindsight_es.events import Event, RejectRequested, ReleaseRequested, RetractionRequested, SourceRetracted
+from hindsight_es.history import Plan, memory_events, plan, undo, undone
 from hindsight_es.memory import BankState, fold
 from hindsight_es.stores.filters import MemoryFilter
 
@@ -118,20 +118,32 @@ class Operator:
 
     async def undo_rollback(
         self, bank_id: str, retraction_id: str | UUID, *, reason: str = "", actor: str = "operator", wait: bool = True
-    ) -> tuple[Receipt | None, SourceRetracted]:
-        """Bring back what a rollback retracted (its ``SourceRetracted`` id, or its request's); ``None`` for
-        the receipt when nothing it took away is still gone."""
+    ) -> tuple[Receipt | None, SourceRetracted, tuple[UUID, ...]]:
+        """Bring back what a rollback took out of use (its ``SourceRetracted`` id, or its request's;
+        ``history.rollback.undone``), with the memories the undo names; ``None`` for the receipt when none of
+        them is still out."""
+        found, events = await self._rollback(bank_id, retraction_id)
+        state, command = fold(bank_id, events), undo(found, events, reason=reason, actor=actor)
+        if all(state.memories[m].status == "active" for m in command.memory_ids):
+            return None, found, command.memory_ids  # nothing it took out of use is still out
+        receipt = await self.writer.submit(command, wait=wait)
+        return receipt, found, command.memory_ids
+
+    async def to_undo(self, bank_id: str, retraction_id: str | UUID) -> tuple[UUID, ...]:
+        """The memories an undo of the rollback would bring back now: those it took out of use that are not
+        active again (none: nothing left to undo)."""
+        found, events = await self._rollback(bank_id, retraction_id)
+        state = fold(bank_id, events)
+        return tuple(m for m in undone(found, events) if state.memories[m].status != "active")
+
+    async def _rollback(self, bank_id: str, retraction_id: str | UUID) -> tuple[SourceRetracted, list[Event]]:
         wanted = memory_uuid(retraction_id)
         await self.conn.start()
         events = await self.conn.logged(memory_events(self.conn.log, bank_id))
         found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
         if not found:
             raise NotFoundError(f"no rollback {wanted} in bank {bank_id!r}")
-        state, command = fold(bank_id, events), undo(found[0], events, reason=reason, actor=actor)
-        if all(state.memories[m].status == "active" for m in command.memory_ids):
-            return None, found[0]  # nothing it took out of use is still out (or it took nothing in use)
-        receipt = await self.writer.submit(command, wait=wait)
-        return receipt, found[0]
+        return found[0], events
 
     async def erase(
         self,

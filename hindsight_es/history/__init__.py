@@ -5,7 +5,7 @@ works the same on the embedded log and on Kafka; nothing here calls a model.
 """
 
 from hindsight_es.history.bank import bank_records, memory_events, state_as_of
-from hindsight_es.history.rollback import Plan, outcome, plan, request, retraction, undo
+from hindsight_es.history.rollback import Plan, outcome, plan, request, retraction, undo, undone
 from hindsight_es.history.transfer import Imported, export_bank, import_entries, read_export
 
 __all__ = [
@@ -22,4 +22,5 @@ __all__ = [
     "retraction",
     "state_as_of",
     "undo",
+    "undone",
 ]

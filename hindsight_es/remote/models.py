@@ -371,7 +371,7 @@ class RollbackResult(_Model):
 class UndoResult(_Model):
     bank_id: str
     retraction_id: str
-    restored: list[str] = Field(description="Memories the rollback had retracted, back now")
+    restored: list[str] = Field(description="What the rollback took out of use, back now (not what was out before it)")
     ready: bool
 
 

@@ -1698,7 +1698,7 @@ export interface components {
             retraction_id: string;
             /**
              * Restored
-             * @description Memories the rollback had retracted, back now
+             * @description What the rollback took out of use, back now (not what was out before it)
              */
             restored: string[];
             /** Ready */

@@ -122,13 +122,13 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
         access: Operator,
     ) -> UndoResult:
         """Bring back what a rollback retracted; they displace again what it had restored."""
-        receipt, done = await hs.operator.undo_rollback(
+        receipt, done, back = await hs.operator.undo_rollback(
             bank_id, retraction_id, reason=body.reason, actor=access.actor, wait=body.wait
         )
         return UndoResult(
             bank_id=bank_id,
             retraction_id=str(done.event_id),
-            restored=[str(m) for m in done.retracted_memory_ids],
+            restored=[str(m) for m in back],
             ready=True if receipt is None else bool(receipt.ready),
         )
 

@@ -97,7 +97,7 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
         ids = (found.retracted_memory_ids, found.restored_memory_ids) if found else ((), ())
         retracted = [await listed(hs, bank_id, m) for m in ids[0]]
         restored = [await listed(hs, bank_id, m) for m in ids[1]]
-        undoable = any(m.status == "retracted" for m in retracted)
+        undoable = bool(found and await hs.operator.to_undo(bank_id, found.event_id))
         context = {"bank_id": bank_id, "rollback": found, "retracted": retracted, "restored": restored}
         return page(request, "rolled_back.html", access, rollback_id=rollback_id, undoable=undoable, **context)
 
@@ -109,14 +109,14 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
         access: Operator,
         reason: Annotated[str, Form(max_length=2000)] = "",
     ) -> RedirectResponse:
-        receipt, done = await hs.operator.undo_rollback(bank_id, retraction_id, reason=reason, actor=access.actor)
+        receipt, done, back = await hs.operator.undo_rollback(bank_id, retraction_id, reason=reason, actor=access.actor)
         if receipt is None:
-            told = "Nothing left to undo: everything this rollback took away is active again (undone before); "
-            told += "nothing was recorded now."
+            told = "Nothing left to undo: what this rollback took out of use is active again (undone before); "
+            told += "what was forgotten, quarantined or replaced before it stays retracted. Nothing was recorded now."
         elif not receipt.ready:
             told = "undo asked; the bank actor has not answered yet (reload in a moment)"
         else:
-            told = f"rollback undone: {plural(len(done.retracted_memory_ids), 'memory', 'memories')} back"
+            told = f"rollback undone: {plural(len(back), 'memory', 'memories')} back"
         return notice.after_post(request, bank_href(bank_id, "rollbacks", str(done.event_id)), told)
 
     @ui.get("/banks/{bank_id}/rollback/{retraction_id}/undo")
