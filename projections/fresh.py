@@ -133,8 +133,9 @@ class FreshVectors(VectorsProjection):
 
 
 class FreshTurns(WorkingMemoryProjection):
-    """``WorkingMemoryProjection`` over a table that starts empty: a batch's new turns are appended, a
-    turn recorded again (a redelivery) merged; the positions are written at ``finish``."""
+    """``WorkingMemoryProjection`` over a table that starts empty: a batch's new turns are appended, a turn
+    recorded again (a redelivery, or its id reused) left as first written; the positions are written at
+    ``finish``."""
 
     def __init__(self, store: LanceStore, max_text_chars: int, partitions: frozenset[int] | None = None) -> None:
         super().__init__(store, max_text_chars, partitions)
@@ -151,11 +152,9 @@ class FreshTurns(WorkingMemoryProjection):
         if erased and (gone := self.erased_keys(erased, rows)):
             erase_rows(self.store, TURNS, gone)
             self._stored.difference_update(gone)
-        new = [row for key, row in rows.items() if key not in self._stored]
-        again = [row for key, row in rows.items() if key in self._stored]
-        for part, fresh in ((new, True), (again, False)):
-            if part:
-                self.store.upsert(TURNS, TURN_SCHEMA, pa.Table.from_pylist(part, schema=TURN_SCHEMA), new=fresh)
+        new = [row for key, row in rows.items() if key not in self._stored]  # a key stored before keeps its row
+        if new:
+            self.store.upsert(TURNS, TURN_SCHEMA, pa.Table.from_pylist(new, schema=TURN_SCHEMA), new=True)
         self._stored.update(rows)
 
     async def finish(self) -> None:

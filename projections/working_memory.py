@@ -90,14 +90,15 @@ class WorkingMemoryProjection:
         done, positions = self._done or {}, {**self._unwritten, **ends}
         self._done = None  # read again from the table if this write fails
         table = pa.Table.from_pylist(list(rows.values()), schema=TURN_SCHEMA)
-        self.store.commit(TABLE, TURN_SCHEMA, table, positions)
+        self.store.commit(TABLE, TURN_SCHEMA, table, positions, first=True)
         self._done, self._unwritten = {**done, **positions}, {}  # the only writer: no read-back per batch
 
     def rows_of(
         self, batch: Batch, done: dict[TopicPartition, int]
     ) -> tuple[dict[str, dict[str, Any]], dict[TopicPartition, int], list[ContentErased]]:
-        """The rows of the batch's turns past ``done`` (by turn key, the last one of a key kept), the
-        positions after them, and the erasures among them."""
+        """The rows of the batch's turns past ``done`` (by turn key, the first one of a key kept: a turn id is
+        decided once, and the bank actor decides its first words), the positions after them, and the
+        erasures among them."""
         rows: dict[str, dict[str, Any]] = {}
         ends: dict[TopicPartition, int] = {}
         erased: list[ContentErased] = []
@@ -114,6 +115,8 @@ class WorkingMemoryProjection:
                 and self._accepted(record, event)
             ):
                 key = turn_key(event.bank_id, event.session_id, event.turn_id)
+                if key in rows:
+                    continue  # the same turn id again, later: its first words stand (``first`` in the commit)
                 rows[key] = {
                     "turn_key": key,
                     "bank_id": event.bank_id,

@@ -138,7 +138,10 @@ class Writer:
         if known := await self.conn.read(self.reader.memory_rows, bank_id, _derived(turn)):
             _same_turn(turn, known)
             return Receipt(turn, True, known)  # the same turn (bank, session, turn id) was decided before
-        return await self._publish_and_wait(turn, timeout_s)
+        receipt = await self._publish_and_wait(turn, timeout_s)
+        if receipt.ready:  # another retain of this turn id, sent beside this one, may have been decided first
+            _same_turn(turn, receipt.retained)
+        return receipt
 
     async def forget(
         self,

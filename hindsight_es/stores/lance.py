@@ -129,17 +129,25 @@ class LanceStore:
         *,
         delete: Sequence[str] = (),
         new: bool = False,
+        first: bool = False,
     ) -> None:
         """Insert or replace ``rows`` (by the table's key), delete the rows keyed ``delete``, and record
-        ``positions`` (the next offset per topic-partition), all in one commit. ``new``: as ``upsert``'s,
-        the positions' tracking rows included."""
+        ``positions`` (the next offset per topic-partition), all in one commit. ``new`` and ``first``: as
+        ``upsert``'s, the positions' tracking rows included."""
         schema = self._as_stored(name, schema)
         tracking = tracking_table(schema, KEYS[name], positions)
         rows = pa.concat_tables([rows.select(schema.names).cast(schema), tracking])
-        self.upsert(name, schema, rows, delete=delete, new=new)
+        self.upsert(name, schema, rows, delete=delete, new=new, first=first)
 
     def upsert(
-        self, name: str, schema: pa.Schema, rows: pa.Table, *, delete: Sequence[str] = (), new: bool = False
+        self,
+        name: str,
+        schema: pa.Schema,
+        rows: pa.Table,
+        *,
+        delete: Sequence[str] = (),
+        new: bool = False,
+        first: bool = False,
     ) -> None:
         """Insert or replace rows by the table's key in one commit, and delete the rows whose key is in
         ``delete`` (not in ``rows``) in that same commit.
@@ -159,11 +167,14 @@ class LanceStore:
             vector = schema.field("vector")
             if rows.schema.field(at).type != vector.type:
                 rows = rows.set_column(at, vector, rows.column(at).cast(vector.type))
+        # ``first``: a row whose key the table holds stays as it is (a turn id is decided once: its first words
+        # stand); tracking rows are replaced as ever.
+        kept = f"target.bank_id = {quote(POSITION_BANK)}" if first else None
         if delete:
             gone = one_of(key, list(delete))
             (
                 table.merge_insert(key)
-                .when_matched_update_all()
+                .when_matched_update_all(where=kept)
                 .when_not_matched_insert_all()
                 .when_not_matched_by_source_delete(gone)
                 .execute(rows)
@@ -175,7 +186,7 @@ class LanceStore:
         if rows.num_rows >= APPEND_CHECK_ROWS and not self._any_exists(table, key, rows.column(key)):
             table.add(rows)
             return
-        table.merge_insert(key).when_matched_update_all().when_not_matched_insert_all().execute(rows)
+        table.merge_insert(key).when_matched_update_all(where=kept).when_not_matched_insert_all().execute(rows)
 
     def _any_exists(self, table: Any, key: str, keys: pa.ChunkedArray) -> bool:
         if table.count_rows() == 0:

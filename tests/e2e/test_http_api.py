@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,11 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
             f"/v1/banks/{b}/memories", json={"text": "We use MySQL.", "session_id": "s1", "turn_id": "t1", "wait": True}
         )
         assert reused.status_code == 409 and "was retained before" in reused.json()["detail"], reused.text
+        with ThreadPoolExecutor(4) as pool:  # a turn id sent with other words side by side: one is decided
+            said = [f"I live in city number {n}." for n in range(4)]
+            body = {"session_id": "side", "turn_id": "t1", "wait": True}
+            codes = list(pool.map(lambda t: http.post(f"/v1/banks/{b}/memories", json={**body, "text": t}), said))
+        assert sorted(r.status_code for r in codes) == [201, 409, 409, 409], [r.text for r in codes]
         found = ok(
             http.post(f"/v1/banks/{b}/recall", json={"query": "which database does billing use?", "explain": True})
         )
@@ -168,7 +174,7 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
         assert back["ready"] is True and ok(http.get(f"/v1/banks/{b}/memories/{new_id}"))["status"] == "active"
 
         stats = ok(http.get(f"/v1/banks/{b}/stats"))
-        assert stats["turns"] == 2 and stats["sessions"] == 2
+        assert stats["turns"] == 3 and stats["sessions"] == 3  # s1, s2 and the side-by-side turn's
         sessions = {s["session_id"]: s for s in ok(http.get(f"/v1/banks/{b}/sessions"))}
         assert sessions["s1"]["turns"] == 1 and sessions["s1"]["memories"]
         timeline = ok(http.get(f"/v1/banks/{b}/sessions/s1"))
