@@ -28,6 +28,7 @@ from hindsight_es.events import (
     SourceRetracted,
 )
 from hindsight_es.events.memory import is_erased_text
+from hindsight_es.extraction import extract
 from hindsight_es.memory import episodes, guard, ids
 from hindsight_es.memory.forgetting import Revived, in_forget_range, restored
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
@@ -54,6 +55,13 @@ def decide_forget(state: BankState, command: ForgetRequested) -> list[Event]:
     ]
 
 
+def corrected_value(text: str, key: str) -> str | None:
+    """The value a correction gives its key, as the rule extractor reads it in the correction's words ("We use
+    PostgreSQL for billing." -> ``postgresql`` for ``team/database``), so the same value said again later is a
+    restatement, not a new value that supersedes it; None when the words state none for that key."""
+    return next((c.value for c in extract(text, source="user") if c.key == key and c.value), None)
+
+
 def decide_correction(
     state: BankState, command: CorrectionRequested, prepared: Prepared, policy: GuardPolicy = DEFAULT_POLICY
 ) -> list[Event]:
@@ -73,7 +81,7 @@ def decide_correction(
             kind="correction" if old.kind == "episode" else old.kind,
             text=command.text,
             key=old.key or f"memory/{old.memory_id}",
-            value=old.value if old.key is None else None,
+            value=old.value if old.key is None else corrected_value(command.text, old.key),
             # The correction's words are the command's, said in no turn: it names no source turn (an erase or
             # a retraction of the corrected memory's turn leaves it), and keeps only the entities it says.
             entities=tuple(e for e in old.entities if e.casefold() in command.text.casefold()),

@@ -143,6 +143,17 @@ def test_correction_supersedes_with_the_new_text():
     assert state.heads["user/location"] == out[0].memory_id
 
 
+def test_a_corrected_value_said_again_later_is_a_restatement_not_a_new_value():
+    state = BankState("b")
+    old = run(state, turn("a"), prepared(fact("team/database", "mysql")))[0]
+    cmd = CorrectionRequested(bank_id="b", memory_id=old.memory_id, text="We use PostgreSQL for the billing database.")
+    new = run(state, cmd, prepared(Candidate(kind="fact", text=cmd.text)))[0]
+    assert (new.key, new.value, new.text) == ("team/database", "postgresql", cmd.text)
+    again = run(state, turn("b", minutes=5), prepared(fact("team/database", "postgresql")))
+    assert [type(e) for e in again] == [MemoryReinforced] and again[0].memory_id == new.memory_id
+    assert state.heads["team/database"] == new.memory_id
+
+
 def test_a_correction_names_no_source_turn_and_outlives_the_corrected_turns_erasure():
     """Its words were said in no turn: get_context must not quote it "from turn a", and erasing turn a (what
     was said there) erases the corrected memory, not the correction."""
