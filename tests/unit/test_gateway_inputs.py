@@ -107,3 +107,15 @@ async def test_erasing_what_the_bank_never_held_is_not_found_and_records_nothing
     assert body["type"].endswith(":not-found") and body["detail"].startswith(named), body
     assert named in await refused(hs, "erase", bank_id="alice", reason="asked", **scope)
     assert await written(hs) == before
+
+
+async def test_a_body_whose_fields_are_all_optional_may_be_left_out(http: httpx.AsyncClient) -> None:
+    unknown = "00000000-0000-4000-8000-000000000000"
+    for route in (f"/v1/banks/alice/memories/{unknown}/forget", f"/v1/banks/alice/memories/{unknown}/restore"):
+        assert problem(await http.post(route), 404)["type"].endswith("not-found")  # was 422 "body: Field required"
+
+
+async def test_a_path_no_route_takes_is_a_problem_naming_it(http: httpx.AsyncClient) -> None:
+    for method, path in (("GET", "/v1/nothing-here"), ("GET", "/v1/banks/alice/recall"), ("DELETE", "/v1/banks/a")):
+        body = problem(await http.request(method, path), 404)  # was text/plain "Not Found" from the MCP mount
+        assert body["detail"] == f"no route for {method} {path}: the API's routes are listed at /docs"

@@ -115,7 +115,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Forget a memory */
+        /**
+         * Forget a memory
+         * @description Hide a memory from recall (kept in its history); every field of the body is optional, so is the body.
+         */
         post: operations["forget_v1_banks__bank_id__memories__memory_id__forget_post"];
         delete?: never;
         options?: never;
@@ -154,7 +157,8 @@ export interface paths {
         put?: never;
         /**
          * Restore a memory
-         * @description Bring back an archived, forgotten, superseded or retracted memory: it becomes active again.
+         * @description Bring back an archived, forgotten, superseded or retracted memory: it becomes active again (the body,
+         *     all of whose fields are optional, may be left out).
          */
         post: operations["restore_v1_banks__bank_id__memories__memory_id__restore_post"];
         delete?: never;
@@ -374,7 +378,8 @@ export interface paths {
         put?: never;
         /**
          * Undo a rollback
-         * @description Bring back what a rollback retracted; they displace again what it had restored.
+         * @description Bring back what a rollback took out of use; it displaces again what the rollback had restored. The
+         *     body, all of whose fields are optional, may be left out.
          */
         post: operations["undo_v1_banks__bank_id__rollback__retraction_id__undo_post"];
         delete?: never;
@@ -2316,9 +2321,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["ForgetRequest"];
+                "application/json": components["schemas"]["ForgetRequest"] | null;
             };
         };
         responses: {
@@ -2514,9 +2519,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["RestoreRequest"];
+                "application/json": components["schemas"]["RestoreRequest"] | null;
             };
         };
         responses: {
@@ -3557,9 +3562,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["UndoRequest"];
+                "application/json": components["schemas"]["UndoRequest"] | null;
             };
         };
         responses: {

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 
 from fastapi import FastAPI
 from fastapi_offline import FastAPIOffline
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
@@ -81,6 +82,9 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
     app.add_route(HEALTH_PATH, _healthy, methods=["GET"], include_in_schema=False)
 
     app.mount("/", mcp_app)  # /mcp, with the SDK's bearer middleware and DNS-rebinding protection
+    # Every path no route of the app takes reaches the mount: its 404 is a problem (or the dashboard's page)
+    # as the app's own are, not Starlette's plain "Not Found".
+    mcp_app.add_exception_handler(HTTPException, app.exception_handlers[HTTPException])
     app.add_middleware(Timed)
     if tokens is None:
         app.add_middleware(LoopbackNames)  # the local user's access only to this machine's own names

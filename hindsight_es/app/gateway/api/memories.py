@@ -146,8 +146,11 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
         return HistoryResult.of(await hs.history(access.bank(bank_id), memory_id))
 
     @api.post("/memories/{memory_id}/forget", response_model=ForgetResult, summary="Forget a memory")
-    async def forget(bank_id: BankPath, memory_id: MemoryPath, body: ForgetRequest, access: Caller) -> ForgetResult:
-        bank = access.bank(bank_id)
+    async def forget(
+        bank_id: BankPath, memory_id: MemoryPath, access: Caller, body: ForgetRequest | None = None
+    ) -> ForgetResult:
+        """Hide a memory from recall (kept in its history); every field of the body is optional, so is the body."""
+        body, bank = body or ForgetRequest(), access.bank(bank_id)
         receipt = await hs.forget(bank, memory_id, reason=body.reason, wait=body.wait, actor=access.actor)
         return ForgetResult(bank_id=bank, memory_id=str(memory_id), ready=bool(receipt.ready))
 
@@ -164,9 +167,12 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
         )
 
     @api.post("/memories/{memory_id}/restore", response_model=RestoreResult, summary="Restore a memory")
-    async def restore(bank_id: BankPath, memory_id: MemoryPath, body: RestoreRequest, access: Caller) -> RestoreResult:
-        """Bring back an archived, forgotten, superseded or retracted memory: it becomes active again."""
-        bank = access.bank(bank_id)
+    async def restore(
+        bank_id: BankPath, memory_id: MemoryPath, access: Caller, body: RestoreRequest | None = None
+    ) -> RestoreResult:
+        """Bring back an archived, forgotten, superseded or retracted memory: it becomes active again (the body,
+        all of whose fields are optional, may be left out)."""
+        body, bank = body or RestoreRequest(), access.bank(bank_id)
         receipt = await hs.restore(bank, memory_id, reason=body.reason, wait=body.wait, actor=access.actor)
         return RestoreResult(bank_id=bank, memory_id=str(memory_id), ready=bool(receipt.ready))
 

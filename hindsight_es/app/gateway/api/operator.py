@@ -118,10 +118,12 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
     async def undo(
         bank_id: BankPath,
         retraction_id: Annotated[UUID, Path(description="The rollback's SourceRetracted id (or its request's)")],
-        body: UndoRequest,
         access: Operator,
+        body: UndoRequest | None = None,
     ) -> UndoResult:
-        """Bring back what a rollback retracted; they displace again what it had restored."""
+        """Bring back what a rollback took out of use; it displaces again what the rollback had restored. The
+        body, all of whose fields are optional, may be left out."""
+        body = body or UndoRequest()
         receipt, done, back = await hs.operator.undo_rollback(
             bank_id, retraction_id, reason=body.reason, actor=access.actor, wait=body.wait
         )

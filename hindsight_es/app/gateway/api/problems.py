@@ -97,7 +97,10 @@ def install(app: FastAPI, html: HtmlPage | None = None) -> None:
     async def http(request: Request, exc: HTTPException) -> JSONResponse:
         kind = {401: "unauthorized", 404: "not-found", 405: "method-not-allowed"}.get(exc.status_code, "http")
         title = {401: "Unauthorized", 404: "Not found", 405: "Method not allowed"}.get(exc.status_code, "HTTP error")
-        return problem(exc.status_code, kind, title, str(exc.detail), request)
+        detail = str(exc.detail)
+        if exc.status_code == 404 and detail == "Not Found":  # no route took the path (Starlette's own words)
+            detail = f"no route for {request.method} {request.url.path}: the API's routes are listed at /docs"
+        return problem(exc.status_code, kind, title, detail, request)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
