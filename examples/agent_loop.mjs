@@ -10,6 +10,14 @@ const model = process.env.LLM_MODEL ?? "qwen2.5";
 const bank = process.env.HINDSIGHT_BANK ?? "me";
 const session = process.env.HINDSIGHT_SESSION ?? "chat";
 const message = process.argv[2];
+if (!message) {
+  console.error('usage: node examples/agent_loop.mjs "your message"');
+  process.exit(2);
+}
+process.on("unhandledRejection", (error) => {
+  console.error(String(error?.message ?? error)); // the API's problem detail, or the model's status
+  process.exit(1);
+});
 
 const context = await hs.context(bank, { session_id: session, text: message, budget_tokens: 800 });
 await hs.retain(bank, { text: message, session_id: session, role: "user" });

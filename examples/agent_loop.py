@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 import httpx
 
+from hindsight_es.errors import HindsightError
 from hindsight_es.remote import HindsightClient
 
 
@@ -51,7 +53,12 @@ def main() -> None:
         HindsightClient(args.hindsight, args.token) as hs,
         httpx.Client(base_url=args.llm, headers=auth, timeout=60) as llm,
     ):
-        print(answer(hs, llm, args.model, args.bank, args.session, args.message))
+        try:
+            print(answer(hs, llm, args.model, args.bank, args.session, args.message))
+        except HindsightError as exc:  # refused, unknown bank, a token that does not cover it: the API says why
+            sys.exit(f"hindsight at {args.hindsight}: {exc}")
+        except httpx.HTTPError as exc:  # the model's API: down, or answering an error
+            sys.exit(f"the model at {args.llm}: {exc}")
 
 
 if __name__ == "__main__":
