@@ -16,10 +16,11 @@ and reloads it. Memory events are published through FastStream, one record batch
 inputs, so a crash never leaves half of an input's events in the log.
 
 Records are opened strictly (``Sealer.open(strict=True)``): a record sealed under a key store that is
-not this process's raises ``MissingKeyError`` before anything of its batch is handled; the batch is
-sought back, uncommitted, and the subscriber's ``Halt`` stops the whole process (``run_on_kafka``); from
-then on no subscriber of the process handles a batch or loads a partition, although FastStream would
-poll again until the broker is stopped.
+not this process's raises ``MissingKeyError`` before anything of its batch is handled, and a log that
+ends before what the stores or the actor already hold raises ``LogLostError`` (``log.lost``) before
+anything is applied or appended. Either way the batch is sought back, uncommitted, and the subscriber's
+``Halt`` stops the whole process (``run_on_kafka``); from then on no subscriber of the process handles
+a batch or loads a partition, although FastStream would poll again until the broker is stopped.
 """
 
 from __future__ import annotations
@@ -44,12 +45,13 @@ from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
 from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.log.kafka_consumer import record_of
 from hindsight_es.log.kafka_logs import quiet_kafka_logs
+from hindsight_es.log.lost import LogLostError
 from hindsight_es.log.sealed import MissingKeyError, Sealer
 
 log_ = logging.getLogger("hindsight.kafka")
 REBALANCE_TIMEOUT_MS = 60_000
 BATCH_BYTES = 768 << 10  # at most this much per record batch (the broker takes 1 MiB per request)
-HALTING = (MissingKeyError,)  # failures after which no subscriber of the process may go on
+HALTING = (MissingKeyError, LogLostError)  # failures after which no subscriber of the process may go on
 
 
 class Owner(Protocol):
@@ -86,8 +88,9 @@ class Halt:
 
 class Rebalance(ConsumerRebalanceListener):
     """Acquire assigned partitions, release revoked ones; both under the owner's lock. A partition that
-    cannot be loaded because its keys are not this process's halts (aiokafka would log the exception
-    and go on; the next batch of that partition would load it again and fail the same way)."""
+    cannot be loaded because its keys are not this process's, or because the log lost what it holds,
+    halts (aiokafka would log the exception and go on; the next batch of that partition would load it
+    again and fail the same way)."""
 
     def __init__(self, owner: Owner, topics: Sequence[str], halt: Halt | None = None, reader: str = "") -> None:
         self.owner, self.topics, self.halt, self.reader = owner, set(topics), halt, reader

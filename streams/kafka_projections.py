@@ -10,6 +10,9 @@ positions, as the embedded runner's do: records
 below a partition's stored position are skipped, and a batch that starts past it (the group's
 committed offset ahead of a store, e.g. after a switch to a rebuilt generation) rewinds the consumer to
 the store's position. Committed group offsets follow the stores' positions (for lag monitoring only).
+A store position past the log's end (the broker lost records: ``log.lost``) raises ``LogLostError``
+when a partition is assigned, or when a batch starts below the stored position, before anything is
+applied: new records at offsets the store already holds would otherwise be skipped as applied.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from faststream.kafka import KafkaRouter
 from hindsight_es import observe
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import AnyEvent, ContentErased, MemoryEvent, TurnRecorded
-from hindsight_es.log import Record, TopicPartition
+from hindsight_es.log import EventLog, Record, TopicPartition
+from hindsight_es.log.lost import check as check_log
 from hindsight_es.log.sealed import Sealer
 from hindsight_es.stores import location
 from hindsight_es.waiting import AWAITED
@@ -65,8 +69,9 @@ class OwnedProjections:
     Maintenance on object storage takes seconds; run inline, it held every partition for that long.
     """
 
-    def __init__(self, settings: Settings, name: str) -> None:
-        self.settings, self.name = settings, name
+    def __init__(self, settings: Settings, name: str, log: EventLog | None = None) -> None:
+        self.settings, self.name, self.log = settings, name, log  # log: to check positions against its ends
+        self._next: dict[TopicPartition, int] = {}  # the offset after the last batch's, per partition
         self.lock = asyncio.Lock()  # the wiring's: a batch in hand, or a rebalance
         self.owned: dict[int, Projection] = {}
         self.positions: dict[int, dict[TopicPartition, int]] = {}
@@ -81,6 +86,11 @@ class OwnedProjections:
 
     def _lock(self, partition: int) -> asyncio.Lock:
         return self._locks.setdefault(partition, asyncio.Lock())
+
+    def _holder(self) -> str:
+        """Who holds the positions, for ``LogLostError``: this projection and its store."""
+        store = self.stores["archive" if self.name == "archive" else "lance"]
+        return f"the {self.name.replace('_', ' ')} projection (in {store})"
 
     async def acquire(self, partitions: Iterable[int]) -> int:
         wanted = sorted(set(partitions) - set(self.owned))
@@ -98,6 +108,8 @@ class OwnedProjections:
                 continue
             covered = sorted(projection.partitions) if projection.partitions is not None else wanted
             positions = await projection.positions()  # of every partition it covers
+            if self.log is not None:  # read after the positions: a position past the end is a lost log
+                await check_log(self.log, positions, self._holder())
             lock = asyncio.Lock()  # one per projection object: the partitions it covers share it
             for p in covered:
                 self.owned[p], self.positions[p], self._locks[p] = projection, positions, lock
@@ -176,6 +188,11 @@ class OwnedProjections:
             position = stood.get(tp, 0)
             if batch[0].offset > position:  # the group's offset is past the store: read from the store's
                 return position
+            if batch[0].offset < position and batch[0].offset != self._next.get(tp) and self.log is not None:
+                # delivered again, or a log that lost records and is written anew from offset 0 (a run of
+                # batches below the position is checked at its first batch)
+                await check_log(self.log, {tp: position}, self._holder())
+            self._next[tp] = batch[-1].offset + 1
             fresh = [r for r in batch if r.offset >= position]
             if fresh:
                 started = observe.now_ns()
@@ -222,12 +239,15 @@ class OwnedProjections:
                 self._maintained[id(projection)] = (time.monotonic(), time.monotonic() - started)
 
 
-def projection_routers(settings: Settings, sealer: Sealer | None, halt: Halt | None = None) -> list[KafkaRouter]:
+def projection_routers(
+    settings: Settings, sealer: Sealer | None, halt: Halt | None = None, log: EventLog | None = None
+) -> list[KafkaRouter]:
     """One router per projection (vectors, working memory, archive), each in its own consumer group;
-    ``sealer`` and ``halt``: the process's (``streams.kafka.subscribe``)."""
+    ``sealer`` and ``halt``: the process's (``streams.kafka.subscribe``); ``log``: whose ends the stores'
+    positions are checked against."""
     routers = []
     for name, (group, topics, payload, wait_ms) in GROUPS.items():
-        owner: Any = OwnedProjections(settings, name)
+        owner: Any = OwnedProjections(settings, name, log)
         router = KafkaRouter()
         subscribe(
             router,

@@ -19,10 +19,14 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Set
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.health import HEALTH, storage_full, watch
-from hindsight_es.log import EventLog
+from hindsight_es.log import EventLog, TopicPartition
+from hindsight_es.log.lost import LogLostError
+from hindsight_es.log.lost import check as check_log
 from hindsight_es.log.sealed import deciding
 from hindsight_es.stores import location
+from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.location import snapshots
+from hindsight_es.stores.shards import open_hot
 from projections.replay import open_projections
 from projections.runner import catch_up, run
 from streams import metrics
@@ -124,6 +128,7 @@ async def serve(
     io_pool(settings)
     log = deciding(log)
     await check_keys(log)
+    await check_positions(settings, log)
     embedder = embedder or make_embedder(settings.embedder)
     actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
     extraction = make_extraction_actor(settings, log, embedder)
@@ -173,6 +178,31 @@ async def check_keys(log: EventLog) -> None:
                 await log.read(topic, partition, max(0, end - KEY_CHECK_RECORDS), end, KEY_CHECK_RECORDS)
 
 
+async def check_positions(settings: Settings, log: EventLog) -> None:
+    """Refuse to start (``LogLostError``, logged) when the log ends before a position the current stores
+    hold or a snapshot of the bank actor covers: the broker lost what this deployment wrote (``log.lost``).
+    The positions are read first, so a worker writing meanwhile can only move the ends further."""
+    stores, options = location.current(settings), location.s3_options(settings)
+    partitions = await log.partitions(TOPIC_MEMORIES)
+
+    def held() -> list[tuple[str, dict[TopicPartition, int]]]:
+        hot, archive = open_hot(stores["lance"], options), ArchiveStore(stores["archive"], options)
+        found = [(f"the {n} table's position (in {stores['lance']})", hot.positions(n)) for n in ("memories", "turns")]
+        found.append((f"the archive's position (in {stores['archive']})", archive.positions()))
+        kept = snapshots(settings, SNAPSHOTS)
+        for p in range(partitions):
+            if covered := max(kept.covered(p), default=0):
+                found.append((f"the bank actor's snapshot {kept.where(p, covered)}", {(TOPIC_MEMORIES, p): covered}))
+        return found
+
+    try:
+        for holder, positions in await asyncio.to_thread(held):
+            await check_log(log, positions, holder)
+    except LogLostError as exc:
+        log_.error("refusing to start: %s", exc)
+        raise
+
+
 async def run_on_kafka(
     settings: Settings, log: EventLog, actor: BankActor, extraction: ExtractionActor | None, stop: asyncio.Event
 ) -> None:
@@ -185,7 +215,7 @@ async def run_on_kafka(
     broker.include_router(actor_router(actor, log, settings, halt))
     if extraction is not None:
         broker.include_router(extraction_router(extraction, settings, sealer, halt))
-    for router in projection_routers(settings, sealer, halt):
+    for router in projection_routers(settings, sealer, halt, log):
         broker.include_router(router)
     await actor.partition_count()
     try:
