@@ -23,7 +23,7 @@ from hindsight_es.log import EventLog, TopicPartition
 from hindsight_es.log.lost import LogLostError
 from hindsight_es.log.lost import check as check_log
 from hindsight_es.log.sealed import deciding
-from hindsight_es.stores import location
+from hindsight_es.stores import generations, location
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.location import snapshots
 from hindsight_es.stores.shards import open_hot
@@ -90,9 +90,12 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
             halt.set()
             await asyncio.gather(*tasks)
         if not stop.is_set():
+            now, root = location.current(settings), location.root(settings)
             log_.info(
-                "the stores were switched to %s: projecting there now",
-                ", ".join(str(p) for p in location.current(settings).values()),
+                "the stores were switched from %s to %s (%s): projecting there now",
+                generations.named(root, stores),
+                generations.named(root, now),
+                ", ".join(str(p) for p in now.values()),
             )
 
 
@@ -209,26 +212,31 @@ async def run_on_kafka(
     """The actors and the projections as FastStream subscribers (``streams.kafka``, ``streams.kafka_projections``)
     until ``stop``; then every partition is released (snapshotted) after the broker has stopped consuming."""
     from streams.kafka import Halt, actor_router, extraction_router, make_broker
-    from streams.kafka_projections import projection_routers
+    from streams.kafka_projections import Follower, projection_routers
 
     broker, halt, sealer = make_broker(settings), Halt(), getattr(log, "sealer", None)
     broker.include_router(actor_router(actor, log, settings, halt))
     if extraction is not None:
         broker.include_router(extraction_router(extraction, settings, sealer, halt))
-    for router in projection_routers(settings, sealer, halt, log):
+    follower = Follower(settings)  # a switched generation: one line, and the projections move at once
+    for router in projection_routers(settings, sealer, halt, log, follower):
         broker.include_router(router)
     await actor.partition_count()
     try:
         await broker.start()
         # until stopped, or until a subscriber met content this process must not act on (``Halt``)
-        waits = [asyncio.create_task(stop.wait()), asyncio.create_task(halt.event.wait())]
+        waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait()), asyncio.create_task(halt.event.wait())]
+        waits.append(asyncio.create_task(follower.run(stop, halt)))
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for waiting in waits:
                 waiting.cancel()
         if halt.error is not None:
             raise halt.error
+        for waited in done:
+            if (failure := waited.exception()) is not None:
+                raise failure
     finally:
         with contextlib.suppress(Exception):
             await broker.stop()
