@@ -34,6 +34,7 @@ from hindsight_es.events import (
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Extractor
 from hindsight_es.log import EventLog, Record, TopicPartition, partition_for
+from hindsight_es.log.lost import LogLostError, where_of
 from hindsight_es.log.sealed import shred
 from hindsight_es.memory import BankState, Prepared, decide, evolve
 from hindsight_es.memory.guard import GuardPolicy
@@ -87,6 +88,9 @@ class BankActor:
         self.defer_turns = settings.llm_enabled  # the extraction actor extracts; turns arrive in ExtractionCompleted
         self._given: Given = {}  # turn -> its extraction (``streams.preparing.Given``)
         self._partitions: int | None = None
+        # memory partition -> the furthest this process has seen it folded: the log can never end before
+        # it again (``log.lost``), although the state was dropped (a revocation, a failed batch)
+        self._reached: dict[int, int] = {}
 
     @property
     def banks(self) -> dict[str, BankState]:
@@ -114,6 +118,7 @@ class BankActor:
         folded, loaded = 0, {}
         for partition in sorted(set(partitions) - set(self.owned)):
             loaded[partition], n = await load(self.log, partition, self.snapshots)
+            self._within_log(partition, loaded[partition].covered)
             folded += n
         if loaded:  # checked over every partition held: one partition may hold only a few banks' memories
             seen: Counter[tuple[str, int]] = Counter()
@@ -129,6 +134,7 @@ class BankActor:
         and a revocation should not keep the group waiting)."""
         for partition in sorted(set(partitions) & set(self.owned)):
             owned = self.owned.pop(partition)
+            self._reached[partition] = max(self._reached.get(partition, 0), owned.covered)
             if snapshot and self.snapshots is not None and owned.unsaved >= RELEASE_SNAPSHOT_MIN:
                 await asyncio.to_thread(_save, owned, self.snapshots)
 
@@ -272,6 +278,8 @@ class BankActor:
         it: the partition is dropped (reloaded on its next record) and the batch fails, so it is
         delivered again and decided on the state that includes the other owner's events."""
         ends = await self.log.end_offsets(TOPIC_MEMORIES)
+        for partition in sorted(partitions):
+            self._within_log(partition, ends.get(partition, 0), self.owned[partition].covered)
         moved = sorted(p for p in partitions if ends.get(p, 0) != self.owned[p].covered)
         if moved:
             await self.release(moved, snapshot=False)
@@ -279,6 +287,14 @@ class BankActor:
                 f"another owner appended to {TOPIC_MEMORIES} partitions {moved} while this batch was decided "
                 "(a rebalance gave them away): the batch will be delivered again"
             )
+
+    def _within_log(self, partition: int, end: int, held: int = 0) -> None:
+        """Raise ``LogLostError`` when the memory partition ends at ``end``, before what this actor holds
+        (``held``) or held before (``_reached``): the log lost its events, so nothing is decided or
+        appended on a state the log no longer has."""
+        reached = max(held, self._reached.get(partition, 0))
+        if end < reached:
+            raise LogLostError(TOPIC_MEMORIES, partition, reached, end, "the bank actor", where_of(self.log))
 
     async def _rekeyed(self, record: Record, event: Event) -> bool:
         """A valid input keyed wrongly or not at all, or from a producer that left out its id or time,

@@ -16,8 +16,11 @@ and reloads it. Memory events are published through FastStream, one record batch
 inputs, so a crash never leaves half of an input's events in the log.
 
 Records are opened strictly (``Sealer.open(strict=True)``): a record sealed under a key store that is
-not this process's raises ``MissingKeyError`` before anything of its batch is handled; the batch is
-sought back, uncommitted, and the subscriber's ``Halt`` stops the whole process (``run_on_kafka``).
+not this process's raises ``MissingKeyError`` before anything of its batch is handled, and a log that
+ends before what the stores or the actor already hold raises ``LogLostError`` (``log.lost``) before
+anything is applied or appended. Either way the batch is sought back, uncommitted, and the subscriber's
+``Halt`` stops the whole process (``run_on_kafka``); from then on no subscriber of the process handles
+a batch or loads a partition, although FastStream would poll again until the broker is stopped.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from aiokafka.coordinator.assignors.range import RangePartitionAssignor
 from aiokafka.errors import CommitFailedError
 from aiokafka.structs import TopicPartition as KafkaTopicPartition
 from faststream import AckPolicy
+from faststream.exceptions import StopConsume
 from faststream.kafka import KafkaBroker, KafkaResponse, KafkaRouter
 
 from hindsight_es import observe
@@ -41,11 +45,13 @@ from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
 from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.log.kafka_consumer import record_of
 from hindsight_es.log.kafka_logs import quiet_kafka_logs
+from hindsight_es.log.lost import LogLostError
 from hindsight_es.log.sealed import MissingKeyError, Sealer
 
 log_ = logging.getLogger("hindsight.kafka")
 REBALANCE_TIMEOUT_MS = 60_000
 BATCH_BYTES = 768 << 10  # at most this much per record batch (the broker takes 1 MiB per request)
+HALTING = (MissingKeyError, LogLostError)  # failures after which no subscriber of the process may go on
 
 
 class Owner(Protocol):
@@ -59,13 +65,19 @@ class Owner(Protocol):
 
 
 class Halt:
-    """The first failure after which no subscriber of a broker may go on (``MissingKeyError``): set by a
+    """The first failure after which no subscriber of a broker may go on (``HALTING``): set by a
     subscriber, awaited by the wiring, which stops the broker and raises it. Without one, a subscriber's
-    exception only goes to FastStream, which logs it and polls the same batch again, for ever."""
+    exception only goes to FastStream, which logs it and polls the same batch again, for ever; and until
+    the wiring has stopped the broker, FastStream polls again too, so every subscriber checks ``halted``
+    before it touches a batch."""
 
     def __init__(self) -> None:
         self.error: BaseException | None = None
         self.event = asyncio.Event()
+
+    @property
+    def halted(self) -> bool:
+        return self.error is not None
 
     def __call__(self, error: BaseException) -> None:
         if self.error is None:
@@ -76,8 +88,9 @@ class Halt:
 
 class Rebalance(ConsumerRebalanceListener):
     """Acquire assigned partitions, release revoked ones; both under the owner's lock. A partition that
-    cannot be loaded because its keys are not this process's halts (aiokafka would log the exception
-    and go on; the next batch of that partition would load it again and fail the same way)."""
+    cannot be loaded because its keys are not this process's, or because the log lost what it holds,
+    halts (aiokafka would log the exception and go on; the next batch of that partition would load it
+    again and fail the same way)."""
 
     def __init__(self, owner: Owner, topics: Sequence[str], halt: Halt | None = None, reader: str = "") -> None:
         self.owner, self.topics, self.halt, self.reader = owner, set(topics), halt, reader
@@ -92,10 +105,12 @@ class Rebalance(ConsumerRebalanceListener):
             observe.CONSUMED.pop((self.reader, tp.topic, tp.partition), None)
 
     async def on_partitions_assigned(self, assigned: set[KafkaTopicPartition]) -> None:
+        if self.halt is not None and self.halt.halted:
+            return  # stopping: nothing is loaded any more
         async with self.owner.lock:
             try:
                 await self.owner.acquire(self._partitions(assigned))
-            except MissingKeyError as exc:
+            except HALTING as exc:
                 if self.halt is None:
                     raise
                 self.halt(exc)
@@ -214,12 +229,15 @@ def subscribe(
     handler that returns positions (topic-partition -> next offset) is committed at those, and rewound
     to them where they fall short of the batch. ``sealer``: the process's (its log's), shared by every
     subscriber, so a key one of them read or created is not read again by the others. ``halt``: told
-    of a ``MissingKeyError`` (after the batch is sought back), so the process stops. ``reader``: the name
+    of a ``HALTING`` failure (after the batch is sought back), so the process stops; once it is, no batch
+    is handled any more (``StopConsume``: FastStream stops polling for this subscriber). ``reader``: the name
     its positions are reported under (``observe.consumed``), forgotten for a partition revoked. Returns
     the batch handler it registered."""
     listener = Rebalance(owner, topics, halt, reader)
 
     async def consume(batch: Polled) -> None:
+        if halt is not None and halt.halted:
+            raise StopConsume  # FastStream stops this subscriber; nothing of the batch is handled or committed
         consumer = batch.consumer
         async with owner.lock:
             mine = {tp.partition for tp in consumer.assignment() if tp.topic in listener.topics}
@@ -244,7 +262,7 @@ def subscribe(
                 for r in reversed(records):  # the earliest offset of each partition last
                     with contextlib.suppress(Exception):
                         consumer.seek(KafkaTopicPartition(r.topic, r.partition), r.offset)
-                if halt is not None and isinstance(exc, MissingKeyError):
+                if halt is not None and isinstance(exc, HALTING):
                     halt(exc)
                 if isinstance(exc, CommitFailedError):  # a rebalance: normal, not worth a traceback
                     log_.warning(

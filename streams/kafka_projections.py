@@ -10,11 +10,15 @@ positions, as the embedded runner's do: records
 below a partition's stored position are skipped, and a batch that starts past it (the group's
 committed offset ahead of a store, e.g. after a switch to a rebuilt generation) rewinds the consumer to
 the store's position. Committed group offsets follow the stores' positions (for lag monitoring only).
+A store position past the log's end (the broker lost records: ``log.lost``) raises ``LogLostError``
+when a partition is assigned, or when a batch starts below the stored position, before anything is
+applied: new records at offsets the store already holds would otherwise be skipped as applied.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -26,13 +30,14 @@ from faststream.kafka import KafkaRouter
 from hindsight_es import observe
 from hindsight_es.config import ALL_TOPICS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import AnyEvent, ContentErased, MemoryEvent, TurnRecorded
-from hindsight_es.log import Record, TopicPartition
+from hindsight_es.log import EventLog, Record, TopicPartition
+from hindsight_es.log.lost import check as check_log
 from hindsight_es.log.sealed import Sealer
-from hindsight_es.stores import location
+from hindsight_es.stores import generations, location
 from hindsight_es.waiting import AWAITED
 from projections.replay import open_projections
 from projections.runner import MAINTAIN_SHARE, Projection, decode_batch, held_positions, steady
-from streams.kafka import Halt, subscribe
+from streams.kafka import HALTING, Halt, subscribe
 
 log_ = logging.getLogger("hindsight.kafka.projections")
 GROUPS = {
@@ -55,6 +60,53 @@ MAINTAIN_CHECK_S = 0.25  # how often the maintainer looks for a projection due
 POINTER_CHECK_S = 1.0
 
 
+class Follower:
+    """The current generation's stores as a process's projections follow them: the pointer is read at most
+    every ``POINTER_CHECK_S``, and a switch is logged once (at INFO, naming the generation left and the
+    one joined), however many projections move."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.stores = location.current(settings)
+        self.owners: list[OwnedProjections] = []  # the projections following it (they add themselves)
+        self._checked = time.monotonic()
+
+    def current(self) -> dict[str, Any]:
+        if time.monotonic() - self._checked >= POINTER_CHECK_S:
+            self._checked = time.monotonic()
+            now = location.current(self.settings)
+            if now != self.stores:
+                root = location.root(self.settings)
+                log_.info(
+                    "the stores were switched from %s to %s (%s): the projections of this process project there "
+                    "now, from those stores' own positions",
+                    generations.named(root, self.stores),
+                    generations.named(root, now),
+                    ", ".join(str(path) for path in now.values()),
+                )
+                self.stores = now
+        return self.stores
+
+    async def run(self, stop: asyncio.Event, halt: Halt | None = None) -> None:
+        """Until ``stop``: move the owners to a switched generation within ``POINTER_CHECK_S``, batch or
+        no batch (each under its lock, between batches). A store that fails is tried again at the next
+        check (a projection left without its partitions loads them with its next batch); a ``HALTING``
+        failure halts."""
+        while not stop.is_set() and not (halt is not None and halt.halted):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), POINTER_CHECK_S)
+            try:
+                for owner in self.owners:
+                    async with owner.lock:
+                        await owner.follow_switch()
+            except HALTING as exc:
+                if halt is None:
+                    raise
+                halt(exc)
+            except Exception as exc:
+                log_.warning("following the switched stores failed (tried again in %gs): %s", POINTER_CHECK_S, exc)
+
+
 class OwnedProjections:
     """One projection's instances for the partitions this member owns, with their stored positions.
 
@@ -65,13 +117,17 @@ class OwnedProjections:
     Maintenance on object storage takes seconds; run inline, it held every partition for that long.
     """
 
-    def __init__(self, settings: Settings, name: str) -> None:
-        self.settings, self.name = settings, name
+    def __init__(
+        self, settings: Settings, name: str, log: EventLog | None = None, follower: Follower | None = None
+    ) -> None:
+        self.settings, self.name, self.log = settings, name, log  # log: to check positions against its ends
+        self.follower = follower or Follower(settings)  # shared by a process's projections: one line a switch
+        self.follower.owners.append(self)
+        self._next: dict[TopicPartition, int] = {}  # the offset after the last batch's, per partition
         self.lock = asyncio.Lock()  # the wiring's: a batch in hand, or a rebalance
         self.owned: dict[int, Projection] = {}
         self.positions: dict[int, dict[TopicPartition, int]] = {}
-        self.stores = location.current(settings)
-        self._checked = time.monotonic()
+        self.stores = self.follower.stores
         self._locks: dict[int, asyncio.Lock] = {}  # partition -> its projection's, held to apply or maintain it
         self._dirty: set[int] = set()
         # projection object -> (when its maintenance last ended, how long it took)
@@ -81,6 +137,11 @@ class OwnedProjections:
 
     def _lock(self, partition: int) -> asyncio.Lock:
         return self._locks.setdefault(partition, asyncio.Lock())
+
+    def _holder(self) -> str:
+        """Who holds the positions, for ``LogLostError``: this projection and its store."""
+        store = self.stores["archive" if self.name == "archive" else "lance"]
+        return f"the {self.name.replace('_', ' ')} projection (in {store})"
 
     async def acquire(self, partitions: Iterable[int]) -> int:
         wanted = sorted(set(partitions) - set(self.owned))
@@ -98,6 +159,8 @@ class OwnedProjections:
                 continue
             covered = sorted(projection.partitions) if projection.partitions is not None else wanted
             positions = await projection.positions()  # of every partition it covers
+            if self.log is not None:  # read after the positions: a position past the end is a lost log
+                await check_log(self.log, positions, self._holder())
             lock = asyncio.Lock()  # one per projection object: the partitions it covers share it
             for p in covered:
                 self.owned[p], self.positions[p], self._locks[p] = projection, positions, lock
@@ -110,14 +173,12 @@ class OwnedProjections:
                 self.positions.pop(partition, None)
                 self._dirty.discard(partition)
 
-    async def _follow_switch(self) -> None:
-        """A rebuild switched the stores: project into the new generation, from its own positions."""
-        if time.monotonic() - self._checked < POINTER_CHECK_S:
-            return
-        self._checked = time.monotonic()
-        now = location.current(self.settings)
+    async def follow_switch(self) -> None:
+        """A rebuild switched the stores: project into the new generation, from its own positions (the
+        caller holds ``lock``: no batch in hand)."""
+        now = self.follower.current()
         if now != self.stores:
-            log_.info("%s: the stores were switched to %s: projecting there now", self.name, now)
+            log_.debug("%s: projecting into %s now", self.name, now)
             partitions = list(self.owned)
             await self.release(partitions)
             self.stores = now
@@ -129,7 +190,7 @@ class OwnedProjections:
         if self._maintainer is None or self._maintainer.done():
             self._maintainer = asyncio.create_task(self._maintain_loop(), name=f"maintain-{self.name}")
         await self._linger(len(records))
-        await self._follow_switch()
+        await self.follow_switch()
         await self.acquire({r.partition for r in records})
         by_tp: dict[TopicPartition, list[Record]] = {}
         for record in records:
@@ -176,6 +237,11 @@ class OwnedProjections:
             position = stood.get(tp, 0)
             if batch[0].offset > position:  # the group's offset is past the store: read from the store's
                 return position
+            if batch[0].offset < position and batch[0].offset != self._next.get(tp) and self.log is not None:
+                # delivered again, or a log that lost records and is written anew from offset 0 (a run of
+                # batches below the position is checked at its first batch)
+                await check_log(self.log, {tp: position}, self._holder())
+            self._next[tp] = batch[-1].offset + 1
             fresh = [r for r in batch if r.offset >= position]
             if fresh:
                 started = observe.now_ns()
@@ -222,12 +288,21 @@ class OwnedProjections:
                 self._maintained[id(projection)] = (time.monotonic(), time.monotonic() - started)
 
 
-def projection_routers(settings: Settings, sealer: Sealer | None, halt: Halt | None = None) -> list[KafkaRouter]:
+def projection_routers(
+    settings: Settings,
+    sealer: Sealer | None,
+    halt: Halt | None = None,
+    log: EventLog | None = None,
+    follower: Follower | None = None,
+) -> list[KafkaRouter]:
     """One router per projection (vectors, working memory, archive), each in its own consumer group;
-    ``sealer`` and ``halt``: the process's (``streams.kafka.subscribe``)."""
+    ``sealer`` and ``halt``: the process's (``streams.kafka.subscribe``); ``log``: whose ends the stores'
+    positions are checked against; ``follower``: the generation they follow (run it to move them
+    without waiting for a batch)."""
     routers = []
+    follower = follower or Follower(settings)
     for name, (group, topics, payload, wait_ms) in GROUPS.items():
-        owner: Any = OwnedProjections(settings, name)
+        owner: Any = OwnedProjections(settings, name, log, follower)
         router = KafkaRouter()
         subscribe(
             router,

@@ -5,7 +5,9 @@ their partition count and keys, so partition p of the inputs is decided against 
 p of the memory log. Loading = the newest usable snapshot (``stores.snapshots``) plus the memory
 partition's tail past it, read to its end; without a usable snapshot, the whole partition is folded.
 A snapshot is used only if the record just below the offset it covers is the event it names, so a
-snapshot of another log (topics re-created, a data directory reused) is never taken for this one.
+snapshot of another log (topics re-created, a data directory reused) is never taken for this one; and a
+snapshot that covers more than the partition holds means the log lost records (``log.lost``): the load
+refuses, rather than decide on an empty fold.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from hindsight_es.embedding.base import vector_space
 from hindsight_es.errors import ConfigError
 from hindsight_es.events import MemoryRetained, decoded, vectors
 from hindsight_es.log import EventLog
+from hindsight_es.log.lost import LogLostError, where_of
 from hindsight_es.memory import BankState, columnar, columnar_writer, evolve
 from hindsight_es.memory.snapshot import Ids, layout, state_from_json
 from hindsight_es.stores.snapshots import Snapshots
@@ -143,7 +146,13 @@ async def load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tu
 
 
 async def _load(log: EventLog, partition: int, snapshots: Snapshots | None) -> tuple[Owned, int]:
+    # A snapshot covers only what was in the log when it was written, so the log ends at or past the newest
+    # one's cover (listed first: one written meanwhile covers no more than the end read next)...
+    newest = max(snapshots.covered(partition), default=0) if snapshots is not None else 0
     end = (await log.end_offsets(TOPIC_MEMORIES)).get(partition, 0)
+    if end < newest and snapshots is not None:  # ...unless the log lost its records
+        where = snapshots.where(partition, newest)
+        raise LogLostError(TOPIC_MEMORIES, partition, newest, end, f"the bank actor's snapshot {where}", where_of(log))
     owned = Owned(partition)
     skipped = 0
     for covered, body in snapshots.newest(partition, end) if snapshots is not None else ():

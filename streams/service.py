@@ -19,10 +19,14 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Set
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.health import HEALTH, storage_full, watch
-from hindsight_es.log import EventLog
+from hindsight_es.log import EventLog, TopicPartition
+from hindsight_es.log.lost import LogLostError
+from hindsight_es.log.lost import check as check_log
 from hindsight_es.log.sealed import deciding
-from hindsight_es.stores import location
+from hindsight_es.stores import generations, location
+from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.location import snapshots
+from hindsight_es.stores.shards import open_hot
 from projections.replay import open_projections
 from projections.runner import catch_up, run
 from streams import metrics
@@ -86,9 +90,12 @@ async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event
             halt.set()
             await asyncio.gather(*tasks)
         if not stop.is_set():
+            now, root = location.current(settings), location.root(settings)
             log_.info(
-                "the stores were switched to %s: projecting there now",
-                ", ".join(str(p) for p in location.current(settings).values()),
+                "the stores were switched from %s to %s (%s): projecting there now",
+                generations.named(root, stores),
+                generations.named(root, now),
+                ", ".join(str(p) for p in now.values()),
             )
 
 
@@ -124,6 +131,7 @@ async def serve(
     io_pool(settings)
     log = deciding(log)
     await check_keys(log)
+    await check_positions(settings, log)
     embedder = embedder or make_embedder(settings.embedder)
     actor = BankActor(log, extractor or RuleExtractor(), embedder, settings, snapshots=snapshots(settings, SNAPSHOTS))
     extraction = make_extraction_actor(settings, log, embedder)
@@ -173,32 +181,62 @@ async def check_keys(log: EventLog) -> None:
                 await log.read(topic, partition, max(0, end - KEY_CHECK_RECORDS), end, KEY_CHECK_RECORDS)
 
 
+async def check_positions(settings: Settings, log: EventLog) -> None:
+    """Refuse to start (``LogLostError``, logged) when the log ends before a position the current stores
+    hold or a snapshot of the bank actor covers: the broker lost what this deployment wrote (``log.lost``).
+    The positions are read first, so a worker writing meanwhile can only move the ends further."""
+    stores, options = location.current(settings), location.s3_options(settings)
+    partitions = await log.partitions(TOPIC_MEMORIES)
+
+    def held() -> list[tuple[str, dict[TopicPartition, int]]]:
+        hot, archive = open_hot(stores["lance"], options), ArchiveStore(stores["archive"], options)
+        found = [(f"the {n} table's position (in {stores['lance']})", hot.positions(n)) for n in ("memories", "turns")]
+        found.append((f"the archive's position (in {stores['archive']})", archive.positions()))
+        kept = snapshots(settings, SNAPSHOTS)
+        for p in range(partitions):
+            if covered := max(kept.covered(p), default=0):
+                found.append((f"the bank actor's snapshot {kept.where(p, covered)}", {(TOPIC_MEMORIES, p): covered}))
+        return found
+
+    try:
+        for holder, positions in await asyncio.to_thread(held):
+            await check_log(log, positions, holder)
+    except LogLostError as exc:
+        log_.error("refusing to start: %s", exc)
+        raise
+
+
 async def run_on_kafka(
     settings: Settings, log: EventLog, actor: BankActor, extraction: ExtractionActor | None, stop: asyncio.Event
 ) -> None:
     """The actors and the projections as FastStream subscribers (``streams.kafka``, ``streams.kafka_projections``)
     until ``stop``; then every partition is released (snapshotted) after the broker has stopped consuming."""
     from streams.kafka import Halt, actor_router, extraction_router, make_broker
-    from streams.kafka_projections import projection_routers
+    from streams.kafka_projections import Follower, projection_routers
 
     broker, halt, sealer = make_broker(settings), Halt(), getattr(log, "sealer", None)
     broker.include_router(actor_router(actor, log, settings, halt))
     if extraction is not None:
         broker.include_router(extraction_router(extraction, settings, sealer, halt))
-    for router in projection_routers(settings, sealer, halt):
+    follower = Follower(settings)  # a switched generation: one line, and the projections move at once
+    for router in projection_routers(settings, sealer, halt, log, follower):
         broker.include_router(router)
     await actor.partition_count()
     try:
         await broker.start()
         # until stopped, or until a subscriber met content this process must not act on (``Halt``)
-        waits = [asyncio.create_task(stop.wait()), asyncio.create_task(halt.event.wait())]
+        waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait()), asyncio.create_task(halt.event.wait())]
+        waits.append(asyncio.create_task(follower.run(stop, halt)))
         try:
-            await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for waiting in waits:
                 waiting.cancel()
         if halt.error is not None:
             raise halt.error
+        for waited in done:
+            if (failure := waited.exception()) is not None:
+                raise failure
     finally:
         with contextlib.suppress(Exception):
             await broker.stop()

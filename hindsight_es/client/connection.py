@@ -30,6 +30,7 @@ from hindsight_es.stores.shards import open_hot
 
 T = TypeVar("T")
 POINTER_TTL_S = 1.0  # how stale a reader's view of the current generation may be after a rebuild switch
+START_GRACE_S = 3.0  # past the request time-out, before the log's start is given up without its own reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,13 +57,18 @@ class Connection:
         self._reads: ThreadPoolExecutor | None = None  # started on the first read
 
     async def start(self) -> None:
-        """Start the log (again, after a failure: every write retries it)."""
+        """Start the log (again, after a failure: every write retries it). The log bounds its own start by
+        the request time-out and says why it failed (the Kafka log: the broker's address and what answers
+        there); the bound here, a little longer, is for a log that does not."""
         if self._log_started:
             return
+        limit = self.settings.request_timeout_s
         try:
-            await asyncio.wait_for(self.log.start(), self.settings.request_timeout_s)
+            await asyncio.wait_for(self.log.start(), limit + START_GRACE_S)
         except TimeoutError as exc:
-            raise LogUnavailableError(f"the log did not start within {self.settings.request_timeout_s:g}s") from exc
+            broker, path = self.settings.broker, self.settings.log_path
+            where = f"the Kafka broker at {broker!r} did not answer" if broker else f"{path} did not open"
+            raise LogUnavailableError(f"the log did not start within {limit:g}s: {where}") from exc
         self._log_started = True
 
     async def close(self) -> None:

@@ -49,6 +49,7 @@ from hindsight_es.config import ALL_TOPICS, Settings
 from hindsight_es.errors import HindsightError, LogError, LogUnavailableError
 from hindsight_es.log.kafka_consumer import KafkaConsumer, record_of, stop_consumer
 from hindsight_es.log.kafka_logs import quiet_kafka_logs
+from hindsight_es.log.kafka_probe import started
 from hindsight_es.log.port import Record, partition_for
 
 logger = logging.getLogger(__name__)
@@ -82,40 +83,42 @@ class KafkaLog:
     # ------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
+        """Start the clients within ``request_timeout_s``; ``LogUnavailableError`` names the address and
+        what answers there when they cannot (``kafka_probe``: at once when it is not a Kafka broker)."""
         if self._started:
             return
-        common = {"bootstrap_servers": self.servers, "request_timeout_ms": self._request_timeout_ms}
-        try:
-            async with asyncio.timeout(self._timeout_s):
-                self._producer = AIOKafkaProducer(
-                    client_id="hindsight-producer",
-                    acks="all",
-                    enable_idempotence=False,  # Tansu supports neither idempotence nor transactions
-                    linger_ms=_LINGER_MS,
-                    **common,
-                )
-                await self._producer.start()
-                self._admin = AIOKafkaAdminClient(client_id="hindsight-admin", **common)
-                await self._admin.start()
-                self._reader = AIOKafkaConsumer(
-                    client_id="hindsight-reader",
-                    group_id=None,
-                    enable_auto_commit=False,
-                    auto_offset_reset="none",  # a positional read never jumps elsewhere
-                    fetch_max_wait_ms=self._settings.kafka_fetch_max_wait_ms,
-                    **common,
-                )
-                await self._reader.start()
-        except (KafkaError, OSError, TimeoutError) as exc:
-            await self._stop_clients()
-            raise LogUnavailableError(
-                f"cannot reach the Kafka broker at {self.servers!r} within {self._timeout_s:g}s: {exc!r}"
-            ) from exc
+        await started(self._start_clients, self.servers, self._timeout_s)
         self._started = True
         try:
             await self._ensure_topics(ALL_TOPICS)
         except BaseException:
             await self.close()
+            raise
+
+    async def _start_clients(self) -> None:
+        common = {"bootstrap_servers": self.servers, "request_timeout_ms": self._request_timeout_ms}
+        try:
+            self._producer = AIOKafkaProducer(
+                client_id="hindsight-producer",
+                acks="all",
+                enable_idempotence=False,  # Tansu supports neither idempotence nor transactions
+                linger_ms=_LINGER_MS,
+                **common,
+            )
+            await self._producer.start()
+            self._admin = AIOKafkaAdminClient(client_id="hindsight-admin", **common)
+            await self._admin.start()
+            self._reader = AIOKafkaConsumer(
+                client_id="hindsight-reader",
+                group_id=None,
+                enable_auto_commit=False,
+                auto_offset_reset="none",  # a positional read never jumps elsewhere
+                fetch_max_wait_ms=self._settings.kafka_fetch_max_wait_ms,
+                **common,
+            )
+            await self._reader.start()
+        except BaseException:  # a failure, a time-out or a cancellation: no client is left open
+            await asyncio.shield(self._stop_clients())
             raise
 
     async def close(self) -> None:

@@ -69,6 +69,18 @@ def generation_stores(data_dir: Root, gen_id: str, options: S3Options | None = N
     return found
 
 
+def named(data_dir: Root, stores: Mapping[str, Any]) -> str:
+    """The generation ``stores`` (as ``current`` gives them) belong to, for a log line: its id, or
+    ``initial`` for the first location; each store's when they differ (a one-projection rebuild)."""
+    names = {}
+    for store, path in sorted(stores.items()):
+        parts = _relative(path, data_dir).split("/")
+        names[store] = parts[1] if len(parts) == 3 and parts[0] == GENERATIONS else "initial"
+    if len(set(names.values())) == 1:
+        return f"generation {next(iter(names.values()))}"
+    return ", ".join(f"{store} in generation {name}" for store, name in names.items())
+
+
 def _relative(path: Any, data_dir: Root) -> str:
     if is_remote(data_dir):
         return str(path).removeprefix(str(data_dir).rstrip("/") + "/")

@@ -32,6 +32,10 @@ class Snapshots:
     def _prefix(self, partition: int) -> str:
         return f"snapshots/{self.actor}/partition={partition}/"
 
+    def where(self, partition: int, covered: int) -> str:
+        """Where the snapshot of ``partition`` covering ``covered`` lies, for a message."""
+        return f"{getattr(self.objects, 'uri', '')}/{self._prefix(partition)}{covered:020d}.*"
+
     def covered(self, partition: int) -> list[int]:
         """The offsets the partition's snapshots cover, newest first."""
         found = {int(m[1]) for key, _ in self.objects.list(self._prefix(partition)) if (m := _NAME.search(key))}

@@ -97,6 +97,22 @@ async def test_a_batch_it_cannot_open_is_sought_back_uncommitted_and_halts(tmp_p
     assert halt.event.is_set() and isinstance(halt.error, MissingKeyError)
 
 
+async def test_once_the_process_halted_no_subscriber_handles_or_commits_a_batch(tmp_path):
+    from faststream.exceptions import StopConsume
+
+    halt, handled = Halt(), []
+
+    async def handle(records):
+        handled.extend(records)
+
+    consume = handler(tmp_path, handle, halt)
+    halt(RuntimeError("another subscriber found the log lost"))  # until the broker is stopped, polls go on
+    consumer = Consumer()
+    with pytest.raises(StopConsume):  # FastStream stops this subscriber
+        await consume(batch(consumer, [b"{}"]))
+    assert handled == [] and consumer.committed == []
+
+
 def test_a_broker_down_is_a_few_lines_not_a_flood(caplog):
     quiet_kafka_logs()
     client = logging.getLogger("aiokafka")
