@@ -176,7 +176,7 @@ def test_typescript_client_with_node_test_runner(up: Up, typescript_built: Path)
     env = {**os.environ, "HINDSIGHT_URL": up.base, "HINDSIGHT_TOKEN": OPS, "HINDSIGHT_ALICE_TOKEN": ALICE}
     run = subprocess.run(["node", "--test", "test/"], cwd=TS, capture_output=True, text=True, timeout=300, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "# fail 0" in run.stdout and "# pass 5" in run.stdout, run.stdout
+    assert "# fail 0" in run.stdout and "# pass 6" in run.stdout, run.stdout
 
 
 def test_typescript_agent_loop_example(up: Up, typescript_built: Path, fake_llm) -> None:  # type: ignore[no-untyped-def]

@@ -6,8 +6,10 @@
  *   await hs.retain("alice", { text: "we moved to Paris", session_id: "s1", wait: true });
  *   const { hits } = await hs.recall("alice", { query: "where do we live?" });
  *
- * 429 and 502/503/504 answers, time-outs and refused connections are retried with back-off; every call is
- * safe to repeat (a retain carries a turn id). A problem-details answer throws a `HindsightError`.
+ * 429 and 502/503/504 answers, time-outs and refused connections are retried with back-off, which is safe:
+ * a retain carries a turn id (decided once), and a forget, restore or erase sent again answers what was done
+ * before (a 409, or "erased before") instead of doing it twice. A problem-details answer throws a
+ * `HindsightError`.
  */
 import type { components } from "./schema.js";
 
@@ -36,6 +38,10 @@ export type RollbackPlan = Schemas["RollbackPlan"];
 export type RollbackResult = Schemas["RollbackResult"];
 export type UndoResult = Schemas["UndoResult"];
 export type StateAsOf = Schemas["StateAsOf"];
+export type EraseRequest = Schemas["EraseRequest"];
+export type ErasureResult = Schemas["ErasureResult"];
+export type OwnersRequest = Schemas["OwnersRequest"];
+export type TrustResult = Schemas["TrustResult"];
 export type Problem = Schemas["Problem"];
 
 /** Optional fields may be left out (the server fills in its defaults). */
@@ -168,6 +174,35 @@ export class HindsightClient {
 
   undoRollback(bankId: string, retractionId: string, reason = ""): Promise<UndoResult> {
     return this.send("POST", `${bank(bankId)}/rollback/${enc(retractionId)}/undo`, { reason });
+  }
+
+  /** Erase a session, a turn or a memory for good (exactly one of them; `reason` required): keys destroyed. */
+  erase(bankId: string, body: Input<EraseRequest> & { reason: string }): Promise<ErasureResult> {
+    return this.send("POST", `${bank(bankId)}/erase`, body);
+  }
+
+  /** The disputes waiting for the bank's owner: less trusted memories contradicting the owner's. */
+  disputes(bankId: string): Promise<TrustResult> {
+    return this.send("GET", `${bank(bankId)}/disputes`);
+  }
+
+  /** The owner (or an operator) accepts challengers: each supersedes the memory it disputes. */
+  acceptDisputes(bankId: string, memoryIds: string[], reason = ""): Promise<TrustResult> {
+    return this.send("POST", `${bank(bankId)}/disputes/accept`, { memory_ids: memoryIds, reason });
+  }
+
+  /** The owner (or an operator) rejects challengers: each is forgotten, the disputed memory stands. */
+  rejectDisputes(bankId: string, memoryIds: string[], reason = ""): Promise<TrustResult> {
+    return this.send("POST", `${bank(bankId)}/disputes/reject`, { memory_ids: memoryIds, reason });
+  }
+
+  /** Whose user turns are the owner's word in this bank. */
+  owners(bankId: string): Promise<TrustResult> {
+    return this.send("GET", `${bank(bankId)}/owners`);
+  }
+
+  setOwners(bankId: string, body: Input<OwnersRequest> & { owners: string[] }): Promise<TrustResult> {
+    return this.send("PUT", `${bank(bankId)}/owners`, body);
   }
 
   private async send<T>(method: string, path: string, body?: unknown): Promise<T> {

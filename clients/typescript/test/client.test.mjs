@@ -58,6 +58,19 @@ test("rollback dry run, apply and undo", async () => {
   assert.deepEqual([...undone.restored].sort(), [...done.retracted].sort());
 });
 
+test("owners, an empty dispute list, and erase: a session for good, an unknown one a 404", async () => {
+  const b = `${bank}-trust`;
+  await ops.retain(b, { text: "I live in Oslo.", session_id: "s1", wait: true });
+  const owners = await ops.setOwners(b, { owners: ["mcp:token-ab12cd34"], reason: "the bank's user" });
+  assert.deepEqual(owners.owners, ["mcp:token-ab12cd34"]);
+  assert.deepEqual((await ops.owners(b)).owners, ["mcp:token-ab12cd34"]);
+  assert.deepEqual((await ops.disputes(b)).disputes, []);
+  const erased = await ops.erase(b, { session_id: "s1", reason: "the user asked" });
+  assert.equal(erased.ready, true);
+  assert.ok(erased.memory_ids.length > 0);
+  await assert.rejects(ops.erase(b, { session_id: "never", reason: "x" }), (error) => error.status === 404);
+});
+
 test("an unreachable server is retried, then a status-0 error", async () => {
   const nowhere = new HindsightClient({ baseUrl: "http://127.0.0.1:9", retries: 1, backoffMs: 10 });
   await assert.rejects(nowhere.banks(), (error) => error instanceof HindsightError && error.status === 0);
