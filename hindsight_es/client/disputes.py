@@ -23,7 +23,7 @@ from hindsight_es.client.connection import Connection
 from hindsight_es.client.inputs import build, memory_uuid
 from hindsight_es.client.reader import Reader
 from hindsight_es.client.writer import Receipt, Writer
-from hindsight_es.errors import AccessDeniedError, InvalidInputError
+from hindsight_es.errors import AccessDeniedError, ConflictError, InvalidInputError
 from hindsight_es.events import DisputeResolutionRequested, SetOwnersRequested
 from hindsight_es.memory.trust import is_owner
 from hindsight_es.stores.filters import MemoryFilter
@@ -126,7 +126,7 @@ class Disputes:
         for memory_id in ids:
             current = await self.reader.memory(bank_id, memory_id)
             if current.status != "disputed":
-                raise InvalidInputError(f"memory {memory_id} is {current.status}, not disputed")
+                raise ConflictError(f"memory {memory_id} is {current.status}, not disputed")
         command = build(
             DisputeResolutionRequested,
             bank_id=bank_id,

@@ -284,6 +284,8 @@ def test_a_document_contradicting_the_owner_is_disputed_and_resolved_over_http(u
         assert "The office moved to 5 Elm St." in texts and "Our office is at 12 Oak Avenue." not in texts
         assert ok(http.get(f"/v1/banks/{b}/disputes"))["disputes"] == []
         assert ok(http.get(f"/v1/banks/{b}/owners"))["owners"]
+        again = http.post(f"/v1/banks/{b}/disputes/accept", json={"memory_ids": ids})  # decided: a state conflict,
+        assert "not disputed" in problem(again, 409)["detail"]  # as a release of what is not quarantined (was 400)
 
 
 def test_up_banner_names_the_api(up: Up) -> None:
