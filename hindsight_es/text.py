@@ -82,7 +82,7 @@ def first_error(
         return "invalid input"
     first = found[0]
     loc = list(first.get("loc", ()))
-    if loc and loc[0] in _REQUEST_PARTS:
+    if len(loc) > 1 and loc[0] in _REQUEST_PARTS:  # ("query",) alone is a field of that name
         loc = loc[1:]
     where = ".".join(str(p) for p in loc if not (isinstance(p, str) and "[" in p))
     message = str(first.get("msg", "invalid"))

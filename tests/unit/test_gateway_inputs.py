@@ -71,8 +71,8 @@ async def test_a_text_with_a_control_character_is_refused_at_every_door(
     before = await written(hs)
     body = problem(await http.post("/v1/banks/alice/memories", json={"text": text, "session_id": "s1"}), 422)
     assert body["detail"].startswith("text: a control character (U+00")
-    # the MCP SDK's validation error: pydantic's text, the field on a line of its own
-    assert "\ntext\n  a control character (U+00" in await refused(hs, "retain", bank_id="alice", text=text)
+    # the tool's name, then the field and the problem, as the other doors say it
+    assert (await refused(hs, "retain", bank_id="alice", text=text)).startswith("retain: text: a control character")
     with pytest.raises(InvalidInputError, match=r"^text: a control character \(U\+00"):
         await hs.retain("alice", text, session_id="s1")
     assert await written(hs) == before
@@ -119,3 +119,11 @@ async def test_a_path_no_route_takes_is_a_problem_naming_it(http: httpx.AsyncCli
     for method, path in (("GET", "/v1/nothing-here"), ("GET", "/v1/banks/alice/recall"), ("DELETE", "/v1/banks/a")):
         body = problem(await http.request(method, path), 404)  # was text/plain "Not Found" from the MCP mount
         assert body["detail"] == f"no route for {method} {path}: the API's routes are listed at /docs"
+
+
+async def test_arguments_that_fail_a_tools_schema_are_one_line(hs: Hindsight) -> None:
+    said = await refused(hs, "recall", bank_id="alice", query="")  # was pydantic's report: "1 validation error for …"
+    assert said == "recall: query: String should have at least 1 character"
+    assert await refused(hs, "recall", bank_id="alice", query="x", sesion_id="s") == (
+        "recall: sesion_id: Extra inputs are not permitted"
+    )

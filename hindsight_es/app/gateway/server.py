@@ -13,10 +13,11 @@ from typing import Annotated, Any, Literal
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from mcp_types import ToolAnnotations
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, ValidationError
 
 from hindsight_es.app.gateway.auth import Access, current_access
 from hindsight_es.app.gateway.models import (
@@ -63,6 +64,7 @@ from hindsight_es.remote.requests import (
     TrustedOnly,
     Wait,
 )
+from hindsight_es.text import first_error
 
 INSTRUCTIONS = """hindsight is long-term memory across conversations.
 - Before answering, call get_context with the session id and the user's message: it returns the session's
@@ -303,7 +305,7 @@ def build_server(
     tools = [
         strict_tool(fn, " ".join((fn.__doc__ or "").split()), hints) for fn, hints in Tools(hs, fallback).registry()
     ]
-    server: MCPServer = MCPServer(
+    server: MCPServer = _OneLineErrors(
         "hindsight",
         tools=tools,
         title="hindsight memory",
@@ -314,6 +316,21 @@ def build_server(
         log_level=log_level,
     )
     return server
+
+
+class _OneLineErrors(MCPServer):
+    """Arguments that fail a tool's schema are said in one line, each field as every door says it
+    (``text.first_error``: "recall: query: String should have at least 1 character; limit: …"), not as
+    pydantic's multi-line report with its type codes and the caller's input echoed."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                said = "; ".join(first_error([error]) for error in exc.__cause__.errors())  # each field once
+                raise ToolError(f"{name}: {said}") from exc.__cause__
+            raise
 
 
 def strict_tool(fn: Callable[..., Awaitable[Any]], description: str, hints: ToolAnnotations) -> Tool:
