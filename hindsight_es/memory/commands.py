@@ -189,6 +189,12 @@ def decide_restore(state: BankState, command: RestoreRequested, revived: Revived
         if back is None:
             continue  # archived, and its retained event was not fetched: nothing to rebuild it from
         events.append(back)
+        if (later := _replaced_by(state, memory)) is not None:
+            # Forgotten, archived or retracted after a later value replaced it, and that value stands: it comes
+            # back as it stood, superseded by it, not over it (restoring a superseded memory itself still
+            # undoes the correction: that is asking for it over the later value).
+            events.append(_superseded(command, memory_id, later, "restored as it stood: replaced before"))
+            continue
         head = heads.get(memory.key) if memory.key else None
         if head is not None and head != memory_id:
             events.append(
@@ -207,6 +213,28 @@ def decide_restore(state: BankState, command: RestoreRequested, revived: Revived
         if memory.key:
             heads[memory.key] = memory_id
     return events
+
+
+def _replaced_by(state: BankState, memory: MemoryInfo) -> UUID | None:
+    """The active memory that superseded ``memory`` before it left use another way (forgotten, archived,
+    retracted); None when it was not replaced, or what replaced it no longer stands."""
+    later = state.memories.get(memory.superseded_by) if memory.superseded_by is not None else None
+    replaced = memory.status != "superseded" and later is not None and later.status == "active"
+    return later.memory_id if replaced and later is not None else None
+
+
+def _superseded(command: RestoreRequested, memory_id: UUID, by: UUID, reason: str) -> MemorySuperseded:
+    return MemorySuperseded(
+        event_id=derive_id(command.event_id, f"superseded/{memory_id}"),
+        bank_id=command.bank_id,
+        occurred_at=command.occurred_at,
+        causation_id=command.event_id,
+        actor=command.actor,
+        memory_id=memory_id,
+        superseded_by=by,
+        valid_to=command.occurred_at,
+        reason=reason,
+    )
 
 
 def decide_release(state: BankState, command: ReleaseRequested) -> list[Event]:

@@ -237,6 +237,21 @@ def test_undoing_a_retraction_of_a_chain_rebuilds_the_chain():
     assert state.memories[true.memory_id].superseded_by == first.memory_id
 
 
+def test_restoring_a_replaced_memory_that_was_forgotten_brings_it_back_as_it_stood():
+    """Found by a new user over HTTP: forget the old MySQL episode after the correction, restore it, and it was
+    active again, ranked above the correction."""
+    state = BankState("b")
+    old = run(state, turn("a"), prepared(fact("team/database", "mysql")))[0]
+    new = run(state, turn("b", minutes=1), prepared(fact("team/database", "postgresql")))[0]
+    run(state, ForgetRequested(bank_id="b", memory_ids=(old.memory_id,), reason="tidy"))
+    out = run(state, RestoreRequested(bank_id="b", memory_ids=(old.memory_id,), reason="oops"))
+    assert [type(e) for e in out] == [MemoryRestored, MemorySuperseded]
+    assert (out[1].memory_id, out[1].superseded_by) == (old.memory_id, new.memory_id)
+    assert state.memories[old.memory_id].status == "superseded" and state.heads["team/database"] == new.memory_id
+    out = run(state, RestoreRequested(bank_id="b", memory_ids=(old.memory_id,)))  # asked for itself: over it
+    assert state.heads["team/database"] == old.memory_id and state.memories[new.memory_id].status == "superseded"
+
+
 def test_fold_as_of_is_the_state_at_that_moment():
     state = BankState("b")
     events = run(state, turn("a", minutes=0), prepared(fact("k/x", "1")))
