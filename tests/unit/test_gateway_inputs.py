@@ -127,3 +127,18 @@ async def test_arguments_that_fail_a_tools_schema_are_one_line(hs: Hindsight) ->
     assert await refused(hs, "recall", bank_id="alice", query="x", sesion_id="s") == (
         "recall: sesion_id: Extra inputs are not permitted"
     )
+
+
+async def test_a_query_parameter_the_route_does_not_take_is_refused(http: httpx.AsyncClient) -> None:
+    body = problem(await http.get("/v1/banks/alice/memories", params={"kinds": "fact"}), 422)  # it is "kind"
+    assert body["detail"] == "kinds: Extra inputs are not permitted"
+    assert problem(await http.get("/v1/stats", params={"unknown": "1"}), 422)["errors"][0]["field"] == "query.unknown"
+    answer = await http.get("/v1/banks/alice/memories", params={"kind": "fact", "limit": 5})
+    assert answer.status_code != 422, answer.text  # the ones it takes still pass (no such bank: 404)
+
+
+async def test_a_body_sent_without_its_json_content_type_is_told_so(http: httpx.AsyncClient) -> None:
+    sent = '{"text": "hi", "session_id": "s1"}'  # curl -d without -H 'Content-Type: application/json'
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    body = problem(await http.post("/v1/banks/alice/memories", content=sent, headers=form), 422)
+    assert body["detail"].startswith("the body must be JSON, sent with Content-Type: application/json")

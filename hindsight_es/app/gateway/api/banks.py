@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends
 
 from hindsight_es.app.gateway.api.access import operator
 from hindsight_es.app.gateway.api.memories import BankPath
-from hindsight_es.app.gateway.api.problems import PROBLEMS
+from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import linked_of, turn_ref_of
 from hindsight_es.client import Hindsight
@@ -19,7 +19,7 @@ from hindsight_es.remote.requests import SessionId
 
 
 def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
-    api = APIRouter(prefix="/v1", tags=["banks"], responses=PROBLEMS)
+    api = APIRouter(prefix="/v1", tags=["banks"], responses=PROBLEMS, dependencies=[Depends(known_query)])
     Caller = Annotated[Access, Depends(caller)]
 
     @api.get("/banks", response_model=list[BankSummary], summary="The banks this token may use")

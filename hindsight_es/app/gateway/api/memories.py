@@ -12,7 +12,7 @@ from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from hindsight_es.app.gateway.api.problems import PROBLEMS
+from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import context_of, hit_of, memory_of, retain_result
 from hindsight_es.client import Hindsight
@@ -48,7 +48,9 @@ MemoryPath = Annotated[UUID, Path(description="A memory id (a UUID, as recall re
 
 
 def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
-    api = APIRouter(prefix="/v1/banks/{bank_id}", tags=["memories"], responses=PROBLEMS)
+    api = APIRouter(
+        prefix="/v1/banks/{bank_id}", tags=["memories"], responses=PROBLEMS, dependencies=[Depends(known_query)]
+    )
     Caller = Annotated[Access, Depends(caller)]
 
     @api.post("/memories", response_model=RetainResult, status_code=201, summary="Retain a turn or a memory")

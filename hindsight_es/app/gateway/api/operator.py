@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Path, Query
 
 from hindsight_es.app.gateway.api.access import operator
 from hindsight_es.app.gateway.api.memories import BankPath
-from hindsight_es.app.gateway.api.problems import PROBLEMS
+from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import planned_of, quarantined_of
 from hindsight_es.client import Hindsight
@@ -38,7 +38,7 @@ from hindsight_es.remote.requests import (
 
 
 def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
-    api = APIRouter(prefix="/v1", tags=["operator"], responses=PROBLEMS)
+    api = APIRouter(prefix="/v1", tags=["operator"], responses=PROBLEMS, dependencies=[Depends(known_query)])
 
     async def op(access: Annotated[Access, Depends(caller)]) -> Access:
         return operator(access)

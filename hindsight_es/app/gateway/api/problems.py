@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
@@ -72,6 +73,28 @@ def problem(status: int, kind: str, title: str, detail: str | None, request: Req
 HtmlPage = Callable[[Request, HindsightError, int], Response | None]
 
 
+async def known_query(request: Request) -> None:
+    """A router dependency: a query parameter the route does not take is refused as an unknown body field is
+    (``GET …/memories?kinds=fact`` was an unfiltered page: the parameter is ``kind``)."""
+    dependant = getattr(request.scope.get("route"), "dependant", None)
+    if dependant is None:
+        return
+    known = _query_names(dependant)
+    unknown = [name for name in request.query_params if name not in known]
+    if unknown:
+        raise RequestValidationError(
+            [
+                {"type": "extra_forbidden", "loc": ("query", name), "msg": "Extra inputs are not permitted"}
+                for name in dict.fromkeys(unknown)
+            ]
+        )
+
+
+def _query_names(dependant: Dependant) -> set[str]:
+    """The query parameters a route takes, its dependencies' included."""
+    return {p.alias for p in dependant.query_params}.union(*(_query_names(d) for d in dependant.dependencies))
+
+
 def install(app: FastAPI, html: HtmlPage | None = None) -> None:
     """Answer every error of ``app`` with problem details (or, where ``html`` gives one, a page)."""
 
@@ -91,6 +114,10 @@ def install(app: FastAPI, html: HtmlPage | None = None) -> None:
             {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"], "type": e["type"]} for e in exc.errors()
         ]
         detail = first_error(exc.errors())  # the one line every door gives; ``errors`` keeps each field's place
+        sent = request.headers.get("content-type", "")
+        if "json" not in sent and any(tuple(e["loc"][:1]) == ("body",) for e in exc.errors()):
+            # curl -d without -H sends a form: FastAPI then reads no object at all, and says only that
+            detail = f"the body must be JSON, sent with Content-Type: application/json (not {sent or 'none'}); {detail}"
         return problem(422, "validation", "The request does not fit the schema", detail, request, errors=errors)
 
     @app.exception_handler(HTTPException)

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends
 
 from hindsight_es.app.gateway.api.access import operator
 from hindsight_es.app.gateway.api.memories import BankPath
-from hindsight_es.app.gateway.api.problems import PROBLEMS
+from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import disputed_of
 from hindsight_es.client import Hindsight
@@ -22,7 +22,9 @@ from hindsight_es.remote.requests import OwnersRequest, ReviewRequest
 
 
 def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
-    api = APIRouter(prefix="/v1/banks/{bank_id}", tags=["trust"], responses=PROBLEMS)
+    api = APIRouter(
+        prefix="/v1/banks/{bank_id}", tags=["trust"], responses=PROBLEMS, dependencies=[Depends(known_query)]
+    )
     Caller = Annotated[Access, Depends(caller)]
 
     @api.get("/disputes", response_model=TrustResult, summary="Open disputes")
