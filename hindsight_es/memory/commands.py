@@ -193,23 +193,13 @@ def decide_restore(state: BankState, command: RestoreRequested, revived: Revived
             # Forgotten, archived or retracted after a later value replaced it, and that value stands: it comes
             # back as it stood, superseded by it, not over it (restoring a superseded memory itself still
             # undoes the correction: that is asking for it over the later value).
-            events.append(_superseded(command, memory_id, later, "restored as it stood: replaced before"))
+            events.append(
+                _superseded(command, memory_id, later, "restored as it stood: replaced before", restoring=memory_id)
+            )
             continue
         head = heads.get(memory.key) if memory.key else None
         if head is not None and head != memory_id:
-            events.append(
-                MemorySuperseded(
-                    event_id=derive_id(command.event_id, f"superseded/{memory_id}"),
-                    bank_id=command.bank_id,
-                    occurred_at=command.occurred_at,
-                    causation_id=command.event_id,
-                    actor=command.actor,
-                    memory_id=head,
-                    superseded_by=memory_id,
-                    valid_to=command.occurred_at,
-                    reason="restored",
-                )
-            )
+            events.append(_superseded(command, head, memory_id, "restored", restoring=memory_id))
         if memory.key:
             heads[memory.key] = memory_id
     return events
@@ -223,9 +213,12 @@ def _replaced_by(state: BankState, memory: MemoryInfo) -> UUID | None:
     return later.memory_id if replaced and later is not None else None
 
 
-def _superseded(command: RestoreRequested, memory_id: UUID, by: UUID, reason: str) -> MemorySuperseded:
+def _superseded(
+    command: RestoreRequested, memory_id: UUID, by: UUID, reason: str, *, restoring: UUID
+) -> MemorySuperseded:
+    """``memory_id`` superseded by ``by`` as the restore of ``restoring`` decides it (its id derives from that)."""
     return MemorySuperseded(
-        event_id=derive_id(command.event_id, f"superseded/{memory_id}"),
+        event_id=derive_id(command.event_id, f"superseded/{restoring}"),
         bank_id=command.bank_id,
         occurred_at=command.occurred_at,
         causation_id=command.event_id,
