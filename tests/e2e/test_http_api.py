@@ -130,7 +130,10 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
             said = [f"I live in city number {n}." for n in range(4)]
             body = {"session_id": "side", "turn_id": "t1", "wait": True}
             codes = list(pool.map(lambda t: http.post(f"/v1/banks/{b}/memories", json={**body, "text": t}), said))
-        assert sorted(r.status_code for r in codes) == [201, 409, 409, 409], [r.text for r in codes]
+        decided = [r for r in codes if r.status_code == 201 and r.json()["ready"]]  # answered with memories
+        assert len(decided) <= 1, [r.text for r in codes]  # before: all four, each with the first one's memories
+        # the others: a 409 naming the words decided, or (a loaded machine) 201 with the wait ended first
+        assert all(r.status_code == 409 or not r.json()["ready"] for r in codes if r not in decided)
         found = ok(
             http.post(f"/v1/banks/{b}/recall", json={"query": "which database does billing use?", "explain": True})
         )
