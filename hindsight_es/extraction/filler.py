@@ -71,20 +71,20 @@ def _filler_clause(clause: str, first: bool) -> bool | None:
     words = bare.replace("'", "")
     if any(c not in _ZH_CHARS for run in CJK_RUN.findall(words) for c in run):
         return False  # a character no Chinese pleasantry has: content (most clauses, decided without a scan)
-    if any(not _known(w) and not w[0].isupper() for w in _LATIN.findall(_unaccented(words))):
+    plain = _unaccented(words)
+    if any(not _known(w) and not w[0].isupper() for w in _LATIN.findall(plain)):
         return False  # a word no pleasantry has (a capitalized one may be a name someone is addressed by)
     if _EN.fullmatch(words) or _ZH.fullmatch(words) or _mixed(words):
         return True
     if not first and _vocative(bare):  # "Thanks, Caroline!": a name alone, after a filler clause
         return True
-    return _light(words)
+    return _light(_SCRIPTS.sub(" ", plain))  # "ok谢谢": a word boundary between the scripts
 
 
 def _light(words: str) -> bool | None:
-    """Whether a clause is made of pleasantries and light words: True with a pleasantry in it, None without
-    one, False when any other word is there. Each held letter is tried written twice, then once."""
-    words = _SCRIPTS.sub(" ", _unaccented(words))  # "ok谢谢": a word boundary between the scripts
-    for text in dict.fromkeys((words, _HELD.sub(r"\1\1", words), _HELD.sub(r"\1", words))):
+    """Whether a clause (unaccented, scripts apart) is made of pleasantries and light words: True with a
+    pleasantry in it, None without one, False when any other word is there."""
+    for text in _held(words):
         rest = _ANY_ZH.sub(" ", _ANY_EN.sub(" ", text))
         if not rest.strip():
             return True if _HEAD.search(text) else None
@@ -94,8 +94,13 @@ def _light(words: str) -> bool | None:
 @lru_cache(maxsize=1 << 16)
 def _known(word: str) -> bool:
     """Whether a Latin word (or, held, written twice or once) is one a pleasantry or a light word can be."""
-    forms = (word.lower(), _HELD.sub(r"\1\1", word).lower(), _HELD.sub(r"\1", word).lower())
-    return any(w in _EN_WORDS or _ANY_EN.fullmatch(w) or _ANY_ZH.fullmatch(w) for w in forms)
+    return any(w in _EN_WORDS or _ANY_EN.fullmatch(w) or _ANY_ZH.fullmatch(w) for w in _held(word.lower()))
+
+
+def _held(text: str) -> tuple[str, ...]:
+    """``text``, then with each letter held three times or more written twice, then once ("youuu": "youu",
+    "you"), each form once."""
+    return tuple(dict.fromkeys((text, _HELD.sub(r"\1\1", text), _HELD.sub(r"\1", text))))
 
 
 def _unaccented(text: str) -> str:

@@ -209,8 +209,9 @@ def _replaced_by(state: BankState, memory: MemoryInfo) -> UUID | None:
     """The active memory that superseded ``memory`` before it left use another way (forgotten, archived,
     retracted); None when it was not replaced, or what replaced it no longer stands."""
     later = state.memories.get(memory.superseded_by) if memory.superseded_by is not None else None
-    replaced = memory.status != "superseded" and later is not None and later.status == "active"
-    return later.memory_id if replaced and later is not None else None
+    if memory.status == "superseded" or later is None or later.status != "active":
+        return None
+    return later.memory_id
 
 
 def _superseded(
@@ -219,10 +220,7 @@ def _superseded(
     """``memory_id`` superseded by ``by`` as the restore of ``restoring`` decides it (its id derives from that)."""
     return MemorySuperseded(
         event_id=derive_id(command.event_id, f"superseded/{restoring}"),
-        bank_id=command.bank_id,
-        occurred_at=command.occurred_at,
-        causation_id=command.event_id,
-        actor=command.actor,
+        **caused(command),
         memory_id=memory_id,
         superseded_by=by,
         valid_to=command.occurred_at,
