@@ -21,6 +21,7 @@ from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import encode
 from hindsight_es.log import EventLog, open_log, replay
 from hindsight_es.stores.shards import open_hot
+from tests.conftest import _accepts
 from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port, until_listening
 from tests.e2e.test_worker_stores import exited
 
@@ -67,16 +68,6 @@ class Tansu:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
-
-
-def _accepts(port: int) -> bool:
-    import socket
-
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 async def memory_events(log: EventLog) -> int:

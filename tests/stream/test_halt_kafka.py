@@ -17,23 +17,13 @@ from hindsight_es.log.keys import SqliteKeyStore
 from hindsight_es.log.port import Record
 from hindsight_es.log.sealed import MissingKeyError, Sealer
 from streams.kafka import Halt, make_broker, subscribe
+from tests.stream.test_worker_logs import Owner
 
 pytestmark = pytest.mark.kafka
 TURN = (
     b'{"event_id":"00000000-0000-0000-0000-000000000001","type":"TurnRecorded","schema_version":1,'
     b'"bank_id":"halt","session_id":"s1","turn_id":"t1","text":"I live in Oslo."}'
 )
-
-
-class Owner:
-    def __init__(self) -> None:
-        self.lock = asyncio.Lock()
-
-    async def acquire(self, partitions) -> int:
-        return 0
-
-    async def release(self, partitions) -> None:
-        return None
 
 
 class CountingSealer(Sealer):
