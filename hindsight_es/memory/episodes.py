@@ -6,13 +6,16 @@ restating active ones. The episode *says nothing else* when every word of it, bu
 typed memories were drawn from (their ``quote``, else their text), and fewer words are left over than
 are covered. Such an episode:
 
-- is retired with them: when a decision supersedes or forgets one of them and leaves none of them
-  active (each superseded, forgotten or retracted), the episode is superseded by the same new memory,
-  or forgotten, by an event naming that typed memory in ``along_with``;
-- comes back with them: once one of them is active again (restored, released, a rollback), a
-  ``MemoryRestored`` brings it back, and a rollback lists it among the memories it restores.
+- is retired with the first of them to go: when a decision supersedes or forgets one of them, the
+  episode is superseded by the same new memory, or forgotten, by an event naming that typed memory in
+  ``along_with``. What the others said stays in them; kept, the episode would go on saying the
+  replaced or forgotten words ("I live in Berlin and work at Siemens." after a move to Lisbon, or
+  after "lives in Berlin" was forgotten);
+- comes back with them: once all of them are active again (restored, released, a rollback), a
+  ``MemoryRestored`` brings it back, and a rollback lists it among the memories it restores. While
+  one of them stays replaced or forgotten, so does the episode.
 
-An episode with content of its own, or whose turn keeps an active typed memory, stays as it is.
+An episode with content of its own stays as it is.
 """
 
 from __future__ import annotations
@@ -61,24 +64,30 @@ def follow(state: BankState, cause: Event, decided: Sequence[Event]) -> list[Eve
         if not typed or episode.memory_id in status:
             continue  # a turn with an episode only, or an episode this decision already changed
         now = [status.get(m.memory_id, m.status) for m in typed]
-        if episode.status == "active" and all(s in RETIRED for s in now):
+        if episode.status == "active":
             changed = [m for m in typed if m.memory_id in last and status[m.memory_id] in TAKEN_ALONG]
             if changed and says_nothing_else(episode.text, (m.said for m in typed)):
                 out.append(_retired(cause, episode, changed[-1].memory_id, last[changed[-1].memory_id]))
-        elif episode.along_with is not None and episode.status in TAKEN_ALONG and "active" in now:
-            again = next(m.memory_id for m, s in zip(typed, now, strict=True) if s == "active")
+        elif episode.along_with is not None and episode.status in TAKEN_ALONG and all(s == "active" for s in now):
+            again = next(m.memory_id for m in typed if m.memory_id in status)
             if (back := restored(cause, episode, {}, f"back with {again}, its turn's memory")) is not None:
                 out.append(back)
     return out
 
 
 def revived_with(state: BankState, memories: Iterable[MemoryInfo], gone: set[UUID]) -> list[MemoryInfo]:
-    """The episodes retired along with ``memories`` that come back when they do (a rollback's plan),
-    except those in ``gone``."""
+    """The episodes retired along with ``memories`` that come back when they do (a rollback's plan): those
+    whose typed memories are then all active (brought back, or active and not in ``gone``), except those
+    in ``gone``."""
+    back = list(memories)
+    active = {m.memory_id for m in back}
     out: dict[UUID, MemoryInfo] = {}
-    for memory in memories:
+    for memory in back:
         for episode in _episodes_of(state, memory):
-            if episode.along_with is not None and episode.status in TAKEN_ALONG and episode.memory_id not in gone:
+            if episode.along_with is None or episode.status not in TAKEN_ALONG or episode.memory_id in gone:
+                continue
+            typed = _typed(state, episode)
+            if all(m.memory_id in active or (m.status == "active" and m.memory_id not in gone) for m in typed):
                 out[episode.memory_id] = episode
     return list(out.values())
 

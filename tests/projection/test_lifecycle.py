@@ -243,3 +243,30 @@ async def test_capacity_is_held_by_the_janitor(env):
         "superseded": 0,
         "retracted": 0,
     }
+
+
+async def test_correcting_or_forgetting_one_memory_of_a_turn_retires_its_episode(env):
+    """ "I live in Berlin and work at Siemens." yields a location and an employer. Corrected to Lisbon, or
+    forgotten, the location takes the episode along (it still says Berlin), the employer stays in its own
+    memory; restored, the location brings the episode back."""
+    settings, log, hs = env
+    await say(hs, "I live in Berlin and work at Siemens.", "t1")
+    await say(hs, "We use MySQL. I am allergic to peanuts.", "t2", session_id="s2")
+    await settle(hs)
+    memories = {m.text: m for m in await hs.reader.browse(A, statuses=None)}
+
+    async def active() -> set[str]:
+        return {m.text for m in await hs.reader.browse(A, statuses=["active"])}
+
+    await hs.correct(A, memories["The user lives in Berlin"].memory_id, "I live in Lisbon now.", wait=False)
+    await hs.forget(A, memories["The user is allergic to peanuts"].memory_id, reason="private", wait=False)
+    await settle(hs)
+    now = await active()
+    assert not [t for t in now if "Berlin" in t or "peanuts" in t], now
+    assert {"The user works at Siemens", "The team's database: MySQL"} <= now
+    assert not [h for h in await texts(hs, "where do I live?") if "Berlin" in h]
+    assert not [h for h in await texts(hs, "what am I allergic to?") if "peanuts" in h]
+
+    await hs.restore(A, memories["The user is allergic to peanuts"].memory_id, wait=False)
+    await settle(hs)
+    assert "We use MySQL. I am allergic to peanuts." in await active()

@@ -146,18 +146,43 @@ def test_an_episode_with_content_of_its_own_stays() -> None:
     assert bank.status(old["episode"]) == "active"
 
 
-def test_an_episode_stays_while_one_of_its_memories_is_active() -> None:
+def test_an_episode_goes_with_the_first_of_its_memories_to_go_and_comes_back_when_all_are_back() -> None:
+    """Kept while another memory of its turn is active, the episode would go on saying the replaced words."""
+    bank = Bank()
+    text = "I live in Berlin and work at Siemens."
+    berlin, siemens = fact("user/location", "berlin", "I live in Berlin."), fact("user/employer", "siemens", text)
+    old = bank.say(text, berlin, siemens)
+    lisbon = bank.say("I live in Lisbon now.", fact("user/location", "lisbon", "I live in Lisbon now."), minutes=1)
+    episode_ = bank.state.memories[old["episode"].memory_id]
+    assert (bank.status(old["berlin"]), bank.status(old["siemens"]), episode_.status) == (
+        "superseded",
+        "active",
+        "superseded",
+    )
+    assert (episode_.superseded_by, episode_.along_with) == (lisbon["lisbon"].memory_id, old["berlin"].memory_id)
+    # Siemens replaced too: bringing Berlin back alone leaves the episode out, it still says "Siemens".
+    bank.say("I work at Google now.", fact("user/employer", "google", "I work at Google now."), minutes=2)
+    bank.run(RestoreRequested(bank_id="b", memory_ids=(old["berlin"].memory_id,)))
+    assert (bank.status(old["berlin"]), bank.status(old["episode"])) == ("active", "superseded")
+    bank.run(RestoreRequested(bank_id="b", memory_ids=(old["siemens"].memory_id,)))
+    assert (bank.status(old["siemens"]), bank.status(old["episode"])) == ("active", "active")
+
+
+def test_forgetting_one_memory_of_a_turn_forgets_its_episode() -> None:
+    """The forgotten words must not come back through the episode that says them beside another fact."""
     bank = Bank()
     text = "We use MySQL. I live in Berlin."
     old = bank.say(
         text, fact("team/database", "mysql", "We use MySQL."), fact("user/location", "berlin", "I live in Berlin.")
     )
-    bank.say("We use PostgreSQL.", fact("team/database", "postgresql", "We use PostgreSQL."), minutes=1)
-    assert (bank.status(old["mysql"]), bank.status(old["episode"])) == ("superseded", "active")
-    paris = bank.say("I live in Paris.", fact("user/location", "paris", "I live in Paris."), minutes=2)
-    assert bank.status(old["episode"]) == "superseded"
-    assert bank.state.memories[old["episode"].memory_id].superseded_by == paris["paris"].memory_id
-    assert bank.state.memories[old["episode"].memory_id].along_with == old["berlin"].memory_id
+    out = bank.run(ForgetRequested(bank_id="b", memory_ids=(old["berlin"].memory_id,), reason="private"))
+    assert [(type(e), e.memory_id, e.along_with) for e in out] == [
+        (MemoryForgotten, old["berlin"].memory_id, None),
+        (MemoryForgotten, old["episode"].memory_id, old["berlin"].memory_id),
+    ]
+    assert {m.memory_id for m in bank.state.active()} == {old["mysql"].memory_id}
+    bank.run(RestoreRequested(bank_id="b", memory_ids=(old["berlin"].memory_id,)))
+    assert bank.status(old["episode"]) == "active"
 
 
 def test_an_episode_that_restated_a_memory_follows_it() -> None:
@@ -266,6 +291,22 @@ def test_rolling_back_the_superseding_session_brings_the_episode_back_and_undo_r
 
     bank.run(RestoreRequested(bank_id="b", memory_ids=rolled.retracted_memory_ids))  # undo the rollback
     assert {m.memory_id: (m.status, m.superseded_by) for m in bank.state.memories.values()} == poisoned
+
+
+def test_a_rollback_brings_an_episode_back_only_when_all_its_memories_are_back() -> None:
+    bank = Bank()
+    text = "We use MySQL. I live in Berlin."
+    mysql, berlin = (
+        fact("team/database", "mysql", "We use MySQL."),
+        fact("user/location", "berlin", "I live in Berlin."),
+    )
+    true = bank.say(text, mysql, berlin, session="A")
+    bank.say("We use MongoDB.", fact("team/database", "mongodb", "We use MongoDB."), session="B", minutes=1)
+    bank.say("I live in Paris.", fact("user/location", "paris", "I live in Paris."), session="C", minutes=2)
+    retract, restore = plan_retraction(bank.state, RetractionRequested(bank_id="b", session_id="B"))
+    assert {m.memory_id for m in restore} == {true["mysql"].memory_id}  # the episode still says Berlin
+    bank.run(RetractionRequested(bank_id="b", session_id="B"))
+    assert (bank.status(true["mysql"]), bank.status(true["episode"])) == ("active", "superseded")
 
 
 def test_the_log_folds_to_the_live_state() -> None:
