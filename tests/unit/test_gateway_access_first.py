@@ -51,7 +51,11 @@ ON_BOB: list[tuple[str, str, dict[str, Any]]] = [
     ("GET", "/v1/banks/bob/memories", {"params": {"kinds": "fact", "limit": "0"}}),
     ("GET", "/v1/banks/bob/memories/not-a-uuid", {}),
     ("GET", "/v1/banks/bob/memories/not-a-uuid/history", {}),
-    ("POST", f"/v1/banks/bob/memories/{MEMORY}/forget", {"content": b"{not json", "headers": {"content-type": "application/json"}}),
+    (
+        "POST",
+        f"/v1/banks/bob/memories/{MEMORY}/forget",
+        {"content": b"{not json", "headers": {"content-type": "application/json"}},
+    ),
     ("POST", f"/v1/banks/bob/memories/{MEMORY}/correct", {"json": {"text": ""}}),
     ("POST", f"/v1/banks/bob/memories/{MEMORY}/restore", {"json": {"wait": 3}}),
     ("GET", "/v1/banks/bob/stats", {"params": {"nosuch": "1"}}),

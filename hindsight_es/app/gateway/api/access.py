@@ -105,4 +105,3 @@ Operator = Annotated[Access, Depends(for_operators)]
 
 def _for_operators(dependant: Dependant) -> bool:
     return any(d.call is for_operators or _for_operators(d) for d in dependant.dependencies)
-

@@ -38,7 +38,11 @@ from hindsight_es.remote.requests import (
 
 def router(hs: Hindsight, gate: Gate) -> APIRouter:
     api = APIRouter(
-        prefix="/v1", tags=["operator"], responses=PROBLEMS, dependencies=[Depends(known_query)], route_class=gate.route()
+        prefix="/v1",
+        tags=["operator"],
+        responses=PROBLEMS,
+        dependencies=[Depends(known_query)],
+        route_class=gate.route(),
     )
 
     @api.get("/quarantine", response_model=QuarantineResult, summary="Quarantined memories")
