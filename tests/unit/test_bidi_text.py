@@ -121,7 +121,8 @@ async def test_a_disguised_turn_from_the_log_is_dead_lettered_and_the_bank_flows
             return json.dumps(body).encode()
 
         # a foreign producer's turns: nothing checked them before the log
-        await log.append(TOPIC_TURNS, "b1", [turn("bidi", DISGUISED), turn("rtl", RIGHT_TO_LEFT[0])])
+        turns = [turn("bidi", DISGUISED), turn("bell", "ring\x07 now"), turn("rtl", RIGHT_TO_LEFT[0])]
+        await log.append(TOPIC_TURNS, "b1", turns)
         await log.append(TOPIC_TURNS, "b1", [turn("ok", "I'm allergic to peanuts.")])
         actor = BankActor(log, RuleExtractor(), make_embedder("minilm"), settings, group="g")
         stop = asyncio.Event()
@@ -136,10 +137,12 @@ async def test_a_disguised_turn_from_the_log_is_dead_lettered_and_the_bank_flows
         finally:
             stop.set()
             await running
-        assert not any("\u202e" in t for t in texts), texts
+        assert not any("\u202e" in t or "\x07" in t for t in texts), texts
+        assert any("תל אביב" in t for t in texts), texts
         letters = [json.loads(r.value) async for records in replay(log, TOPIC_DEAD_LETTER) for r in records]
         assert [letter["reason"] for letter in letters] == [
-            f"text: {SAYS}: it reorders how the text around it is shown; use the marks U+200E, U+200F or U+061C"
+            f"text: {SAYS}: it reorders how the text around it is shown; use the marks U+200E, U+200F or U+061C",
+            "text: a control character (U+0007) at character 4: only tab, newline and carriage return may be in a text",
         ]
     finally:
         await log.close()
