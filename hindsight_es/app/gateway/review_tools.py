@@ -16,7 +16,6 @@ from hindsight_es.events import DisputeResolutionRequested, RejectRequested, Rel
 from hindsight_es.remote.erasure import ErasureResult
 from hindsight_es.remote.requests import Reason, SessionId, TurnId, Wait
 
-
 # The calls only an operator (a connection to every bank) may make: a tool, or a tool's action.
 _FOR_OPERATORS = {"quarantine": "quarantine review", "erase": "erase", "trust/set_owners": "declaring a bank's owners"}
 
