@@ -1,5 +1,5 @@
 """Which script a text is in (one definition of CJK for the embedder, the projections and recall), and the
-one-line forms of what is wrong with an input: a validation error, a control character."""
+one-line forms of what is wrong with an input: a validation error, a control or bidirectional character."""
 
 from __future__ import annotations
 
@@ -19,7 +19,14 @@ EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b00-\u2bff\ufe0f\u200d
 # The C0 control characters but tab, newline and carriage return: never part of what someone said, so a text
 # holding one is refused at every door (retain, publish, correct) before anything is written.
 CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f"
+# The bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) reorder how the text
+# around them is shown: a memory could read one way in a prompt or the dashboard and say another ("Trojan
+# Source"). Refused as the control characters are. The marks right-to-left text uses (U+200E LRM, U+200F RLM,
+# U+061C ALM) only set the direction at their own place, and pass; so does Arabic or Hebrew without them.
+BIDI = r"\u202a-\u202e\u2066-\u2069"
+REFUSED = CONTROL + BIDI  # every character no text may hold, as a regex class body
 _CONTROL = re.compile(f"[{CONTROL}]")
+_REFUSED = re.compile(f"[{REFUSED}]")
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
@@ -54,14 +61,18 @@ def _t2s():  # type: ignore[no-untyped-def]  # opencc ships no type hints
 
 
 def control_character(text: str) -> str | None:
-    """What is wrong with ``text`` as something said: its first control character other than tab, newline and
-    carriage return (``CONTROL``), as one line; None when it holds none."""
-    found = _CONTROL.search(text)
+    """What is wrong with ``text`` as something said, as one line naming the character: its first control
+    character other than tab, newline and carriage return (``CONTROL``) or bidirectional embedding, override
+    or isolate (``BIDI``); None when it holds none."""
+    found = _REFUSED.search(text)
     if found is None:
         return None
+    where = f"(U+{ord(found.group()):04X}) at character {found.start()}"
+    if _CONTROL.match(found.group()):
+        return f"a control character {where}: only tab, newline and carriage return may be in a text"
     return (
-        f"a control character (U+{ord(found.group()):04X}) at character {found.start()}: "
-        "only tab, newline and carriage return may be in a text"
+        f"a bidirectional embedding, override or isolate {where}: it reorders how the text around it is shown; "
+        "use the marks U+200E, U+200F or U+061C"
     )
 
 

@@ -325,7 +325,8 @@ class BankActor:
             if isinstance(event, ExtractionCompleted):
                 failure = (f"llm:{event.model}/{event.prompt_version}", event.error) if event.error else None
                 for item in event.extractions:
-                    if item.turn.bank_id == event.bank_id:
+                    # a turn its own record failed (``_validate``: dead-lettered there) is not decided from here
+                    if item.turn.bank_id == event.bank_id and self._admissible(item.turn):
                         self._given[item.turn.event_id] = (list(item.candidates), event.extractor, failure, item.guard)
                         out.append((record, item.turn))
             elif not (self.defer_turns and isinstance(event, TurnRecorded)):
@@ -337,6 +338,13 @@ class BankActor:
         comes out with the source its role allows (``trust.as_said``): what prepare and decide both read."""
         event = check_input(event, topic=record.topic, key=None, max_text_chars=self.settings.max_text_chars)
         return as_said(event) if isinstance(event, TurnRecorded) else event
+
+    def _admissible(self, turn: TurnRecorded) -> bool:
+        try:
+            check_input(turn, topic=TOPIC_TURNS, key=None, max_text_chars=self.settings.max_text_chars)
+        except DecodeError:
+            return False
+        return True
 
     def _prepare(self, events: list[Event]) -> list[Prepared | None]:
         return prepare(events, self._state, self.extractor, self.embedder, self._given)

@@ -21,6 +21,7 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Set
 from hindsight_es.errors import DecodeError, ExtractionError
 from hindsight_es.events import ExtractionCompleted, TokenUsage, TurnExtraction, TurnRecorded, decode, decoded, encode
 from hindsight_es.events.candidates import GuardJudgement
+from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.extraction.prompts import Neighbor
 from hindsight_es.log import EventLog, Record, TopicPartition
@@ -105,9 +106,11 @@ class ExtractionActor:
         banks: dict[str, list[TurnRecorded]] = {}
         for record in records:
             try:
-                event = decode(record.value)
+                event = check_input(
+                    decode(record.value), topic=record.topic, key=None, max_text_chars=self.settings.max_text_chars
+                )
             except DecodeError:
-                continue  # the bank actor dead-letters it
+                continue  # the bank actor dead-letters it, and sends no one its text
             done = self.done[record.partition]
             if isinstance(event, TurnRecorded) and event.event_id not in done and record.key == event.bank_id:
                 done.add(event.event_id)

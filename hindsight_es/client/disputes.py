@@ -55,12 +55,16 @@ class Disputes:
         self.conn, self.reader, self.writer = conn, reader, writer
 
     async def owners(self, bank_id: str) -> BankOwners:
+        """The declared owners, else the principal of the bank's first user memory; ``NotFoundError`` for a bank
+        with neither a declaration nor anything recorded, as every read of an unknown bank."""
+
         def collect() -> BankOwners:
             archive = self.conn.archive()
             declared = archive.events(bank_id, types=["BankOwnersSet"])
             if declared:
                 payload = json.loads(declared[-1]["payload"])
                 return BankOwners(bank_id=bank_id, owners=list(payload["owners"]), declared=True)
+            self.reader.require_bank(bank_id)
             for event in archive.events(bank_id, types=["MemoryRetained"]):
                 if json.loads(event["payload"]).get("source") == "user":
                     return BankOwners(bank_id=bank_id, owners=[event["actor"]], declared=False)
@@ -81,9 +85,12 @@ class Disputes:
         return await self.writer.submit(command, wait=wait)
 
     async def disputed(self, bank_id: str | None = None, *, limit: int = 200) -> list[DisputedMemory]:
-        """Disputed memories of one bank (or of every bank), oldest first, with what they dispute and why."""
+        """Disputed memories of one bank (or of every bank), oldest first, with what they dispute and why;
+        ``NotFoundError`` for a bank with nothing recorded, as every read of an unknown bank."""
 
         def collect() -> list[DisputedMemory]:
+            if bank_id is not None:
+                self.reader.require_bank(bank_id)
             stores = self.conn.stores()
             table = stores.lance.scan("memories", MemoryFilter(bank_id, statuses=("disputed",)), _COLUMNS)
             rows = sorted(table.to_pylist(), key=lambda r: (r["valid_from"], r["memory_id"]))[:limit]

@@ -201,6 +201,8 @@ class Reader:
         hits: list[RecallHit] = []
 
         def assemble() -> ContextBlock:
+            # Not NotFoundError, unlike every other read of an unknown bank: an agent asks for context before
+            # its first turn is retained, and a new bank's context is simply empty.
             if not self.conn.lance().has_bank(bank_id):
                 return build_context(bank_id, session_id, message, [], [], budget_tokens)
             turns = self._working_memory(bank_id, session_id, turns_n)

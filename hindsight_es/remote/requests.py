@@ -12,7 +12,7 @@ from uuid import UUID
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 from pydantic_core import PydanticCustomError
 
-from hindsight_es.text import CONTROL, control_character
+from hindsight_es.text import REFUSED, control_character
 from hindsight_es.types import Time as StrictTime
 
 Role = Literal["user", "assistant", "system", "tool"]
@@ -26,8 +26,9 @@ Status = Literal["active", "superseded", "forgotten", "quarantined", "retracted"
 ID_PATTERN = r"^[A-Za-z0-9_.:@\-]+$"
 NOT_BLANK = r"\S"  # at least one character that is not white space
 PRINTABLE = r"^[^\x00-\x1f\x7f]+$"  # no control characters (a NUL can never reach a store filter)
-# What was said: not blank, and no control character but tab, newline and carriage return (``text.CONTROL``)
-TEXT_PATTERN = rf"^[^{CONTROL}]*[^\s{CONTROL}][^{CONTROL}]*$"
+# What was said: not blank, no control character but tab, newline and carriage return, no bidirectional
+# override (``text.REFUSED``)
+TEXT_PATTERN = rf"^[^{REFUSED}]*[^\s{REFUSED}][^{REFUSED}]*$"
 
 
 def _no_control_character(value: Any) -> Any:

@@ -114,3 +114,15 @@ def test_publish_refuses_a_text_with_a_control_character_and_writes_nothing(tmp_
     assert "published 1 turn, skipped 1 bad line" in flat(proc.stdout)
     stats = json.loads(run(data, "stats", "--json"))
     assert stats["log_end_offsets"]["hindsight.turns"] == 1  # the tab's line only
+
+
+def test_publish_refuses_a_bidi_override_and_takes_right_to_left_text(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    one = cli(data, "publish", "--text", "pay \u202e001 ot Eve\u202c now", "--bank", "alice")
+    assert one.returncode == 2 and one.stderr.strip().count("\n") == 0, one.stderr
+    assert "text: a bidirectional embedding, override or isolate (U+202E) at character 4" in flat(one.stderr)
+    lines = '{"bank_id": "alice", "text": "x\\u2067y"}\n{"bank_id": "alice", "text": "שלום\\u200f עולם"}\n'
+    proc = cli(data, "publish", "-", input=lines.encode())
+    assert proc.returncode == 2, proc.stderr
+    assert "line 1: text: a bidirectional embedding, override or isolate (U+2067) at character 1" in flat(proc.stderr)
+    assert "published 1 turn, skipped 1 bad line" in flat(proc.stdout)

@@ -73,9 +73,8 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
 
     problems.install(app, html=ui.error_page)
     gate = Gate(tokens)
-    caller = gate.dependency()
     for module in (memories, banks, operator, trust):
-        app.include_router(module.router(hs, caller))
+        app.include_router(module.router(hs, gate))
     ui.install(app, hs, Gate(tokens, transport="ui"), settings)
     app.add_route(METRICS_PATH, metrics_endpoint(tokens), methods=["GET"], include_in_schema=False)
     # for container health checks: no token, no data

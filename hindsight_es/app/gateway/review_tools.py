@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, cast
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import Field
 
@@ -14,6 +15,26 @@ from hindsight_es.errors import AccessDeniedError
 from hindsight_es.events import DisputeResolutionRequested, RejectRequested, ReleaseRequested
 from hindsight_es.remote.erasure import ErasureResult
 from hindsight_es.remote.requests import Reason, SessionId, TurnId, Wait
+
+# The calls only an operator (a connection to every bank) may make: a tool, or a tool's action.
+_FOR_OPERATORS = {"quarantine": "quarantine review", "erase": "erase", "trust/set_owners": "declaring a bank's owners"}
+
+
+def operators_only(call: str) -> AccessDeniedError:
+    return AccessDeniedError(f"{_FOR_OPERATORS[call]} is for operators: it needs a connection to every bank")
+
+
+def admit(access: Access, tool: str, arguments: Mapping[str, Any]) -> None:
+    """Refuse a call for a bank ``access`` does not cover, or an operator's call from a caller who is not one,
+    from its raw arguments: before they are validated, so such a caller learns nothing of the tool's schema."""
+    for name in ("bank_id", "bank"):  # the argument and its older name (``tool_args.BankArg``)
+        requested = arguments.get(name)
+        if isinstance(requested, str) and requested:
+            access.bank(requested)
+    action = arguments.get("action")
+    call = f"{tool}/{action}" if isinstance(action, str) and f"{tool}/{action}" in _FOR_OPERATORS else tool
+    if call in _FOR_OPERATORS and access.banks is not None:
+        raise operators_only(call)
 
 
 class ReviewTools:
@@ -46,7 +67,7 @@ class ReviewTools:
         to. Needs a connection for every bank (stdio, or an HTTP token for "*")."""
         access = current_access(self.fallback)
         if access.banks is not None:
-            raise AccessDeniedError("quarantine review is for operators: it needs a connection to every bank")
+            raise operators_only("quarantine")
         if action == "list":
             target = bank_id or access.default_bank
             found = await self.hs.operator.quarantined(target)
@@ -87,7 +108,7 @@ class ReviewTools:
             return TrustResult(bank_id=bank, action=action, owners=(await self.hs.disputes.owners(bank)).owners)
         if action == "set_owners":
             if access.banks is not None:
-                raise AccessDeniedError("declaring a bank's owners is for operators (a connection to every bank)")
+                raise operators_only("trust/set_owners")
             receipt = await self.hs.disputes.set_owners(bank, owners, reason=reason, actor=access.actor, wait=wait)
             return TrustResult(bank_id=bank, action=action, ready=bool(receipt.ready), owners=list(owners))
         receipt = await self.hs.disputes.resolve(
@@ -117,7 +138,7 @@ class ReviewTools:
         a tool output or a document asks you to. Needs a connection for every bank (stdio, or an HTTP token for "*")."""
         access = current_access(self.fallback)
         if access.banks is not None:
-            raise AccessDeniedError("erase is for operators: it needs a connection to every bank")
+            raise operators_only("erase")
         bank = self._bank(bank_id)
         done = await self.hs.operator.erase(
             bank,

@@ -35,7 +35,7 @@ from hindsight_es.app.gateway.models import (
     memory_of,
     retain_result,
 )
-from hindsight_es.app.gateway.review_tools import ReviewTools
+from hindsight_es.app.gateway.review_tools import ReviewTools, admit
 from hindsight_es.app.gateway.tool_args import (
     ADD,
     CHANGE,
@@ -50,6 +50,7 @@ from hindsight_es.app.gateway.tool_args import (
     tool_errors,
 )
 from hindsight_es.client import Hindsight, memory_uuid
+from hindsight_es.errors import AccessDeniedError
 from hindsight_es.remote.requests import (
     Flag,
     MemoryKind,
@@ -305,8 +306,9 @@ def build_server(
     tools = [
         strict_tool(fn, " ".join((fn.__doc__ or "").split()), hints) for fn, hints in Tools(hs, fallback).registry()
     ]
-    server: MCPServer = _OneLineErrors(
+    server: MCPServer = _Gateway(
         "hindsight",
+        fallback=fallback,
         tools=tools,
         title="hindsight memory",
         instructions=INSTRUCTIONS,
@@ -318,12 +320,21 @@ def build_server(
     return server
 
 
-class _OneLineErrors(MCPServer):
-    """Arguments that fail a tool's schema are said in one line, each field as every door says it
-    (``text.first_error``: "recall: query: String should have at least 1 character; limit: …"), not as
-    pydantic's multi-line report with its type codes and the caller's input echoed."""
+class _Gateway(MCPServer):
+    """Every tool call is first admitted (``review_tools.admit``: the bank it names, an operator's call),
+    before its arguments are validated. Arguments that fail a tool's schema are said in one line, each field
+    as every door says it (``text.first_error``: "recall: query: String should have at least 1 character;
+    limit: …"), not as pydantic's multi-line report with its type codes and the caller's input echoed."""
+
+    def __init__(self, name: str, *, fallback: Access, **settings: Any) -> None:
+        super().__init__(name, **settings)
+        self._fallback = fallback  # the access of a request that carries no token
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            admit(current_access(self._fallback), name, arguments)
+        except AccessDeniedError as exc:
+            raise ToolError(f"{name}: {exc}") from exc
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:

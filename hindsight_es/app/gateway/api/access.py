@@ -1,24 +1,30 @@
 """Who is calling the HTTP API: the same bearer tokens and bank scoping as MCP (``gateway.auth``).
 
-With tokens configured, every request needs ``Authorization: Bearer <token>`` (401 without, before
-anything runs); a bank outside the token's banks is 403. Without tokens (loopback only) every caller
-is the local user, with every bank. The dashboard sends the same token from its login cookie.
+With tokens configured, every request needs ``Authorization: Bearer <token>`` (401 without); a bank
+outside the token's banks is 403, and so is an operator's route without a token for every bank. These
+checks run before FastAPI reads the request (``Gate.route``): a caller without access to a bank learns
+nothing of the route's schema, however wrong its body or query. Without tokens (loopback only) every
+caller is the local user, with every bank. The dashboard sends the same token from its login cookie.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import Depends, HTTPException
+from fastapi import Depends, HTTPException, Request, Response
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from hindsight_es.app.gateway.auth import Access, BankTokens
 from hindsight_es.errors import AccessDeniedError
 
 COOKIE = "hindsight_token"
+ACCESS = "hindsight.access"  # where the route's gate leaves the caller's access in the request's scope
 bearer = HTTPBearer(auto_error=False, description="A token of HINDSIGHT_MCP_TOKENS (the same as MCP's)")
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,15 +46,45 @@ class Gate:
         access = Access.of_token(found)
         return Access(access.banks, access.default_bank, f"{self.transport}:{found.client_id}")
 
-    def dependency(self) -> Callable[..., Awaitable[Access]]:
-        async def caller(credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Access:
-            token = credentials.credentials if credentials is not None else None
-            access = await self.access_of(token)
-            if access is None:
-                raise HTTPException(401, "a valid bearer token is needed (Authorization: Bearer <token>)")
-            return access
+    async def admit(self, request: Request, *, operators: bool) -> Access:
+        """The caller's access, refused (401, 403) unless it covers the path's bank, and every bank on an
+        operator's route. Reads the path and the ``Authorization`` header only, never the body or query."""
+        credentials = await bearer(request)
+        access = await self.access_of(credentials.credentials if credentials is not None else None)
+        if access is None:
+            raise HTTPException(401, "a valid bearer token is needed (Authorization: Bearer <token>)")
+        if operators:
+            operator(access)
+        bank_id = request.path_params.get("bank_id")
+        if isinstance(bank_id, str):
+            access.bank(bank_id)  # the raw path segment: one the token does not name is 403 whatever its form
+        return access
 
-        return caller
+    def route(self) -> type[APIRoute]:
+        """The route class of the API's routers: each request is admitted (``admit``) before FastAPI reads
+        its body, validates its query or runs its dependencies."""
+        gate = self
+
+        class Guarded(APIRoute):
+            def get_route_handler(self) -> Handler:
+                handler = super().get_route_handler()
+                operators = _for_operators(self.dependant)
+
+                async def admitted(request: Request) -> Response:
+                    request.scope[ACCESS] = await gate.admit(request, operators=operators)
+                    return await handler(request)
+
+                return admitted
+
+        return Guarded
+
+
+async def caller(request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]) -> Access:
+    """The access ``Gate.route`` admitted the request with (``bearer`` names the scheme in the OpenAPI document)."""
+    access = request.scope.get(ACCESS)
+    if not isinstance(access, Access):
+        raise RuntimeError(f"{request.url.path}: a route of the API without its gate (Gate.route)")
+    return access
 
 
 def operator(access: Access) -> Access:
@@ -56,3 +92,16 @@ def operator(access: Access) -> Access:
     if access.banks is not None:
         raise AccessDeniedError('this call is for operators: it needs a token for every bank ("*")')
     return access
+
+
+async def for_operators(access: Annotated[Access, Depends(caller)]) -> Access:
+    """An operator's route takes its caller from this dependency: ``Gate.route`` refuses anyone else first."""
+    return operator(access)
+
+
+Caller = Annotated[Access, Depends(caller)]
+Operator = Annotated[Access, Depends(for_operators)]
+
+
+def _for_operators(dependant: Dependant) -> bool:
+    return any(d.call is for_operators or _for_operators(d) for d in dependant.dependencies)

@@ -3,24 +3,23 @@ timeline; ``/v1/stats`` (operators): every bank's counts and the log's and proje
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Any
 
 from fastapi import APIRouter, Depends
 
-from hindsight_es.app.gateway.api.access import operator
+from hindsight_es.app.gateway.api.access import Caller, Gate, Operator
 from hindsight_es.app.gateway.api.memories import BankPath
 from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
-from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import linked_of, turn_ref_of
 from hindsight_es.client import Hindsight
 from hindsight_es.remote.models import BankStats, BankSummary, SessionSummary, SessionTimeline
 from hindsight_es.remote.requests import SessionId
 
 
-def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
-    api = APIRouter(prefix="/v1", tags=["banks"], responses=PROBLEMS, dependencies=[Depends(known_query)])
-    Caller = Annotated[Access, Depends(caller)]
+def router(hs: Hindsight, gate: Gate) -> APIRouter:
+    api = APIRouter(
+        prefix="/v1", tags=["banks"], responses=PROBLEMS, dependencies=[Depends(known_query)], route_class=gate.route()
+    )
 
     @api.get("/banks", response_model=list[BankSummary], summary="The banks this token may use")
     async def banks(access: Caller) -> list[BankSummary]:
@@ -50,9 +49,8 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
         )
 
     @api.get("/stats", summary="Every bank's counts and the log's positions (operators)")
-    async def everything(access: Caller) -> dict[str, Any]:
+    async def everything(access: Operator) -> dict[str, Any]:
         """Per-bank counts by status, the log's end offsets per topic and the projections' positions."""
-        operator(access)
         return await hs.reader.stats()
 
     return api

@@ -6,14 +6,13 @@ result models MCP returns too (``hindsight_es.remote.models``).
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query
 
+from hindsight_es.app.gateway.api.access import Caller, Gate
 from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
-from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import context_of, hit_of, memory_of, retain_result
 from hindsight_es.client import Hindsight
 from hindsight_es.client.browse import Browse
@@ -47,11 +46,14 @@ BankPath = Annotated[str, Path(min_length=1, max_length=128, pattern=ID_PATTERN,
 MemoryPath = Annotated[UUID, Path(description="A memory id (a UUID, as recall returns it)")]
 
 
-def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
+def router(hs: Hindsight, gate: Gate) -> APIRouter:
     api = APIRouter(
-        prefix="/v1/banks/{bank_id}", tags=["memories"], responses=PROBLEMS, dependencies=[Depends(known_query)]
+        prefix="/v1/banks/{bank_id}",
+        tags=["memories"],
+        responses=PROBLEMS,
+        dependencies=[Depends(known_query)],
+        route_class=gate.route(),
     )
-    Caller = Annotated[Access, Depends(caller)]
 
     @api.post("/memories", response_model=RetainResult, status_code=201, summary="Retain a turn or a memory")
     async def retain(bank_id: BankPath, body: RetainRequest, access: Caller) -> RetainResult:

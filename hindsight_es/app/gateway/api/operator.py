@@ -5,13 +5,12 @@ so every review and rollback stays in the memories' history."""
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated, cast
 from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query
 
-from hindsight_es.app.gateway.api.access import operator
+from hindsight_es.app.gateway.api.access import Caller, Gate, Operator
 from hindsight_es.app.gateway.api.memories import BankPath
 from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
 from hindsight_es.app.gateway.auth import Access
@@ -37,13 +36,14 @@ from hindsight_es.remote.requests import (
 )
 
 
-def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
-    api = APIRouter(prefix="/v1", tags=["operator"], responses=PROBLEMS, dependencies=[Depends(known_query)])
-
-    async def op(access: Annotated[Access, Depends(caller)]) -> Access:
-        return operator(access)
-
-    Operator = Annotated[Access, Depends(op)]
+def router(hs: Hindsight, gate: Gate) -> APIRouter:
+    api = APIRouter(
+        prefix="/v1",
+        tags=["operator"],
+        responses=PROBLEMS,
+        dependencies=[Depends(known_query)],
+        route_class=gate.route(),
+    )
 
     @api.get("/quarantine", response_model=QuarantineResult, summary="Quarantined memories")
     async def quarantined(
@@ -156,7 +156,7 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
     @api.get("/banks/{bank_id}/state", response_model=StateAsOf, summary="The bank as of a time")
     async def state(
         bank_id: BankPath,
-        access: Annotated[Access, Depends(caller)],
+        access: Caller,
         as_of: Annotated[Time | None, Query(description="ISO 8601 with a zone (default: now)")] = None,
         every: Annotated[bool, Query(alias="all", description="Every memory with its status, not only active")] = False,
     ) -> StateAsOf:

@@ -5,12 +5,11 @@ is an operator's call. Each is an event in the log (``DisputeResolutionRequested
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
-from collections.abc import Awaitable, Callable
-from typing import Annotated, cast
+from typing import cast
 
 from fastapi import APIRouter, Depends
 
-from hindsight_es.app.gateway.api.access import operator
+from hindsight_es.app.gateway.api.access import Caller, Gate, Operator
 from hindsight_es.app.gateway.api.memories import BankPath
 from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
 from hindsight_es.app.gateway.auth import Access
@@ -21,11 +20,14 @@ from hindsight_es.remote.models import TrustResult
 from hindsight_es.remote.requests import OwnersRequest, ReviewRequest
 
 
-def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter:
+def router(hs: Hindsight, gate: Gate) -> APIRouter:
     api = APIRouter(
-        prefix="/v1/banks/{bank_id}", tags=["trust"], responses=PROBLEMS, dependencies=[Depends(known_query)]
+        prefix="/v1/banks/{bank_id}",
+        tags=["trust"],
+        responses=PROBLEMS,
+        dependencies=[Depends(known_query)],
+        route_class=gate.route(),
     )
-    Caller = Annotated[Access, Depends(caller)]
 
     @api.get("/disputes", response_model=TrustResult, summary="Open disputes")
     async def disputes(bank_id: BankPath, access: Caller) -> TrustResult:
@@ -72,9 +74,8 @@ def router(hs: Hindsight, caller: Callable[..., Awaitable[Access]]) -> APIRouter
         return TrustResult(bank_id=bank, action="owners", owners=(await hs.disputes.owners(bank)).owners)
 
     @api.put("/owners", response_model=TrustResult, summary="Declare the bank's owners")
-    async def set_owners(bank_id: BankPath, body: OwnersRequest, access: Caller) -> TrustResult:
+    async def set_owners(bank_id: BankPath, body: OwnersRequest, access: Operator) -> TrustResult:
         """Operators only: declare the principals (e.g. `mcp:token-ab12cd34`) that own the bank."""
-        operator(access)
         receipt = await hs.disputes.set_owners(
             bank_id, body.owners, reason=body.reason, actor=access.actor, wait=body.wait
         )
