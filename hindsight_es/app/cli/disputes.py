@@ -14,6 +14,7 @@ from hindsight_es.app.cli.common import (
     err_console,
     existing_store,
     print_json,
+    reading,
     run_async,
     settings_from,
 )
@@ -50,7 +51,7 @@ def list_(
     settings = existing_store(settings_from(ctx))
 
     async def go() -> list[DisputedMemory]:
-        async with Hindsight(settings) as hs:
+        async with reading(settings) as hs:  # the stores only: on Kafka, the broker may be down
             await catch_up_if_idle(hs)
             return await hs.disputes.disputed(bank, limit=limit)
 
@@ -129,7 +130,7 @@ def show(
     settings = existing_store(settings_from(ctx))
 
     async def go() -> BankOwners:
-        async with Hindsight(settings) as hs:
+        async with reading(settings) as hs:  # the stores only: on Kafka, the broker may be down
             await catch_up_if_idle(hs)
             return await hs.disputes.owners(bank)
 

@@ -14,6 +14,7 @@ from hindsight_es.app.cli.common import (
     err_console,
     existing_store,
     print_json,
+    reading,
     run_async,
     settings_from,
 )
@@ -45,7 +46,7 @@ def list_(
     settings = existing_store(settings_from(ctx))
 
     async def go() -> list[QuarantinedMemory]:
-        async with Hindsight(settings) as hs:
+        async with reading(settings) as hs:  # the stores only: on Kafka, the broker may be down
             await catch_up_if_idle(hs)
             return await hs.operator.quarantined(bank, limit=limit)
 

@@ -25,6 +25,7 @@ from hindsight_es.app.cli.common import (
     service_lock,
     settings_from,
     with_client,
+    with_reader,
 )
 from hindsight_es.app.cli.replay_views import (
     bank_summary,
@@ -84,7 +85,7 @@ def audit(
             raise NotFoundError(f"unknown bank {bank!r}: the archive holds nothing of it (a typo, or not archived yet)")
         return {"bank_id": bank, "sessions": bank_summary(turns, memories)}
 
-    found = with_client(settings, work)
+    found = with_reader(settings, work)  # the archive only: on Kafka, the broker may be down
     if as_json:
         print(to_json(found))
     elif memory_id is not None:
