@@ -72,7 +72,7 @@ def test_reads_answer_from_the_stores_and_log_commands_fail_in_one_line(tmp_path
     ):
         proc = cli(data, *down, *args)
         assert proc.returncode == 0 and proc.stderr == "", (args, proc.stderr)
-        json.loads(proc.stdout)
+        assert isinstance(json.loads(proc.stdout), dict), (args, proc.stdout)  # an object, not a bare list
 
     for args in (
         ("replay", "state", "--bank", "alice"),

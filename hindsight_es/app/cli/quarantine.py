@@ -51,10 +51,10 @@ def list_(
             return await hs.operator.quarantined(bank, limit=limit)
 
     found = run_async(go)
-    if as_json:  # each as the HTTP API's and the MCP tool's QuarantineResult lists it
-        from hindsight_es.app.gateway.models import quarantined_of
+    if as_json:  # the QuarantineResult of GET /v1/quarantine and the MCP tool's action "list"
+        from hindsight_es.app.gateway.models import QuarantineResult, quarantined_of
 
-        return print_json([quarantined_of(m) for m in found])
+        return print_json(QuarantineResult(bank_id=bank, action="list", memories=[quarantined_of(m) for m in found]))
     if not found:
         console.print("nothing is quarantined" + (f" in bank {bank!r}" if bank else ""))
         return
