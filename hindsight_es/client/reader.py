@@ -352,6 +352,16 @@ class Reader:
     async def stats(self) -> dict[str, Any]:
         """Every bank's memory counts by status (``hot``: rows of the hot table, any status; ``archived``
         and the statuses reached in the archive since), turns, log ends, projection positions, LLM usage."""
+        report = await self.store_stats()
+        return {"banks": report["banks"], "log_end_offsets": await self.log_ends(), **report}
+
+    async def log_ends(self) -> dict[str, int]:
+        """Each topic's end offset summed over its partitions: the one part of ``stats`` read from the log."""
+        await self.conn.start()
+        return {t: sum((await self.conn.logged(self.conn.log.end_offsets(t))).values()) for t in ALL_TOPICS}
+
+    async def store_stats(self) -> dict[str, Any]:
+        """``stats`` without the log's ends: what the stores alone answer."""
 
         def collect() -> dict[str, Any]:
             stores = self.conn.stores()
@@ -379,7 +389,4 @@ class Reader:
                 "llm_extraction": extraction,
             }
 
-        report = await self.conn.read(collect)
-        await self.conn.start()
-        ends = {topic: sum((await self.conn.logged(self.conn.log.end_offsets(topic))).values()) for topic in ALL_TOPICS}
-        return {"banks": report["banks"], "log_end_offsets": ends, **{k: v for k, v in report.items() if k != "banks"}}
+        return await self.conn.read(collect)

@@ -142,6 +142,14 @@ class RecallRecorder:
                 )
         return written
 
+    def discard(self) -> int:
+        """Drop the tallies not appended yet (a log that cannot be reached); returns how many memories' counts
+        were dropped. The caller says so: nothing is logged here."""
+        tallies, self.tallies = self.tallies, {}
+        dropped = sum(len(t.counts) for t in tallies.values())
+        self.dropped += dropped
+        return dropped
+
     async def close(self) -> None:
         if self._task is not None and not self._task.done():
             self._task.cancel()

@@ -6,6 +6,10 @@
 * A commit refused because the group is rebalancing (a member joined or left) is normal: aiokafka's
   "OffsetCommit failed … will rejoin" is logged as a WARNING, not an ERROR (the batch is delivered
   again; ``streams.kafka`` says so in one line of its own).
+* While a log starts (``held_back``), aiokafka's records from the start's tasks are held back: a failed
+  start raises one ``LogUnavailableError`` naming the address and what answers there, which they would only
+  repeat ("Unable connect to …"), so a command that cannot reach the broker says so in one line. A start
+  that succeeds lets them through afterwards (a bootstrap server down beside one that answered).
 * FastStream warns "Auto create topics is disabled" at each subscriber's start: the topics are created
   by ``KafkaLog.start`` with ``HINDSIGHT_PARTITIONS`` partitions before any subscriber starts, so the
   warning says nothing and is dropped; its task-callback lines go to DEBUG.
@@ -13,12 +17,16 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
 import pkgutil
 import threading
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 
-__all__ = ["SUMMARY_S", "Summarized", "quiet_kafka_logs"]
+__all__ = ["SUMMARY_S", "Summarized", "held_back", "quiet_kafka_logs"]
 
 SUMMARY_S = 10.0
 _REBALANCING = ("IllegalGenerationError", "RebalanceInProgressError", "UnknownMemberIdError")
@@ -52,6 +60,45 @@ class Summarized(logging.Filter):
         return True
 
 
+@dataclass
+class _Held:
+    """The records of one start. The tasks a start creates (aiokafka's background tasks among them) keep the
+    context it ran in, so whether records are held is this flag, closed when the start ends."""
+
+    open: bool = True
+    records: list[logging.LogRecord] = field(default_factory=list)
+
+
+_held: contextvars.ContextVar[_Held | None] = contextvars.ContextVar("kafka_start_held", default=None)
+
+
+class _HeldBack(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        held = _held.get()
+        if held is None or not held.open:
+            return True
+        held.records.append(record)
+        return False
+
+
+@contextlib.contextmanager
+def held_back() -> Iterator[None]:
+    """Hold back aiokafka's records from the tasks started in the block; dropped if the block raises (its
+    error says what they said), logged after it if it does not. Only the block's own tasks: the records of
+    consumers already running in the process pass as they come."""
+    held = _Held()
+    token = _held.set(held)
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        _held.reset(token)
+        held.open = False
+        for record in [] if failed else held.records:
+            logging.getLogger(record.name).handle(record)
+
+
 class _Rebalancing(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno >= logging.ERROR and any(name in record.getMessage() for name in _REBALANCING):
@@ -82,9 +129,10 @@ def quiet_kafka_logs(faststream_logger: logging.Logger | None = None) -> None:
     _installed = True
     import aiokafka
 
-    summarized, rebalancing = Summarized(), _Rebalancing()
+    summarized, rebalancing, held = Summarized(), _Rebalancing(), _HeldBack()
     names = ["aiokafka", *(m.name for m in pkgutil.walk_packages(aiokafka.__path__, "aiokafka."))]
     for name in names:
         logger = logging.getLogger(name)
+        logger.addFilter(held)  # before the summary: a record held back and dropped is not counted
         logger.addFilter(rebalancing)  # first: a lowered record is summarized as a warning
         logger.addFilter(summarized)

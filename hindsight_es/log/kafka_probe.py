@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hindsight_es.errors import LogUnavailableError
+from hindsight_es.log.kafka_logs import held_back
 
 __all__ = ["Verdict", "probe", "started"]
 
@@ -88,7 +89,13 @@ def judged(server: str, head: bytes) -> Verdict:
 async def started(start: Callable[[], Awaitable[None]], servers: str, timeout_s: float) -> None:
     """Await ``start`` (the Kafka clients', which must clean up when cancelled) under ``timeout_s``, beside
     a probe of every bootstrap server. Raises ``LogUnavailableError`` naming the servers and the likely
-    cause: at once when every server answers something other than Kafka, else when ``start`` fails."""
+    cause: at once when every server answers something other than Kafka, else when ``start`` fails. What
+    aiokafka logs meanwhile is held back (``kafka_logs.held_back``): the error is the one line said."""
+    with held_back():  # aiokafka's lines would repeat the one error raised here
+        await _started(start, servers, timeout_s)
+
+
+async def _started(start: Callable[[], Awaitable[None]], servers: str, timeout_s: float) -> None:
     names = [s.strip() for s in servers.split(",") if s.strip()]
     starting: asyncio.Future[None] = asyncio.ensure_future(start())
     probing: asyncio.Future[list[Verdict]] = asyncio.ensure_future(_probe_all(names, min(PROBE_S, timeout_s)))

@@ -146,8 +146,11 @@ async def test_recall_json_is_the_recall_result_of_http_and_mcp(doors: Doors) ->
         assert cli_hit["disputes"] == http_hit["disputes"]
     assert any(h["disputes"] for h in over_cli["hits"])
     listed = await doors.cli_json("disputes", "list", "--bank", b)
-    served = (await doors.get(f"/v1/banks/{b}/disputes"))["disputes"]
-    assert listed == served  # each disputed memory as the TrustResult lists it
+    assert listed["disputes"] and listed == await doors.get(f"/v1/banks/{b}/disputes")  # the TrustResult
+    every = await doors.cli_json("disputes", "list")  # every bank's: an object too, its bank_id null
+    assert every["bank_id"] is None and set(every) == set(listed) and listed["disputes"][0] in every["disputes"]
+    quarantined = await doors.cli_json("quarantine", "list", "--bank", b)
+    assert quarantined == await doors.get(f"/v1/quarantine?bank_id={b}")  # the QuarantineResult
 
 
 async def retained_fact(doors: Doors) -> tuple[str, str]:
@@ -170,3 +173,30 @@ async def test_correct_json_is_the_correct_result_with_the_memory_as_http_reads_
     assert corrected["ready"] is True and corrected["memory"]["provenance"] == "user", corrected
     new = corrected["memory"]["memory_id"]
     assert corrected["memory"] == await doors.get(f"/v1/banks/{b}/memories/{new}")
+
+
+async def test_forget_and_restore_json_are_the_results_of_http(doors: Doors) -> None:
+    b, mid = await retained_fact(doors)
+    forgot = await doors.cli_json("forget", b, mid, "--timeout", str(WAIT_S))
+    assert forgot == {"bank_id": b, "memory_id": mid, "ready": True}  # a ForgetResult
+    assert set(forgot) == set(await doors.post(f"/v1/banks/{b}/memories/{mid}/restore", {"wait": True}))
+    again = await doors.cli_json("forget", b, mid, "--timeout", str(WAIT_S))
+    restored = await doors.cli_json("restore", b, mid, "--timeout", str(WAIT_S))
+    assert again["ready"] is True and restored == {"bank_id": b, "memory_id": mid, "ready": True}  # RestoreResult
+    ended = await doors.cli_json("end-session", b, "s1", "--timeout", str(WAIT_S))  # no HTTP operation: an object
+    assert ended["bank_id"] == b and ended["session_id"] == "s1" and isinstance(ended["events"], list)
+
+
+async def test_replay_json_is_the_operator_results_of_http(doors: Doors) -> None:
+    b, mid = await retained_fact(doors)
+    assert await doors.cli_json("replay", "state", "--bank", b) == await doors.get(f"/v1/banks/{b}/state")
+    plan = await doors.cli_json("replay", "rollback", "--bank", b, "--session", "s1", "--dry-run")
+    assert plan == await doors.post(f"/v1/banks/{b}/rollback/plan", {"session_id": "s1"})
+    assert mid in [m["memory_id"] for m in plan["retract"]]
+    timeline = await doors.cli_json("replay", "audit", "--bank", b, "--session", "s1")
+    assert timeline == await doors.get(f"/v1/banks/{b}/sessions/s1")
+    sessions = await doors.cli_json("replay", "audit", "--bank", b)
+    assert sessions == {"bank_id": b, "sessions": await doors.get(f"/v1/banks/{b}/sessions")}
+    assert await doors.cli_json("replay", "audit", mid) == await doors.get(f"/v1/banks/{b}/memories/{mid}/history")
+    done = await doors.cli_json("replay", "rollback", "--bank", b, "--session", "s1", "--timeout", str(WAIT_S))
+    assert set(done) == {"bank_id", "retraction_id", "retracted", "restored", "ready"} and mid in done["retracted"]

@@ -63,11 +63,6 @@ def recalled(data: Path) -> list[tuple[str, str, float, tuple[str, ...]]]:
     return [(h["memory_id"], h["text"], h["score"], tuple(h["source_turn_ids"])) for h in hits]
 
 
-def said(memory: dict[str, Any]) -> str:
-    """The words a memory was drawn from: a typed memory's quote, else its text."""
-    return memory.get("quote") or memory["text"]
-
-
 def log_ends(data: Path) -> dict[str, dict[int, int]]:
     async def read() -> dict[str, dict[int, int]]:
         log = EmbeddedLog(Settings(data_dir=data).log_path)
@@ -90,19 +85,20 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     assert "b0" in [turn for *_, turns in recalled(data) for turn in turns]  # "I moved to Moscow."
 
     ends = log_ends(data)
-    plan = as_json(data, "replay", "rollback", "--bank", BANK, "--session", "B", "--dry-run")
-    assert sorted({said(m) for m in plan["retract"]}) == sorted(POISON)
+    plan = as_json(data, "replay", "rollback", "--bank", BANK, "--session", "B", "--dry-run")  # a RollbackPlan
+    assert set(plan) == {"bank_id", "retract", "restore"} and {m["session_id"] for m in plan["retract"]} == {"B"}
+    assert sorted(m["text"] for m in plan["retract"] if m["kind"] == "episode") == sorted(POISON)
     # each true fact comes back with its turn's episode, which had gone with it
-    assert sorted((said(m), m["kind"] == "episode") for m in plan["restore"]) == sorted(
-        (text, episode) for text in TRUE for episode in (False, True)
-    )
+    assert sorted(m["text"] for m in plan["restore"] if m["kind"] == "episode") == sorted(TRUE)
+    assert sorted(m["kind"] == "episode" for m in plan["restore"]) == [False] * len(TRUE) + [True] * len(TRUE)
     assert log_ends(data) == ends  # the dry run changed nothing
     shown = ok(data, "replay", "rollback", "--bank", BANK, "--session", "B", "--dry-run")
-    assert shown.count("document, unverified") == len([m for m in plan["retract"] if m["provenance"] == "document"])
+    assert shown.count("document, unverified") == len([m for m in plan["retract"] if m["source"] == "document"])
     assert shown.count("document, unverified") >= 1  # the pasted document's memories, and only those
 
     done = as_json(data, "replay", "rollback", "--bank", BANK, "--actor", "mallory", "--reason", "impersonation")
-    assert len(done["retracted_memory_ids"]) == 2 * len(POISON) and len(done["restored_memory_ids"]) == 2 * len(TRUE)
+    assert len(done["retracted"]) == 2 * len(POISON) and len(done["restored"]) == 2 * len(TRUE)  # a RollbackResult
+    assert done["ready"] is True and done["retraction_id"]
     after = recalled(data)
     turns_ = [turn for *_, turns in after for turn in turns]
     assert "a0" in turns_ and not [t for t in turns_ if t.startswith("b")]  # Berlin, and nothing of session B
@@ -111,15 +107,17 @@ def test_roll_back_a_poisoned_session_audit_it_and_carry_the_bank_elsewhere(tmp_
     assert recalled(data) == after  # running it again changes nothing
 
     # Audit: where the Berlin fact came from and what happened to it; what session B produced.
-    berlin = next(m for m in plan["restore"] if said(m) == "I live in Berlin." and m["kind"] == "fact")
-    lineage = as_json(data, "replay", "audit", berlin["memory_id"])
+    berlin = next(m for m in plan["restore"] if "Berlin" in m["text"] and m["kind"] == "fact")
+    lineage = as_json(data, "replay", "audit", berlin["memory_id"])  # its HistoryResult, as `history --json`
     assert lineage["status"] == "active"
     assert [(t["turn_id"], t["text"]) for t in lineage["source_turns"]] == [("a0", "I live in Berlin.")]
     assert [e["type"] for e in lineage["events"]] == ["MemoryRetained", "MemorySuperseded", "SourceRetracted"]
     human = flat(ok(data, "replay", "audit", berlin["memory_id"]))
     assert "superseded by" in human and "'The user lives in Moscow'" in human and "(impersonation)" in human
-    session = as_json(data, "replay", "audit", "--bank", BANK, "--session", "B")
+    session = as_json(data, "replay", "audit", "--bank", BANK, "--session", "B")  # a SessionTimeline
     assert {m["status"] for m in session["memories"]} == {"retracted"} and len(session["turns"]) == len(POISON)
+    sessions = as_json(data, "replay", "audit", "--bank", BANK)["sessions"]  # each a SessionSummary
+    assert [(s["session_id"], s["turns"]) for s in sessions] == [("A", len(TRUE)), ("B", len(POISON))]
     rows = [
         line
         for line in ok(data, "replay", "audit", "--bank", BANK, "--session", "B").splitlines()

@@ -5,6 +5,7 @@ the Kafka client only waited for its time-out."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import threading
 import time
@@ -17,7 +18,8 @@ import pytest
 from hindsight_es.config import Settings
 from hindsight_es.errors import LogUnavailableError
 from hindsight_es.log.kafka import KafkaLog
-from hindsight_es.log.kafka_probe import probe
+from hindsight_es.log.kafka_logs import quiet_kafka_logs
+from hindsight_es.log.kafka_probe import probe, started
 
 
 class _Quiet(BaseHTTPRequestHandler):
@@ -68,3 +70,24 @@ async def test_a_log_pointed_at_a_web_server_fails_at_once_naming_the_address(tm
     assert time.monotonic() - started < 5  # not the 10 s time-out
     message = str(refused.value)
     assert f"cannot reach the Kafka broker at '{web_server}'" in message and "answers HTTP" in message, message
+
+
+async def test_a_failed_start_is_its_one_error_not_aiokafkas_lines_too(tmp_path: Path, caplog):
+    nobody = closed_port()
+    with caplog.at_level(logging.DEBUG, logger="aiokafka"), pytest.raises(LogUnavailableError) as refused:
+        await KafkaLog(Settings(data_dir=tmp_path, broker=nobody, request_timeout_s=5.0)).start()
+    assert f"cannot reach the Kafka broker at '{nobody}'" in str(refused.value)
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("aiokafka")] == []
+
+
+async def test_a_start_that_succeeds_logs_what_aiokafka_said_meanwhile(caplog):
+    quiet_kafka_logs()
+
+    async def start() -> None:  # as a bootstrap server down beside one that answered
+        logging.getLogger("aiokafka").error("Unable connect to %s", "10.0.0.9:9092")
+
+    with caplog.at_level(logging.INFO, logger="aiokafka"):
+        await started(start, closed_port(), 5.0)
+        logging.getLogger("aiokafka").error("after the start, %s", "as it comes")
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["Unable connect to 10.0.0.9:9092", "after the start, as it comes"]

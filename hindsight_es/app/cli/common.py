@@ -6,7 +6,8 @@ LanceDB or the models): everything heavy is imported where it is used.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -110,6 +111,52 @@ def with_client(settings: Settings, work: Callable[[Hindsight], Awaitable[T]]) -
             return await work(hs)
 
     return run_async(go)
+
+
+@asynccontextmanager
+async def reading(settings: Settings) -> AsyncIterator[Hindsight]:
+    """A client for a command that only reads the stores (recall, stats, history, the review lists, audit).
+    On Kafka its log is not started: the stores answer with the broker down, and what must reach the log
+    (what recall served, stats' log ends) starts it when it gets there. The embedded log is local and
+    started, so that ``catch_up_if_idle`` can drain it when no service runs."""
+    from hindsight_es.client import Hindsight
+
+    hs = Hindsight(settings)
+    try:
+        if not settings.broker:
+            await hs.start()
+        yield hs
+    finally:
+        await hs.close()
+
+
+def with_reader(settings: Settings, work: Callable[[Hindsight], Awaitable[T]]) -> T:
+    """``with_client`` for a command that only reads the stores (``reading``)."""
+
+    async def go() -> T:
+        async with reading(settings) as hs:
+            return await work(hs)
+
+    return run_async(go)
+
+
+async def record_served(hs: Hindsight) -> None:
+    """Append what this process's recalls served (``RecallsTallied``) now, starting the log for it. A log
+    that cannot be reached leaves the answer as it was: one line on stderr says what it served was not
+    recorded (recall counts only shape retention, ``client.recording``), and why."""
+    from hindsight_es.errors import HindsightError
+
+    if not hs.reader.recorder.tallies:
+        return
+    try:
+        await hs.start()
+    except HindsightError as exc:
+        from hindsight_es.text import plural
+
+        served = plural(hs.reader.recorder.discard(), "memory", "memories")
+        err_console.print(f"note: what recall served ({served}) was not recorded for retention: {exc}", highlight=False)
+        return
+    await hs.reader.recorder.flush()
 
 
 def announce(settings: Settings, message: str) -> None:

@@ -14,6 +14,7 @@ from hindsight_es.app.cli.common import (
     err_console,
     existing_store,
     print_json,
+    reading,
     run_async,
     settings_from,
 )
@@ -50,15 +51,17 @@ def list_(
     settings = existing_store(settings_from(ctx))
 
     async def go() -> list[DisputedMemory]:
-        async with Hindsight(settings) as hs:
+        async with reading(settings) as hs:  # the stores only: on Kafka, the broker may be down
             await catch_up_if_idle(hs)
             return await hs.disputes.disputed(bank, limit=limit)
 
     found = run_async(go)
-    if as_json:  # each as the HTTP API's and the MCP tool's TrustResult lists it
-        from hindsight_es.app.gateway.models import disputed_of
+    if as_json:  # the TrustResult of GET /v1/banks/{bank}/disputes and the MCP trust tool's action "disputes"
+        from hindsight_es.app.gateway.models import TrustResult, disputed_of
 
-        return print_json([disputed_of(m) for m in found])
+        listed = TrustResult(bank_id=bank or "", action="disputes", disputes=[disputed_of(m) for m in found])
+        # Without --bank, every bank's: bank_id null, as QuarantineResult's list says it (HTTP lists one bank's).
+        return print_json(listed.model_dump(mode="json") | {"bank_id": bank})
     if not found:
         console.print("no dispute is waiting" + (f" in bank {bank!r}" if bank else ""))
         return
@@ -129,7 +132,7 @@ def show(
     settings = existing_store(settings_from(ctx))
 
     async def go() -> BankOwners:
-        async with Hindsight(settings) as hs:
+        async with reading(settings) as hs:  # the stores only: on Kafka, the broker may be down
             await catch_up_if_idle(hs)
             return await hs.disputes.owners(bank)
 

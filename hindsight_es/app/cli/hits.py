@@ -1,14 +1,41 @@
-"""What ``hindsight-es recall`` prints: a table, or with ``--json`` the ``RecallResult`` the HTTP API and MCP answer."""
+"""``hindsight-es recall``: a table, or with ``--json`` the ``RecallResult`` the HTTP API and MCP answer.
+
+A read of the stores (``common.reading``): on Kafka it answers with the broker down; what it served is
+recorded after the answer is printed, or a line on stderr says it was not.
+"""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich import box
 from rich.table import Table
 from rich.text import Text
 
-from hindsight_es.app.cli.common import print_json, shown
+from hindsight_es.app.cli.common import catch_up_if_idle, console, print_json, reading, record_served, run_async, shown
+from hindsight_es.config import Settings
 from hindsight_es.recall.context import source_label
 from hindsight_es.recall.models import RecallHit
+
+
+def answer(settings: Settings, bank: str, query: str, *, as_json: bool, **options: Any) -> None:
+    """Recall, print the hits, then record what they served."""
+
+    async def go() -> None:
+        async with reading(settings) as hs:
+            await catch_up_if_idle(hs, loading=query)
+            hits = await hs.recall(bank, query, **options)
+            if as_json:
+                print_hits(bank, query, hits)
+            elif hits:
+                console.print(hits_table(bank, query, hits))
+            else:
+                floor = settings.min_relevance if options.get("min_relevance") is None else options["min_relevance"]
+                below = f" at relevance {floor:g} or more (--min-relevance 0 shows every hit)" if floor > 0 else ""
+                console.print(f"no hits in bank {bank!r} for {query!r}{below}")
+            await record_served(hs)
+
+    run_async(go)
 
 
 def hits_table(bank: str, query: str, hits: list[RecallHit]) -> Table:

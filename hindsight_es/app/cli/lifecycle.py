@@ -7,9 +7,10 @@ after (like ``recall``); with one, it waits ``--timeout`` seconds for the actor'
 
 from __future__ import annotations
 
-import json
+import asyncio
+import time
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated, Optional, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Optional, get_args
 from uuid import UUID
 
 import typer
@@ -20,6 +21,7 @@ from hindsight_es.app.cli.common import (
     err_console,
     existing_store,
     parse_when,
+    print_json,
     run_async,
     settings_from,
     shown,
@@ -34,7 +36,9 @@ Bank = Annotated[str, typer.Argument(help="Bank id")]
 Ids = Annotated[Optional[list[str]], typer.Argument(help="Memory ids (from recall)")]
 Reason = Annotated[str, typer.Option(help="Why (kept in the memories' history)")]
 Timeout = Annotated[float, typer.Option(help="Seconds to wait for a running service's bank actor")]
-AsJson = Annotated[bool, typer.Option("--json", help="Print the decided events as JSON")]
+AsJson = Annotated[
+    bool, typer.Option("--json", help="Print JSON: the HTTP API's result for one memory named, else the events")
+]
 EXIT_PENDING = 3
 QUIET_S = 3.0
 FORGET_SHARE = 0.5  # forget --query: a hit is a match when its relevance is at least this share of the best's
@@ -80,7 +84,11 @@ async def decided(
         lock.release()
 
 
-def report(events: list[Event] | None, as_json: bool, what: str, timeout: float) -> None:
+def report(
+    events: list[Event] | None, as_json: bool, what: str, timeout: float, *, result: Any = None, **fields: Any
+) -> None:
+    """Print what the bank actor decided. ``--json``: ``result`` when the command did what an HTTP operation
+    does (a ``ForgetResult``, a ``RestoreResult``), else an object of ``fields`` and the decided ``events``."""
     if events is None:
         err_console.print(
             f"[yellow]pending:[/yellow] the request is in the log; no bank actor answered within "
@@ -88,9 +96,8 @@ def report(events: list[Event] | None, as_json: bool, what: str, timeout: float)
         )
         raise typer.Exit(EXIT_PENDING)
     if as_json:
-        shown = [e.model_dump(mode="json", exclude={"revived"}) for e in events]
-        print(json.dumps(shown, ensure_ascii=False, indent=2))
-        return
+        events_json = [e.model_dump(mode="json", exclude={"revived"}) for e in events]
+        return print_json(result if result is not None else {**fields, "events": events_json})
     from hindsight_es.events import CommandIgnored
 
     ignored = [e for e in events if isinstance(e, CommandIgnored)]
@@ -128,6 +135,17 @@ async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...]) -> None:
         await catch_up_if_idle(hs)
         for memory_id in ids:
             await hs.memory(bank, memory_id)
+
+
+async def settled(hs: Hindsight, bank: str, memory_id: UUID, wanted: str, timeout: float) -> bool:
+    """Whether the memory's row reads ``wanted`` within ``timeout``: its ``ready``, as the HTTP API's (recall
+    reflects it). The decision is in; a running service's projection may take a moment longer."""
+    deadline = time.monotonic() + timeout
+    while (await hs.memory(bank, memory_id)).status != wanted:
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.2)
+    return True
 
 
 def forget(
@@ -206,9 +224,16 @@ def forget(
                 reason=reason,
                 actor="user",
             )
-            return await decided(hs, [command], timeout)
+            events = await decided(hs, [command], timeout)
+            if as_json and events is not None and len(ids) == 1 and chosen == ids and not (session or start or end):
+                from hindsight_es.remote.models import ForgetResult  # as POST /memories/{id}/forget answers
 
-    report(run_async(go), as_json, "forgot", timeout)
+                ready = await settled(hs, bank, ids[0], "forgotten", timeout)
+                answer["result"] = ForgetResult(bank_id=bank, memory_id=str(ids[0]), ready=ready)
+            return events
+
+    answer: dict[str, Any] = {}
+    report(run_async(go), as_json, "forgot", timeout, result=answer.get("result"), bank_id=bank)
 
 
 def restore(
@@ -235,9 +260,16 @@ def restore(
             if len(gone) < len(ids):
                 console.print(f"active already: {', '.join(str(m) for m in ids if m not in gone)}")
             command = build(RestoreRequested, bank_id=bank, memory_ids=tuple(gone), reason=reason, actor="user")
-            return await decided(hs, [command], timeout) if gone else []
+            events = await decided(hs, [command], timeout) if gone else []
+            if as_json and events is not None and len(ids) == 1:
+                from hindsight_es.remote.models import RestoreResult  # as POST /memories/{id}/restore answers
 
-    report(run_async(go), as_json, "restored", timeout)
+                ready = await settled(hs, bank, ids[0], "active", timeout)
+                answer["result"] = RestoreResult(bank_id=bank, memory_id=str(ids[0]), ready=ready)
+            return events
+
+    answer: dict[str, Any] = {}
+    report(run_async(go), as_json, "restored", timeout, result=answer.get("result"), bank_id=bank)
 
 
 def end_session(
@@ -261,7 +293,7 @@ def end_session(
             command = build(SessionEnded, bank_id=bank, session_id=session, reason=reason, actor="user")
             return await decided(hs, [command], timeout, may_do_nothing=True)
 
-    report(run_async(go), as_json, f"session {session} ended", timeout)
+    report(run_async(go), as_json, f"session {session} ended", timeout, bank_id=bank, session_id=session)
 
 
 def promote(
@@ -290,7 +322,7 @@ def promote(
             command = build(PromoteRequested, bank_id=bank, memory_ids=ids, scope=scope, reason=reason, actor="user")
             return await decided(hs, [command], timeout)
 
-    report(run_async(go), as_json, "promoted", timeout)
+    report(run_async(go), as_json, "promoted", timeout, bank_id=bank, scope=scope)
 
 
 def janitor(
@@ -319,9 +351,11 @@ def janitor(
                 build(JanitorTick, bank_id=b, actor="janitor", policy=policy_for(settings, b), reason="manual", **extra)
                 for b in banks
             ]
+            ticked.extend(banks)
             return await decided(hs, ticks, timeout, may_do_nothing=True) if ticks else []
 
-    report(run_async(go), as_json, "janitor", timeout)
+    ticked: list[str] = []
+    report(run_async(go), as_json, "janitor", timeout, bank_ids=ticked)
 
 
 __all__ = ["register"]

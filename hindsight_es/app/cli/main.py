@@ -21,7 +21,6 @@ from hindsight_es.app.cli.common import (
     EXIT_USAGE,
     Options,
     announce,
-    catch_up_if_idle,
     console,
     err_console,
     existing_store,
@@ -32,12 +31,12 @@ from hindsight_es.app.cli.common import (
     settings_from,
     to_stderr,
     warm_reads,
+    with_reader,
 )
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
-    from hindsight_es.recall.models import RecallHit
 
 # Plain (click-style) help: typer's rich help imports rich's markdown and traceback machinery (~0.2 s).
 app = typer.Typer(
@@ -305,50 +304,19 @@ def recall(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
     """Recall memories of a bank (catches the pipeline up first when no service is running)."""
-    from hindsight_es.app.cli.hits import hits_table, print_hits
-    from hindsight_es.client import Hindsight
+    from hindsight_es.app.cli.hits import answer
 
-    settings = existing_store(settings_from(ctx))
-
-    async def go() -> list[RecallHit]:
-        async with Hindsight(settings) as hs:
-            await catch_up_if_idle(hs, loading=query)
-            return await hs.recall(
-                bank,
-                query,
-                limit=limit,
-                kinds=kind,
-                agent=agent,
-                include_shared=shared,
-                include_archived=include_archived,
-                min_relevance=min_relevance,
-            )
-
-    hits = run_async(go)
-    if as_json:
-        return print_hits(bank, query, hits)
-    if not hits:
-        floor = settings.min_relevance if min_relevance is None else min_relevance
-        below = f" at relevance {floor:g} or more (--min-relevance 0 shows every hit)" if floor > 0 else ""
-        console.print(f"no hits in bank {bank!r} for {query!r}{below}")
-        return
-    console.print(hits_table(bank, query, hits))
+    options: dict[str, Any] = {"limit": limit, "kinds": kind, "agent": agent, "include_shared": shared}
+    options |= {"include_archived": include_archived, "min_relevance": min_relevance}
+    answer(existing_store(settings_from(ctx)), bank, query, as_json=as_json, **options)
 
 
 @app.command()
 def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """Per-bank memory counts and log positions."""
-    from hindsight_es.app.cli.stats import render
-    from hindsight_es.client import Hindsight
+    from hindsight_es.app.cli.stats import collect, render
 
-    settings = existing_store(settings_from(ctx))
-
-    async def go() -> dict[str, Any]:
-        async with Hindsight(settings) as hs:
-            await catch_up_if_idle(hs)
-            return await hs.reader.stats()
-
-    report = run_async(go)
+    report = with_reader(existing_store(settings_from(ctx)), collect)
     if as_json:
         print(json.dumps(report, ensure_ascii=False, indent=2, default=str))
     else:

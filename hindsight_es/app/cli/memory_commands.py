@@ -39,7 +39,7 @@ async def lineage_of(hs: Hindsight, memory_id: str, bank: str | None) -> dict[st
 
 def history(ctx: typer.Context, memory_id: MemoryId, bank: BankOpt = None, as_json: AsJson = False) -> None:
     """Where a memory came from and everything that happened to it: source turns, events with who and why."""
-    from hindsight_es.app.cli.common import with_client
+    from hindsight_es.app.cli.common import with_reader
     from hindsight_es.app.cli.replay_views import show_lineage
     from hindsight_es.remote.models import HistoryResult
 
@@ -47,7 +47,7 @@ def history(ctx: typer.Context, memory_id: MemoryId, bank: BankOpt = None, as_js
         await catch_up_if_idle(hs)
         return await lineage_of(hs, memory_id, bank)
 
-    found = with_client(existing_store(settings_from(ctx)), work)
+    found = with_reader(existing_store(settings_from(ctx)), work)  # the archive's lineage: no log
     if as_json:
         print_json(HistoryResult.of(found))  # as the HTTP API and the MCP history tool answer it
     else:

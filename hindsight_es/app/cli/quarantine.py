@@ -14,6 +14,7 @@ from hindsight_es.app.cli.common import (
     err_console,
     existing_store,
     print_json,
+    reading,
     run_async,
     settings_from,
 )
@@ -45,15 +46,15 @@ def list_(
     settings = existing_store(settings_from(ctx))
 
     async def go() -> list[QuarantinedMemory]:
-        async with Hindsight(settings) as hs:
+        async with reading(settings) as hs:  # the stores only: on Kafka, the broker may be down
             await catch_up_if_idle(hs)
             return await hs.operator.quarantined(bank, limit=limit)
 
     found = run_async(go)
-    if as_json:  # each as the HTTP API's and the MCP tool's QuarantineResult lists it
-        from hindsight_es.app.gateway.models import quarantined_of
+    if as_json:  # the QuarantineResult of GET /v1/quarantine and the MCP tool's action "list"
+        from hindsight_es.app.gateway.models import QuarantineResult, quarantined_of
 
-        return print_json([quarantined_of(m) for m in found])
+        return print_json(QuarantineResult(bank_id=bank, action="list", memories=[quarantined_of(m) for m in found]))
     if not found:
         console.print("nothing is quarantined" + (f" in bank {bank!r}" if bank else ""))
         return

@@ -22,9 +22,11 @@ from hindsight_es.app.cli.common import (
     err_console,
     existing_store,
     parse_when,
+    print_json,
     service_lock,
     settings_from,
     with_client,
+    with_reader,
 )
 from hindsight_es.app.cli.replay_views import (
     bank_summary,
@@ -33,7 +35,6 @@ from hindsight_es.app.cli.replay_views import (
     show_lineage,
     show_plan,
     show_session,
-    to_json,
 )
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import SourceRetracted
@@ -70,6 +71,8 @@ def audit(
                 raise NotFoundError(f"no memory {memory_id}" + (f" in bank {bank!r}" if bank else ""))
             return lineage
         assert bank is not None  # without a memory id there is a bank (checked above)
+        if as_json:  # as GET /v1/banks/{bank}/sessions[/{session}] reads them
+            return await _sessions_json(hs, bank, session)
         if session is not None:
             turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"], session_id=session)
             return {
@@ -84,15 +87,30 @@ def audit(
             raise NotFoundError(f"unknown bank {bank!r}: the archive holds nothing of it (a typo, or not archived yet)")
         return {"bank_id": bank, "sessions": bank_summary(turns, memories)}
 
-    found = with_client(settings, work)
+    found = with_reader(settings, work)  # the archive only: on Kafka, the broker may be down
     if as_json:
-        print(to_json(found))
+        from hindsight_es.remote.models import HistoryResult
+
+        print_json(HistoryResult.of(found) if memory_id is not None else found)
     elif memory_id is not None:
         show_lineage(found)
     elif session is not None:
         show_session(found["bank_id"], found["session_id"], found["turns"], found["memories"])
     else:
         show_bank(found["bank_id"], found["sessions"])
+
+
+async def _sessions_json(hs: Hindsight, bank: str, session: str | None) -> Any:
+    """``audit --bank [--session] --json``: a session's ``SessionTimeline``, or the bank's ``SessionSummary``
+    list under ``sessions`` (the HTTP API answers a bare list; a command's JSON is an object)."""
+    from hindsight_es.app.gateway.models import linked_of, turn_ref_of
+    from hindsight_es.remote.models import SessionSummary, SessionTimeline
+
+    if session is None:
+        return {"bank_id": bank, "sessions": [SessionSummary(**s) for s in await hs.browser.sessions(bank)]}
+    turns, memories = await hs.browser.session(bank, session)
+    turned = [turn_ref_of(t) for t in turns]
+    return SessionTimeline(bank_id=bank, session_id=session, turns=turned, memories=[linked_of(m) for m in memories])
 
 
 def _uuid(value: str) -> UUID:
@@ -140,8 +158,12 @@ def rollback(
 
     if dry_run:
         planned = with_client(settings, lambda hs: plan(hs.log, command))
-        if as_json:
-            print(to_json({"dry_run": True, "retract": planned.retract, "restore": planned.restore}))
+        if as_json:  # as POST /v1/banks/{bank}/rollback/plan answers
+            from hindsight_es.app.gateway.models import planned_of
+            from hindsight_es.remote.models import RollbackPlan
+
+            retract, restore = [planned_of(m) for m in planned.retract], [planned_of(m) for m in planned.restore]
+            print_json(RollbackPlan(bank_id=bank, retract=retract, restore=restore))
         else:
             show_plan(planned.retract, planned.restore, done=False)
             console.print("dry run: nothing was changed")
@@ -161,8 +183,17 @@ def rollback(
             f"actor answered within {timeout:g}s (is the service running?)"
         )
         raise typer.Exit(EXIT_PENDING)
-    if as_json:
-        print(to_json(done.model_dump(mode="json", exclude={"vector"})))
+    if as_json:  # as POST /v1/banks/{bank}/rollback answers
+        from hindsight_es.remote.models import RollbackResult
+
+        result = RollbackResult(
+            bank_id=bank,
+            retraction_id=str(done.event_id),
+            retracted=[str(m) for m in done.retracted_memory_ids],
+            restored=[str(m) for m in done.restored_memory_ids],
+            ready=True,  # decided: a pending one exited 3 above
+        )
+        print_json(result)
     elif not done.retracted_memory_ids and not done.restored_memory_ids:  # a mistyped id must not read as done
         given = {"session": session, "turn": ",".join(turn or ()), "source": source, "actor": actor}
         given |= {"since": since, "until": until}
@@ -235,9 +266,11 @@ def state(
         (m for m in folded.memories.values() if every or m.status == "active"),
         key=lambda m: (m.valid_from, str(m.memory_id)),
     )
-    if as_json:
-        print(to_json({"bank_id": bank, "as_of": moment, "memories": memories}))
-        return
+    if as_json:  # as GET /v1/banks/{bank}/state answers
+        from hindsight_es.app.gateway.models import planned_of
+        from hindsight_es.remote.models import StateAsOf
+
+        return print_json(StateAsOf(bank_id=bank, as_of=moment, memories=[planned_of(m) for m in memories]))
     title = f"bank {bank!r} as of {moment.isoformat() if moment else 'now'}: {len(memories)} memories"
     console.print(memory_table(title, memories, status=every))
 

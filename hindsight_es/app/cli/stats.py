@@ -1,16 +1,35 @@
 """``stats``: the table of ``Reader.stats`` (per-bank memory counts by status, turns, and positions of
 the log and its readers). ``hot`` counts the rows of the LanceDB table (any status); ``archived``
 memories are out of it, in the Parquet archive; ``forgotten`` and ``retracted`` count both sides.
+The counts are the stores'; only the log's ends need the log, so with the broker down they are
+``null`` (and a line on stderr says why) and the rest is shown.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.table import Table
 
-from hindsight_es.app.cli.common import console
+from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console
+
+if TYPE_CHECKING:
+    from hindsight_es.client import Hindsight
+
+
+async def collect(hs: Hindsight) -> dict[str, Any]:
+    """``Reader.stats``, with ``log_end_offsets`` None when the log cannot be reached."""
+    from hindsight_es.errors import LogError
+
+    await catch_up_if_idle(hs)
+    report = await hs.reader.store_stats()
+    try:
+        ends: dict[str, int] | None = await hs.reader.log_ends()
+    except LogError as exc:
+        err_console.print(f"note: the log's ends are not shown: {exc}", highlight=False)
+        ends = None
+    return {"banks": report["banks"], "log_end_offsets": ends, **report}
 
 
 def render(report: dict[str, Any]) -> None:
@@ -25,12 +44,13 @@ def render(report: dict[str, Any]) -> None:
     for bank, counts in report["banks"].items():
         table.add_row(bank, *(str(counts.get(s, 0)) for s in statuses))
     console.print(table)
-    log_table = Table(title="log")
-    log_table.add_column("topic")
-    log_table.add_column("records", justify="right")
-    for topic, n in report["log_end_offsets"].items():
-        log_table.add_row(topic, str(n))
-    console.print(log_table)
+    if report["log_end_offsets"] is not None:  # None: the log could not be reached (said on stderr)
+        log_table = Table(title="log")
+        log_table.add_column("topic")
+        log_table.add_column("records", justify="right")
+        for topic, n in report["log_end_offsets"].items():
+            log_table.add_row(topic, str(n))
+        console.print(log_table)
     # Positions count log records applied to each table, of every topic it reads (the turns table also reads
     # the memory topic, for erasures), so they are not the turn counts above.
     positions = report["projection_positions"]
