@@ -334,7 +334,7 @@ class DisputedMemory(_Model):
 
 
 class TrustResult(_Model):
-    bank_id: str
+    bank_id: str | None = Field(description="The bank (null: every bank's disputes, the CLI's list without --bank)")
     action: str
     disputes: list[DisputedMemory] = Field(default_factory=list, description="With action=disputes")
     owners: list[str] = Field(default_factory=list, description="With action=owners or set_owners")

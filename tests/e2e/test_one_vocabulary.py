@@ -28,6 +28,7 @@ from hindsight_es.app.gateway.server import build_server
 from hindsight_es.app.local import local
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
+from hindsight_es.remote.models import TrustResult
 from tests.e2e.test_cli import cli
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -149,6 +150,7 @@ async def test_recall_json_is_the_recall_result_of_http_and_mcp(doors: Doors) ->
     assert listed["disputes"] and listed == await doors.get(f"/v1/banks/{b}/disputes")  # the TrustResult
     every = await doors.cli_json("disputes", "list")  # every bank's: an object too, its bank_id null
     assert every["bank_id"] is None and set(every) == set(listed) and listed["disputes"][0] in every["disputes"]
+    TrustResult.model_validate(every)  # what the schema says: a client generated from it reads this too
     quarantined = await doors.cli_json("quarantine", "list", "--bank", b)
     assert quarantined == await doors.get(f"/v1/quarantine?bank_id={b}")  # the QuarantineResult
 

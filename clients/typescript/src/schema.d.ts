@@ -1634,8 +1634,11 @@ export interface components {
         };
         /** TrustResult */
         TrustResult: {
-            /** Bank Id */
-            bank_id: string;
+            /**
+             * Bank Id
+             * @description The bank (null: every bank's disputes, the CLI's list without --bank)
+             */
+            bank_id: string | null;
             /** Action */
             action: string;
             /**

@@ -59,9 +59,8 @@ def list_(
     if as_json:  # the TrustResult of GET /v1/banks/{bank}/disputes and the MCP trust tool's action "disputes"
         from hindsight_es.app.gateway.models import TrustResult, disputed_of
 
-        listed = TrustResult(bank_id=bank or "", action="disputes", disputes=[disputed_of(m) for m in found])
         # Without --bank, every bank's: bank_id null, as QuarantineResult's list says it (HTTP lists one bank's).
-        return print_json(listed.model_dump(mode="json") | {"bank_id": bank})
+        return print_json(TrustResult(bank_id=bank, action="disputes", disputes=[disputed_of(m) for m in found]))
     if not found:
         console.print("no dispute is waiting" + (f" in bank {bank!r}" if bank else ""))
         return
