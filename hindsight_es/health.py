@@ -3,7 +3,8 @@
 A component (the log, a projection, an actor) ``degrade``s itself with a reason when a write fails
 for a cause that waiting can cure (a full disk) and ``recover``s on its next success; ``/healthz``
 reports the state. One registry per process, like the metrics registry. ``watch`` degrades a component
-while a probe of what it depends on (the Kafka broker) keeps failing.
+while a probe of what it depends on (the Kafka broker) keeps failing. ``heals`` tells a failure that
+waiting cures (full storage, a broker that does not answer) from one that stops the service.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from hindsight_es.errors import LogFullError
+from aiokafka.errors import KafkaError, KafkaTimeoutError
 
-__all__ = ["HEALTH", "Health", "Problem", "storage_full", "watch"]
+from hindsight_es.errors import LogFullError, LogUnavailableError
+
+__all__ = ["HEALTH", "Health", "Problem", "heals", "storage_full", "unreachable", "watch"]
 log_ = logging.getLogger("hindsight.health")
 
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
@@ -124,3 +127,26 @@ def storage_full(exc: BaseException) -> bool:
             return True
         current = current.__cause__ or current.__context__
     return False
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or what it was raised from) is the broker not answering: ``LogUnavailableError``, or a
+    Kafka client error the client itself counts as retriable (a refused or broken connection, a request
+    timed out, a node or group coordinator not ready), or its time-out. Only explicit causes are
+    followed: an error raised while another was being handled is not that other error."""
+    current: BaseException | None = exc
+    seen: set[int] = set()
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, LogUnavailableError | KafkaTimeoutError):
+            return True
+        if isinstance(current, KafkaError) and current.retriable:
+            return True
+        current = current.__cause__
+    return False
+
+
+def heals(exc: BaseException) -> bool:
+    """Whether waiting can cure ``exc``: full storage, or a broker that does not answer. Anything else (a
+    log that lost records, keys or settings that are not this deployment's, a bug) cannot."""
+    return storage_full(exc) or unreachable(exc)

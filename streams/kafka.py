@@ -20,7 +20,9 @@ not this process's raises ``MissingKeyError`` before anything of its batch is ha
 ends before what the stores or the actor already hold raises ``LogLostError`` (``log.lost``) before
 anything is applied or appended. Either way the batch is sought back, uncommitted, and the subscriber's
 ``Halt`` stops the whole process (``run_on_kafka``); from then on no subscriber of the process handles
-a batch or loads a partition, although FastStream would poll again until the broker is stopped.
+a batch or loads a partition, although FastStream would poll again until the broker is stopped. A batch
+cut short by the broker going away (``health.unreachable``) is sought back too and delivered again once
+it answers; the process waits for it (``streams.service.supervised``).
 """
 
 from __future__ import annotations
@@ -41,7 +43,9 @@ from faststream.kafka import KafkaBroker, KafkaResponse, KafkaRouter
 
 from hindsight_es import observe
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.errors import LogUnavailableError
 from hindsight_es.events import CommandEvent, MemoryEvent, TurnRecorded
+from hindsight_es.health import unreachable
 from hindsight_es.log import EventLog, Record, partition_for
 from hindsight_es.log.kafka_consumer import record_of
 from hindsight_es.log.kafka_logs import quiet_kafka_logs
@@ -132,6 +136,21 @@ def make_broker(settings: Settings) -> KafkaBroker:
         log_level=logging.DEBUG,  # FastStream's "Received" / "Processed" of every batch
         description="hindsight: turns and commands in, memory events out, all keyed by bank_id",
     )
+
+
+async def start(broker: KafkaBroker, log: EventLog, settings: Settings) -> None:
+    """Start ``broker``: its producer, then each subscriber, each joining its group (one after another),
+    once the broker answers a metadata request. During an outage a retry stops at that probe, raising
+    ``LogUnavailableError``, before FastStream makes a client (one whose start fails is left unclosed)."""
+    if (reachable := getattr(log, "reachable", None)) is not None:
+        try:
+            async with asyncio.timeout(settings.request_timeout_s):
+                await reachable()
+        except TimeoutError as exc:  # a frozen broker holds the request open
+            raise LogUnavailableError(
+                f"the Kafka broker at {settings.broker!r} did not answer within {settings.request_timeout_s:g}s"
+            ) from exc
+    await broker.start()
 
 
 class Polled:
@@ -270,6 +289,15 @@ def subscribe(
                         "delivered again (to this member or the partitions' new owner) and decided once",
                         group,
                         len(records),
+                    )
+                    return
+                if unreachable(exc):  # the broker went away mid-batch: one line, not FastStream's traceback
+                    log_.warning(
+                        "%s: the broker stopped answering while a batch of %d records was handled (%s); it is "
+                        "delivered again once the broker answers, and decided once",
+                        group,
+                        len(records),
+                        exc,
                     )
                     return
                 raise

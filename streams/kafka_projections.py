@@ -173,6 +173,16 @@ class OwnedProjections:
                 self.positions.pop(partition, None)
                 self._dirty.discard(partition)
 
+    async def close(self) -> None:
+        """Drop every partition and stop maintaining (the consumers have stopped): a maintenance in flight
+        ends first (``release`` waits for it), so nothing of this owner writes beside its successor."""
+        async with self.lock:
+            await self.release(list(self.owned))
+        if self._maintainer is not None:
+            self._maintainer.cancel()
+            await asyncio.gather(self._maintainer, return_exceptions=True)
+            self._maintainer = None
+
     async def follow_switch(self) -> None:
         """A rebuild switched the stores: project into the new generation, from its own positions (the
         caller holds ``lock``: no batch in hand)."""

