@@ -70,11 +70,20 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
             found[query] = [hit_of(h).model_dump(mode="json") for h in hits]  # the hits of HTTP's and MCP's recall
             if not tables:
                 continue
-            table = Table(title=f"{query}   ({(time.perf_counter() - t0) * 1000:.1f} ms)", title_justify="left")
+            took = f"{query}   ({(time.perf_counter() - t0) * 1000:.1f} ms)"
+            floor = settings.min_relevance
+            weak = (
+                f"(in brackets: relevance under {floor:g}, listed beside a better hit)"
+                if any(h.relevance < floor for h in hits)
+                else None
+            )
+            table = Table(title=took, title_justify="left", caption=weak, caption_justify="left")
             for column in ("relevance", "kind", "memory", "from turn"):
                 table.add_column(column)
             for hit in hits:
-                table.add_row(f"{hit.relevance:.2f}", hit.kind, hit.text, ",".join(hit.source_turn_ids))
+                relevance = f"({hit.relevance:.2f})" if hit.relevance < floor else f"{hit.relevance:.2f}"
+                row = (relevance, hit.kind, hit.text, ",".join(hit.source_turn_ids))
+                table.add_row(*row, style="dim" if hit.relevance < floor else None)
             console.print(table)
         if tables:
             await _show_revision(hs, found)

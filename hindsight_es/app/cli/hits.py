@@ -25,12 +25,12 @@ def answer(settings: Settings, bank: str, query: str, *, as_json: bool, **option
         async with reading(settings) as hs:
             await catch_up_if_idle(hs, loading=query)
             hits = await hs.recall(bank, query, **options)
+            floor = settings.min_relevance if options.get("min_relevance") is None else options["min_relevance"]
             if as_json:
                 print_hits(bank, query, hits)
             elif hits:
-                console.print(hits_table(bank, query, hits))
+                console.print(hits_table(bank, query, hits, floor))
             else:
-                floor = settings.min_relevance if options.get("min_relevance") is None else options["min_relevance"]
                 below = f" at relevance {floor:g} or more (--min-relevance 0 shows every hit)" if floor > 0 else ""
                 console.print(f"no hits in bank {bank!r} for {query!r}{below}")
             await record_served(hs)
@@ -38,10 +38,15 @@ def answer(settings: Settings, bank: str, query: str, *, as_json: bool, **option
     run_async(go)
 
 
-def hits_table(bank: str, query: str, hits: list[RecallHit]) -> Table:
+def hits_table(bank: str, query: str, hits: list[RecallHit], floor: float = 0.0) -> Table:
     """Four columns, so the text keeps its width at 80 columns: where it came from, when and its status go on a
-    dim line under it; the id is whole, to copy into forget, correct or history."""
-    table = Table(title=f"recall {bank!r}: {query}", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
+    dim line under it; the id is whole, to copy into forget, correct or history. A hit less relevant than
+    ``floor`` is dim: it is no answer alone, and is listed because a better hit of the answer reached it."""
+    weak = sum(h.relevance < floor for h in hits)
+    caption = f"(in brackets: relevance under {floor:g}, listed beside a better hit)" if weak else None
+    table = Table(
+        title=f"recall {bank!r}: {query}", caption=caption, box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False
+    )
     table.add_column("relev", no_wrap=True)
     table.add_column("kind", overflow="fold")
     table.add_column("memory", overflow="fold", ratio=1)
@@ -54,7 +59,13 @@ def hits_table(bank: str, query: str, hits: list[RecallHit]) -> Table:
         if not h.trusted:  # as get_context labels it: a document's or a tool's text is not the user's word
             details = f"{source_label(h.provenance)}, unverified · {details}"
         details += f" · score {h.score:.4f}"
-        table.add_row(f"{h.relevance:.2f}", h.kind, Text(h.text) + Text("\n") + Text(details, style="dim"), h.memory_id)
+        table.add_row(
+            f"({h.relevance:.2f})" if h.relevance < floor else f"{h.relevance:.2f}",
+            h.kind,
+            Text(h.text) + Text("\n") + Text(details, style="dim"),
+            h.memory_id,
+            style="dim" if h.relevance < floor else None,
+        )
     return table
 
 
