@@ -15,7 +15,6 @@ import pytest
 import pytest_asyncio
 from mcp import Client
 
-from hindsight_es.app.gateway.app import build_app
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.server import build_server
 from hindsight_es.client import Hindsight
@@ -41,13 +40,6 @@ CHARACTERS = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u206
 async def hs(tmp_path) -> AsyncIterator[Hindsight]:
     async with Hindsight(Settings(data_dir=tmp_path, embedder="minilm")) as client:
         yield client
-
-
-@pytest_asyncio.fixture
-async def http(hs: Hindsight) -> AsyncIterator[httpx.AsyncClient]:
-    app = build_app(hs, hs.settings)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
-        yield c
 
 
 async def written(hs: Hindsight) -> int:

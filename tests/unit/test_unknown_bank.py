@@ -13,7 +13,6 @@ import pytest
 import pytest_asyncio
 from mcp import Client
 
-from hindsight_es.app.gateway.app import build_app
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.server import build_server
 from hindsight_es.client import Hindsight
@@ -30,13 +29,6 @@ async def hs(tmp_path) -> AsyncIterator[Hindsight]:
     async with Hindsight(Settings(data_dir=tmp_path, embedder="minilm")) as client:
         await client.start()
         yield client
-
-
-@pytest_asyncio.fixture
-async def http(hs: Hindsight) -> AsyncIterator[httpx.AsyncClient]:
-    app = build_app(hs, hs.settings)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1") as c:
-        yield c
 
 
 async def tool(hs: Hindsight, name: str, **arguments: Any) -> Any:
