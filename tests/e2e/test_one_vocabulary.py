@@ -209,3 +209,8 @@ async def test_replay_json_is_the_operator_results_of_http(doors: Doors) -> None
     # sent again over HTTP, with nothing left to undo: the same UndoResult (what the rollback took out of use)
     assert undone == await doors.post(f"/v1/banks/{b}/rollback/{done['retraction_id']}/undo", {})
 
+
+async def test_owners_show_json_is_the_trust_result_of_http(doors: Doors) -> None:
+    b, _ = await retained_fact(doors)
+    shown = await doors.cli_json("owners", "show", b)
+    assert shown["owners"] and shown == await doors.get(f"/v1/banks/{b}/owners"), shown
