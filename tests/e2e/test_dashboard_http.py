@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from html import unescape
+from typing import Any
 
 import httpx
 import pytest
@@ -152,6 +153,43 @@ def test_requests_that_do_not_fit_the_schema_get_the_page_under_ui_and_problems_
         assert "token" in page(anonymous.post("/ui/login", data={"token": ""}), 400)
     problem = ui.get("/v1/banks/alice/memories/notauuid", headers={"Authorization": f"Bearer {OPS}"})
     assert problem.status_code == 422 and problem.headers["content-type"] == "application/problem+json"
+
+
+# ------------------------------------------------------------------ who may see a page, before what it was sent
+
+# Pages of bank "acme" (alice's token does not cover it) sent a path, query or form each refuses (400 to an
+# operator), and the operator's pages, sent the same; "al%00ice" and "ac%00me" hold a control character.
+OF_ACME: list[tuple[str, str, dict[str, Any]]] = [
+    ("GET", "/ui/banks/acme", {"params": {"min_importance": "abc"}}),
+    ("GET", "/ui/banks/acme/memories/not-a-uuid", {}),
+    ("GET", "/ui/banks/ac%00me", {}),
+    ("GET", "/ui/banks/acme/sessions/s%00", {}),
+    ("GET", "/ui/banks/acme/session", {}),  # without its id
+    ("GET", "/ui/banks/acme/state", {"params": {"as_of": "yesterday"}}),
+    ("POST", "/ui/banks/acme/disputes/accept", {"data": {"memory_id": "nope", "reason": "x"}}),
+]
+OPERATORS: list[tuple[str, str, dict[str, Any]]] = [
+    ("GET", "/ui/banks/al%00ice/rollback", {}),
+    ("GET", "/ui/banks/alice/rollback/plan", {"params": {"since": "soon"}}),
+    ("GET", "/ui/banks/alice/rollbacks/notauuid", {}),
+    ("POST", "/ui/banks/alice/rollback/notauuid/undo", {"data": {"reason": "x" * 2001}}),
+    ("POST", "/ui/banks/alice/quarantine/release", {"data": {"memory_id": "nope"}}),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "sent"), OF_ACME + OPERATORS)
+def test_a_page_refuses_who_may_not_see_it_before_it_reads_what_it_was_sent(
+    up: Up, ui: httpx.Client, method: str, path: str, sent: dict[str, Any]
+) -> None:
+    with httpx.Client(base_url=up.base, headers={"Origin": up.base}, timeout=60) as alice:
+        assert alice.post("/ui/login", data={"token": ALICE}).status_code == 303
+        text = page(alice.request(method, path, **sent), 403)
+    said = "this call is for operators" if (method, path, sent) in OPERATORS else "may not use bank 'ac"
+    assert "Not allowed" in text and said in text, text
+    # without a login: to the login page, not told what the page takes
+    nobody = httpx.request(method, f"{up.base}{path}", headers={"Origin": up.base}, timeout=60, **sent)
+    assert nobody.status_code == 303 and nobody.headers["location"].startswith("/ui/login"), nobody.text[:500]
+    assert "Something is wrong" in page(ui.request(method, path, **sent), 400)  # an operator is told what is wrong
 
 
 # ------------------------------------------------------------------ search

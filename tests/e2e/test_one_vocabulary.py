@@ -202,3 +202,15 @@ async def test_replay_json_is_the_operator_results_of_http(doors: Doors) -> None
     assert await doors.cli_json("replay", "audit", mid) == await doors.get(f"/v1/banks/{b}/memories/{mid}/history")
     done = await doors.cli_json("replay", "rollback", "--bank", b, "--session", "s1", "--timeout", str(WAIT_S))
     assert set(done) == {"bank_id", "retraction_id", "retracted", "restored", "ready"} and mid in done["retracted"]
+    undone = await doors.cli_json(
+        "replay", "undo-rollback", "--bank", b, "--retraction", done["retraction_id"], "--timeout", str(WAIT_S)
+    )
+    assert sorted(undone["restored"]) == sorted(done["retracted"]) and undone["ready"] is True, undone
+    # sent again over HTTP, with nothing left to undo: the same UndoResult (what the rollback took out of use)
+    assert undone == await doors.post(f"/v1/banks/{b}/rollback/{done['retraction_id']}/undo", {})
+
+
+async def test_owners_show_json_is_the_trust_result_of_http(doors: Doors) -> None:
+    b, _ = await retained_fact(doors)
+    shown = await doors.cli_json("owners", "show", b)
+    assert shown["owners"] and shown == await doors.get(f"/v1/banks/{b}/owners"), shown

@@ -136,9 +136,10 @@ def show(
             return await hs.disputes.owners(bank)
 
     found = run_async(go)
-    if as_json:
-        print(found.model_dump_json())
-        return
+    if as_json:  # as GET /v1/banks/{bank}/owners answers (whether declared is the text's alone)
+        from hindsight_es.remote.models import TrustResult
+
+        return print_json(TrustResult(bank_id=bank, action="owners", owners=found.owners))
     how = "declared" if found.declared else "not declared: the first principal to write a user turn"
     console.print(f"{bank}: {', '.join(found.owners) or '(none yet)'} ({how})")
 

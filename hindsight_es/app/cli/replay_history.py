@@ -215,6 +215,7 @@ def undo_rollback(
     bank: Bank,
     retraction_id: Annotated[str, typer.Option("--retraction", help="A SourceRetracted (or its request) id")],
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
+    as_json: Json = False,
 ) -> None:
     """Undo a rollback: its memories come back and displace again what it had restored."""
     from hindsight_es.history import memory_events, outcome, request, undo
@@ -223,7 +224,9 @@ def undo_rollback(
     settings = existing_store(settings_from(ctx))
     wanted = _uuid(retraction_id)
 
-    async def work(hs: Hindsight) -> list[Event] | None:
+    async def work(hs: Hindsight) -> tuple[SourceRetracted, tuple[UUID, ...], list[Event] | None]:
+        """The rollback, what the undo names, and the bank actor's answer: ``[]`` when none of those is still
+        out of use (nothing is published), ``None`` when it did not answer in time."""
         await catch_up_if_idle(hs)
         events = await memory_events(hs.log, bank)
         found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
@@ -231,18 +234,25 @@ def undo_rollback(
             raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
         state, command = fold(bank, events), undo(found[0], events)
         if all(state.memories[m].status == "active" for m in command.memory_ids):
-            return []  # nothing it took out of use is still out
+            return found[0], command.memory_ids, []
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
-        return await outcome(hs.log, command, since=since_offset, timeout_s=timeout) or None
+        answer = await outcome(hs.log, command, since=since_offset, timeout_s=timeout)
+        return found[0], command.memory_ids, answer or None
 
-    events = with_client(settings, work)
+    done, named, events = with_client(settings, work)
     if events is None:
         err_console.print(
             f"[yellow]pending:[/yellow] the restore is in the log; no bank actor answered within "
             f"{timeout:g}s (is the service running?)"
         )
         raise typer.Exit(EXIT_PENDING)
+    if as_json:  # as POST /v1/banks/{bank}/rollback/{id}/undo answers: what the rollback took out of use
+        from hindsight_es.remote.models import UndoResult
+
+        restored = [str(m) for m in named]
+        ready = True  # decided, or nothing left to undo: a pending one exited 3 above
+        return print_json(UndoResult(bank_id=bank, retraction_id=str(done.event_id), restored=restored, ready=ready))
     console.print(
         f"restored: {sum(e.type == 'MemoryRestored' for e in events)} memories back, "
         f"{sum(e.type == 'MemorySuperseded' for e in events)} displaced again"

@@ -1,47 +1,27 @@
-"""The dashboard's quarantine review (release or reject, with a reason) and what every form that changes
-something shares: the same-origin check of its POST (with the SameSite cookie, against CSRF), the reason a
-review requires, and the operator's gate. Rollback is ``ui.rollback``; the dispute review ``ui.disputes``.
+"""The dashboard's quarantine review (release or reject, with a reason) and what the forms that change
+something share: the reason a review requires and what a review's notice says. Rollback is ``ui.rollback``;
+the dispute review ``ui.disputes``. The login, a POST's origin (with the SameSite cookie, against CSRF) and
+the operator's pages are checked before a page reads its request (``ui.session``).
 
 Each POST answers 303 to a GET page with a one-time notice of what it did (``ui.notice``)."""
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Annotated
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from hindsight_es.app.gateway.api.access import operator
-from hindsight_es.app.gateway.auth import Access
+from hindsight_es.app.gateway.api.access import Operator
 from hindsight_es.app.gateway.ui import notice
 from hindsight_es.app.gateway.ui.errors import PREFIX
 from hindsight_es.client import Hindsight, Receipt
-from hindsight_es.errors import AccessDeniedError, InvalidInputError, NotFoundError
+from hindsight_es.errors import InvalidInputError, NotFoundError
 
 Page = Callable[..., HTMLResponse]
-Viewer = Callable[[Request], Awaitable[Access]]
-
-
-def same_origin(request: Request) -> None:
-    """Refuse a form post from another site: its Origin (or Referer) must name this host."""
-    origin = request.headers.get("origin") or request.headers.get("referer")
-    host = request.headers.get("host", "")
-    if not origin or urlsplit(origin).netloc != host:
-        raise AccessDeniedError("this form must be sent from the dashboard itself")
-
-
-def operator_gate(viewer: Viewer) -> Callable[..., Awaitable[Access]]:
-    """The dependency of the operator pages: an operator's login, and a POST from this origin."""
-
-    async def op(request: Request, access: Annotated[Access, Depends(viewer)]) -> Access:
-        if request.method == "POST":
-            same_origin(request)
-        return operator(access)
-
-    return op
 
 
 def bank_href(bank_id: str, *rest: str) -> str:
@@ -56,9 +36,7 @@ async def review_notice(hs: Hindsight, bank_id: str, memory_id: UUID, done: str,
     return f"{done} {memory_id}: now {(await hs.memory(bank_id, memory_id)).status}"
 
 
-def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
-    Operator = Annotated[Access, Depends(operator_gate(viewer))]
-
+def register(ui: APIRouter, hs: Hindsight, page: Page) -> None:
     @ui.get("/quarantine")
     async def quarantine(request: Request, access: Operator) -> HTMLResponse:
         held = await hs.operator.quarantined(None)

@@ -1,34 +1,27 @@
 """The dashboard's dispute review: a bank's disputes (less trusted memories that contradict the owner's own,
 kept apart until resolved), accepted or rejected with a reason by the bank's owner or an operator. The
-client refuses anyone else (and so does the bank actor); each POST checks that it comes from this origin and
-answers 303 to the disputes page, with a one-time notice of the decision (``ui.notice``)."""
+client refuses anyone else (and so does the bank actor); each POST comes from this origin (``ui.session``
+checks it) and answers 303 to the disputes page, with a one-time notice of the decision (``ui.notice``)."""
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
 
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
-from hindsight_es.app.gateway.auth import Access
+from hindsight_es.app.gateway.api.access import Caller
 from hindsight_es.app.gateway.ui import notice
-from hindsight_es.app.gateway.ui.actions import Page, Viewer, bank_href, required, review_notice, same_origin
+from hindsight_es.app.gateway.ui.actions import Page, bank_href, required, review_notice
 from hindsight_es.client import Hindsight
 from hindsight_es.errors import NotFoundError
 from hindsight_es.memory.trust import is_owner
 
 
-def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
-    async def reviewer(request: Request, access: Annotated[Access, Depends(viewer)]) -> Access:
-        if request.method == "POST":
-            same_origin(request)
-        return access
-
-    Reviewer = Annotated[Access, Depends(reviewer)]
-
+def register(ui: APIRouter, hs: Hindsight, page: Page) -> None:
     @ui.get("/banks/{bank_id}/disputes")
-    async def disputes(request: Request, bank_id: str, access: Reviewer) -> HTMLResponse:
+    async def disputes(request: Request, bank_id: str, access: Caller) -> HTMLResponse:
         bank_id = access.bank(bank_id)
         if bank_id not in await hs.list_banks():  # as every other page of an unknown bank
             raise NotFoundError(f"unknown bank {bank_id!r}: nothing has been recorded in it yet")
@@ -42,7 +35,7 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
         request: Request,
         bank_id: str,
         action: str,
-        access: Reviewer,
+        access: Caller,
         memory_id: Annotated[UUID, Form()],
         reason: Annotated[str, Form(max_length=2000)] = "",
     ) -> RedirectResponse:
@@ -61,6 +54,6 @@ def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
         return notice.after_post(request, bank_href(bank, "disputes"), done)
 
     @ui.get("/banks/{bank_id}/disputes/{action}")
-    async def resolve_page(bank_id: str, action: str, access: Reviewer) -> RedirectResponse:
+    async def resolve_page(bank_id: str, action: str, access: Caller) -> RedirectResponse:
         """A decision's address opened again (an error page's, reloaded or shared): the bank's disputes."""
         return RedirectResponse(bank_href(access.bank(bank_id), "disputes"), status_code=303)

@@ -43,7 +43,7 @@ def is_htmx(request: Request) -> bool:
 
 
 def seen_by(request: Request) -> Access | None:
-    """Who the page is for, once the login cookie was read (``routes.viewer`` keeps it on the request)."""
+    """Who the page is for, once the login cookie was read (``ui.session`` keeps it on the request)."""
     found = getattr(request.state, "ui_access", None)
     return found if isinstance(found, Access) else None
 

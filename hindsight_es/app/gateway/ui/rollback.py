@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import Annotated
 from uuid import UUID
 
-from fastapi import APIRouter, Depends, Form, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+from hindsight_es.app.gateway.api.access import Operator
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import planned_of
 from hindsight_es.app.gateway.ui import notice
-from hindsight_es.app.gateway.ui.actions import Page, Viewer, bank_href, operator_gate
+from hindsight_es.app.gateway.ui.actions import Page, bank_href
 from hindsight_es.app.gateway.ui.forms import parse_time
 from hindsight_es.client import Hindsight
 from hindsight_es.config import TOPIC_COMMANDS
@@ -33,9 +34,7 @@ CRITERIA = ("session_id", "source", "since", "until")
 FIELDS = (*CRITERIA, "reason")  # what the rollback form sends
 
 
-def register(ui: APIRouter, hs: Hindsight, viewer: Viewer, page: Page) -> None:
-    Operator = Annotated[Access, Depends(operator_gate(viewer))]
-
+def register(ui: APIRouter, hs: Hindsight, page: Page) -> None:
     @ui.get("/banks/{bank_id}/rollback")
     async def rollback_form(request: Request, bank_id: str, access: Operator) -> HTMLResponse:
         sessions = await hs.browser.sessions(bank_id)

@@ -1,9 +1,10 @@
 """The dashboard at ``/ui``: server-rendered Jinja2 pages, a little htmx (vendored in ``static/``), no build step.
 
 Behind the same tokens as the API: the login page keeps the token in an HttpOnly, SameSite=Strict cookie
-(an operator token sees every bank); without tokens configured (loopback only) no login is asked. Every
-form that changes something is a POST checked for a same-origin ``Origin`` header, and goes through the
-same ``Hindsight`` client calls as the API, so every change is an event with its actor and the reason given.
+(an operator token sees every bank); without tokens configured (loopback only) no login is asked. A page
+behind the login is admitted before its request is read (``ui.session``: the login, the form's origin, the
+bank in the path). Every form that changes something is a POST from this origin, and goes through the same
+``Hindsight`` client calls as the API, so every change is an event with its actor and the reason given.
 """
 
 # No ``from __future__ import annotations``: FastAPI resolves the route signatures, whose aliases are local.
@@ -19,13 +20,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from hindsight_es.app.gateway.api.access import COOKIE, Gate
+from hindsight_es.app.gateway.api.access import COOKIE, Caller, Gate
 from hindsight_es.app.gateway.auth import Access
 from hindsight_es.app.gateway.models import hit_of, memory_of
 from hindsight_es.app.gateway.ui import actions, disputes, errors, notice, rollback
-from hindsight_es.app.gateway.ui.errors import LoginNeeded, safe_next
+from hindsight_es.app.gateway.ui.errors import safe_next
 from hindsight_es.app.gateway.ui.filters import HITS, PAGE, STATUSES, Filters, filters_of
 from hindsight_es.app.gateway.ui.forms import parse_time, when
+from hindsight_es.app.gateway.ui.session import admission, same_origin
 from hindsight_es.client import Hindsight
 from hindsight_es.client.browse import Browse
 from hindsight_es.config import Settings
@@ -74,18 +76,18 @@ def static_files() -> StaticFiles:
     return StaticFiles(directory=str(resources.files("hindsight_es.app.gateway.ui").joinpath("static")))
 
 
-def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
-    ui = APIRouter(prefix=PREFIX, include_in_schema=False, dependencies=[Depends(plain_path)])
+def routers(hs: Hindsight, gate: Gate, settings: Settings) -> tuple[APIRouter, APIRouter]:
+    """The dashboard's pages, in the order they are matched: those behind a login (each request admitted by
+    ``ui.session`` first, a control character in its path refused next), then the login's own pages and the
+    404 page of any other path."""
+    ui = APIRouter(
+        prefix=PREFIX,
+        include_in_schema=False,
+        dependencies=[Depends(plain_path)],
+        route_class=gate.route(admission(gate)),
+    )
+    public = APIRouter(prefix=PREFIX, include_in_schema=False)
     pages = templates()
-
-    async def viewer(request: Request) -> Access:
-        access = await gate.access_of(request.cookies.get(COOKIE))
-        if access is None:
-            raise LoginNeeded
-        request.state.ui_access = access  # for an error page's nav (errors.shown)
-        return access
-
-    Viewer = Annotated[Access, Depends(viewer)]
 
     def page(request: Request, name: str, access: Access | None, status: int = 200, **context: Any) -> HTMLResponse:
         context |= {"operator": access is not None and access.banks is None}
@@ -93,13 +95,13 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         context |= {"notice": notice.read(request)}  # what the POST that led here did (redirect-after-post)
         return notice.cleared(request, pages.TemplateResponse(request, name, context, status, headers=errors.NO_STORE))
 
-    @ui.get("/login")
+    @public.get("/login")
     async def login_form(request: Request, next: str = "") -> HTMLResponse:
         return page(request, "login.html", None, error="", next=safe_next(next))
 
-    @ui.post("/login")
+    @public.post("/login")
     async def login(request: Request, token: Annotated[str, Form()], next: Annotated[str, Form()] = "") -> Response:
-        actions.same_origin(request)
+        same_origin(request)
         if await gate.access_of(token.strip()) is None:
             return page(request, "login.html", None, 401, error="unknown token", next=safe_next(next))
         response = RedirectResponse(safe_next(next), status_code=303)
@@ -107,19 +109,19 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         response.set_cookie(COOKIE, token.strip(), httponly=True, samesite="strict", secure=secure, path=PREFIX)
         return response
 
-    @ui.post("/logout")
+    @public.post("/logout")
     async def logout(request: Request) -> Response:
-        actions.same_origin(request)
+        same_origin(request)
         response = RedirectResponse(f"{PREFIX}/login", status_code=303)
         response.delete_cookie(COOKIE, path=PREFIX)
         return response
 
     @ui.get("")
-    async def banks(request: Request, access: Viewer) -> HTMLResponse:
+    async def banks(request: Request, access: Caller) -> HTMLResponse:
         found = [b for b in await hs.browser.banks() if access.allows(b["bank_id"])]
         return page(request, "banks.html", access, banks=found)
 
-    @ui.get("/")
+    @public.get("/")
     async def banks_slash() -> RedirectResponse:
         return RedirectResponse(PREFIX)
 
@@ -152,7 +154,7 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         return {"memories": [memory_of(r) for r in rows], "total": total, "offset": offset, "pages": links}
 
     @ui.get("/banks/{bank_id}")
-    async def bank(request: Request, bank_id: str, access: Viewer) -> HTMLResponse:
+    async def bank(request: Request, bank_id: str, access: Caller) -> HTMLResponse:
         """The memory browser: filters and a page of memories, or recall hits with their reasons for ``q``."""
         bank_id = access.bank(bank_id)
         where = filters_of(request.query_params)
@@ -163,7 +165,7 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         return page(request, "_results.html" if partial else "bank.html", access, **context)
 
     @ui.get("/banks/{bank_id}/memories/{memory_id}")
-    async def memory(request: Request, bank_id: str, memory_id: UUID, access: Viewer) -> HTMLResponse:
+    async def memory(request: Request, bank_id: str, memory_id: UUID, access: Caller) -> HTMLResponse:
         """A memory and its lineage: source turns, every event (who, why), what it replaced and what replaced it."""
         bank_id = access.bank(bank_id)
         current = memory_of(await hs.memory(bank_id, memory_id))
@@ -171,7 +173,7 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         return page(request, "memory.html", access, bank_id=bank_id, memory=current, lineage=lineage)
 
     @ui.get("/banks/{bank_id}/sessions")
-    async def sessions(request: Request, bank_id: str, access: Viewer) -> HTMLResponse:
+    async def sessions(request: Request, bank_id: str, access: Caller) -> HTMLResponse:
         bank_id = access.bank(bank_id)
         return page(request, "sessions.html", access, bank_id=bank_id, sessions=await hs.browser.sessions(bank_id))
 
@@ -185,16 +187,16 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         )
 
     @ui.get("/banks/{bank_id}/sessions/{session_id:path}")
-    async def session(request: Request, bank_id: str, session_id: str, access: Viewer) -> HTMLResponse:
+    async def session(request: Request, bank_id: str, session_id: str, access: Caller) -> HTMLResponse:
         return await session_page(request, bank_id, session_id, access)
 
     @ui.get("/banks/{bank_id}/session")
-    async def dot_session(request: Request, bank_id: str, id: str, access: Viewer) -> HTMLResponse:
+    async def dot_session(request: Request, bank_id: str, id: str, access: Caller) -> HTMLResponse:
         """The same page for a session id no path can carry (``session_href``)."""
         return await session_page(request, bank_id, id, access)
 
     @ui.get("/banks/{bank_id}/state")
-    async def state(request: Request, bank_id: str, access: Viewer, as_of: str = "") -> HTMLResponse:
+    async def state(request: Request, bank_id: str, access: Caller, as_of: str = "") -> HTMLResponse:
         bank_id = access.bank(bank_id)
         moment = parse_time(as_of, "as of")
         folded = await hs.operator.state_as_of(bank_id, moment)
@@ -203,22 +205,23 @@ def router(hs: Hindsight, gate: Gate, settings: Settings) -> APIRouter:
         )
         return page(request, "state.html", access, bank_id=bank_id, as_of=as_of, moment=moment, memories=memories)
 
-    actions.register(ui, hs, viewer, page)
-    rollback.register(ui, hs, viewer, page)
-    disputes.register(ui, hs, viewer, page)
+    actions.register(ui, hs, page)
+    rollback.register(ui, hs, page)
+    disputes.register(ui, hs, page)
 
-    @ui.get("/{rest:path}")
+    @public.get("/{rest:path}")
     async def nowhere(rest: str) -> None:
         """Any other path under /ui is the dashboard's 404 page (not the MCP app's, mounted at the root)."""
         raise NotFoundError("no such page")
 
-    return ui
+    return ui, public
 
 
 def install(app: Any, hs: Hindsight, gate: Gate, settings: Settings) -> None:
     """Mount the dashboard on ``app``: its pages, its static files, and its error pages."""
     app.mount(STATIC_PATH, static_files(), name="ui-static")  # before the router, whose last route takes any path
-    app.include_router(router(hs, gate, settings))
+    for pages in routers(hs, gate, settings):  # in order: the public one's 404 page takes any path
+        app.include_router(pages)
     app.state.ui_pages = templates()
     app.state.ui_login = gate.tokens is not None
     errors.install(app)
