@@ -11,9 +11,13 @@ from __future__ import annotations
 
 import re
 
-# Where a sentence's clauses meet: after a semicolon or a Chinese comma; after a comma that opens a clause
-# of the speaker's own ("I'm Lin, I run a tea shop"); before "and" / "but" between two words.
-_PARTS = re.compile(r"(?<=[;；])|(?<=[,，])(?=\s*(?:(?i:i|we)\b|我|我们))|(?<=\w)(?=,?\s+(?i:and|but)\s+\w)")
+# Where a sentence's clauses meet: after a semicolon; after a comma that opens a clause with a subject of
+# its own ("I'm Lin, I run a tea shop", "my daughter is called Mia, she is six", "我女儿叫小美，她今年六岁")
+# or a time of its own ("我女儿叫小美，今年六岁"); before "and" / "but" between two words. A comma before
+# anything else continues its clause ("我们用的是 PostgreSQL，不是 MySQL").
+_SUBJECT = r"(?i:i|we|you|he|she|it|they|my|our|his|her|their)\b|我|你|他|她|它|咱"
+_TIME_ZH = r"今年|去年|明年|前年|后年|现在|目前|以前|之前|后来|最近|[上下这本]个?(?:月|周|星期|礼拜)"
+_PARTS = re.compile(rf"(?<=[;；])|(?<=[,，])(?=\s*(?:{_SUBJECT}|{_TIME_ZH}))|(?<=\w)(?=,?\s+(?i:and|but)\s+\w)")
 _EDGES = " \t\n,，"  # a part's ends: the comma before a clause belongs to neither side
 
 

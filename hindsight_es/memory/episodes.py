@@ -35,6 +35,12 @@ SLACK = 2  # words an episode may say beyond its typed memories ("hi", "thanks",
 RETIRED = ("superseded", "forgotten", "retracted")
 TAKEN_ALONG = ("superseded", "forgotten")  # the statuses an episode follows its memories into
 _WORDS = re.compile(r"[0-9a-z]+|[^\W_]")  # Latin words and digit runs; any other letter (CJK) on its own
+#: A quantity: digits, an English number word, a CJK numeral (一 left out: 一下, 一起 are no quantity).
+_NUMBER = re.compile(
+    r"\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen"
+    r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
+    r"|dozen|half|[零两二三四五六七八九十百千万亿半]"
+)
 
 
 class _Along(Envelope):
@@ -48,11 +54,15 @@ def words(text: str) -> list[str]:
 
 
 def says_nothing_else(episode: str, texts: Iterable[str]) -> bool:
-    """Whether ``texts`` (the typed memories of its turn) say all the episode says, but ``SLACK`` words."""
+    """Whether ``texts`` (the typed memories of its turn) say all the episode says, but ``SLACK`` words of
+    greeting or filler. A number is never filler: "My daughter is called Mia, she is six." says the age the
+    daughter's name does not."""
     said = {w for text in texts for w in words(text)}
     own = words(episode)
-    left = sum(w not in said for w in own)
-    return left <= SLACK and left < len(own) - left
+    extra = [w for w in own if w not in said]
+    if any(_NUMBER.fullmatch(w) for w in extra):
+        return False
+    return len(extra) <= SLACK and len(extra) < len(own) - len(extra)
 
 
 def follow(state: BankState, cause: Event, decided: Sequence[Event]) -> list[Event]:

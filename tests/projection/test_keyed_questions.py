@@ -32,7 +32,7 @@ async def test_a_question_for_a_key_finds_its_memory(tmp_path):
             ("我是做什么的？", "用户的工作是产品经理"),
             ("我家猫叫啥？", "用户的猫叫豆豆"),
         ]:
-            hits = await hs.recall("u", question, limit=3)
+            hits = await hs.recall("u", question, limit=5)
             held = [h for h in hits if h.text == answer]
             assert held and held[0].relevance >= settings.min_relevance, (
                 question,

@@ -88,6 +88,9 @@ class Bank:
         ("我们用 MySQL。我女儿下周五岁。", ["我们用 MySQL。"], False),
         ("We use MySQL and Redis.", ["We use MySQL.", "We use Redis."], True),
         ("ok thanks", ["ok"], False),  # as much left over as covered: too little to judge
+        ("My daughter is called Mia, she is six.", ["My daughter is called Mia"], False),  # a number is said
+        ("我女儿叫小美，两岁", ["我女儿叫小美"], False),
+        ("Hi, I have 2 cats.", ["I have 2 cats."], True),  # the number is the typed memory's too
         ("", [MYSQL], False),
     ],
 )

@@ -25,6 +25,10 @@ RULES = RuleExtractor()
         ("I quit my job at Amazon; I'm at Stripe now.", "not:amazon", "I quit my job at Amazon;"),
         ("I like salt and pepper.", "salt and pepper", "I like salt and pepper."),  # a value across parts: whole
         ("I'm allergic to peanuts.", "peanuts", "I'm allergic to peanuts."),  # one part: whole
+        ("My daughter is called Mia, she is six.", "Mia", "My daughter is called Mia"),  # a subject of its own
+        ("我女儿叫小美，她今年六岁", "小美", "我女儿叫小美"),
+        ("我女儿叫小美，今年六岁", "小美", "我女儿叫小美"),  # a time of its own
+        ("我们用的是 PostgreSQL，不是 MySQL。", "postgresql", "我们用的是 PostgreSQL，不是 MySQL。"),  # continues
     ],
 )
 def test_the_quote_is_the_clause_that_says_the_value(sentence, value, quote):
