@@ -29,11 +29,21 @@ STATES = ("hot", "archived", "active", "forgotten", "quarantined", "superseded",
 MEMORY_EVENTS = Counter("hindsight_memory_events", "Memory events appended by the bank actor", ["type"])
 JANITOR_TICKS = Counter("hindsight_janitor_ticks", "Janitor ticks published", ["reason"])
 RECALLS_RECORDED = Counter("hindsight_recalls_recorded", "Served recalls published as RecallServed")
+#: The decisions an operator looks for in the log, one line per bank and batch (retaining and superseding are
+#: the bank's ordinary flow, counted in metrics only).
 _LIFECYCLE = {
     "MemoryArchived": "archived",
     "MemoryRestored": "restored",
     "MemoryForgotten": "forgotten",
     "MemoryPromoted": "promoted",
+    "MemoryQuarantined": "quarantined",
+    "MemoryReleased": "released",
+    "MemoryDisputed": "disputed",
+    "DisputeResolved": "disputes resolved",
+    "SourceRetracted": "rollbacks",
+    "ContentErased": "erased",
+    "BankOwnersSet": "owners set",
+    "CommandIgnored": "commands ignored",
 }
 
 
@@ -67,7 +77,7 @@ def observe(bank_id: str, events: Sequence[Event]) -> None:
             "bank %s: %s",
             bank_id,
             ", ".join(f"{n} {what}" for what, n in sorted(changed.items())),
-            extra={"bank": bank_id, **changed, "causes": causes[:10]},
+            extra={"bank": bank_id, **{k.replace(" ", "_"): n for k, n in changed.items()}, "causes": causes[:10]},
         )
 
 

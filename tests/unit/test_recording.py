@@ -89,3 +89,20 @@ def test_json_log_lines_carry_the_extra_fields():
     assert line["message"] == "bank alice: 3 archived" and line["level"] == "INFO"
     assert line["bank"] == "alice" and line["archived"] == 3 and line["logger"] == "hindsight.lifecycle"
     assert line["ts"].endswith("+00:00")
+
+
+def test_an_operator_sees_erasures_rollbacks_and_the_guard_in_the_lifecycle_log(caplog) -> None:
+    """A tour found only archive, forget and restore lines: an erase, a rollback or a quarantine left no trace."""
+    from types import SimpleNamespace
+    from uuid import uuid4
+
+    from streams.metrics import observe
+
+    cause = uuid4()
+    decided = ["ContentErased", "SourceRetracted", "MemoryQuarantined", "MemoryQuarantined", "DisputeResolved"]
+    events = [SimpleNamespace(type=t, causation_id=cause) for t in [*decided, "MemoryRetained"]]
+    with caplog.at_level(logging.INFO, logger="hindsight.lifecycle"):
+        observe("bob", events)  # type: ignore[arg-type]
+    (record,) = caplog.records
+    assert record.getMessage() == "bank bob: 1 disputes resolved, 1 erased, 2 quarantined, 1 rollbacks"
+    assert (record.erased, record.quarantined, record.rollbacks, record.disputes_resolved) == (1, 2, 1, 1)
