@@ -214,10 +214,10 @@ class Reader:
                     agent=agent,
                     include_shared=include_shared,
                     trusted_only=trusted_only,
-                    min_relevance=floor,
+                    min_relevance=0.0,  # the floor is the block's: decided on the memories it shows (below)
                 )
                 hits.extend(self._with_disputes(bank_id, found))
-            return build_context(bank_id, session_id, message, turns, hits, budget_tokens)
+            return build_context(bank_id, session_id, message, turns, hits, budget_tokens, min_relevance=floor)
 
         with observe.operation("context", **{"hindsight.bank": bank_id}):
             block = await self.conn.read(assemble)
