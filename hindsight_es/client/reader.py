@@ -18,6 +18,7 @@ from hindsight_es.client.recording import RecallRecorder
 from hindsight_es.client.rows import SCORE_COLUMNS, MemoryRow
 from hindsight_es.config import ALL_TOPICS
 from hindsight_es.errors import InvalidInputError, NotFoundError
+from hindsight_es.memory.episodes import repeated
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
 from hindsight_es.recall.mentions import warm as warm_names
 from hindsight_es.recall.models import MEMORY_COLUMNS, TURN_COLUMNS, Dispute, MemoryView, RecallHit, TurnView
@@ -165,11 +166,15 @@ class Reader:
 
     def _with_disputes(self, bank_id: str, hits: list[RecallHit]) -> list[RecallHit]:
         """Each hit with the memories that dispute it and are still disputed (a resolved or retracted one
-        drops out), read from the hot store (blocking: call from a thread)."""
+        drops out), read from the hot store (blocking: call from a thread). One per thing said: a disputing
+        turn's episode is left out when its typed memories say all it says (``episodes.repeated``)."""
         wanted = sorted({d for h in hits for d in h.disputed_by})
         if not wanted:
             return hits
-        rows = {r.memory_id: r for r in self.memory_rows(bank_id, wanted) if r.status == "disputed"}
+        where = MemoryFilter(bank_id, statuses=("disputed",), memory_ids=wanted)
+        found = self.conn.lance().scan("memories", where, [*MEMORY_COLUMNS, "quote"], len(wanted)).to_pylist()
+        said = repeated(found)
+        rows = {r["memory_id"]: MemoryView(**r) for r in found if r["memory_id"] not in said}
         out = []
         for hit in hits:
             found = [rows[d] for d in hit.disputed_by if d in rows]
@@ -214,10 +219,10 @@ class Reader:
                     agent=agent,
                     include_shared=include_shared,
                     trusted_only=trusted_only,
-                    min_relevance=floor,
+                    min_relevance=0.0,  # the floor is the block's: decided on the memories it shows (below)
                 )
                 hits.extend(self._with_disputes(bank_id, found))
-            return build_context(bank_id, session_id, message, turns, hits, budget_tokens)
+            return build_context(bank_id, session_id, message, turns, hits, budget_tokens, min_relevance=floor)
 
         with observe.operation("context", **{"hindsight.bank": bank_id}):
             block = await self.conn.read(assemble)

@@ -51,6 +51,8 @@ def subject(event: Event) -> UUID | None:
 
 def taken_along(event: Event) -> UUID | None:
     """For an episode retired with its turn's typed memory: that memory (``along_with``), else None."""
+    if isinstance(event, DisputeResolved):  # an accepted one is active: nothing to come back with
+        return event.along_with if event.outcome == "rejected" else None
     return event.along_with if isinstance(event, (MemorySuperseded, MemoryForgotten)) else None
 
 

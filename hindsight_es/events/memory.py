@@ -145,6 +145,9 @@ class DisputeResolved(Event):
     outcome: Literal["accepted", "rejected"]
     reason: str = ""
     open_disputes: tuple[UUID, ...] = ()  # the disputes of ``disputes`` still open after this one
+    # Set for an episode that said nothing but what its turn's typed memories say: resolved with the one named
+    # (rejected with the first of them to be rejected, accepted once all of them are active).
+    along_with: UUID | None = None
 
 
 class BankOwnersSet(Event):

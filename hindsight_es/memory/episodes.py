@@ -14,6 +14,10 @@ are covered. Such an episode:
 - comes back with them: once all of them are active again (restored, released, a rollback), a
   ``MemoryRestored`` brings it back, and a rollback lists it among the memories it restores. While
   one of them stays replaced or forgotten, so does the episode.
+- is resolved with them when they are disputed (a less trusted turn is disputed whole): rejected with
+  the first of them the owner rejects (a ``DisputeResolved`` naming it in ``along_with``: forgotten, and
+  back with them as above), accepted once all of them are active. Left disputed, it would go on
+  claiming what the owner rejected, or wait on what the owner accepted.
 
 An episode with content of its own stays as it is.
 """
@@ -21,10 +25,11 @@ An episode with content of its own stays as it is.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, cast
 from uuid import UUID
 
-from hindsight_es.events import Event, MemoryForgotten, MemorySuperseded
+from hindsight_es.events import DisputeResolved, Event, MemoryDisputed, MemoryForgotten, MemorySuperseded
 from hindsight_es.events.changes import changes
 from hindsight_es.memory.forgetting import restored
 from hindsight_es.memory.ids import derive_id
@@ -34,6 +39,7 @@ from hindsight_es.memory.state import BankState, MemoryInfo
 SLACK = 2  # words an episode may say beyond its typed memories ("hi", "thanks", "好的") and still follow them
 RETIRED = ("superseded", "forgotten", "retracted")
 TAKEN_ALONG = ("superseded", "forgotten")  # the statuses an episode follows its memories into
+_DISPUTING = (DisputeResolved, MemoryDisputed)  # the events that say which disputes of a memory are open
 _WORDS = re.compile(r"[0-9a-z]+|[^\W_]")  # Latin words and digit runs; any other letter (CJK) on its own
 #: A quantity: digits, an English number word, a CJK numeral (一 left out: 一下, 一起 are no quantity).
 _NUMBER = re.compile(
@@ -65,6 +71,21 @@ def says_nothing_else(episode: str, texts: Iterable[str]) -> bool:
     return len(extra) <= SLACK and len(extra) < len(own) - len(extra)
 
 
+def repeated(rows: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The ids of the episodes among ``rows`` (memory rows: ``memory_id``, ``kind``, ``text``, ``quote``,
+    ``source_turn_ids``) that say nothing but what the typed rows of their turn among them say: one thing
+    said, shown once (as recall keeps one hit per thing said)."""
+    typed: dict[tuple[str, ...], list[str]] = {}
+    episodes = []
+    for row in rows:
+        turns = tuple(row.get("source_turn_ids") or ())
+        if row["kind"] == "episode":
+            episodes.append((row["memory_id"], row["text"], turns))
+        elif turns:
+            typed.setdefault(turns, []).append(row.get("quote") or row["text"])
+    return {m for m, text, turns in episodes if turns in typed and says_nothing_else(text, typed[turns])}
+
+
 def follow(state: BankState, cause: Event, decided: Sequence[Event]) -> list[Event]:
     """The events that retire or bring back the episodes whose typed memories ``decided`` changed."""
     status, last = _after(decided)
@@ -78,11 +99,58 @@ def follow(state: BankState, cause: Event, decided: Sequence[Event]) -> list[Eve
             changed = [m for m in typed if m.memory_id in last and status[m.memory_id] in TAKEN_ALONG]
             if changed and says_nothing_else(episode.text, (m.said for m in typed)):
                 out.append(_retired(cause, episode, changed[-1].memory_id, last[changed[-1].memory_id]))
+        elif episode.status == "disputed":
+            if (resolved := _resolved(state, cause, episode, status, last, [*decided, *out])) is not None:
+                out.append(resolved)
         elif episode.along_with is not None and episode.status in TAKEN_ALONG and all(s == "active" for s in now):
             again = next(m.memory_id for m in typed if m.memory_id in status)
             if (back := restored(cause, episode, {}, f"back with {again}, its turn's memory")) is not None:
                 out.append(back)
     return out
+
+
+def _resolved(
+    state: BankState,
+    cause: Event,
+    episode: MemoryInfo,
+    status: dict[UUID, str],
+    last: dict[UUID, Event],
+    so_far: Sequence[Event],
+) -> DisputeResolved | None:
+    """A disputed episode that says nothing else goes the way its turn's disputed memories went: rejected with
+    the first of them to be rejected (and back with them, as a forgotten one), accepted once all of them are
+    active. Kept disputed, it would go on claiming what the owner rejected, or wait on what the owner accepted."""
+    target, typed = episode.disputes, _typed(state, episode)
+    ruled = [m for m in typed if isinstance(last.get(m.memory_id), DisputeResolved)]
+    if target is None or not ruled or not says_nothing_else(episode.text, (m.said for m in typed)):
+        return None
+    rejected = [m for m in ruled if status[m.memory_id] != "active"]
+    if rejected:
+        with_ = rejected[0]
+    elif all(status.get(m.memory_id, m.status) == "active" for m in typed):
+        with_ = ruled[-1]
+    else:
+        return None  # accepted in part: it says what is still disputed too
+    how = cast(DisputeResolved, last[with_.memory_id])
+    # the disputes of its target still open after what was decided before it, but for this one
+    held = state.memories.get(target)
+    before = next(
+        (e.open_disputes for e in reversed(so_far) if isinstance(e, _DISPUTING) and e.disputes == target),
+        held.disputed_by if held is not None else (),
+    )
+    return DisputeResolved(
+        event_id=derive_id(cause.event_id, f"along/{episode.memory_id}"),
+        bank_id=cause.bank_id,
+        occurred_at=cause.occurred_at,
+        causation_id=cause.event_id,
+        actor=cause.actor,
+        memory_id=episode.memory_id,
+        disputes=target,
+        outcome=how.outcome,
+        reason=f"says only what {with_.memory_id} said, {how.outcome}: {how.reason or '-'}",
+        open_disputes=tuple(m for m in before if m != episode.memory_id),
+        along_with=with_.memory_id,
+    )
 
 
 def revived_with(state: BankState, memories: Iterable[MemoryInfo], gone: set[UUID]) -> list[MemoryInfo]:
@@ -163,4 +231,4 @@ def _retired(cause: Event, episode: MemoryInfo, typed: UUID, how: Event) -> Even
     return MemoryForgotten(**envelope, reason=f"says only what {typed} said, forgotten: {reason or '-'}")
 
 
-__all__ = ["SLACK", "follow", "revived_with", "says_nothing_else", "words"]
+__all__ = ["SLACK", "follow", "repeated", "revived_with", "says_nothing_else", "words"]

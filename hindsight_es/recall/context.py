@@ -11,7 +11,9 @@ for English and Chinese. Packing, all pure:
   4. recent turns take everything left, newest first, and are shown oldest first.
 
 Memories come first in the block, each with its id, kind, date and source turns. An episode whose
-source turns are all in the recent window is left out: the window already shows it verbatim.
+source turns are all in the recent window (or are the current message) is left out: the window already
+shows it verbatim. The relevance floor is applied after that, to the memories the block would show: the
+best of them must reach it, or there are none (an episode of a turn shown above does not hold it up).
 
 Only the owner's word (and what the owner confirmed) is listed as the user's memories. Every other memory
 (from documents, tools, other users of the bank, the assistant's own inferences) goes to a section of its
@@ -29,6 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from hindsight_es.memory.indexing import CONVERSATION
 from hindsight_es.recall.models import Dispute, RecallHit, TurnView
+from hindsight_es.recall.relevance import floor
 
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 TAG = "remembered_context"
@@ -127,13 +130,18 @@ def build_context(
     budget_tokens: int,
     *,
     turn_share: float = 0.4,
+    min_relevance: float = 0.0,
 ) -> ContextBlock:
-    """Pack ``hits`` (best first) and ``turns`` (oldest first) into one block of at most ``budget_tokens``."""
+    """Pack ``hits`` (best first) and ``turns`` (oldest first) into one block of at most ``budget_tokens``;
+    no memory when none of those it would show is at least ``min_relevance`` relevant (``relevance.floor``)."""
     window = list(turns)
+    shown = {t.turn_id for t in window}  # the turns the model sees verbatim: the window and the current message
     if window and message.strip() and _clean(window[-1].text) == _clean(message):
         window.pop()  # the current message, already recorded: the model has it in front of it
-    in_window = {t.turn_id for t in window}
-    hits = [h for h in hits if not (h.kind == "episode" and h.source_turn_ids and set(h.source_turn_ids) <= in_window)]
+    hits = [h for h in hits if not (h.kind == "episode" and h.source_turn_ids and set(h.source_turn_ids) <= shown)]
+    # The floor is decided on what the block shows: an answer whose only relevant hits are the episodes of
+    # turns shown above has no long-term memory to add, and its sub-floor tail is not one.
+    hits = floor(hits, min_relevance)
     open_tag = f'<{TAG} source="hindsight" bank="{_clean(bank_id)}" session="{_clean(session_id)}">'
     frame = [open_tag, HEADER, MEMORIES_TITLE, TURNS_TITLE, f"</{TAG}>"]
     if any(not h.trusted or h.disputes for h in hits):

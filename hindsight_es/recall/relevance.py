@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -40,6 +40,7 @@ from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.recall.asked import KEYED, Asked, answers
 from hindsight_es.recall.lexical import prior
+from hindsight_es.recall.models import RecallHit
 
 # The weight of the full-text evidence added to the cosine's: 0 (the better of the two), 0.5 and 1 were
 # measured (docs/benchmarks.md, relevance floor); 1 counted shared words twice.
@@ -221,6 +222,15 @@ def check_min_relevance(value: float | None) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value) or not 0 <= value <= 1:
         raise InvalidInputError(f"min_relevance must be a number between 0 and 1, got {value!r}")
     return float(value)
+
+
+def floor(hits: Sequence[RecallHit], min_relevance: float) -> list[RecallHit]:
+    """``hits`` when the best of them is at least ``min_relevance`` relevant, else none: a query nothing
+    in the bank answers gets nothing, one that something answers keeps its whole ranking. A context block
+    applies it to the hits it would show (``recall.context``), not to recall's answer."""
+    if min_relevance <= 0 or any(h.relevance >= min_relevance for h in hits):
+        return list(hits)
+    return []
 
 
 def memory_relevance(

@@ -26,8 +26,8 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
 from hindsight_es.memory.episodes import says_nothing_else
 from hindsight_es.recall.models import RecallHit
-from hindsight_es.recall.relevance import Scale, relevance, scale
-from hindsight_es.recall.search import RRF_K, bank_size, floor, recall
+from hindsight_es.recall.relevance import Scale, floor, relevance, scale
+from hindsight_es.recall.search import RRF_K, bank_size, recall
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import LanceStore
 from hindsight_es.text import is_cjk

@@ -31,7 +31,7 @@ from hindsight_es.recall.lexical import holds
 from hindsight_es.recall.mentions import chinese_names, mentions_chinese
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, in_both_scripts, parse_query, unmentioned, without_names
-from hindsight_es.recall.relevance import memory_relevance
+from hindsight_es.recall.relevance import floor, memory_relevance
 from hindsight_es.recall.rowcache import row_cache
 from hindsight_es.recall.scoring import rescore, speaker_named
 from hindsight_es.stores import cards
@@ -355,14 +355,6 @@ def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> boo
 
 def _irrelevant(_memory_id: str) -> float:
     return 0.0
-
-
-def floor(hits: list[RecallHit], min_relevance: float) -> list[RecallHit]:
-    """``hits`` when the best of them is at least ``min_relevance`` relevant, else none: a query nothing
-    in the bank answers gets nothing, one that something answers keeps its whole ranking."""
-    if min_relevance <= 0 or any(h.relevance >= min_relevance for h in hits):
-        return hits
-    return []
 
 
 def _hit(row: dict[str, Any], score: str | float, relevance: float) -> RecallHit:

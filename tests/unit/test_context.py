@@ -145,3 +145,27 @@ def test_a_recent_turn_from_a_document_or_a_tool_is_not_shown_as_the_users(sourc
     assert turn_line(turn(1, "hello")).startswith("- Alice (")  # the user's own, by name
     block = build_context("alice", "s1", "budget?", [pasted], [], 500)
     assert f"- {who} (" in block.text and "- user (" not in block.text
+
+
+def test_the_floor_is_decided_on_the_memories_the_block_shows() -> None:
+    turns = [turn(0, "I take my coffee with oat milk, no sugar.")]
+    shown = hit(0, "I take my coffee with oat milk, no sugar.", kind="episode", turns=("t0",))
+    tail = [hit(1, "The user's shipping carrier: FedEx"), hit(2, "I prefer FedEx Ground.", kind="episode")]
+    hits = [shown.model_copy(update={"relevance": 0.99})] + [
+        h.model_copy(update={"relevance": r}) for h, r in zip(tail, (0.04, 0.03), strict=True)
+    ]
+    block = build_context("alice", "s1", "How do I take my coffee?", turns, hits, 1500, min_relevance=0.19)
+    assert block.memory_ids == [] and block.turn_ids == ["t0"] and "FedEx" not in block.text
+    # the same question as the current message, already recorded: its own episode does not hold the floor up
+    asked = [*turns, turn(1, "How do I take my coffee?")]
+    echo = hit(3, "How do I take my coffee?", kind="episode", turns=("t1",)).model_copy(update={"relevance": 1.0})
+    assert (
+        build_context(
+            "alice", "s1", "How do I take my coffee?", asked, [echo, *hits], 1500, min_relevance=0.19
+        ).memory_ids
+        == []
+    )
+    # one memory the block shows reaches the floor: the answer keeps its other hits, as recall's does
+    best = hit(4, "The user takes coffee with oat milk", turns=("old-9",)).model_copy(update={"relevance": 0.5})
+    kept = build_context("alice", "s1", "q", turns, [*hits, best], 1500, min_relevance=0.19)
+    assert kept.memory_ids == [h.memory_id for h in [*hits[1:], best]]
