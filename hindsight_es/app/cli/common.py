@@ -255,17 +255,6 @@ def to_stderr() -> None:
     consoles._out = Console(stderr=True)
 
 
-def parse_when(value: str | None, option: str) -> datetime | None:
-    """ISO 8601; a time without an offset is UTC."""
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise typer.BadParameter(f"{value!r} is not an ISO 8601 time", param_hint=option) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
 def failed(exc: HindsightError) -> typer.Exit:
     """A ``HindsightError`` as a one-line message (``fail``) and exit code 1 (a ``ConfigError`` exit code 2)."""
     from hindsight_es.errors import ConfigError

@@ -21,7 +21,6 @@ from hindsight_es.app.cli.common import (
     console,
     err_console,
     existing_store,
-    parse_when,
     print_json,
     service_lock,
     settings_from,
@@ -35,7 +34,10 @@ from hindsight_es.app.cli.replay_views import (
     show_lineage,
     show_plan,
     show_session,
+    when,
 )
+from hindsight_es.app.cli.times import HELP as LOCAL_TIME
+from hindsight_es.app.cli.times import parse_when
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import SourceRetracted
 from hindsight_es.stores import location
@@ -130,8 +132,10 @@ def rollback(
     turn: Annotated[Optional[list[str]], typer.Option(help="From these turn ids (repeatable)")] = None,
     source: Annotated[Optional[str], typer.Option(help="From turns of this source (user, tool, …)")] = None,
     actor: Annotated[Optional[str], typer.Option(help="From turns recorded by this actor")] = None,
-    since: Annotated[Optional[str], typer.Option(help="From turns at or after this time (ISO 8601)")] = None,
-    until: Annotated[Optional[str], typer.Option(help="From turns before this time (ISO 8601)")] = None,
+    since: Annotated[
+        Optional[str], typer.Option(help=f"From turns at or after this time (ISO 8601; {LOCAL_TIME})")
+    ] = None,
+    until: Annotated[Optional[str], typer.Option(help="From turns before this time (as --since)")] = None,
     reason: Annotated[str, typer.Option(help="Why (kept in the log)")] = "",
     dry_run: Annotated[bool, typer.Option(help="Print the plan and change nothing")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
@@ -252,7 +256,7 @@ def undo_rollback(
 def state(
     ctx: typer.Context,
     bank: Bank,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="ISO 8601 time (default: now)")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help=f"ISO 8601 time ({LOCAL_TIME}; default: now)")] = None,
     every: Annotated[bool, typer.Option("--all", help="Every memory with its status, not only active")] = False,
     as_json: Json = False,
 ) -> None:
@@ -271,7 +275,7 @@ def state(
         from hindsight_es.remote.models import StateAsOf
 
         return print_json(StateAsOf(bank_id=bank, as_of=moment, memories=[planned_of(m) for m in memories]))
-    title = f"bank {bank!r} as of {moment.isoformat() if moment else 'now'}: {len(memories)} memories"
+    title = f"bank {bank!r} as of {when(moment) if moment else 'now'}: {len(memories)} memories"
     console.print(memory_table(title, memories, status=every))
 
 
