@@ -213,9 +213,11 @@ def settings_from(ctx: typer.Context) -> Settings:
         try:
             options.settings = Settings(**overrides)
         except ValidationError as exc:
-            raise fail(
-                f"bad configuration: {first_error(exc, lambda where: f'HINDSIGHT_{where.upper()}')}", EXIT_USAGE
-            ) from None
+            # A value given as an option is named as the option, else as its environment variable.
+            def named(where: str) -> str:
+                return f"--{where.replace('_', '-')}" if where in overrides else f"HINDSIGHT_{where.upper()}"
+
+            raise fail(f"bad configuration: {first_error(exc, named)}", EXIT_USAGE) from None
         except SettingsError as exc:  # a value that is not even JSON (a dict or list setting)
             raise fail(f"bad configuration: {_settings_problem(exc)}", EXIT_USAGE) from None
         configure_logging(options.settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
