@@ -235,12 +235,23 @@ def undo_rollback(
             raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
         state, command = fold(bank, events), undo(found[0], events)
         if all(state.memories[m].status == "active" for m in command.memory_ids):
+            took.extend(command.memory_ids)
             return []  # nothing it took out of use is still out
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
         return await outcome(hs.log, command, since=since_offset, timeout_s=timeout) or None
 
+    took: list[UUID] = []
     events = with_client(settings, work)
+    if events == []:  # nothing was asked of the bank actor: say why, not "0 memories back"
+        them = "the memory" if len(took) == 1 else f"the {len(took)} memories"
+        console.print(
+            f"nothing to undo: {them} rollback {retraction_id} took out of use "
+            f"{'is' if len(took) == 1 else 'are'} active again (undone already)"
+            if took
+            else f"nothing to undo: rollback {retraction_id} took no memory out of use that an undo brings back"
+        )
+        return
     if events is None:
         err_console.print(
             f"[yellow]pending:[/yellow] the restore is in the log; no bank actor answered within "
@@ -310,9 +321,11 @@ def import_(
     from streams.service import catch_up_all
 
     settings = settings_from(ctx)
+    if not file.is_file():  # pyarrow's error for a missing file is its bare path
+        raise InvalidInputError(f"cannot read {file}: {'not a file' if file.exists() else 'no such file'}")
+    entries = read_export(file, fmt)  # before the data directory is touched: a bad file leaves it as it was
 
     async def work(hs: Hindsight) -> Imported:
-        entries = read_export(file, fmt)
         lock = await service_lock(settings, 0)
         try:
             if not lock.held:
