@@ -34,6 +34,8 @@ def test_times_without_a_zone_are_the_local_times_the_tables_print(tmp_path: Pat
     state = flat(ok(data, "replay", "state", "--bank", "alice", "--as-of", soon, **SHANGHAI))
     held = re.search(rf"as of {soon} CST: (\d+) memories", state)
     assert held and int(held.group(1)) >= 1, state  # not 8 hours earlier, before the memory was said
+    before = (now - timedelta(minutes=1)).strftime(local)  # read as UTC, 8 hours later: after the memory
+    assert "CST: 0 memories" in flat(ok(data, "replay", "state", "--bank", "alice", "--as-of", before, **SHANGHAI))
     named = ok(data, "replay", "state", "alice", "--as-of", f"{soon} CST", "--json", **SHANGHAI)
     assert len(json.loads(named)["memories"]) == int(held.group(1))  # the zone's name as the tables print it
     refused = cli(data, "replay", "state", "--bank", "alice", "--as-of", f"{soon} PST", **SHANGHAI)
