@@ -18,6 +18,9 @@ TOPIC_MEMORIES = "hindsight.memories"
 TOPIC_DEAD_LETTER = "hindsight.deadletter"
 ALL_TOPICS = (TOPIC_TURNS, TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_DEAD_LETTER)
 DEFAULT_MAX_TEXT_CHARS = 16_000
+#: The embedders ``Settings.embedder`` may name: the keys of ``embedding.registry.EMBEDDERS`` (a test pins it),
+#: checked here so that every command refuses an unknown one, not only those that load a model.
+EMBEDDER_NAMES = ("hybrid", "minilm", "use")
 _BANK_ID = re.compile(r"[\w.:@\-]{1,128}")  # as ``types.BankId``
 
 
@@ -216,6 +219,13 @@ class Settings(BaseSettings):
         if value.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
             raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
         return value.upper()
+
+    @field_validator("embedder")
+    @classmethod
+    def _known_embedder(cls, value: str) -> str:
+        if value not in EMBEDDER_NAMES:
+            raise ValueError(f"unknown embedder {value!r}; valid names: {', '.join(EMBEDDER_NAMES)}")
+        return value
 
     @field_validator("traces")
     @classmethod

@@ -115,6 +115,15 @@ class ArchiveStore(ArchiveFiles):
             "superseded_by": self._memories(owner, newer),
         }
 
+    def memory_ids_starting(self, prefix: str, bank_id: str | None = None, limit: int = 2) -> list[str]:
+        """Up to ``limit`` ids of retained memories that start with ``prefix`` (lower-case hex and dashes), as
+        git reads a short commit id: one means the prefix names it."""
+        where = ["type = 'MemoryRetained'", "starts_with(memory_id, $prefix)"]
+        where += [] if bank_id is None else ["bank_id = $bank"]
+        params = {"prefix": prefix} | ({} if bank_id is None else {"bank": bank_id})
+        select = f"SELECT DISTINCT memory_id FROM ev ORDER BY memory_id LIMIT {int(limit)}"
+        return [r["memory_id"] for r in self._query(select, where, params, [TOPIC_MEMORIES])]
+
     def _turns(self, bank_id: str | None, turn_ids: Sequence[str]) -> list[dict[str, Any]]:
         if not turn_ids or bank_id is None:
             return []

@@ -61,7 +61,8 @@ def test_the_shell_tour_with_a_narrow_terminal(tmp_path: Path) -> None:
     assert refused.returncode == 2 and "'prefs' is not a kind" in flat(refused.stderr)
 
     stats = run(data, "stats", **narrow)
-    assert all(header in stats for header in ("quarantined", "superseded", "forgotten", "retracted"))
+    assert all(header in stats for header in ("disputed", "forgotten", "retracted", "archived", "alice"))
+    assert re.search(r"super-.*\n.*seded", stats) and re.search(r"quaran-.*\n.*tined", stats)  # on two lines, whole
 
     hit = next(
         h

@@ -213,9 +213,11 @@ def settings_from(ctx: typer.Context) -> Settings:
         try:
             options.settings = Settings(**overrides)
         except ValidationError as exc:
-            raise fail(
-                f"bad configuration: {first_error(exc, lambda where: f'HINDSIGHT_{where.upper()}')}", EXIT_USAGE
-            ) from None
+            # A value given as an option is named as the option, else as its environment variable.
+            def named(where: str) -> str:
+                return f"--{where.replace('_', '-')}" if where in overrides else f"HINDSIGHT_{where.upper()}"
+
+            raise fail(f"bad configuration: {first_error(exc, named)}", EXIT_USAGE) from None
         except SettingsError as exc:  # a value that is not even JSON (a dict or list setting)
             raise fail(f"bad configuration: {_settings_problem(exc)}", EXIT_USAGE) from None
         configure_logging(options.settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
@@ -253,17 +255,6 @@ def to_stderr() -> None:
     from rich.console import Console
 
     consoles._out = Console(stderr=True)
-
-
-def parse_when(value: str | None, option: str) -> datetime | None:
-    """ISO 8601; a time without an offset is UTC."""
-    if value is None:
-        return None
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError as exc:
-        raise typer.BadParameter(f"{value!r} is not an ISO 8601 time", param_hint=option) from exc
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def failed(exc: HindsightError) -> typer.Exit:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
+from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Optional, get_args
 from uuid import UUID
 
@@ -20,12 +21,13 @@ from hindsight_es.app.cli.common import (
     console,
     err_console,
     existing_store,
-    parse_when,
     print_json,
     run_async,
     settings_from,
     shown,
 )
+from hindsight_es.app.cli.times import HELP as LOCAL_TIME
+from hindsight_es.app.cli.times import parse_when
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -85,10 +87,18 @@ async def decided(
 
 
 def report(
-    events: list[Event] | None, as_json: bool, what: str, timeout: float, *, result: Any = None, **fields: Any
+    events: list[Event] | None,
+    as_json: bool,
+    what: str,
+    timeout: float,
+    *,
+    result: Any = None,
+    nothing: str | None = None,
+    **fields: Any,
 ) -> None:
     """Print what the bank actor decided. ``--json``: ``result`` when the command did what an HTTP operation
-    does (a ``ForgetResult``, a ``RestoreResult``), else an object of ``fields`` and the decided ``events``."""
+    does (a ``ForgetResult``, a ``RestoreResult``), else an object of ``fields`` and the decided ``events``.
+    ``nothing``: why nothing changed, in the words of what was asked (else the bank actor's reason)."""
     if events is None:
         err_console.print(
             f"[yellow]pending:[/yellow] the request is in the log; no bank actor answered within "
@@ -102,7 +112,7 @@ def report(
 
     ignored = [e for e in events if isinstance(e, CommandIgnored)]
     if ignored and len(ignored) == len(events):  # the bank actor's why, not its event's name
-        console.print(f"{what}: nothing changed ({ignored[0].reason})")
+        console.print(f"{what}: nothing changed ({nothing or ignored[0].reason})")
         return
     from hindsight_es.events import MemoryRetained
 
@@ -153,8 +163,10 @@ def forget(
     bank: Bank,
     memory_ids: Ids = None,
     session: Annotated[Optional[str], typer.Option(help="Every memory of this session")] = None,
-    since: Annotated[Optional[str], typer.Option(help="Memories valid from this time on (ISO 8601)")] = None,
-    until: Annotated[Optional[str], typer.Option(help="Memories valid from before this time")] = None,
+    since: Annotated[
+        Optional[str], typer.Option(help=f"Memories valid from this time on (ISO 8601; {LOCAL_TIME})")
+    ] = None,
+    until: Annotated[Optional[str], typer.Option(help="Memories valid from before this time (as --since)")] = None,
     query: Annotated[
         Optional[str],
         typer.Option(help="The memories recall returns for this query that match about as well as the best"),
@@ -233,7 +245,25 @@ def forget(
             return events
 
     answer: dict[str, Any] = {}
-    report(run_async(go), as_json, "forgot", timeout, result=answer.get("result"), bank_id=bank)
+    nothing = _nothing_to_forget(bank, session, start, end, query) if not ids else None
+    report(run_async(go), as_json, "forgot", timeout, result=answer.get("result"), nothing=nothing, bank_id=bank)
+
+
+def _nothing_to_forget(
+    bank: str, session: str | None, start: datetime | None, end: datetime | None, query: str | None
+) -> str:
+    """Why a forget by session, time window or query changed nothing, in the words of what was asked (the bank
+    actor's reason speaks of named memories). Its times are shown as the tables show them."""
+    from hindsight_es.app.cli.replay_views import when
+
+    if query is not None:
+        return f"the memories of bank {bank!r} that matched {query!r} are forgotten already"
+    asked = [f"in session {session!r}"] if session else []
+    if start and end:
+        asked.append(f"valid from a time between {when(start)} and {when(end)}")
+    elif start or end:
+        asked.append(f"valid from {when(start)} or later" if start else f"valid from before {when(end)}")
+    return f"nothing to forget: bank {bank!r} has no memory {', '.join(asked)}, that is not forgotten already"
 
 
 def restore(
@@ -328,7 +358,7 @@ def promote(
 def janitor(
     ctx: typer.Context,
     bank: Annotated[Optional[list[str]], typer.Option(help="Banks to tick (repeatable; default: all)")] = None,
-    at: Annotated[Optional[str], typer.Option(help="The tick's time, ISO 8601 (default: now)")] = None,
+    at: Annotated[Optional[str], typer.Option(help=f"The tick's time, ISO 8601 ({LOCAL_TIME}; default: now)")] = None,
     timeout: Timeout = 30.0,
     as_json: AsJson = False,
 ) -> None:

@@ -17,6 +17,7 @@ import typer
 from typer.core import TyperGroup
 
 from hindsight_es.app.cli import erase, lifecycle, memory_commands, roles
+from hindsight_es.app.cli.bank_arg import either_way
 from hindsight_es.app.cli.common import (
     EXIT_USAGE,
     Options,
@@ -33,6 +34,7 @@ from hindsight_es.app.cli.common import (
     warm_reads,
     with_reader,
 )
+from hindsight_es.app.cli.fresh import Fresh, undone_on_failure
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -78,6 +80,7 @@ class Deferred(TyperGroup):
             module, attribute = self._target.split(":")
             self._real = typer.main.get_command(getattr(import_module(module), attribute))
             self._real.name = self.name
+            either_way(self._real)
         return self._real
 
     def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
@@ -88,6 +91,7 @@ def command() -> TyperGroup:
     """The whole command line: the Typer app plus the deferred groups."""
     group = typer.main.get_command(app)
     assert isinstance(group, TyperGroup)
+    either_way(group)  # every command takes its bank as BANK or as --bank
     for name, (target, help_line) in DEFERRED.items():
         group.add_command(Deferred(name, target, help_line))
     return group
@@ -177,6 +181,7 @@ def up(ctx: typer.Context) -> None:
     from streams.service import ServiceLock, serve
 
     settings = settings_from(ctx)
+    fresh = Fresh(settings)  # before the lock's file creates the data directory
     lock = ServiceLock(settings)
     if not lock.acquire():
         err_console.print(
@@ -216,6 +221,7 @@ def up(ctx: typer.Context) -> None:
             await warm_reads(gateway)
         where = settings.broker or f"embedded log {settings.log_path}"
         announce(settings, f"hindsight up: {where}, data in {settings.data_dir}{mcp} (Ctrl-C to stop)")
+        fresh.keep()  # serving: the data directory stays, whatever happens next
         try:
             await serve(settings, log, stop, embedder=embedder, extra=extra)
         except Exception as exc:
@@ -227,7 +233,9 @@ def up(ctx: typer.Context) -> None:
         announce(settings, "hindsight stopped cleanly")
 
     try:
-        run_async(go)
+        with undone_on_failure(fresh):  # a failure before serving leaves no data directory it created
+            fresh.own()
+            run_async(go)
     finally:
         lock.release()
 

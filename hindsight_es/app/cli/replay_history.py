@@ -21,7 +21,6 @@ from hindsight_es.app.cli.common import (
     console,
     err_console,
     existing_store,
-    parse_when,
     print_json,
     service_lock,
     settings_from,
@@ -35,7 +34,10 @@ from hindsight_es.app.cli.replay_views import (
     show_lineage,
     show_plan,
     show_session,
+    when,
 )
+from hindsight_es.app.cli.times import HELP as LOCAL_TIME
+from hindsight_es.app.cli.times import parse_when
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import SourceRetracted
 from hindsight_es.stores import location
@@ -130,8 +132,10 @@ def rollback(
     turn: Annotated[Optional[list[str]], typer.Option(help="From these turn ids (repeatable)")] = None,
     source: Annotated[Optional[str], typer.Option(help="From turns of this source (user, tool, …)")] = None,
     actor: Annotated[Optional[str], typer.Option(help="From turns recorded by this actor")] = None,
-    since: Annotated[Optional[str], typer.Option(help="From turns at or after this time (ISO 8601)")] = None,
-    until: Annotated[Optional[str], typer.Option(help="From turns before this time (ISO 8601)")] = None,
+    since: Annotated[
+        Optional[str], typer.Option(help=f"From turns at or after this time (ISO 8601; {LOCAL_TIME})")
+    ] = None,
+    until: Annotated[Optional[str], typer.Option(help="From turns before this time (as --since)")] = None,
     reason: Annotated[str, typer.Option(help="Why (kept in the log)")] = "",
     dry_run: Annotated[bool, typer.Option(help="Print the plan and change nothing")] = False,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
@@ -234,7 +238,7 @@ def undo_rollback(
             raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
         state, command = fold(bank, events), undo(found[0], events)
         if all(state.memories[m].status == "active" for m in command.memory_ids):
-            return found[0], command.memory_ids, []
+            return found[0], command.memory_ids, []  # nothing it took out of use is still out
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
         answer = await outcome(hs.log, command, since=since_offset, timeout_s=timeout)
@@ -253,6 +257,15 @@ def undo_rollback(
         restored = [str(m) for m in named]
         ready = True  # decided, or nothing left to undo: a pending one exited 3 above
         return print_json(UndoResult(bank_id=bank, retraction_id=str(done.event_id), restored=restored, ready=ready))
+    if events == []:  # nothing was asked of the bank actor: say why, not "0 memories back"
+        them = "the memory" if len(named) == 1 else f"the {len(named)} memories"
+        console.print(
+            f"nothing to undo: {them} rollback {retraction_id} took out of use "
+            f"{'is' if len(named) == 1 else 'are'} active again (undone already)"
+            if named
+            else f"nothing to undo: rollback {retraction_id} took no memory out of use that an undo brings back"
+        )
+        return
     console.print(
         f"restored: {sum(e.type == 'MemoryRestored' for e in events)} memories back, "
         f"{sum(e.type == 'MemorySuperseded' for e in events)} displaced again"
@@ -262,7 +275,7 @@ def undo_rollback(
 def state(
     ctx: typer.Context,
     bank: Bank,
-    as_of: Annotated[Optional[str], typer.Option("--as-of", help="ISO 8601 time (default: now)")] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", help=f"ISO 8601 time ({LOCAL_TIME}; default: now)")] = None,
     every: Annotated[bool, typer.Option("--all", help="Every memory with its status, not only active")] = False,
     as_json: Json = False,
 ) -> None:
@@ -281,7 +294,7 @@ def state(
         from hindsight_es.remote.models import StateAsOf
 
         return print_json(StateAsOf(bank_id=bank, as_of=moment, memories=[planned_of(m) for m in memories]))
-    title = f"bank {bank!r} as of {moment.isoformat() if moment else 'now'}: {len(memories)} memories"
+    title = f"bank {bank!r} as of {when(moment) if moment else 'now'}: {len(memories)} memories"
     console.print(memory_table(title, memories, status=every))
 
 
@@ -316,9 +329,11 @@ def import_(
     from streams.service import catch_up_all
 
     settings = settings_from(ctx)
+    if not file.is_file():  # pyarrow's error for a missing file is its bare path
+        raise InvalidInputError(f"cannot read {file}: {'not a file' if file.exists() else 'no such file'}")
+    entries = read_export(file, fmt)  # before the data directory is touched: a bad file leaves it as it was
 
     async def work(hs: Hindsight) -> Imported:
-        entries = read_export(file, fmt)
         lock = await service_lock(settings, 0)
         try:
             if not lock.held:

@@ -214,6 +214,10 @@ def show_lineage(lineage: dict[str, Any]) -> None:
     history = Table(title="history", title_justify="left")
     for column in ("time", "event", "by", "what", "event id"):
         history.add_column(column, overflow="fold")
+    # An event's name is one word: it keeps its whole width (the "what" column wraps instead), never
+    # "MemoryRetaine d" in a narrow terminal.
+    names = history.columns[1]
+    names.no_wrap, names.min_width = True, max((len(e["type"]) for e in lineage["events"]), default=5)
     for e in lineage["events"]:
         history.add_row(
             when(e["occurred_at"]), e["type"], e["actor"] or "", Text(describe(e, mid, texts)), e["event_id"]

@@ -32,15 +32,26 @@ async def collect(hs: Hindsight) -> dict[str, Any]:
     return {"banks": report["banks"], "log_end_offsets": ends, **report}
 
 
+HEADERS = {"superseded": "super-\nseded", "quarantined": "quaran-\ntined"}
+
+
+# The topics each hot table projects (``projections.vectors``, ``projections.working_memory``): caught up, its
+# position is the sum of their records in the log table above.
+READS = {"memories": "hindsight.memories", "turns": "hindsight.turns + hindsight.memories, for erasures"}
+
+
 def render(report: dict[str, Any]) -> None:
     if not report["banks"]:
         console.print("no bank yet: nothing has been recorded (publish turns, or run `hindsight-es demo`)")
-    statuses = ["hot", "active", "superseded", "forgotten", "archived", "quarantined", "retracted", "turns"]
+    # Every status a row of the hot table can have, after ``hot``, then the archived ones (out of it).
+    statuses = ["hot", "active", "superseded", "disputed", "quarantined", "forgotten", "retracted", "archived", "turns"]
     # one space between columns and no borders: every header whole and the bank ids readable at 80 columns
     table = Table(title="banks", box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False)
     table.add_column("bank", overflow="fold")
     for status in statuses:
-        table.add_column(status, justify="right", min_width=len(status), no_wrap=True)  # headers never cut
+        header = HEADERS.get(status, status)  # the long ones on two lines, so bank ids keep room at 80 columns
+        width = max(len(line) for line in header.splitlines())
+        table.add_column(header, justify="right", min_width=width, no_wrap=True)  # headers never cut
     for bank, counts in report["banks"].items():
         table.add_row(bank, *(str(counts.get(s, 0)) for s in statuses))
     console.print(table)
@@ -52,9 +63,10 @@ def render(report: dict[str, Any]) -> None:
             log_table.add_row(topic, str(n))
         console.print(log_table)
     # Positions count log records applied to each table, of every topic it reads (the turns table also reads
-    # the memory topic, for erasures), so they are not the turn counts above.
+    # the memory topic, for erasures), so they are not the turn counts above: the line says so.
     positions = report["projection_positions"]
-    console.print("log records applied: " + ", ".join(f"{k} table {v}" for k, v in positions.items()))
+    applied = ", ".join(f"{k} table {v} (of {READS.get(k, 'the log')})" for k, v in positions.items())
+    console.print(f"log records each table has applied, not rows: {applied}", highlight=False)
     if report.get("llm_extraction"):
         usage = Table(title="LLM extraction")
         for column in (
