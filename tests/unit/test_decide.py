@@ -267,3 +267,13 @@ def test_a_filler_turn_retains_nothing_whatever_the_extractor_proposed():
     assert run(state, turn("好的，谢谢"), prepared(episode, fact("user/mood", "good"))) == []
     kept = run(state, turn("thanks — and book the 9:00 train"), prepared(Candidate(kind="episode", text="x")))
     assert [e.type for e in kept] == ["MemoryRetained"]
+
+
+def test_an_erased_turn_retains_nothing_whatever_the_extractor_proposed():
+    """Its text is the placeholder the log reads once its key is destroyed (an import, a group started over)."""
+    state = BankState("b")
+    erased = {"erased_by": "operator", "erased_at": "2026-12-01T14:03:07+00:00", "erased_reason": "user asked"}
+    placeholder = "[erased by operator at 2026-12-01T14:03:07+00:00: user asked]"
+    assert run(state, turn(placeholder, metadata=erased), prepared(Candidate(kind="episode", text=placeholder))) == []
+    said = run(state, turn(placeholder), prepared(Candidate(kind="episode", text=placeholder)))  # typed by a user
+    assert [e.type for e in said] == ["MemoryRetained"]
