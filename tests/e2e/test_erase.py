@@ -183,7 +183,7 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     history = cli(data, "history", tea[0], "--json", **ENV)  # the erasure is in its history, and its status
     assert history.returncode == 0, history.stderr
     lineage = json.loads(history.stdout)
-    assert lineage["status"] == "forgotten" and lineage["events"][-1]["type"] == "ContentErased", lineage
+    assert lineage["status"] == "erased" and lineage["events"][-1]["type"] == "ContentErased", lineage
 
 
 def test_a_log_written_before_sealing_still_reads(tmp_path: Path) -> None:

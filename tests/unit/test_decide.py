@@ -277,3 +277,17 @@ def test_an_erased_turn_retains_nothing_whatever_the_extractor_proposed():
     assert run(state, turn(placeholder, metadata=erased), prepared(Candidate(kind="episode", text=placeholder))) == []
     said = run(state, turn(placeholder), prepared(Candidate(kind="episode", text=placeholder)))  # typed by a user
     assert [e.type for e in said] == ["MemoryRetained"]
+
+
+def test_an_erased_memory_is_never_restored():
+    """Undoing a rollback after its memories were erased would make the placeholder an active memory."""
+    state = BankState("b")
+    true = run(state, turn("a", session="A"), prepared(fact("k/x", "1")))[0]
+    bad = run(state, turn("b", session="B", minutes=1), prepared(fact("k/x", "2")))[0]
+    run(state, RetractionRequested(bank_id="b", session_id="B"))
+    assert [type(e) for e in run(state, ErasureRequested(bank_id="b", session_id="B", reason="asked"))] == [
+        ContentErased
+    ]
+    out = run(state, RestoreRequested(bank_id="b", memory_ids=(bad.memory_id,)))
+    assert [type(e) for e in out] == [CommandIgnored]
+    assert state.heads["k/x"] == true.memory_id and state.memories[bad.memory_id].status == "forgotten"
