@@ -10,6 +10,7 @@ HindsightError
  │    └── LogFullError      the log's storage is full (disk, or HINDSIGHT_LOG_MAX_BYTES): writes wait
  ├── StoreError             a projection store failed
  ├── NotFoundError          an unknown bank, memory or session
+ │    └── ErasedError       a memory whose content was erased: no store holds it, its history stays
  ├── AccessDeniedError      a caller asked for a bank its credentials do not cover
  └── ExtractionError        the LLM extractor gave no usable answer (time-out, bad JSON, refusal, …)
 """
@@ -54,6 +55,10 @@ class StoreError(HindsightError):
 
 
 class NotFoundError(HindsightError):
+    pass
+
+
+class ErasedError(NotFoundError):
     pass
 
 

@@ -21,6 +21,7 @@ from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Set
 from hindsight_es.errors import DecodeError, ExtractionError
 from hindsight_es.events import ExtractionCompleted, TokenUsage, TurnExtraction, TurnRecorded, decode, decoded, encode
 from hindsight_es.events.candidates import GuardJudgement
+from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.extraction.prompts import Neighbor
@@ -112,7 +113,12 @@ class ExtractionActor:
             except DecodeError:
                 continue  # the bank actor dead-letters it, and sends no one its text
             done = self.done[record.partition]
-            if isinstance(event, TurnRecorded) and event.event_id not in done and record.key == event.bank_id:
+            if (
+                isinstance(event, TurnRecorded)
+                and event.event_id not in done
+                and record.key == event.bank_id
+                and not is_erased_turn(event.text, event.metadata)  # its placeholder is no one's words: never sent
+            ):
                 done.add(event.event_id)
                 banks.setdefault(event.bank_id, []).append(as_said(event))  # the source the bank actor decides
         counts = await asyncio.gather(*(self._bank(bank, turns) for bank, turns in banks.items()))

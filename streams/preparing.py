@@ -11,6 +11,7 @@ import numpy as np
 from hindsight_es.embedding import Embedder
 from hindsight_es.events import CorrectionRequested, Event, TurnRecorded
 from hindsight_es.events.candidates import GuardJudgement
+from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import Candidate, Extractor
 from hindsight_es.memory import BankState, Prepared
 from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text, reply_context
@@ -38,7 +39,11 @@ def prepare(
         context: str | None = None
         extractor: tuple[str, tuple[str, str] | None] = (rules.id, None)
         verdict: GuardJudgement | None = None
-        if isinstance(event, TurnRecorded) and event.event_id not in state(event.bank_id).handled:
+        if (
+            isinstance(event, TurnRecorded)
+            and event.event_id not in state(event.bank_id).handled
+            and not is_erased_turn(event.text, event.metadata)  # nothing to extract: decided as nothing
+        ):
             given = handed.pop(event.event_id, None)
             found = given[0] if given else rules.extract(event.text, speaker=event.speaker, source=event.source)
             extractor = (given[1], given[2]) if given else extractor

@@ -16,8 +16,9 @@ from hindsight_es.client.connection import Connection
 from hindsight_es.client.inputs import check_agent, memory_uuid, turn_event_id
 from hindsight_es.client.recording import RecallRecorder
 from hindsight_es.client.rows import SCORE_COLUMNS, MemoryRow
+from hindsight_es.client.tallies import store_counts
 from hindsight_es.config import ALL_TOPICS
-from hindsight_es.errors import InvalidInputError, NotFoundError
+from hindsight_es.errors import ErasedError, InvalidInputError, NotFoundError
 from hindsight_es.memory.episodes import repeated
 from hindsight_es.recall.context import ContextBlock, build_context, fit_hits
 from hindsight_es.recall.mentions import warm as warm_names
@@ -53,13 +54,15 @@ class Reader:
     # ------------------------------------------------------------ banks
 
     async def list_banks(self) -> list[str]:
-        return await self.conn.read(lambda: self.conn.lance().banks())
+        """Every bank with a memory or a turn in the hot store, or with an erasure (all it held may be erased)."""
+        return await self.conn.read(lambda: sorted({*self.conn.lance().banks(), *self.conn.archive().erased_counts()}))
 
     def require_bank(self, bank_id: str) -> None:
-        """Raise ``NotFoundError`` for a bank with nothing recorded (blocking: call from a thread)."""
+        """Raise ``NotFoundError`` for a bank with nothing recorded (blocking: call from a thread). A bank whose
+        every memory and turn was erased is known: the archive keeps its erasure (its reads answer empty)."""
         if bank_id in self._known_banks:
             return  # banks are never deleted: once seen, no need to look again
-        if self.conn.lance().has_bank(bank_id):
+        if self.conn.lance().has_bank(bank_id) or self.conn.archive().erased_counts(bank_id):
             self._known_banks.add(bank_id)
         else:
             raise NotFoundError(
@@ -283,7 +286,7 @@ class Reader:
             rows = await self.conn.read(self._cold_memory, bank_id, mid)
         if not rows:
             if (erased := await self.conn.read(self._erasure, bank_id, mid)) is not None:  # its row was dropped
-                raise NotFoundError(
+                raise ErasedError(
                     f"memory {mid} was erased by {erased['actor']} at {erased['occurred_at']}: its content is "
                     "destroyed, so it cannot be restored or corrected"
                 )
@@ -338,10 +341,13 @@ class Reader:
             turns = stores.lance.scan("turns", TurnFilter(bank_id), ["session_id", "occurred_at"]).to_pylist()
             times = [t["occurred_at"] for t in turns]
             cold = stores.archive.cold_memories(bank_id)
+            erased = Counter({"erased": stores.archive.erased_counts(bank_id).get(bank_id, 0)})
             return {
                 "bank_id": bank_id,
                 "memories": dict(
-                    sorted((Counter(m["status"] for m in memories) + Counter(c["status"] for c in cold)).items())
+                    sorted(
+                        (Counter(m["status"] for m in memories) + Counter(c["status"] for c in cold) + erased).items()
+                    )
                 ),
                 "hot": len(memories),
                 "cold": len(cold),
@@ -368,30 +374,4 @@ class Reader:
     async def store_stats(self) -> dict[str, Any]:
         """``stats`` without the log's ends: what the stores alone answer."""
 
-        def collect() -> dict[str, Any]:
-            stores = self.conn.stores()
-            memories = stores.lance.scan("memories", MemoryFilter(statuses=None), ["bank_id", "status"])
-            turns = stores.lance.scan("turns", TurnFilter(), ["bank_id"])
-            banks: dict[str, dict[str, int]] = {}
-            if memories.num_rows:
-                for (bank, status), n in Counter(
-                    zip(memories.column("bank_id").to_pylist(), memories.column("status").to_pylist(), strict=True)
-                ).items():
-                    banks.setdefault(bank, {})[status] = n
-            for counts in banks.values():
-                counts["hot"] = sum(counts.values())
-            for row in stores.archive.cold_memories():  # archived out of the hot table (and changed there since)
-                counts = banks.setdefault(row["bank_id"], {})
-                counts[row["status"]] = counts.get(row["status"], 0) + 1
-            if turns.num_rows:
-                for bank, n in Counter(turns.column("bank_id").to_pylist()).items():
-                    banks.setdefault(bank, {})["turns"] = n
-            projected = {name: sum(stores.lance.positions(name).values()) for name in ("memories", "turns")}
-            extraction = stores.archive.extraction_usage_by_bank()
-            return {
-                "banks": dict(sorted(banks.items())),
-                "projection_positions": projected,
-                "llm_extraction": extraction,
-            }
-
-        return await self.conn.read(collect)
+        return await self.conn.read(lambda: store_counts(self.conn.stores()))

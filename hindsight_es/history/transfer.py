@@ -24,9 +24,9 @@ import pyarrow.parquet as pq
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS
 from hindsight_es.errors import DecodeError, InvalidInputError
 from hindsight_es.events import CommandEvent, Event, MemoryEvent, TurnRecorded, decode, encode
-from hindsight_es.extraction.filler import is_filler
 from hindsight_es.history.bank import bank_records
 from hindsight_es.log import EventLog
+from hindsight_es.memory.decide import undecidable
 
 TOPICS = (TOPIC_TURNS, TOPIC_COMMANDS, TOPIC_MEMORIES)
 _IMPORT_ORDER = (TOPIC_MEMORIES, TOPIC_COMMANDS, TOPIC_TURNS)
@@ -184,13 +184,14 @@ async def import_entries(log: EventLog, entries: list[Entry]) -> Imported:
             appended[topic] += len(new)
         present += len(ids & held)
     causes = {e.event.causation_id for e in entries if e.topic == TOPIC_MEMORIES}
-    # Inputs appended now that no memory event of the file answers, a filler turn (which decides nothing) aside.
+    # Inputs appended now that no memory event of the file answers, but for a turn that decides nothing
+    # wherever it is decided: filler, or erased (the file holds its placeholder; the target's actor skips it).
     undecided = sum(
         1
         for e in added
         if e.topic != TOPIC_MEMORIES
         and e.event.event_id not in causes
-        and not (isinstance(e.event, TurnRecorded) and is_filler(e.event.text))
+        and not (isinstance(e.event, TurnRecorded) and undecidable(e.event))
     )
     return Imported(dict(appended), present, undecided, sorted(by_bank))
 

@@ -27,7 +27,6 @@ from hindsight_es.events import (
     RetractionRequested,
     SourceRetracted,
 )
-from hindsight_es.events.memory import is_erased_text
 from hindsight_es.extraction import extract
 from hindsight_es.memory import episodes, guard, ids
 from hindsight_es.memory.forgetting import Revived, in_forget_range, restored
@@ -183,7 +182,7 @@ def decide_restore(state: BankState, command: RestoreRequested, revived: Revived
     heads: ChainMap[str, UUID] = ChainMap({}, state.heads)  # restores of one command see each other
     for memory_id in _unique(command.memory_ids):
         memory = state.memories.get(memory_id)
-        if memory is None or memory.status == "active":
+        if memory is None or memory.status == "active" or memory.erased:  # an erased one has nothing to bring back
             continue
         back = restored(command, memory, revived, command.reason)
         if back is None:
@@ -294,7 +293,7 @@ def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
     ]
     # A memory erased before keeps that erasure's placeholder (who, when, why): a repeated erase neither
     # rewrites it nor, when it finds nothing else (no live key, no other memory), records a second one.
-    ids = [m.memory_id for m in named if not (m.status == "forgotten" and is_erased_text(m.text))]
+    ids = [m.memory_id for m in named if not m.erased]
     if not ids and not units and (named or not turns):  # erased before, or a session the bank never held
         reason = (
             f"{ERASED_BEFORE}{named[0].text}"

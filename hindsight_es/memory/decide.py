@@ -37,6 +37,7 @@ from hindsight_es.events import (
     SetOwnersRequested,
     TurnRecorded,
 )
+from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate
@@ -112,11 +113,19 @@ def _decide(
     return []
 
 
+def undecidable(turn: TurnRecorded) -> bool:
+    """A turn that decides nothing, whenever it is decided: filler, or erased (the log reads a placeholder in
+    its place). Neither leaves a memory event, so an actor that meets it again (an import, a consumer group
+    started over) decides it again, and must again find nothing in it."""
+    return is_filler(turn.text) or is_erased_turn(turn.text, turn.metadata)
+
+
 def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, policy: GuardPolicy) -> list[Event]:
     """Per candidate, in order: quarantine (the guard), dispute (a less trusted source contradicting a more
     trusted memory), reinforce (a restatement), or retain and supersede. Whose word it is comes first (``trust``).
-    A filler turn (a pleasantry or an acknowledgement) retains nothing, whatever an extractor proposed."""
-    if is_filler(turn.text):
+    A filler turn (a pleasantry or an acknowledgement) retains nothing, whatever an extractor proposed; nor does
+    a turn whose content was erased: its text is the placeholder, nothing the user said (``undecidable``)."""
+    if undecidable(turn):
         return []
     events: list[Event] = []
     prov = trust.provenance(turn, trust.owners(state, turn))

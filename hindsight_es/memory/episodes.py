@@ -29,7 +29,14 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 from uuid import UUID
 
-from hindsight_es.events import DisputeResolved, Event, MemoryDisputed, MemoryForgotten, MemorySuperseded
+from hindsight_es.events import (
+    ContentErased,
+    DisputeResolved,
+    Event,
+    MemoryDisputed,
+    MemoryForgotten,
+    MemorySuperseded,
+)
 from hindsight_es.events.changes import changes
 from hindsight_es.memory.forgetting import restored
 from hindsight_es.memory.ids import derive_id
@@ -227,8 +234,9 @@ def _retired(cause: Event, episode: MemoryInfo, typed: UUID, how: Event) -> Even
             valid_to=how.valid_to,
             reason=f"says only what {typed} said, superseded: {how.reason or '-'}",
         )
-    reason = how.reason if isinstance(how, MemoryForgotten) else ""
-    return MemoryForgotten(**envelope, reason=f"says only what {typed} said, forgotten: {reason or '-'}")
+    reason = how.reason if isinstance(how, (MemoryForgotten, ContentErased)) else ""
+    gone = "erased" if isinstance(how, ContentErased) else "forgotten"  # the episode is forgotten: its words stay
+    return MemoryForgotten(**envelope, reason=f"says only what {typed} said, {gone}: {reason or '-'}")
 
 
 __all__ = ["SLACK", "follow", "repeated", "revived_with", "says_nothing_else", "words"]

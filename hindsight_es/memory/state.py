@@ -25,6 +25,7 @@ from hindsight_es.events import (
     RecallsCounted,
 )
 from hindsight_es.events.changes import changes, taken_along
+from hindsight_es.events.memory import is_erased_text
 from hindsight_es.memory.contradiction import anchors
 from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text
 from hindsight_es.memory.lazy import LazyMap
@@ -81,6 +82,16 @@ class MemoryInfo:
     def said(self) -> str:
         """The words of the turn it stands for: its quote, or its text when it is the turn's own."""
         return self.quote or self.text
+
+    @property
+    def erased(self) -> bool:
+        """Its content was erased: ``ContentErased`` made it forgotten and its text the placeholder."""
+        return self.status == "forgotten" and is_erased_text(self.text)
+
+    @property
+    def shown_status(self) -> str:
+        """The status a person reads: ``erased`` for an erased memory (as its history in the archive shows it)."""
+        return "erased" if self.erased else self.status
 
 
 @dataclass(slots=True)

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS
 from hindsight_es.errors import DecodeError
-from hindsight_es.events import decode
+from hindsight_es.events import ContentErased, decode
 from hindsight_es.events.changes import changes
 from hindsight_es.stores.archive_files import SCHEMA, UNDECODABLE, ArchiveFiles
 from hindsight_es.types import Vector
@@ -49,6 +49,8 @@ _MARKS = (
     "('MemoryArchived', 'MemoryRestored', 'MemoryForgotten') UNION ALL SELECT bank_id, "
     "unnest(retracted_memory_ids) AS memory_id, type, \"offset\" AS o FROM ev WHERE type = 'SourceRetracted')"
 )
+_ERASED_IDS = f"SELECT DISTINCT bank_id, unnest({_ERASED}) AS memory_id FROM ev WHERE type = 'ContentErased'"
+ERASED = "erased"  # the status an erased memory shows (the actor's state keeps it forgotten, its text the placeholder)
 
 
 class ArchiveStore(ArchiveFiles):
@@ -102,17 +104,24 @@ class ArchiveStore(ArchiveFiles):
         retained = next((e for e in events if e["type"] == "MemoryRetained" and e["memory_id"] == mid), None)
         payload = json.loads(retained["payload"]) if retained else None
         owner = retained["bank_id"] if retained else bank_id
-        older = [e["memory_id"] for e in events if e["type"] == "MemorySuperseded" and e["superseded_by"] == mid]
-        newer = [e["superseded_by"] for e in events if e["type"] == "MemorySuperseded" and e["memory_id"] == mid]
+        # The links as they stand: what replaces it now (none once it is active again, restored over what had
+        # replaced it), and what it replaces now; the events keep every supersession there ever was (``named``:
+        # each memory they name, with its text and status now).
+        ever_older = [e["memory_id"] for e in events if e["type"] == "MemorySuperseded" and e["superseded_by"] == mid]
+        ever_newer = [e["superseded_by"] for e in events if e["type"] == "MemorySuperseded" and e["memory_id"] == mid]
+        named = self._memories(owner, list(dict.fromkeys(ever_older + ever_newer)))
+        older = {m for m, now in self._folded_of(owner, ever_older).items() if now["superseded_by"] == mid}
+        folded = _folded(events).get(mid, {})
         return {
             "memory_id": mid,
             "bank_id": owner,
-            "status": _statuses(events).get(mid) if retained else None,
+            "status": folded.get("status") if retained else None,
             "retained": payload,
             "events": events,
             "source_turns": self._turns(owner, payload["source_turn_ids"]) if payload else [],
-            "supersedes": self._memories(owner, older),
-            "superseded_by": self._memories(owner, newer),
+            "supersedes": [m for m in named if m["memory_id"] in older],
+            "superseded_by": [m for m in named if m["memory_id"] == folded.get("superseded_by")],
+            "named": named,
         }
 
     def memory_ids_starting(self, prefix: str, bank_id: str | None = None, limit: int = 2) -> list[str]:
@@ -153,17 +162,21 @@ class ArchiveStore(ArchiveFiles):
         return self._with_status(bank_id, rows)
 
     def _with_status(self, bank_id: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        mids = [r["memory_id"] for r in rows]
-        if not mids:
-            return rows
+        folded = self._folded_of(bank_id, [r["memory_id"] for r in rows])
+        return [r | {"status": folded[r["memory_id"]]["status"]} for r in rows]
+
+    def _folded_of(self, bank_id: str | None, memory_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Each memory's ``_folded`` status and successor, from the events about it."""
+        if not memory_ids or bank_id is None:
+            return {}
         history = self._query(
             f"SELECT type, payload, memory_id FROM ev {_LOG_ORDER}",
             ["bank_id = $bank", "type <> 'MemoryRetained'", _ABOUT_ANY],
-            {"bank": bank_id, "mids": mids},
+            {"bank": bank_id, "mids": list(memory_ids)},
             [TOPIC_MEMORIES],
         )
-        status = _statuses(history)
-        return [r | {"status": status.get(r["memory_id"], "active")} for r in rows]
+        folded = _folded(history)
+        return {m: folded.get(m, {"status": "active", "superseded_by": None}) for m in memory_ids}
 
     def memories(self, bank_id: str) -> list[dict[str, Any]]:
         """Every memory ever retained in a bank, with its current status, in time order."""
@@ -226,7 +239,8 @@ class ArchiveStore(ArchiveFiles):
 
     def cold_memories(self, bank_id: str | None = None) -> list[dict[str, Any]]:
         """Memories out of the hot store (their last archive/restore event is an archive), with the status
-        they have there: archived, or forgotten / retracted since. Rows: bank_id, memory_id, status."""
+        they have there: archived, or forgotten / retracted since; an erased one is in ``erased`` instead.
+        Rows: bank_id, memory_id, status."""
         where: list[str] = []
         params: dict[str, Any] = {}
         if bank_id is not None:
@@ -240,12 +254,33 @@ class ArchiveStore(ArchiveFiles):
             "    WHERE type IN ('MemoryArchived', 'MemoryRestored') GROUP BY ALL) c"
             "  LEFT JOIN marks m ON m.bank_id = c.bank_id AND m.memory_id = c.memory_id AND m.o > c.at"
             "   AND m.type IN ('MemoryForgotten', 'SourceRetracted')"
-            "  WHERE c.t = 'MemoryArchived' GROUP BY ALL) ORDER BY bank_id, memory_id",
+            "  WHERE c.t = 'MemoryArchived' AND (c.bank_id, c.memory_id) NOT IN (SELECT * FROM erased) GROUP BY ALL)"
+            " ORDER BY bank_id, memory_id",
             where,
             params,
             [TOPIC_MEMORIES],
-            prelude=_MARKS,
+            prelude=f"{_MARKS}, erased AS ({_ERASED_IDS})",
         )
+
+    def erased_counts(self, bank_id: str | None = None) -> dict[str, int]:
+        """Banks with an erasure -> how many of their memories were erased (0: turns only). An erased memory is
+        out of the hot store and the cold side both; its history stays."""
+        where, params = (
+            (["type = 'ContentErased'"], {})
+            if bank_id is None
+            else (
+                ["type = 'ContentErased'", "bank_id = $bank"],
+                {"bank": bank_id},
+            )
+        )
+        rows = self._query(
+            f"SELECT bank_id, count(DISTINCT m) AS n FROM (SELECT bank_id, unnest(list_concat({_ERASED}, [NULL])) "
+            "AS m FROM ev) GROUP BY bank_id ORDER BY bank_id",
+            where,
+            params,
+            [TOPIC_MEMORIES],
+        )
+        return {r["bank_id"]: r["n"] for r in rows}
 
     def search_cold(
         self,
@@ -310,21 +345,28 @@ def _ids(embedder: str | Sequence[str]) -> list[str]:
     return [embedder] if isinstance(embedder, str) else list(embedder)
 
 
-def _statuses(rows: list[dict[str, Any]]) -> dict[str, str]:
-    """Fold memory events (log order) through ``lifecycle.changes``: memory_id -> status."""
-    status: dict[str, str] = {}
+def _folded(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Fold memory events (log order) through ``lifecycle.changes``: memory_id -> its ``status`` and
+    ``superseded_by`` (what replaces it now, or None). An erased memory shows ``erased`` for good (``changes``
+    makes it forgotten, as the actor's state keeps it: nothing it said is left to bring back)."""
+    out: dict[str, dict[str, Any]] = {}
     for row in rows:
         if row["type"] == "MemoryRetained":
-            status.setdefault(row["memory_id"], "active")
+            out.setdefault(row["memory_id"], {"status": "active", "superseded_by": None})
             continue
         try:
             event = decode(row["payload"].encode("utf-8"))
         except DecodeError:
             continue
         for memory_id, fields in changes(event):
+            memory = out.setdefault(str(memory_id), {"status": "active", "superseded_by": None})
+            if memory["status"] == ERASED:
+                continue
             if "status" in fields:
-                status[str(memory_id)] = fields["status"]
-    return status
+                memory["status"] = ERASED if isinstance(event, ContentErased) else fields["status"]
+            if "superseded_by" in fields:
+                memory["superseded_by"] = None if fields["superseded_by"] is None else str(fields["superseded_by"])
+    return out
 
 
 def _usage(payloads: Iterable[str]) -> list[dict[str, Any]]:

@@ -183,7 +183,7 @@ def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     history = cli(data, "history", tea[0], "--json", **ENV)  # the erasure is in its history, and its status
     assert history.returncode == 0, history.stderr
     lineage = json.loads(history.stdout)
-    assert lineage["status"] == "forgotten" and lineage["events"][-1]["type"] == "ContentErased", lineage
+    assert lineage["status"] == "erased" and lineage["events"][-1]["type"] == "ContentErased", lineage
 
 
 def test_a_log_written_before_sealing_still_reads(tmp_path: Path) -> None:
@@ -202,3 +202,42 @@ def test_an_erase_of_content_written_before_sealing_says_the_log_keeps_it(tmp_pa
     assert "nothing to erase for good: no key of the turn 't3' in bank 'alice' (written before" in flat(kept.stdout)
     typo = cli(data, "erase", "--bank", "alice", "--turn", "t4", "--reason", "asked", **ENV)
     assert typo.returncode == 2 and "no turn 't4' in bank 'alice'" in flat(typo.stderr), typo
+
+
+def test_a_bank_with_an_erased_session_exports_and_imports_as_it_is(tmp_path: Path) -> None:
+    """Filler turns decide nothing, so no memory event answers them in an export; erased, they read as the
+    placeholder, which is no one's words: the importing bank actor must find nothing in them either."""
+    data, other, export = tmp_path / "data", tmp_path / "other", tmp_path / "x" / "alice.parquet"
+    publish(
+        data,
+        [
+            {"session_id": "b1", "turn_id": "f1", "text": "hi there, how are you doing today?"},
+            {"session_id": "b1", "turn_id": "m1", "text": "We use MySQL for the orders database."},
+            {"session_id": "b1", "turn_id": "f2", "text": "ok thanks"},
+            *TURNS[2:],
+        ],
+    )
+    assert cli(data, "erase", "--bank", "alice", "--session", "b1", "--reason", "user asked", **ENV).returncode == 0
+    assert cli(data, "replay", "export", "--bank", "alice", str(export), **ENV).returncode == 0
+    imported = cli(other, "replay", "import", str(export), **ENV)
+    assert imported.returncode == 0, imported.stderr
+
+    def state(where: Path) -> list[tuple[str, str, str]]:
+        proc = cli(where, "replay", "state", "--bank", "alice", "--all", "--json", **ENV)
+        assert proc.returncode == 0, proc.stderr
+        return sorted((m["memory_id"], m["status"], m["text"]) for m in json.loads(proc.stdout)["memories"])
+
+    assert state(other) == state(data)  # not a new active memory holding the placeholder
+    assert "no decision in the file" not in imported.stderr, imported.stderr  # nothing left to decide again
+    assert [e.event_id for e in retained(other)] == [e.event_id for e in retained(data)]  # nothing decided again
+    for where in (data, other):
+        assert not any("erased" in t for t in recall_texts(where, "hi there, how are you doing today?"))
+
+    def hashes(where: Path) -> dict[tuple[str, str], str]:
+        """The live rows' content hashes per table (the archive's records differ in their append times)."""
+        proc = cli(where, "replay", "verify", "--json", **ENV)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        checks = json.loads(proc.stdout)["checks"]
+        return {(c["table"], c["bank"]): c["live"] for c in checks if c["table"] != "archive"}
+
+    assert hashes(other) == hashes(data)

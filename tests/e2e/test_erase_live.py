@@ -58,3 +58,53 @@ def test_erase_over_http_and_cli_beside_a_running_service(up: Up) -> None:
         texts = [h.text for h in hs.recall(BANK, "what am I allergic to?").hits]
         assert any("peanuts" in t for t in texts) and not any("green tea" in t for t in texts)
     assert "Traceback" not in up.errors.read_text()
+
+
+def test_an_erased_memory_reads_as_erased_and_a_bank_all_erased_as_known(up: Up) -> None:
+    import httpx
+
+    bank = "carol"
+    with HindsightClient(up.base, OPS) as hs:
+        said = hs.retain(bank, "We use PostgreSQL for the billing database.", session_id="c1", turn_id="c1", wait=True)
+        again = hs.retain(bank, "We use MySQL for the billing database.", session_id="c2", turn_id="c2", wait=True)
+        old = next(m.memory_id for m in said.memories if m.kind == "fact")
+        new = next(m.memory_id for m in again.memories if m.kind == "fact")
+        assert [m.memory_id for m in hs.history(bank, old).superseded_by] == [new]  # MySQL replaced PostgreSQL
+        assert hs.operator.erase(bank, "user asked", memory_id=new, timeout_s=60).ready
+        hs.restore(bank, old)  # PostgreSQL again: nothing replaces it now
+
+        erased = hs.history(bank, new)
+        assert erased.status == "erased" and erased.text and erased.text.startswith("[erased by "), erased
+        assert erased.events[-1].type == "ContentErased"
+        back = hs.history(bank, old)
+        assert back.status == "active" and back.superseded_by == [], back  # no link to what no longer replaces it
+        assert "MemorySuperseded" in [e.type for e in back.events]  # the events keep the supersession
+        episode = next(m.memory_id for m in again.memories if m.kind == "episode")
+        assert hs.history(bank, episode).events[-1].reason == f"says only what {new} said, erased: user asked"
+
+        # The CLI's history: erased, with the placeholder (text, not markup) and what the erasure did
+        shown = cli(up.data, "history", str(new))
+        assert shown.returncode == 0, shown.stderr
+        assert "fact, erased, bank 'carol'" in shown.stdout and "  [erased by " in shown.stdout, shown.stdout
+        assert "erased: its content is destroyed, for good (user asked)" in shown.stdout, shown.stdout
+
+        with httpx.Client(base_url=up.base, headers={"Origin": up.base}, timeout=30) as ui:
+            assert ui.post("/ui/login", data={"token": OPS}).status_code == 303
+            sessions = ui.get(f"/ui/banks/{bank}/sessions")
+            # c2: its fact erased, its episode forgotten with it (it said only what the fact said)
+            assert sessions.status_code == 200 and "1 erased" in sessions.text, sessions.text
+            assert "2 forgotten" not in sessions.text, sessions.text
+            page = ui.get(f"/ui/banks/{bank}/memories/{old}")
+            assert page.status_code == 200 and "superseded by →" not in page.text, page.text
+            page = ui.get(f"/ui/banks/{bank}/memories/{new}")  # its history, not a 404
+            assert page.status_code == 200 and '<dd id="status">erased</dd>' in page.text, page.text
+
+        # A bank whose only session was erased: known, with nothing left in it, and how much was erased
+        hs.retain("mcp2", "We use MySQL for the orders database.", session_id="s1", wait=True)
+        assert hs.operator.erase("mcp2", "user asked", session_id="s1", timeout_s=60).ready
+        assert hs.recall("mcp2", "which database do we use?").hits == []
+        assert hs.stats("mcp2").memories == {"erased": 2}
+    recall = cli(up.data, "recall", "mcp2", "which database do we use?")
+    assert recall.returncode == 0 and "no hits in bank 'mcp2'" in recall.stdout, recall
+    stats = cli(up.data, "stats")
+    assert stats.returncode == 0 and "mcp2 2 memories" in stats.stdout, stats.stdout

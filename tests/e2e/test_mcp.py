@@ -239,6 +239,20 @@ async def test_retain_then_recall_finds_it(mcp: Client) -> None:
     assert b in (await call(mcp, "list_banks"))["banks"]
 
 
+async def test_a_bank_whose_only_session_was_erased_is_known_and_empty(mcp: Client) -> None:
+    """Something was recorded in it and erased: not "unknown bank … nothing has been recorded in it yet"."""
+    b = bank("erased")
+    await call(mcp, "retain", bank_id=b, text="We use MySQL for the orders database.", session_id="s1", wait=True)
+    erased = await call(mcp, "erase", bank_id=b, session_id="s1", reason="user asked")
+    assert erased["ready"] is True and len(erased["memory_ids"]) == 2
+    assert (await call(mcp, "recall", bank_id=b, query="which database do we use?"))["hits"] == []
+    stats = await call(mcp, "bank_stats", bank_id=b)
+    assert stats["memories"] == {"erased": 2} and stats["turns"] == 0, stats
+    assert b in (await call(mcp, "list_banks"))["banks"]
+    typo = await refused(mcp, "recall", bank_id=b + "x", query="which database do we use?")
+    assert "nothing has been recorded in it yet" in typo, typo
+
+
 async def test_recall_filters_and_token_budget(mcp: Client) -> None:
     b = bank("filters")
     await call(mcp, "retain", bank_id=b, text="I'm allergic to shellfish.", occurred_at="2025-01-05T10:00:00Z")

@@ -267,3 +267,27 @@ def test_a_filler_turn_retains_nothing_whatever_the_extractor_proposed():
     assert run(state, turn("好的，谢谢"), prepared(episode, fact("user/mood", "good"))) == []
     kept = run(state, turn("thanks — and book the 9:00 train"), prepared(Candidate(kind="episode", text="x")))
     assert [e.type for e in kept] == ["MemoryRetained"]
+
+
+def test_an_erased_turn_retains_nothing_whatever_the_extractor_proposed():
+    """Its text is the placeholder the log reads once its key is destroyed (an import, a group started over)."""
+    state = BankState("b")
+    erased = {"erased_by": "operator", "erased_at": "2026-12-01T14:03:07+00:00", "erased_reason": "user asked"}
+    placeholder = "[erased by operator at 2026-12-01T14:03:07+00:00: user asked]"
+    assert run(state, turn(placeholder, metadata=erased), prepared(Candidate(kind="episode", text=placeholder))) == []
+    said = run(state, turn(placeholder), prepared(Candidate(kind="episode", text=placeholder)))  # typed by a user
+    assert [e.type for e in said] == ["MemoryRetained"]
+
+
+def test_an_erased_memory_is_never_restored():
+    """Undoing a rollback after its memories were erased would make the placeholder an active memory."""
+    state = BankState("b")
+    true = run(state, turn("a", session="A"), prepared(fact("k/x", "1")))[0]
+    bad = run(state, turn("b", session="B", minutes=1), prepared(fact("k/x", "2")))[0]
+    run(state, RetractionRequested(bank_id="b", session_id="B"))
+    assert [type(e) for e in run(state, ErasureRequested(bank_id="b", session_id="B", reason="asked"))] == [
+        ContentErased
+    ]
+    out = run(state, RestoreRequested(bank_id="b", memory_ids=(bad.memory_id,)))
+    assert [type(e) for e in out] == [CommandIgnored]
+    assert state.heads["k/x"] == true.memory_id and state.memories[bad.memory_id].status == "forgotten"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from hindsight_es.config import TOPIC_TURNS
 from hindsight_es.events import TurnRecorded
+from hindsight_es.events.memory import erased_text
 from hindsight_es.history.transfer import Entry, import_entries
 from hindsight_es.log.embedded import EmbeddedLog
 
@@ -15,15 +16,23 @@ async def test_an_import_counts_only_the_inputs_it_appended_and_left_undecided(t
     turns = [
         TurnRecorded(bank_id="b", session_id="s", turn_id="t1", text="thanks!"),
         TurnRecorded(bank_id="b", session_id="s", turn_id="t2", text="I live in Berlin."),
+        # "ok thanks", erased: the file holds its placeholder, which decides nothing either
+        TurnRecorded(
+            bank_id="b",
+            session_id="s",
+            turn_id="t3",
+            text=erased_text("operator", "2026-12-01T14:03:07+00:00", "user asked"),
+            metadata={"erased_by": "operator", "erased_at": "2026-12-01T14:03:07+00:00", "erased_reason": "user asked"},
+        ),
     ]
     entries = [Entry(TOPIC_TURNS, t) for t in turns]
     log = EmbeddedLog(tmp_path / "log.sqlite3", 2)
     await log.start()
     try:
         first = await import_entries(log, entries)
-        assert first.undecided == 1  # Berlin; "thanks!" decides nothing
+        assert first.undecided == 1  # Berlin; "thanks!" and the erased turn decide nothing
         again = await import_entries(log, entries)
-        assert sum(again.appended.values()) == 0 and again.present == 2 and again.undecided == 0
+        assert sum(again.appended.values()) == 0 and again.present == 3 and again.undecided == 0
     finally:
         await log.close()
 

@@ -21,7 +21,7 @@ from hindsight_es.text import plural
 if TYPE_CHECKING:
     from projections.replay import Verdict
 
-STATUSES = ("active", "superseded", "forgotten", "archived", "quarantined", "retracted")
+STATUSES = ("active", "superseded", "forgotten", "archived", "quarantined", "retracted", "erased")
 
 
 def to_json(value: Any) -> str:
@@ -144,7 +144,7 @@ def memory_table(title: str, memories: list[MemoryInfo], *, status: bool = True)
             about = " · ".join(x for x in (whose, key, f"session {m.session_id}" if m.session_id else "", turns) if x)
             rest = [Text(m.text).append(f"\n{about}, {when(m.valid_from)}", style="dim")]
         # Text, not markup: a placeholder "[erased by …]" or a user's "[b]" reads as written
-        table.add_row(str(m.memory_id), m.kind, *([m.status] if status else []), *rest)
+        table.add_row(str(m.memory_id), m.kind, *([m.shown_status] if status else []), *rest)
     return table
 
 
@@ -187,7 +187,7 @@ def show_lineage(lineage: dict[str, Any]) -> None:
     console.print(
         f"[bold]memory {mid}[/bold]  {retained['kind']}, [bold]{lineage['status']}[/bold], bank {lineage['bank_id']!r}"
     )
-    console.print(f"  {retained['text']}{key}")
+    console.print(Text(f"  {retained['text']}{key}"))  # text, never markup: a placeholder reads "[erased by …]"
     console.print(
         f"  source {retained.get('source')} ({retained.get('trust')}), "
         f"extractor {retained.get('extractor')}, embedder {retained.get('embedder')}"
@@ -210,7 +210,7 @@ def show_lineage(lineage: dict[str, Any]) -> None:
         console.print("  said in no turn: the words of a correction")
     else:
         console.print("  no source turn in this log")
-    texts = {m["memory_id"]: m["text"] for m in lineage["supersedes"] + lineage["superseded_by"]}
+    texts = {m["memory_id"]: m["text"] for m in lineage["named"]}  # every memory its events name
     history = Table(title="history", title_justify="left")
     for column in ("time", "event", "by", "what", "event id"):
         history.add_column(column, overflow="fold")
@@ -244,6 +244,8 @@ def describe(event: dict[str, Any], mid: str, texts: dict[str, str]) -> str:
             return f"retracted: derived from retracted turns {', '.join(payload.get('turn_ids', []))}{reason}"
         case "SourceRetracted":
             return f"restored: the memory that had displaced it was retracted{reason}"
+        case "ContentErased":
+            return f"erased: its content is destroyed, for good{reason}"
     return event["type"].removeprefix("Memory").lower() + reason
 
 

@@ -1,6 +1,7 @@
 """``stats``: the table of ``Reader.stats`` (per-bank memory counts by status, turns, and positions of
 the log and its readers). ``hot`` counts the rows of the LanceDB table (any status); ``archived``
-memories are out of it, in the Parquet archive; ``forgotten`` and ``retracted`` count both sides.
+memories are out of it, in the Parquet archive; ``forgotten`` and ``retracted`` count both sides; ``erased``
+memories are in neither (their history stays in the archive): a line under the table.
 The counts are the stores'; only the log's ends need the log, so with the broker down they are
 ``null`` (and a line on stderr says why) and the rest is shown.
 """
@@ -13,6 +14,7 @@ from rich import box
 from rich.table import Table
 
 from hindsight_es.app.cli.common import catch_up_if_idle, console, err_console
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -55,6 +57,14 @@ def render(report: dict[str, Any]) -> None:
     for bank, counts in report["banks"].items():
         table.add_row(bank, *(str(counts.get(s, 0)) for s in statuses))
     console.print(table)
+    # Erased memories are in no store but their history: a line, not a column (the table fits 80 columns).
+    erased = {bank: counts["erased"] for bank, counts in report["banks"].items() if "erased" in counts}
+    if erased:
+        console.print(
+            "erased (content destroyed; `replay audit` shows the erasure): "
+            + ", ".join(f"{bank} {plural(n, 'memory', 'memories')}" for bank, n in erased.items()),
+            highlight=False,
+        )
     if report["log_end_offsets"] is not None:  # None: the log could not be reached (said on stderr)
         log_table = Table(title="log")
         log_table.add_column("topic")

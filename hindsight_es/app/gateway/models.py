@@ -98,7 +98,7 @@ def planned_of(memory: MemoryInfo) -> PlannedMemory:
         memory_id=str(memory.memory_id),
         kind=memory.kind,
         text=memory.text,
-        status=memory.status,
+        status=memory.shown_status,
         session_id=memory.session_id,
         source=memory.source,
         valid_from=memory.valid_from,

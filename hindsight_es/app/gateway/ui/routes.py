@@ -31,9 +31,10 @@ from hindsight_es.app.gateway.ui.session import admission, same_origin
 from hindsight_es.client import Hindsight
 from hindsight_es.client.browse import Browse
 from hindsight_es.config import Settings
-from hindsight_es.errors import InvalidInputError, NotFoundError
+from hindsight_es.errors import ErasedError, InvalidInputError, NotFoundError
 from hindsight_es.remote.models import HistoryResult
 from hindsight_es.remote.requests import PRINTABLE
+from hindsight_es.stores.archive import ERASED
 from hindsight_es.text import plural
 from hindsight_es.types import MemoryKind, Source
 
@@ -168,7 +169,11 @@ def routers(hs: Hindsight, gate: Gate, settings: Settings) -> tuple[APIRouter, A
     async def memory(request: Request, bank_id: str, memory_id: UUID, access: Caller) -> HTMLResponse:
         """A memory and its lineage: source turns, every event (who, why), what it replaced and what replaced it."""
         bank_id = access.bank(bank_id)
-        current = memory_of(await hs.memory(bank_id, memory_id))
+        try:
+            current = memory_of(await hs.memory(bank_id, memory_id))
+        except ErasedError:  # no store holds it; its history (who erased it, when, why) stays
+            erased = await hs.history(bank_id, memory_id)
+            current = memory_of(erased["retained"] | {"status": ERASED})
         lineage = HistoryResult.of(await hs.history(bank_id, memory_id))
         return page(request, "memory.html", access, bank_id=bank_id, memory=current, lineage=lineage)
 
