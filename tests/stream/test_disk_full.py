@@ -16,7 +16,7 @@ from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import Settings
 from hindsight_es.errors import LogFullError, NotFoundError
 from hindsight_es.health import HEALTH
-from streams import service
+from streams import supervisor
 from streams.service import serve
 
 
@@ -42,7 +42,7 @@ async def _until(check, timeout_s: float = 30.0) -> bool:
 
 
 async def test_a_full_log_degrades_the_service_and_it_stays_up(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(service, "RETRY_FIRST_S", 0.2)
+    monkeypatch.setattr(supervisor, "RETRY_FIRST_S", 0.2)
     settings = Settings(
         data_dir=tmp_path, embedder="minilm", partitions=1, janitor_enabled=False, log_max_bytes=1_000_000
     )
