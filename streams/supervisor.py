@@ -1,6 +1,7 @@
 """The service's long-running tasks under supervision: a failure that waiting cures (``health.heals``: full
 storage, a broker that does not answer) is retried after a back-off while ``/healthz`` says why; any
-other is raised and stops the service.
+other is raised and stops the service. A retried task is healthy again at its first success: it reports
+its progress (``health.progressed``), or it ends.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from hindsight_es.health import HEALTH, heals, storage_full
+from hindsight_es.health import HEALTH, heals, reporting, storage_full
 
 __all__ = ["RETRY_FIRST_S", "RETRY_MAX_S", "Task", "recovered", "supervised"]
 log_ = logging.getLogger("hindsight.service")
@@ -21,15 +22,17 @@ Task = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
 
 
 async def supervised(name: str, task: Task, stop: asyncio.Event) -> None:
-    """Run ``task`` until ``stop``. When it fails in a way waiting cures (``heals``: full storage, a broker
-    that does not answer) it is started again after a back-off (doubling to ``RETRY_MAX_S``) while
-    ``HEALTH`` says why; the log says so once when the failures start (each retry after that at DEBUG)
-    and once when the task works again (``recovered``). Any other failure is raised (and stops the
-    service). A restarted task resumes from its committed positions, so nothing is lost or decided twice."""
+    """Run ``task`` until ``stop``. When it fails in a way waiting cures (``heals``) it is started again after
+    a back-off (``RETRY_FIRST_S`` doubling to ``RETRY_MAX_S``, from the first again once it has worked
+    since) while ``HEALTH`` says why; the log says so once when the failures start (each retry after that
+    at DEBUG) and once when the task works again (``recovered``: its first ``progressed`` or its end).
+    Any other failure is raised (and stops the service). A restarted task resumes
+    from its committed positions, so nothing is lost or decided twice."""
     delay = RETRY_FIRST_S
     while True:
         try:
-            await task(stop)
+            with reporting(lambda: recovered(name)):  # the task and the tasks it starts
+                await task(stop)
             HEALTH.recover(name)
             return
         except Exception as exc:
@@ -39,13 +42,14 @@ async def supervised(name: str, task: Task, stop: asyncio.Event) -> None:
                 HEALTH.recover(name)
                 return
             first = not HEALTH.degraded(name)
+            if first:  # it worked since its last failure (if any): a new outage starts the back-off over
+                delay = RETRY_FIRST_S
             HEALTH.degrade(name, f"{exc} (retrying in {delay:g}s)")
-            what = "storage full" if storage_full(exc) else "the broker does not answer"
             log_.log(
                 logging.ERROR if first else logging.DEBUG,
                 "%s: %s, retrying in %gs (then doubling to %gs) until it works again: %s",
                 name,
-                what,
+                "storage full" if storage_full(exc) else "the broker does not answer",
                 delay,
                 RETRY_MAX_S,
                 exc,
@@ -60,7 +64,9 @@ async def supervised(name: str, task: Task, stop: asyncio.Event) -> None:
 
 def recovered(name: str) -> None:
     """``name`` works again after failures ``supervised`` retried: its ``/healthz`` line goes, and the log
-    says so once (nothing when it had not failed)."""
+    says so once (nothing when it had not failed). Cheap when it had not: called on every poll."""
+    if not HEALTH.degraded(name):
+        return
     problem = next((p for p in HEALTH.problems() if p.component == name), None)
     if problem is not None:
         log_.warning("%s: working again after %.0fs (%d failures)", name, time.time() - problem.since, problem.failures)
