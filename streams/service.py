@@ -125,7 +125,8 @@ async def serve(
     if settings.janitor_enabled:
         owns = actor.owns if settings.broker else None  # on Kafka: the banks of the partitions assigned here
         jobs["janitor"] = Janitor(log, settings, owns=owns).run
-    tasks = [asyncio.create_task(supervised(name, job, stop), name=name) for name, job in jobs.items()]
+    # after a broker that did not answer, a retry starts once it answers again (``supervisor.backoff``)
+    tasks = [asyncio.create_task(supervised(n, job, stop, answers=reachable), name=n) for n, job in jobs.items()]
     withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
     if settings.metrics_port is not None:
         tasks.append(asyncio.create_task(metrics.serve_http(settings.metrics_port, stop), name="metrics"))

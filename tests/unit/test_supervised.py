@@ -1,5 +1,6 @@
-"""How ``streams.supervisor.supervised`` retries a task that failed in a way waiting cures: a retried task is
-healthy at its first progress, and a new outage after that starts the back-off over."""
+"""How ``streams.supervisor.supervised`` retries a task that failed in a way waiting cures: the wait ends when
+a broker that did not answer answers again, a retried task is healthy at its first progress, and a new
+outage after that starts the back-off over."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from hindsight_es.errors import LogFullError
+from hindsight_es.errors import LogFullError, LogUnavailableError
 from hindsight_es.health import HEALTH, progressed
 from streams import supervisor
 from streams.supervisor import supervised
 
+DOWN = LogUnavailableError("cannot reach the Kafka broker at 'k:9092': no answer")
 FULL = LogFullError("embedded log log.sqlite3: database or disk is full")
 
 
@@ -23,6 +25,75 @@ def clean_health() -> Iterator[None]:
     yield
     for problem in HEALTH.problems():
         HEALTH.recover(problem.component)
+
+
+class Broker:
+    """A probe's broker: it answers once ``up``; counts the probes."""
+
+    def __init__(self, up: bool) -> None:
+        self.up, self.probes = up, 0
+
+    async def answers(self) -> None:
+        self.probes += 1
+        if not self.up:
+            raise DOWN
+
+
+async def test_the_retry_starts_once_the_broker_answers_again(monkeypatch) -> None:
+    monkeypatch.setattr(supervisor, "RETRY_FIRST_S", 30.0)  # the back-off: far longer than the test
+    monkeypatch.setattr(supervisor, "PROBE_EVERY_S", 0.05)
+    broker, stop, started = Broker(up=False), asyncio.Event(), asyncio.Event()
+
+    async def task(stop: asyncio.Event) -> None:
+        if not HEALTH.degraded("kafka"):
+            raise DOWN
+        started.set()
+        await stop.wait()
+
+    running = asyncio.create_task(supervised("kafka", task, stop, answers=broker.answers))
+    try:
+        await asyncio.sleep(0.3)
+        assert HEALTH.degraded("kafka") and not started.is_set()
+        broker.up = True
+        back = time.monotonic()
+        await asyncio.wait_for(started.wait(), 5)
+        assert time.monotonic() - back < 2.0
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, 5)
+
+
+async def test_a_broker_that_answers_all_along_leaves_the_retries_on_the_back_off(monkeypatch) -> None:
+    monkeypatch.setattr(supervisor, "RETRY_FIRST_S", 0.4)
+    monkeypatch.setattr(supervisor, "PROBE_EVERY_S", 0.05)
+    broker, stop, attempts = Broker(up=True), asyncio.Event(), []
+
+    async def task(stop: asyncio.Event) -> None:  # the broker answers, yet the start fails
+        attempts.append(time.monotonic())
+        raise DOWN
+
+    running = asyncio.create_task(supervised("kafka", task, stop, answers=broker.answers))
+    await asyncio.sleep(2.0)
+    stop.set()
+    await asyncio.wait_for(running, 5)
+    waits = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+    assert len(attempts) in (2, 3) and all(w >= 0.4 for w in waits), waits  # 0.4 s, then 0.8 s
+    assert broker.probes == len(attempts)  # one per wait (one follows each attempt): it answered, so no more
+
+
+async def test_full_storage_is_not_probed(monkeypatch) -> None:
+    monkeypatch.setattr(supervisor, "RETRY_FIRST_S", 0.1)
+    monkeypatch.setattr(supervisor, "PROBE_EVERY_S", 0.01)
+    broker, stop = Broker(up=False), asyncio.Event()
+
+    async def task(stop: asyncio.Event) -> None:
+        raise FULL
+
+    running = asyncio.create_task(supervised("bank-actor", task, stop, answers=broker.answers))
+    await asyncio.sleep(0.5)
+    stop.set()
+    await asyncio.wait_for(running, 5)
+    assert broker.probes == 0
 
 
 async def test_a_retried_task_is_healthy_at_its_first_progress(monkeypatch, caplog) -> None:
