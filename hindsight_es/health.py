@@ -4,7 +4,8 @@ A component (the log, a projection, an actor) ``degrade``s itself with a reason 
 for a cause that waiting can cure (a full disk) and ``recover``s on its next success; ``/healthz``
 reports the state. One registry per process, like the metrics registry. ``watch`` degrades a component
 while a probe of what it depends on (the Kafka broker) keeps failing. ``heals`` tells a failure that
-waiting cures (full storage, a broker that does not answer) from one that stops the service.
+waiting cures (full storage, a broker that does not answer) from one that stops the service. A task
+run under ``reporting`` (a supervisor's) tells it that it works with ``progressed``.
 """
 
 from __future__ import annotations
@@ -15,14 +16,25 @@ import errno
 import logging
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from aiokafka.errors import KafkaError, KafkaTimeoutError
 
 from hindsight_es.errors import LogFullError, LogUnavailableError
 
-__all__ = ["HEALTH", "Health", "Problem", "heals", "storage_full", "unreachable", "watch"]
+__all__ = [
+    "HEALTH",
+    "Health",
+    "Problem",
+    "heals",
+    "progressed",
+    "reporting",
+    "storage_full",
+    "unreachable",
+    "watch",
+]
 log_ = logging.getLogger("hindsight.health")
 
 _FULL_ERRNOS = {errno.ENOSPC, errno.EDQUOT}
@@ -76,6 +88,27 @@ class Health:
 
 
 HEALTH = Health()
+# Whom ``progressed`` tells: set for a supervised task, and copied into every task it creates (asyncio
+# copies the context when a task is created), so the loop deep inside it reports to its supervisor.
+_PROGRESS: ContextVar[Callable[[], None] | None] = ContextVar("hindsight_progress", default=None)
+
+
+@contextlib.contextmanager
+def reporting(progress: Callable[[], None]) -> Iterator[None]:
+    """Within the block, and in the tasks it creates, ``progressed()`` calls ``progress``."""
+    token = _PROGRESS.set(progress)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def progressed() -> None:
+    """The calling task did its work: a batch handled and committed, or a pass that found nothing left to
+    do. A task retried after a failure is healthy again from here (``streams.supervisor``), not only when
+    it ends; nothing happens outside ``reporting``. Called on every pass, so it must stay cheap."""
+    if (progress := _PROGRESS.get()) is not None:
+        progress()
 
 
 async def watch(

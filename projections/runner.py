@@ -20,7 +20,7 @@ from typing import Protocol
 from hindsight_es import observe
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import Event, decode
-from hindsight_es.health import HEALTH
+from hindsight_es.health import HEALTH, progressed
 from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.waiting import AWAITED, until_done_or_stopped
 
@@ -266,6 +266,7 @@ async def run(
             positions = {id(projection): await projection.positions()}
             continue
         HEALTH.recover(f"projection {projection.name}")
+        progressed()  # applied, or caught up: the task running the projections works again if it was retried
         dirty |= n > 0
         # Maintenance (compaction, index refresh) runs on schedule, busy or idle: every write adds a
         # fragment, and each one costs every later search and merge, so a steady stream that never

@@ -33,6 +33,7 @@ from hindsight_es.events import (
 )
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Extractor
+from hindsight_es.health import progressed
 from hindsight_es.log import EventLog, Record, TopicPartition, partition_for
 from hindsight_es.log.lost import LogLostError, where_of
 from hindsight_es.log.sealed import shred
@@ -366,6 +367,7 @@ class BankActor:
                     await self.handle(records)
                     await consumer.commit(next_offsets(records))
                 await self.save_snapshots()
+                progressed()  # decided and committed, or nothing waiting: a retried actor works again
             failed = False
         finally:
             await consumer.close()

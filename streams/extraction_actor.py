@@ -25,6 +25,7 @@ from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.events.validation import check_input
 from hindsight_es.extraction import Extractor, RuleExtractor
 from hindsight_es.extraction.prompts import Neighbor
+from hindsight_es.health import progressed
 from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.judge import GuardJudge
@@ -211,6 +212,7 @@ class ExtractionActor:
                 if records:
                     await self.handle(records)
                     await consumer.commit(_next_offsets(records))
+                progressed()  # published and committed, or nothing waiting: a retried actor works again
         finally:
             await consumer.close()
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 from hindsight_es.config import TOPIC_COMMANDS, Settings
 from hindsight_es.events import DEFAULT_HALF_LIVES, DEFAULT_WEIGHTS, JanitorTick, RetentionPolicy, encode
+from hindsight_es.health import progressed
 from hindsight_es.log import EventLog
 from hindsight_es.stores import location
 from hindsight_es.stores.filters import MemoryFilter
@@ -102,6 +103,7 @@ class Janitor:
                     next_schedule = time.monotonic() + self.settings.janitor_interval_s
                     await self.tick(sorted(await asyncio.to_thread(self.banks, self._store())), "schedule")
                 await self.check()
+                progressed()
             except Exception:
                 log_.exception("janitor round failed; trying again in %gs", self.settings.janitor_check_s)
             with contextlib.suppress(TimeoutError):

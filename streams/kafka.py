@@ -22,7 +22,7 @@ anything is applied or appended. Either way the batch is sought back, uncommitte
 ``Halt`` stops the whole process (``run_on_kafka``); from then on no subscriber of the process handles
 a batch or loads a partition, although FastStream would poll again until the broker is stopped. A batch
 cut short by the broker going away (``health.unreachable``) is sought back too and delivered again once
-it answers; the process waits for it (``streams.service.supervised``).
+it answers; the process waits for it (``streams.supervisor.supervised``).
 """
 
 from __future__ import annotations

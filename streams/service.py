@@ -10,9 +10,8 @@ import asyncio
 import contextlib
 import fcntl
 import logging
-import time
 import weakref
-from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -20,7 +19,7 @@ from hindsight_es import observe
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
-from hindsight_es.health import HEALTH, heals, storage_full, watch
+from hindsight_es.health import watch
 from hindsight_es.log import EventLog, TopicPartition
 from hindsight_es.log.lost import LogLostError
 from hindsight_es.log.lost import check as check_log
@@ -35,57 +34,9 @@ from streams import metrics
 from streams.bank_actor import GROUP, SNAPSHOTS, BankActor
 from streams.extraction_actor import ExtractionActor, drain_extraction, make_extraction_actor, run_extraction
 from streams.janitor import Janitor
+from streams.supervisor import Task, recovered, supervised
 
 log_ = logging.getLogger("hindsight.service")
-RETRY_FIRST_S, RETRY_MAX_S = 1.0, 60.0
-Task = Callable[[asyncio.Event], Coroutine[Any, Any, None]]
-
-
-async def supervised(name: str, task: Task, stop: asyncio.Event) -> None:
-    """Run ``task`` until ``stop``. When it fails in a way waiting cures (``heals``: full storage, a broker
-    that does not answer) it is started again after a back-off (doubling to ``RETRY_MAX_S``) while
-    ``HEALTH`` says why; the log says so once when the failures start (each retry after that at DEBUG)
-    and once when the task works again (``recovered``). Any other failure is raised (and stops the
-    service). A restarted task resumes from its committed positions, so nothing is lost or decided twice."""
-    delay = RETRY_FIRST_S
-    while True:
-        try:
-            await task(stop)
-            HEALTH.recover(name)
-            return
-        except Exception as exc:
-            if not heals(exc):
-                raise
-            if stop.is_set():  # it failed while stopping: nothing to retry
-                HEALTH.recover(name)
-                return
-            first = not HEALTH.degraded(name)
-            HEALTH.degrade(name, f"{exc} (retrying in {delay:g}s)")
-            what = "storage full" if storage_full(exc) else "the broker does not answer"
-            log_.log(
-                logging.ERROR if first else logging.DEBUG,
-                "%s: %s, retrying in %gs (then doubling to %gs) until it works again: %s",
-                name,
-                what,
-                delay,
-                RETRY_MAX_S,
-                exc,
-            )
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), delay)
-        if stop.is_set():
-            HEALTH.recover(name)
-            return
-        delay = min(delay * 2, RETRY_MAX_S)
-
-
-def recovered(name: str) -> None:
-    """``name`` works again after failures ``supervised`` retried: its ``/healthz`` line goes, and the log
-    says so once (nothing when it had not failed)."""
-    problem = next((p for p in HEALTH.problems() if p.component == name), None)
-    if problem is not None:
-        log_.warning("%s: working again after %.0fs (%d failures)", name, time.time() - problem.since, problem.failures)
-        HEALTH.recover(name)
 
 
 async def run_projections(settings: Settings, log: EventLog, stop: asyncio.Event, *, poll_s: float = 1.0) -> None:
@@ -174,7 +125,8 @@ async def serve(
     if settings.janitor_enabled:
         owns = actor.owns if settings.broker else None  # on Kafka: the banks of the partitions assigned here
         jobs["janitor"] = Janitor(log, settings, owns=owns).run
-    tasks = [asyncio.create_task(supervised(name, job, stop), name=name) for name, job in jobs.items()]
+    # after a broker that did not answer, a retry starts once it answers again (``supervisor.backoff``)
+    tasks = [asyncio.create_task(supervised(n, job, stop, answers=reachable), name=n) for n, job in jobs.items()]
     withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
     if settings.metrics_port is not None:
         tasks.append(asyncio.create_task(metrics.serve_http(settings.metrics_port, stop), name="metrics"))

@@ -7,13 +7,18 @@ The worker starts its subscribers one after another, each joining its group (abo
 broker is killed at the moment one of them starts, which is when a Kafka client bootstraps: the worker's
 bootstrap address is a relay in front of the broker, which advertises its own address, so a connection
 reaches the relay only when a client starts. Before the fix, that start's "Unable to bootstrap" stopped
-the worker."""
+the worker.
+
+After an outage long enough for the retries' back-off to grow to 32 s, the broker back at the start of
+that wait, the worker consumes again within seconds: it probes the broker during the back-off and starts
+once it answers (before, it waited the whole 32 s: /healthz was ok 36 s after the broker answered)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -36,6 +41,9 @@ from tests.e2e.test_worker_health import get, until
 
 pytestmark = pytest.mark.kafka
 OUTAGE_S = 8.0  # long enough for three retries (1 s, 2 s, 4 s)
+# The broker back at the start of a 32 s back-off: the worker rejoins its groups (each about a second on
+# Tansu, slower on a loaded machine) well before that wait ends.
+RESUMED_S = 20.0
 
 
 class Relay:
@@ -83,61 +91,113 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
     writer.close()
 
 
+class Outage:
+    """A worker (``w``, ``/healthz`` on ``port``) on a Tansu broker with durable storage behind a ``Relay``:
+    the broker is killed as one of the worker's consumers starts, after the first group has joined, so the
+    worker's run fails and ``supervised`` retries it. ``broker.start()`` brings the broker back, at the same
+    address, with what it held."""
+
+    def __init__(self, s3_server: dict[str, str], tmp_path: Path) -> None:
+        aws = {
+            "AWS_ACCESS_KEY_ID": s3_server["s3_access_key_id"],
+            "AWS_SECRET_ACCESS_KEY": s3_server["s3_secret_access_key"],
+            "AWS_DEFAULT_REGION": s3_server["s3_region"],
+            "AWS_ENDPOINT": s3_server["s3_endpoint"],
+            "AWS_ALLOW_HTTP": "true",
+        }
+        self.broker = Tansu(tmp_path / "tansu.log", storage="s3://hindsight-test/", env=aws)  # survives a restart
+        self.broker.start()
+        self.relay = Relay(self.broker.port, self.broker.stop)
+        self.settings = Settings(broker=self.broker.address, partitions=PARTITIONS, data_dir=tmp_path / "worker-w")
+        self.log = open_log(self.settings)  # the worker's own data directory: the same keys
+        self.workers = Workers(self.relay.address, tmp_path, {})
+        self.said = tmp_path / "worker-w.log"
+        self.port = free_port()
+
+    async def kill_as_the_worker_joins(self, before: list) -> None:
+        """Publish ``before``, start the worker, and kill the broker as its second consumer starts."""
+        await self.log.start()
+        await publish(self.log, before)
+        self.workers.start("w", HINDSIGHT_METRICS_PORT=str(self.port))
+        # the bank actor's group is joined first: the projections' subscribers start after it
+        await until(
+            "the first group joined", lambda: "assigned to partitions" in self.said.read_text(), self.workers, 120
+        )
+        self.relay.arm()
+        await until("the broker killed as a consumer starts", self.relay.fired.is_set, self.workers, 60)
+
+    def degraded(self) -> str:
+        """``/healthz``'s answer while it is degraded with the consumers' ``kafka: …`` line, else ""."""
+        assert self.workers.procs["w"].poll() is None, f"the worker stopped:\n{self.said.read_text()[-4000:]}"
+        status, text = get(self.port, "/healthz")
+        return text if status == 503 and "\nkafka: " in text else ""
+
+    def ok(self) -> bool:
+        return get(self.port, "/healthz") == (200, "ok\n")
+
+    async def close(self) -> None:
+        self.workers.stop_all()
+        self.relay.close()
+        await self.log.close()
+        self.broker.stop()
+
+
 async def test_a_broker_killed_while_the_worker_joins_is_waited_out(s3_server, tmp_path: Path) -> None:
     first, second, _ = inputs()
     expected = await single_worker(tmp_path / "reference", [first, second])
-    aws = {
-        "AWS_ACCESS_KEY_ID": s3_server["s3_access_key_id"],
-        "AWS_SECRET_ACCESS_KEY": s3_server["s3_secret_access_key"],
-        "AWS_DEFAULT_REGION": s3_server["s3_region"],
-        "AWS_ENDPOINT": s3_server["s3_endpoint"],
-        "AWS_ALLOW_HTTP": "true",
-    }
-    broker = Tansu(tmp_path / "tansu.log", storage="s3://hindsight-test/", env=aws)  # its log survives a restart
-    broker.start()
-    relay = Relay(broker.port, broker.stop)
-    settings = Settings(broker=broker.address, partitions=PARTITIONS, data_dir=tmp_path / "worker-w")
-    log = open_log(settings)  # the worker's own data directory: the same keys
-    workers = Workers(relay.address, tmp_path, {})
-    said = tmp_path / "worker-w.log"
+    outage = Outage(s3_server, tmp_path)
+    workers, said, log = outage.workers, outage.said, outage.log
     try:
-        await log.start()
-        await publish(log, first)
-        port = free_port()
-        workers.start("w", HINDSIGHT_METRICS_PORT=str(port))
-        # the bank actor's group is joined first: the projections' subscribers start after it
-        await until("the first group joined", lambda: "assigned to partitions" in said.read_text(), workers, 120)
-        relay.arm()
-        await until("the broker killed as a consumer starts", relay.fired.is_set, workers, 60)
-
-        def degraded() -> str:
-            assert workers.procs["w"].poll() is None, f"the worker stopped:\n{said.read_text()[-4000:]}"
-            status, text = get(port, "/healthz")
-            return text if status == 503 and "\nkafka: " in text else ""
-
-        down = await until("/healthz degraded, with the consumers' line", degraded, workers, 30)
+        await outage.kill_as_the_worker_joins(first)
+        down = await until("/healthz degraded, with the consumers' line", outage.degraded, workers, 30)
         assert "(retrying in " in down, down
         await asyncio.sleep(OUTAGE_S)
-        assert degraded(), get(port, "/healthz")
+        assert outage.degraded(), get(outage.port, "/healthz")
         lines = said.read_text().splitlines()
         retrying = [line for line in lines if "hindsight.service: kafka: the broker does not answer" in line]
         assert len(retrying) == 1, "\n".join(retrying)  # one line when it starts, not one per retry
         assert len(lines) < 120, "\n".join(lines[-120:])
 
-        broker.start()  # the same storage: everything written before the kill is there
+        outage.broker.start()  # the same storage: everything written before the kill is there
         await publish(log, second)  # while the worker is still out (waiting for its next retry)
-        await until("ok again", lambda: get(port, "/healthz") == (200, "ok\n"), workers, 90)
+        await until("ok again", outage.ok, workers, 90)
         assert said.read_text().count("kafka: working again after") == 1
 
         found = await until_decided(log, expected, workers, timeout_s=120)
         for bank, events in expected.items():  # every turn decided, once, as one process decides them
             assert found.get(bank, []) == events, f"{bank}:\n{workers.logs()[-4000:]}"
-        await projected(settings, log, workers, timeout_s=90)
+        await projected(outage.settings, log, workers, timeout_s=90)
 
         workers.stop_all()
         assert "hindsight worker stopped cleanly" in said.read_text()
     finally:
-        workers.stop_all()
-        relay.close()
-        await log.close()
-        broker.stop()
+        await outage.close()
+
+
+async def test_a_worker_resumes_within_seconds_of_the_broker_answering_again(s3_server, tmp_path: Path) -> None:
+    """After a long outage the retry's back-off has grown to 32 s; the broker back at the start of that
+    wait, the worker has joined its groups again (``/healthz`` ok) within seconds, not when the wait ends."""
+    first, second, _ = inputs()
+    expected = await single_worker(tmp_path / "reference", [first, second])
+    outage = Outage(s3_server, tmp_path)
+    workers, said, log = outage.workers, outage.said, outage.log
+    try:
+        await outage.kill_as_the_worker_joins(first)
+        # the waits between attempts are 1, 2, 4, 8 and 16 s (31 s in all): then 32 s
+        await until("a back-off of 32 s", lambda: "(retrying in 32s)" in outage.degraded(), workers, 120)
+        outage.broker.start()
+        answering = time.monotonic()
+        await until("ok again", outage.ok, workers, 90)
+        resumed_s = time.monotonic() - answering
+        print(f"/healthz ok {resumed_s:.1f}s after the broker answered again (back-off 32 s)")
+        assert resumed_s < RESUMED_S, f"{resumed_s:.1f}s\n{said.read_text()[-4000:]}"
+
+        await publish(log, second)
+        found = await until_decided(log, expected, workers, timeout_s=120)
+        for bank, events in expected.items():  # every turn decided, once
+            assert found.get(bank, []) == events, f"{bank}:\n{workers.logs()[-4000:]}"
+        text = said.read_text()  # one line when the retries start, one when it works again: no probe is logged
+        assert text.count("hindsight.service: kafka: the broker does not answer") == 1, text[-4000:]
+        assert text.count("kafka: working again after") == 1, text[-4000:]
+    finally:
+        await outage.close()

@@ -1,4 +1,4 @@
-"""Which failures a service waits out (``health.heals``: ``streams.service.supervised`` retries them) and which
+"""Which failures a service waits out (``health.heals``: ``streams.supervisor.supervised`` retries them) and which
 stop it: a broker that does not answer heals, a log that lost records or a wrong setting does not."""
 
 from __future__ import annotations
