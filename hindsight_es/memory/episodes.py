@@ -40,7 +40,7 @@ from hindsight_es.events import (
 from hindsight_es.events.changes import changes
 from hindsight_es.memory.forgetting import restored
 from hindsight_es.memory.ids import derive_id
-from hindsight_es.memory.prepared import Envelope
+from hindsight_es.memory.prepared import Envelope, caused
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 SLACK = 2  # words an episode may say beyond its typed memories ("hi", "thanks", "好的") and still follow them
@@ -146,17 +146,11 @@ def _resolved(
         held.disputed_by if held is not None else (),
     )
     return DisputeResolved(
-        event_id=derive_id(cause.event_id, f"along/{episode.memory_id}"),
-        bank_id=cause.bank_id,
-        occurred_at=cause.occurred_at,
-        causation_id=cause.event_id,
-        actor=cause.actor,
-        memory_id=episode.memory_id,
+        **_along(cause, episode, with_.memory_id),
         disputes=target,
         outcome=how.outcome,
         reason=f"says only what {with_.memory_id} said, {how.outcome}: {how.reason or '-'}",
         open_disputes=tuple(m for m in before if m != episode.memory_id),
-        along_with=with_.memory_id,
     )
 
 
@@ -216,17 +210,19 @@ def _typed(state: BankState, episode: MemoryInfo) -> list[MemoryInfo]:
     return [m for m in (state.memories.get(i) for i in dict.fromkeys(ids)) if m is not None and m.kind != "episode"]
 
 
-def _retired(cause: Event, episode: MemoryInfo, typed: UUID, how: Event) -> Event:
-    """The episode goes the way ``how`` sent its turn's last typed memory ``typed``."""
-    envelope: _Along = {
+def _along(cause: Event, episode: MemoryInfo, typed: UUID) -> _Along:
+    """The envelope of an event that takes ``episode`` along with its turn's typed memory ``typed``."""
+    return {
+        **caused(cause),
         "event_id": derive_id(cause.event_id, f"along/{episode.memory_id}"),
-        "bank_id": cause.bank_id,
-        "occurred_at": cause.occurred_at,
-        "causation_id": cause.event_id,
-        "actor": cause.actor,
         "memory_id": episode.memory_id,
         "along_with": typed,
     }
+
+
+def _retired(cause: Event, episode: MemoryInfo, typed: UUID, how: Event) -> Event:
+    """The episode goes the way ``how`` sent its turn's last typed memory ``typed``."""
+    envelope = _along(cause, episode, typed)
     if isinstance(how, MemorySuperseded):
         return MemorySuperseded(
             **envelope,
