@@ -64,7 +64,8 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
     lines = "\n".join(json.dumps({"bank_id": "alice", **t}) for t in TURNS).encode()
     assert "published 6 turns" in ok(cli(data, "publish", "-", input=lines))
 
-    assert "MemoryArchived" in ok(cli(data, "janitor", "--at", "2026-11-29T12:00:00Z"))
+    ticked = ok(cli(data, "janitor", "--at", "2026-11-29T12:00:00Z"))
+    assert "MemoryArchived" in ticked and "alice: " in ticked  # which bank it changed, not only how many
     assert [h["text"] for h in recall(data, "the lake on Sunday")].count("We went to the lake on Sunday.") == 0
     archived = [
         h

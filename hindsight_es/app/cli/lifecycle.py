@@ -385,7 +385,11 @@ def janitor(
             return await decided(hs, ticks, timeout, may_do_nothing=True) if ticks else []
 
     ticked: list[str] = []
-    report(run_async(go), as_json, "janitor", timeout, bank_ids=ticked)
+    events = run_async(go)
+    report(events, as_json, "janitor", timeout, bank_ids=ticked)
+    changed = Counter((e.bank_id, e.type) for e in events or [] if e.type != "CommandIgnored")
+    for bank_id in [] if as_json else sorted({b for b, _ in changed}):  # which banks it changed, and how
+        console.print(f"  {bank_id}: " + ", ".join(f"{n} {t}" for (b, t), n in sorted(changed.items()) if b == bank_id))
 
 
 __all__ = ["register"]
