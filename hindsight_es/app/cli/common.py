@@ -6,7 +6,9 @@ LanceDB or the models): everything heavy is imported where it is used.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -343,3 +345,14 @@ async def warm_reads(hs: Hindsight) -> None:
         await hs.reader.warm()
     except HindsightError as exc:
         logging.getLogger("hindsight.cli").warning("could not warm the stores before serving: %s", exc)
+
+
+async def settled(hs: Hindsight, bank: str, memory_ids: Sequence[object], wanted: str, timeout: float) -> bool:
+    """Whether every one of the memories' rows reads ``wanted`` within ``timeout``: a command's ``ready``, as the
+    HTTP API's (recall reflects it). The decision is in; a running service's projection may take a moment longer."""
+    deadline = time.monotonic() + timeout
+    while not all([(await hs.memory(bank, str(m))).status == wanted for m in memory_ids]):
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.2)
+    return True

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Annotated, Optional, cast
 
 import typer
@@ -17,6 +15,7 @@ from hindsight_es.app.cli.common import (
     reading,
     run_async,
     settings_from,
+    settled,
 )
 from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
@@ -107,13 +106,8 @@ def _resolve(
             await catch_up_if_idle(hs)
             receipt = await hs.disputes.resolve(bank, memory_ids, accept=accept, reason=reason, wait=False)
             await catch_up_if_idle(hs)  # no service running: decide and project it in this process
-            ids = [str(m) for m in cast(DisputeResolutionRequested, receipt.event).memory_ids]
-            deadline = time.monotonic() + timeout
-            while not all([(await hs.memory(bank, m)).status == wanted for m in ids]):
-                if time.monotonic() >= deadline:
-                    return False
-                await asyncio.sleep(0.2)
-            return True
+            ids = cast(DisputeResolutionRequested, receipt.event).memory_ids
+            return await settled(hs, bank, ids, wanted, timeout)
 
     if not run_async(go):
         err_console.print(f"[yellow]pending:[/yellow] the request is in the log; not applied within {timeout:g}s")

@@ -7,8 +7,6 @@ after (like ``recall``); with one, it waits ``--timeout`` seconds for the actor'
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import Counter
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Optional, get_args
@@ -24,6 +22,7 @@ from hindsight_es.app.cli.common import (
     print_json,
     run_async,
     settings_from,
+    settled,
     shown,
 )
 from hindsight_es.app.cli.times import HELP as LOCAL_TIME
@@ -147,17 +146,6 @@ async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...]) -> None:
             await hs.memory(bank, memory_id)
 
 
-async def settled(hs: Hindsight, bank: str, memory_id: UUID, wanted: str, timeout: float) -> bool:
-    """Whether the memory's row reads ``wanted`` within ``timeout``: its ``ready``, as the HTTP API's (recall
-    reflects it). The decision is in; a running service's projection may take a moment longer."""
-    deadline = time.monotonic() + timeout
-    while (await hs.memory(bank, memory_id)).status != wanted:
-        if time.monotonic() >= deadline:
-            return False
-        await asyncio.sleep(0.2)
-    return True
-
-
 def forget(
     ctx: typer.Context,
     bank: Bank,
@@ -240,7 +228,7 @@ def forget(
             if as_json and events is not None and len(ids) == 1 and chosen == ids and not (session or start or end):
                 from hindsight_es.remote.models import ForgetResult  # as POST /memories/{id}/forget answers
 
-                ready = await settled(hs, bank, ids[0], "forgotten", timeout)
+                ready = await settled(hs, bank, ids[:1], "forgotten", timeout)
                 answer["result"] = ForgetResult(bank_id=bank, memory_id=str(ids[0]), ready=ready)
             return events
 
@@ -294,7 +282,7 @@ def restore(
             if as_json and events is not None and len(ids) == 1:
                 from hindsight_es.remote.models import RestoreResult  # as POST /memories/{id}/restore answers
 
-                ready = await settled(hs, bank, ids[0], "active", timeout)
+                ready = await settled(hs, bank, ids[:1], "active", timeout)
                 answer["result"] = RestoreResult(bank_id=bank, memory_id=str(ids[0]), ready=ready)
             return events
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Annotated, Optional, cast
 
 import typer
@@ -17,6 +15,7 @@ from hindsight_es.app.cli.common import (
     reading,
     run_async,
     settings_from,
+    settled,
 )
 from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
@@ -97,14 +96,8 @@ def _review(
             await catch_up_if_idle(hs)
             receipt = await hs.operator.review(bank, memory_ids, release=release, reason=reason, wait=False)
             await catch_up_if_idle(hs)  # no service running: decide and project it in this process
-            deadline = time.monotonic() + timeout
-            ids = [str(m) for m in cast(ReleaseRequested | RejectRequested, receipt.event).memory_ids]
-            while True:
-                if all([(await hs.memory(bank, m)).status == wanted for m in ids]):
-                    return True
-                if time.monotonic() >= deadline:
-                    return False
-                await asyncio.sleep(0.2)
+            ids = cast(ReleaseRequested | RejectRequested, receipt.event).memory_ids
+            return await settled(hs, bank, ids, wanted, timeout)
 
     if not run_async(go):
         err_console.print(
