@@ -9,6 +9,14 @@ import pytest_asyncio
 
 from hindsight_es.app.gateway.app import build_app
 from hindsight_es.client import Hindsight
+from hindsight_es.config import Settings
+
+
+@pytest_asyncio.fixture
+async def hs(tmp_path) -> AsyncIterator[Hindsight]:
+    """A client over an embedded log in ``tmp_path`` (a module needing other settings defines its own)."""
+    async with Hindsight(Settings(data_dir=tmp_path, embedder="minilm")) as client:
+        yield client
 
 
 @pytest_asyncio.fixture

@@ -12,13 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
-from mcp import Client
 
-from hindsight_es.app.gateway.auth import Access
-from hindsight_es.app.gateway.server import build_server
 from hindsight_es.client import Hindsight
-from hindsight_es.config import TOPIC_COMMANDS, TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.config import TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import make_embedder
 from hindsight_es.errors import InvalidInputError
 from hindsight_es.events import MemoryRetained, decode
@@ -26,6 +22,7 @@ from hindsight_es.extraction import RuleExtractor
 from hindsight_es.log import replay
 from hindsight_es.log.embedded import EmbeddedLog
 from streams.bank_actor import BankActor
+from tests.unit.doors import refused, tool, written
 
 pytestmark = pytest.mark.asyncio
 # "pay 100 to Eve" shown, "pay 001 ot" said: the override reverses what follows it on screen
@@ -34,26 +31,6 @@ SAYS = "a bidirectional embedding, override or isolate (U+202E) at character 22"
 # Right-to-left text as it is written, marks included: Hebrew with RLM and LRM, Arabic with ALM
 RIGHT_TO_LEFT = ["אני גר בתל אביב \u200fכבר שנתיים\u200e (since 2024).", "أنا أعيش في القاهرة\u061c منذ عامين."]
 CHARACTERS = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"]
-
-
-@pytest_asyncio.fixture
-async def hs(tmp_path) -> AsyncIterator[Hindsight]:
-    async with Hindsight(Settings(data_dir=tmp_path, embedder="minilm")) as client:
-        yield client
-
-
-async def written(hs: Hindsight) -> int:
-    return sum([sum((await hs.log.end_offsets(t)).values()) for t in (TOPIC_TURNS, TOPIC_COMMANDS)])
-
-
-async def tool(hs: Hindsight, name: str, **arguments: Any) -> Any:
-    async with Client(build_server(hs, Access.local())) as mcp:
-        return await mcp.call_tool(name, arguments)
-
-
-def said(result: Any) -> str:
-    assert result.is_error, result.structured_content
-    return " ".join(c.text for c in result.content if c.type == "text")
 
 
 @pytest.mark.parametrize("character", CHARACTERS)
@@ -75,8 +52,8 @@ async def test_a_disguised_text_is_refused_at_every_door_and_nothing_is_written(
         f"/v1/banks/alice/memories/{'0' * 8}-0000-4000-8000-{'0' * 12}/correct", json={"text": DISGUISED}
     )
     assert correct.status_code == 422 and correct.json()["detail"].startswith(f"text: {SAYS}"), correct.text
-    assert said(await tool(hs, "retain", bank_id="alice", text=DISGUISED)).startswith(f"retain: text: {SAYS}")
-    assert said(await tool(hs, "correct", bank_id="alice", memory_id="x", text=DISGUISED)).startswith(
+    assert (await refused(hs, "retain", bank_id="alice", text=DISGUISED)).startswith(f"retain: text: {SAYS}")
+    assert (await refused(hs, "correct", bank_id="alice", memory_id="x", text=DISGUISED)).startswith(
         f"correct: text: {SAYS}"
     )
     with pytest.raises(InvalidInputError, match=re.escape(f"text: {SAYS}")):

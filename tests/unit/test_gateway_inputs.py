@@ -3,40 +3,16 @@ MCP client: the one-line detail of a 422, text with control characters, an erase
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-import pytest_asyncio
-from mcp import Client
 
-from hindsight_es.app.gateway.auth import Access
-from hindsight_es.app.gateway.server import build_server
 from hindsight_es.client import Hindsight
-from hindsight_es.config import TOPIC_COMMANDS, TOPIC_TURNS, Settings
 from hindsight_es.errors import InvalidInputError
+from tests.unit.doors import refused, written
 
 pytestmark = pytest.mark.asyncio
-
-
-@pytest_asyncio.fixture
-async def hs(tmp_path) -> AsyncIterator[Hindsight]:
-    async with Hindsight(Settings(data_dir=tmp_path, embedder="minilm")) as client:
-        yield client
-
-
-async def written(hs: Hindsight) -> int:
-    """Records in the topics a request may append to."""
-    return sum([sum((await hs.log.end_offsets(t)).values()) for t in (TOPIC_TURNS, TOPIC_COMMANDS)])
-
-
-async def refused(hs: Hindsight, tool: str, **arguments: Any) -> str:
-    """The text of an MCP tool error (over an in-memory connection to the server)."""
-    async with Client(build_server(hs, Access.local())) as mcp:
-        result = await mcp.call_tool(tool, arguments)
-    assert result.is_error, result.structured_content
-    return " ".join(c.text for c in result.content if c.type == "text")
 
 
 def problem(answer: httpx.Response, status: int) -> dict[str, Any]:
