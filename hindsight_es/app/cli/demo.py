@@ -8,6 +8,7 @@ from importlib import resources
 from rich.table import Table
 
 from hindsight_es.app.cli.common import console
+from hindsight_es.app.cli.hits import relevance_cell, weak_caption
 from hindsight_es.app.cli.jsonl import read_turns
 from hindsight_es.app.gateway.models import hit_of
 from hindsight_es.client import Hindsight
@@ -72,17 +73,11 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
                 continue
             took = f"{query}   ({(time.perf_counter() - t0) * 1000:.1f} ms)"
             floor = settings.min_relevance
-            weak = (
-                f"(in brackets: relevance under {floor:g}, listed beside a better hit)"
-                if any(h.relevance < floor for h in hits)
-                else None
-            )
-            table = Table(title=took, title_justify="left", caption=weak, caption_justify="left")
+            table = Table(title=took, title_justify="left", caption=weak_caption(hits, floor), caption_justify="left")
             for column in ("relevance", "kind", "memory", "from turn"):
                 table.add_column(column)
             for hit in hits:
-                relevance = f"({hit.relevance:.2f})" if hit.relevance < floor else f"{hit.relevance:.2f}"
-                row = (relevance, hit.kind, hit.text, ",".join(hit.source_turn_ids))
+                row = (relevance_cell(hit, floor), hit.kind, hit.text, ",".join(hit.source_turn_ids))
                 table.add_row(*row, style="dim" if hit.relevance < floor else None)
             console.print(table)
         if tables:

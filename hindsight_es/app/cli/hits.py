@@ -38,14 +38,27 @@ def answer(settings: Settings, bank: str, query: str, *, as_json: bool, **option
     run_async(go)
 
 
+def relevance_cell(hit: RecallHit, floor: float) -> str:
+    """A hit's relevance as the tables print it: in brackets under ``floor`` (``weak_caption`` says why)."""
+    return f"({hit.relevance:.2f})" if hit.relevance < floor else f"{hit.relevance:.2f}"
+
+
+def weak_caption(hits: list[RecallHit], floor: float) -> str | None:
+    """The line under a table with a hit under the floor, kept because a better hit of the answer reached it."""
+    weak = any(h.relevance < floor for h in hits)
+    return f"(in brackets: relevance under {floor:g}, listed beside a better hit)" if weak else None
+
+
 def hits_table(bank: str, query: str, hits: list[RecallHit], floor: float = 0.0) -> Table:
     """Four columns, so the text keeps its width at 80 columns: where it came from, when and its status go on a
     dim line under it; the id is whole, to copy into forget, correct or history. A hit less relevant than
     ``floor`` is dim: it is no answer alone, and is listed because a better hit of the answer reached it."""
-    weak = sum(h.relevance < floor for h in hits)
-    caption = f"(in brackets: relevance under {floor:g}, listed beside a better hit)" if weak else None
     table = Table(
-        title=f"recall {bank!r}: {query}", caption=caption, box=box.SIMPLE_HEAD, padding=(0, 0), pad_edge=False
+        title=f"recall {bank!r}: {query}",
+        caption=weak_caption(hits, floor),
+        box=box.SIMPLE_HEAD,
+        padding=(0, 0),
+        pad_edge=False,
     )
     table.add_column("relev", no_wrap=True)
     table.add_column("kind", overflow="fold")
@@ -60,7 +73,7 @@ def hits_table(bank: str, query: str, hits: list[RecallHit], floor: float = 0.0)
             details = f"{source_label(h.provenance)}, unverified · {details}"
         details += f" · score {h.score:.4f}"
         table.add_row(
-            f"({h.relevance:.2f})" if h.relevance < floor else f"{h.relevance:.2f}",
+            relevance_cell(h, floor),
             h.kind,
             Text(h.text) + Text("\n") + Text(details, style="dim"),
             h.memory_id,
