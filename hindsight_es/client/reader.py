@@ -176,7 +176,7 @@ class Reader:
             return hits
         where = MemoryFilter(bank_id, statuses=("disputed",), memory_ids=wanted)
         found = self.conn.lance().scan("memories", where, [*MEMORY_COLUMNS, "quote"], len(wanted)).to_pylist()
-        said = repeated(found)
+        said = repeated(found)  # the episodes shown as their typed memory
         rows = {r["memory_id"]: MemoryView(**r) for r in found if r["memory_id"] not in said}
         out = []
         for hit in hits:

@@ -78,19 +78,23 @@ def says_nothing_else(episode: str, texts: Iterable[str]) -> bool:
     return len(extra) <= SLACK and len(extra) < len(own) - len(extra)
 
 
-def repeated(rows: Iterable[Mapping[str, Any]]) -> set[str]:
-    """The ids of the episodes among ``rows`` (memory rows: ``memory_id``, ``kind``, ``text``, ``quote``,
-    ``source_turn_ids``) that say nothing but what the typed rows of their turn among them say: one thing
-    said, shown once (as recall keeps one hit per thing said)."""
-    typed: dict[tuple[str, ...], list[str]] = {}
+def repeated(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The episodes among ``rows`` (memory rows: ``memory_id``, ``kind``, ``text``, ``quote``,
+    ``source_turn_ids``) that say nothing but what the typed rows of their turn among them say, each with the
+    id of the first of those typed rows (in the order given): one thing said, shown once, as that typed row."""
+    typed: dict[tuple[str, ...], list[Mapping[str, Any]]] = {}
     episodes = []
     for row in rows:
         turns = tuple(row.get("source_turn_ids") or ())
         if row["kind"] == "episode":
-            episodes.append((row["memory_id"], row["text"], turns))
+            episodes.append((row, turns))
         elif turns:
-            typed.setdefault(turns, []).append(row.get("quote") or row["text"])
-    return {m for m, text, turns in episodes if turns in typed and says_nothing_else(text, typed[turns])}
+            typed.setdefault(turns, []).append(row)
+    return {
+        row["memory_id"]: typed[turns][0]["memory_id"]
+        for row, turns in episodes
+        if turns in typed and says_nothing_else(row["text"], [t.get("quote") or t["text"] for t in typed[turns]])
+    }
 
 
 def follow(state: BankState, cause: Event, decided: Sequence[Event]) -> list[Event]:

@@ -22,7 +22,7 @@ import numpy as np
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.errors import ConfigError
-from hindsight_es.memory.episodes import says_nothing_else
+from hindsight_es.memory.episodes import repeated
 from hindsight_es.recall.asked import asked
 from hindsight_es.recall.counts import counted
 from hindsight_es.recall.fulltext import MATCHES, scored, tied
@@ -301,23 +301,15 @@ def _ranked(hits: list[tuple[dict[str, Any], float]], sign: int, pool: int) -> l
 
 def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -> list[tuple[str, float]]:
     """One hit per thing said: the same text twice is one hit, and so is an episode with the typed memories
-    of its turn when they say all it says (``episodes.says_nothing_else`` over their quotes).
+    of its turn when they say all it says (``episodes.repeated``).
 
     The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores.
     """
-    typed: dict[tuple[str, ...], list[str]] = {}
-    for memory_id, _ in fused:
-        row = rows[memory_id]
-        if row["kind"] != "episode" and row.get("source_turn_ids"):
-            typed.setdefault(tuple(row["source_turn_ids"]), []).append(memory_id)
+    says = repeated(rows[memory_id] for memory_id, _ in fused)  # episode -> its turn's first typed memory
     best: dict[str, tuple[str, float]] = {}
     for memory_id, score in fused:
         row = rows[memory_id]
-        text = row["text"].strip()
-        same_turn = typed.get(tuple(row.get("source_turn_ids") or ()), []) if row["kind"] == "episode" else []
-        quotes = [rows[m].get("quote") or rows[m]["text"] for m in same_turn]
-        if same_turn and says_nothing_else(text, quotes):
-            text = rows[same_turn[0]]["text"].strip()  # counted as its turn's first typed memory
+        text = rows[says.get(memory_id, memory_id)]["text"].strip()  # an episode counted as what it repeats
         kept = best.get(text)
         if kept is None:
             best[text] = (memory_id, score)
