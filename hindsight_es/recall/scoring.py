@@ -3,17 +3,28 @@
     s(m)     = rrf(m) · (1 + SPEAKER · [m.speaker is named in the query])
                       · (1 + TIME · [m.valid_from lies in the query's time range])
                       · (1 + WHEN · [the query asks when and m's text says when])
-    score(m) = s(m) · (1 + SESSION · S(session of m) / max S),   S = sum of the session's best 3 s
+    t(m)     = s(m) · (1 + SESSION · S(session of m) / max S),   S = sum of the session's best 3 s
+    score(m) = t(m) + REPLY · t(q)   when m answers a question q (below), else t(m)
 
 A query about "Melanie" prefers what Melanie said; "in October 2023" prefers what happened then;
 a memory whose session holds several good candidates is more likely the one (conversations stay
 on a topic for a while); "when did…" is answered by a memory that says when ("last year", "上周",
 ``recall.answertype``). Boosts reorder candidates; they never add or remove one.
+
+An answer inherits part of the question it answers. "October 10th to the 20th." answering "When are
+you going?" names neither Rome nor the trip; the question, the turn before it, matches the topic the
+answer lacks. A candidate answers a question when the candidate before it in its session (by when
+it was said, within ``REPLY_WINDOW``) is a turn that ends asking, said by someone else. Only a
+question passes its score on: taken from any turn before (a statement), the same share made the
+answers worse (docs/benchmarks.md#answers-inherit-their-question).
 """
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from hindsight_es.recall.answertype import says_when
@@ -24,6 +35,9 @@ TIME = 1.0
 WHEN = 0.5
 SESSION = 0.6
 SESSION_TOP = 3
+REPLY = 0.5
+REPLY_WINDOW = timedelta(minutes=10)  # a reply in a conversation comes within minutes of its question
+_ASKING = re.compile(r"[?？][\"'”’)）]*\s*$")  # the turn's last sentence is a question
 
 
 def rescore(
@@ -40,7 +54,7 @@ def rescore(
         if query.asks_when and says_when(str(row.get("text") or "")):
             score *= 1 + WHEN
         out.append((memory_id, score))
-    return _by_session(out, rows)
+    return _answers(_by_session(out, rows), rows)
 
 
 def _by_session(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, float]]:
@@ -50,6 +64,37 @@ def _by_session(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str,
     weight = {s: sum(sorted(v, reverse=True)[:SESSION_TOP]) for s, v in best.items() if s is not None}
     top = max(weight.values(), default=0.0) or 1.0
     out = [(m, score * (1 + SESSION * weight.get(rows[m].get("session_id"), 0.0) / top)) for m, score in scored]
+    return sorted(out, key=lambda kv: -kv[1])
+
+
+def _answers(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, float]]:
+    """Each answer with ``REPLY`` of its question's score added (the module). A turn's memories (its episode
+    and typed memories) share when it was said; the turn's score is its best memory's."""
+    turns: dict[tuple[object, datetime], list[Any]] = {}  # (session, said) -> [score, asks, speaker]
+    for memory_id, score in scored:
+        row = rows[memory_id]
+        if (session := row.get("session_id")) is None or (said := row.get("valid_from")) is None:
+            continue
+        turn = turns.setdefault((session, said), [score, False, row.get("speaker")])
+        turn[0] = max(turn[0], score)
+        turn[1] = turn[1] or (row.get("kind") == "episode" and _ASKING.search(str(row.get("text") or "")) is not None)
+    if not any(asks for _, asks, _ in turns.values()):
+        return scored
+    times: dict[object, list[datetime]] = {}
+    for session, said in sorted(turns, key=lambda k: k[1]):
+        times.setdefault(session, []).append(said)
+    out = []
+    for memory_id, score in scored:
+        row = rows[memory_id]
+        session, said = row.get("session_id"), row.get("valid_from")
+        if session is not None and said is not None:
+            said_before = times[session]
+            at = bisect.bisect_left(said_before, said)
+            if at > 0 and said - (before := said_before[at - 1]) <= REPLY_WINDOW:
+                question, asks, speaker = turns[(session, before)]
+                if asks and speaker != row.get("speaker"):
+                    score += REPLY * question
+        out.append((memory_id, score))
     return sorted(out, key=lambda kv: -kv[1])
 
 

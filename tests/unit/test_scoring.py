@@ -41,3 +41,39 @@ def test_without_names_drops_only_the_given_names():
     assert without_names("Lin 对什么过敏？", names) == "对什么过敏？"
     assert without_names("Lin", names) == ""
     assert without_names("Linda and lin", names) == "Linda and lin"  # whole capitalised words only
+
+
+def _turn(session: str, minute: int, speaker: str, text: str, kind: str = "episode") -> dict:
+    return {"session_id": session, "valid_from": datetime(2023, 10, 1, 12, minute, tzinfo=UTC), "speaker": speaker,
+            "text": text, "kind": kind}  # fmt: skip
+
+
+def test_an_answer_inherits_part_of_the_question_it_answers():
+    """ "October 10th to the 20th." names neither Rome nor the trip; the question before it does."""
+    rows = {
+        "other": _turn("s1", 0, "Sofia", "Rome in the fall would be amazing, I've always wanted to go."),
+        "booked": _turn("s1", 1, "Sofia", "I booked my flights to Rome this morning!"),
+        "when": _turn("s1", 2, "Jamal", "Yes! When are you going?"),
+        "dates": _turn("s1", 3, "Sofia", "October 10th to the 20th. Ten whole days."),
+    }
+    fused = [("booked", 0.30), ("when", 0.20), ("other", 0.14), ("dates", 0.12)]
+    order = [m for m, _ in rescore(fused, rows, parse_query("How long was the trip to Rome?", NOW))]
+    assert order.index("dates") < order.index("other")
+    assert sorted(order) == sorted(rows)  # reordered, never added or removed
+
+
+def test_only_a_question_by_someone_else_just_before_passes_its_score_on():
+    query = parse_query("How long was the trip?", NOW)
+    said = {"q": _turn("s1", 1, "Jamal", "When are you going?"), "a": _turn("s1", 2, "Sofia", "The 10th to the 20th.")}
+    other = {"x": _turn("s1", 0, "Sofia", "What a trip that was")}  # one session: one session boost
+    fused = [("q", 0.20), ("x", 0.15), ("a", 0.12)]
+
+    def order(rows: dict) -> list[str]:
+        return [m for m, _ in rescore(fused, rows, query)]
+
+    assert order(said | other).index("a") < order(said | other).index("x")
+    statement = {**said, "q": {**said["q"], "text": "I am going soon."}}  # a statement before: nothing passed on
+    same_speaker = {**said, "q": {**said["q"], "speaker": "Sofia"}}  # one asking and answering herself
+    late = {**said, "a": _turn("s1", 59, "Sofia", "The 10th to the 20th.")}  # an hour later: no reply to it
+    for rows in (statement, same_speaker, late):
+        assert order(rows | other) == ["q", "x", "a"]
