@@ -13,7 +13,7 @@ from hindsight_es.events import CorrectionRequested, Event, TurnRecorded
 from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import Candidate, Extractor
-from hindsight_es.memory import BankState, Prepared
+from hindsight_es.memory import BankState, Prepared, trust
 from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text, reply_context
 
 # turn -> its extraction, handed over by the extraction actor: candidates, extractor, failure, the LLM
@@ -35,6 +35,7 @@ def prepare(
     extractors: list[tuple[str, tuple[str, str] | None]] = []
     judged: list[GuardJudgement | None] = []
     last_turn: dict[tuple[str, str], LastTurn] = {}  # turns earlier in this batch, not yet in the state
+    owners: dict[str, tuple[str, ...]] = {}  # each bank's owners, the batch's first user turn's if none yet
     for event in events:
         context: str | None = None
         extractor: tuple[str, tuple[str, str] | None] = (rules.id, None)
@@ -45,7 +46,8 @@ def prepare(
             and not is_erased_turn(event.text, event.metadata)  # nothing to extract: decided as nothing
         ):
             given = handed.pop(event.event_id, None)
-            found = given[0] if given else rules.extract(event.text, speaker=event.speaker, source=event.source)
+            speaker = event.speaker or _another_user(event, state(event.bank_id), owners)
+            found = given[0] if given else rules.extract(event.text, speaker=speaker, source=event.source)
             extractor = (given[1], given[2]) if given else extractor
             verdict = given[3] if given else None
             session = (event.bank_id, event.session_id)
@@ -91,3 +93,15 @@ def prepare(
         )
         start += len(group)
     return out
+
+
+def _another_user(turn: TurnRecorded, state: BankState, owners: dict[str, tuple[str, ...]]) -> str | None:
+    """Whose words a statement names, for a turn without a speaker: another user's principal, so that "我住在
+    马德里" from a second user of the bank reads "token-ab12住在马德里", never "用户住在马德里" (the user's own word:
+    ``trust``); None for the owner's, whose statements say "the user"."""
+    said = trust.as_said(turn)
+    if not owners.get(turn.bank_id):
+        owners[turn.bank_id] = trust.owners(state, said)
+    if trust.provenance(said, owners[turn.bank_id]) != "other_user":
+        return None
+    return trust.principal(turn.actor)

@@ -15,6 +15,8 @@ stays a function of the log. A turn's declared ``trust`` can lower its trust, ne
 A turn's role bounds its source (``as_said``): an assistant's, system's or tool's turn is never the user's
 word, though its source was left at "user". The connections that carry no credential (``LOCAL``) are one
 principal: on a machine without tokens the CLI, the HTTP API, MCP over stdio and over HTTP are one person.
+A token is one principal at every door (``principal``): its actor names the door it came through
+("mcp:token-ab12", "http:token-ab12", "ui:token-ab12"), which owners and key namespaces leave out.
 """
 
 from __future__ import annotations
@@ -66,9 +68,23 @@ def as_said(turn: TurnRecorded) -> TurnRecorded:
     return turn.model_copy(update={"source": source})
 
 
+#: The doors an actor's name starts with (``app.gateway``: MCP, the HTTP API, the dashboard).
+DOORS = ("mcp:", "http:", "ui:")
+
+
+def principal(actor: str) -> str:
+    """Who ``actor`` is, whatever door they came in by: a token's client id, "local" for the doors without a
+    credential (``LOCAL``), any other actor (a service's own name) as it is."""
+    if actor in LOCAL:
+        return "local"
+    door = next((d for d in DOORS if actor.startswith(d)), "")
+    return actor[len(door) :] or actor
+
+
 def is_owner(actor: str, owners: Sequence[str]) -> bool:
-    """``actor`` is one of ``owners``, or a credential-less local actor where another of those is one."""
-    return actor in owners or (actor in LOCAL and not LOCAL.isdisjoint(owners))
+    """``actor`` is the principal of one of ``owners`` (the same token at another door; one credential-less
+    local door where another is an owner)."""
+    return principal(actor) in {principal(owner) for owner in owners}
 
 
 def owners(state: BankState, turn: TurnRecorded | None = None) -> tuple[str, ...]:
@@ -113,7 +129,7 @@ def own_keys(candidates: Sequence[Candidate], prov: str, actor: str) -> list[Can
     out = []
     for cand in candidates:
         if cand.key is not None and cand.key.startswith("user/"):
-            key = f"member:{actor}/{cand.key[5:]}" if prov == "other_user" else None
+            key = f"member:{principal(actor)}/{cand.key[5:]}" if prov == "other_user" else None
             cand = cand.model_copy(update={"key": key})
         out.append(cand)
     return out

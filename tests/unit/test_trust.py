@@ -197,3 +197,24 @@ def test_the_credential_less_local_doors_are_one_owner():
     assert {m.provenance for m in retained(out)} == {"user"} and any(isinstance(e, MemorySuperseded) for e in out)
     out = run(state, turn("I live in Rome.", actor="mcp:token-ab12", minutes=3))
     assert {m.provenance for m in retained(out)} == {"other_user"}
+
+
+def test_a_token_is_one_principal_at_every_door():
+    """The same token over MCP, the HTTP API and the dashboard is one person: the owner at each door, and
+    another user's keys are namespaced by the token, not the door (a correction over HTTP supersedes what
+    the same person said over MCP)."""
+    state = BankState("b")
+    run(state, turn("I live in Berlin.", actor="mcp:token-ab12"))
+    moved = run(state, turn("I live in Lisbon now.", actor="http:token-ab12", minutes=1))
+    assert {m.provenance for m in retained(moved)} == {"user"} and state.heads["user/location"] in {
+        m.memory_id for m in retained(moved)
+    }
+    other = retained(run(state, turn("I live in Madrid.", actor="mcp:token-cd34", minutes=2)))
+    again = retained(run(state, turn("I live in Porto.", actor="ui:token-cd34", minutes=3)))
+    assert {m.key for m in other + again} == {None, "member:token-cd34/location"}
+    assert state.heads["member:token-cd34/location"] == next(m.memory_id for m in again if m.key)
+    local = BankState("b")
+    run(local, turn("I live in Berlin.", actor="mcp:stdio"))
+    assert {m.provenance for m in retained(run(local, turn("I live in Rome.", actor="http:local", minutes=1)))} == {
+        "user"
+    }
