@@ -203,8 +203,12 @@ def up(ctx: typer.Context) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         provider = tracing.configure(settings)
+        announce(settings, "starting: loading the embedding models and opening the log and the stores…")
         log, embedder = open_log(settings), make_embedder(settings.embedder)
-        extra: dict[str, Any] = {"lag-sampler": lambda stop: lag.run(settings, log, stop)}
+        extra: dict[str, Any] = {
+            "lag-sampler": lambda stop: lag.run(settings, log, stop),
+            "catch-up-reporter": lambda stop: lag.catching_up(log, stop, lambda line: announce(settings, line)),
+        }
         mcp, gateway = "", None
         if settings.mcp_http:
             from hindsight_es.app.gateway.http import url

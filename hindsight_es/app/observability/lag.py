@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections.abc import Callable
 
 from prometheus_client import Gauge
 
@@ -60,3 +62,42 @@ async def run(settings: Settings, log: EventLog, stop: asyncio.Event) -> None:
             log_.warning("lag sample failed: %s", exc)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), settings.lag_sample_s)
+
+
+#: Records behind the log below which ``catching_up`` says nothing: a live service is always a batch behind.
+CATCHING_UP_FROM = 100
+PROGRESS_EVERY_S = 10.0
+
+
+async def behind(log: EventLog) -> int:
+    """Records the furthest-behind reader of this process has yet to read (the bank actor, or a projection)."""
+    ends = {topic: await log.end_offsets(topic) for topic in ALL_TOPICS}
+    by_reader: dict[str, int] = {}
+    for (reader, topic, partition), position in list(observe.CONSUMED.items()):
+        lag = max(0, ends.get(topic, {}).get(partition, 0) - position)
+        by_reader[reader] = by_reader.get(reader, 0) + lag
+    return max(by_reader.values(), default=0)
+
+
+async def catching_up(log: EventLog, stop: asyncio.Event, say: Callable[[str], None], every_s: float = 1.0) -> None:
+    """Tell the operator how a backlog goes down (``up`` after downtime, a restart after a crash): a line when
+    a reader is ``CATCHING_UP_FROM`` records or more behind, one every ``PROGRESS_EVERY_S`` while it lasts,
+    and one when it is read. Positions are known once a reader has read its first batch; until then the
+    backlog is unknown and nothing is said. A failed sample (the log down) says nothing: health reports it."""
+    started: float | None = None
+    last_said = 0.0
+    while not stop.is_set():
+        with contextlib.suppress(Exception):
+            left = await behind(log)
+            now = time.monotonic()
+            if started is None and left >= CATCHING_UP_FROM:
+                started = last_said = now
+                say(f"catching up: {left:,} records behind the log (recall answers from what is read so far)")
+            elif started is not None and left == 0:
+                say(f"caught up in {now - started:.0f}s")
+                started = None
+            elif started is not None and now - last_said >= PROGRESS_EVERY_S:
+                last_said = now
+                say(f"catching up: {left:,} records to go")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)
