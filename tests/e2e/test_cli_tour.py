@@ -120,10 +120,8 @@ def test_bank_spellings_messages_and_tables_of_a_tour(tmp_path: Path) -> None:
     )
     assert re.search(r"restored: [1-9]\d* memories back", undone), undone
     events = json.loads(ok(data, "history", paris, "--json"))["events"]
-    assert [(e["type"], e["reason"]) for e in events[-2:]] == [
-        ("SourceRetracted", "a mistaken session"),
-        ("MemoryRestored", "it was right"),
-    ]
+    reasons = {(e["type"], e["reason"]) for e in events if e["type"] in ("SourceRetracted", "MemoryRestored")}
+    assert reasons == {("SourceRetracted", "a mistaken session"), ("MemoryRestored", "it was right")}, events
     assert "(it was right)" in flat(ok(data, "history", paris, COLUMNS="200"))
     twice = flat(ok(data, "replay", "undo-rollback", "bob", "--retraction", retraction))
     assert "nothing to undo:" in twice and "active again (undone already)" in twice and "0 memories" not in twice
