@@ -5,6 +5,7 @@ Built once in each entry point and passed down; nothing else reads ``os.environ`
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -259,6 +260,14 @@ class Settings(BaseSettings):
     @property
     def log_path(self) -> Path:
         return self.data_dir / "log.sqlite3"
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the data directory exists and this process may not write it (a backup on read-only media, a
+        mount without write permission). Asked each time, not cached: the answer is the file system's. Then its
+        log and key store open read-only, nothing catches up or records what recall served, and any write is
+        refused with a ``ReadOnlyError`` (``access`` reports a read-only file system as well as a permission)."""
+        return self.data_dir.is_dir() and not os.access(self.data_dir, os.W_OK)
 
     @property
     def keys_path(self) -> Path | None:

@@ -2,6 +2,7 @@
 
 HindsightError
  ├── ConfigError            bad settings or unknown names
+ │    └── ReadOnlyError     a write to a data directory this process may only read (a backup, a read-only mount)
  ├── InvalidInputError      a request or record that cannot be accepted (text too long, bad UTF-8, …)
  │    ├── DecodeError       bytes that are not a known, valid event
  │    └── ConflictError     a valid request the memory's current state refuses (forget a forgotten one, …)
@@ -24,6 +25,16 @@ class HindsightError(Exception):
 
 class ConfigError(HindsightError):
     pass
+
+
+class ReadOnlyError(ConfigError):
+    """A write asked of a data directory this process may only read: the commands that read still answer."""
+
+    def __init__(self, directory: object, what: str) -> None:
+        super().__init__(
+            f"the data directory {directory} is read-only (a backup, or a mount without write permission): "
+            f"cannot {what}"
+        )
 
 
 class InvalidInputError(HindsightError):

@@ -272,7 +272,7 @@ async def verify(
     """Rebuild into a scratch directory up to where the live stores stand, and compare per-bank
     content hashes of every table, then the rankings of probe queries (``rankings``, with ``embedder``
     or the settings' one); names the first difference. Live positions must lie within the log."""
-    scratch = generations.scratch_dir(settings.data_dir)
+    scratch = generations.scratch_dir(settings.data_dir, read_only=settings.read_only)
     try:
         now = utcnow()
         live = _snapshot(location.current(settings), bank, s3_options(settings))

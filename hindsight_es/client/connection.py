@@ -114,7 +114,8 @@ class Connection:
                 store: Any
                 if name == "lance":
                     store = open_hot(path, location.s3_options(self.settings))
-                    store.upgrade()
+                    if not self.settings.read_only:  # an older table read-only keeps its columns (filters may fail)
+                        store.upgrade()
                 else:
                     store = ArchiveStore(path, location.s3_options(self.settings))
                 opened = self._opened[name] = (path, store)

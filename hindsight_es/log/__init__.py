@@ -24,7 +24,9 @@ def open_log(settings: Settings) -> EventLog:
     else:
         from hindsight_es.log.embedded import EmbeddedLog
 
-        inner = EmbeddedLog(settings.log_path, settings.partitions, max_bytes=settings.log_max_bytes)
+        inner = EmbeddedLog(
+            settings.log_path, settings.partitions, max_bytes=settings.log_max_bytes, read_only=settings.read_only
+        )
     sealer = sealer_for(settings)
     if sealer is None:
         return inner
@@ -62,7 +64,7 @@ def sealer_for(settings: Settings) -> Sealer | None:
         return Sealer(ObjectKeyStore(objects(join(settings.stores_uri, "keys"), s3_options(settings))))
     from hindsight_es.log.keys import SqliteKeyStore
 
-    return Sealer(SqliteKeyStore(settings.keys_path.resolve()))
+    return Sealer(SqliteKeyStore(settings.keys_path.resolve(), read_only=settings.read_only))
 
 
 @contextlib.asynccontextmanager

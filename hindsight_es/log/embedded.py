@@ -3,7 +3,8 @@
 Appends from several processes are serialised by SQLite's write lock; offsets are contiguous
 per (topic, partition). A consumer group is owned by one process at a time through an advisory
 file lock; a second member stands by (polls nothing) until the owner goes away, like a Kafka
-rebalance with one active member.
+rebalance with one active member. A log opened ``read_only`` (a data directory this process may only
+read) answers reads and refuses appends and consumer groups with a ``ReadOnlyError``.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar, TypeVarTuple
 
-from hindsight_es.errors import LogError, LogFullError
+from hindsight_es.errors import LogError, LogFullError, ReadOnlyError
 from hindsight_es.health import HEALTH
 from hindsight_es.log import compression
 from hindsight_es.log.port import Record, TopicPartition, partition_for
+from hindsight_es.log.read_only import connect_read_only
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -46,8 +48,11 @@ _Row = tuple[int, str | None, bytes, int]  # offset, key, value, ts
 class EmbeddedLog:
     """Durable local log; safe to open from several processes on one machine."""
 
-    def __init__(self, path: Path, partitions: int = 4, *, max_bytes: int | None = None) -> None:
+    def __init__(
+        self, path: Path, partitions: int = 4, *, max_bytes: int | None = None, read_only: bool = False
+    ) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self.max_bytes = max_bytes  # at the limit, writes fail as on a full disk (SQLITE_FULL)
         self._requested_partitions = partitions
         self._partitions = partitions
@@ -59,6 +64,11 @@ class EmbeddedLog:
     # ------------------------------------------------------------ lifecycle
 
     async def start(self) -> None:
+        if self.read_only:
+            conn = connect_read_only(self.path)
+            self._partitions = int(conn.execute("SELECT value FROM meta WHERE name='partitions'").fetchone()[0])
+            self._conn = conn
+            return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=30, check_same_thread=False, isolation_level=None)
         # Records (a memory event is 1-3 KB) spill into overflow pages of 4 KiB pages: the file held twice
@@ -103,6 +113,8 @@ class EmbeddedLog:
     # ------------------------------------------------------------ writes
 
     async def append(self, topic: str, key: str, values: Sequence[bytes]) -> list[int]:
+        if self.read_only:
+            raise ReadOnlyError(self.path.parent, f"append to its log {self.path.name}")
         partition = partition_for(key, self._partitions)
         offsets = await self._run(self._append, topic, partition, key, list(values))
         HEALTH.recover("log")
@@ -213,6 +225,8 @@ class EmbeddedLog:
     # ------------------------------------------------------------ groups
 
     async def consumer(self, group: str, topics: Sequence[str]) -> EmbeddedConsumer:
+        if self.read_only:  # a member holds a lock file and commits positions: both are writes
+            raise ReadOnlyError(self.path.parent, f"consume its log as group {group!r}")
         return EmbeddedConsumer(self, group, list(topics))
 
     def _committed(self, group: str) -> dict[TopicPartition, int]:

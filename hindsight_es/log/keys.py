@@ -4,7 +4,9 @@ SQLite file in the data directory.
 A unit is ``turn:<turn_id>`` or ``memory:<memory_id>`` within a bank; each has its own random 256-bit
 key, tagged with the session it belongs to (and, for a memory, the turns it came from), so erasing a
 session, a turn or a memory is destroying a set of keys. A destroyed key leaves a tombstone (who, when,
-why) and no key bytes: the file runs with ``secure_delete`` and no journal is left behind.
+why) and no key bytes: the file runs with ``secure_delete`` and no journal is left behind. A store opened
+``read_only`` (a data directory this process may only read) looks keys up and refuses to create or destroy
+any (``ReadOnlyError``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
+from hindsight_es.errors import ReadOnlyError
 from hindsight_es.events.sealing import Erased
+from hindsight_es.log.read_only import connect_read_only
 
 __all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags", "born_erased", "known"]
 
@@ -91,12 +95,15 @@ CREATE TABLE IF NOT EXISTS erasures (generation INTEGER NOT NULL);
 class SqliteKeyStore:
     """Keys in ``keys.sqlite3`` beside the log; safe to share between the processes of one machine."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = path
+        self.read_only = read_only
         self._lock = threading.Lock()
         self._opening = threading.Lock()
         self._con: sqlite3.Connection | None = None
+        if read_only:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             if self._db.execute("SELECT count(*) FROM erasures").fetchone()[0] == 0:
@@ -108,6 +115,8 @@ class SqliteKeyStore:
     @property
     def _db(self) -> sqlite3.Connection:
         with self._opening:
+            if self._con is None and self.read_only:
+                self._con = self._reading()
             if self._con is None:
                 con = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
                 con.execute("PRAGMA secure_delete=ON")  # freed pages are zeroed: a destroyed key leaves no bytes
@@ -116,8 +125,18 @@ class SqliteKeyStore:
                 self._con = con
             return self._con
 
+    def _reading(self) -> sqlite3.Connection:
+        """The file opened read-only; with no file (a log sealed nothing yet), an empty store in memory."""
+        if self.path.exists():
+            return connect_read_only(self.path)
+        con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        con.executescript(_SCHEMA + "INSERT INTO erasures VALUES (0);")
+        return con
+
     def keys(self, bank_id: str, units: Mapping[str, UnitTags]) -> dict[str, bytes | Erased]:
         found, missing = known(self, bank_id, units)
+        if missing and self.read_only:
+            raise ReadOnlyError(self.path.parent, f"create data keys in {self.path.name}")
         if missing:
             with self._lock:
                 self._db.execute("BEGIN IMMEDIATE")
@@ -169,6 +188,8 @@ class SqliteKeyStore:
     def destroy(
         self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None
     ) -> Erased:
+        if self.read_only:
+            raise ReadOnlyError(self.path.parent, f"destroy data keys in {self.path.name}")
         tomb = Erased((at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds"), by, reason)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")

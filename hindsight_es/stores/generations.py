@@ -14,6 +14,7 @@ import json
 import os
 import secrets
 import shutil
+import tempfile
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -141,7 +142,11 @@ def remove(paths: list[Path], data_dir: Path) -> None:
                 root.rmdir()
 
 
-def scratch_dir(data_dir: Path) -> Path:
+def scratch_dir(data_dir: Path, *, read_only: bool = False) -> Path:
+    """A new directory for a verify's rebuild: under the data directory (``gc`` removes one an interrupted
+    verify left), or, when the data directory is ``read_only``, under the system's temporary directory."""
+    if read_only:
+        return Path(tempfile.mkdtemp(prefix="hindsight-verify-"))
     path = data_dir / SCRATCH / (datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3))
     path.mkdir(parents=True)
     return path

@@ -111,11 +111,18 @@ def test_bank_spellings_messages_and_tables_of_a_tour(tmp_path: Path) -> None:
     assert f"memory {berlin}" in lineage and "MemorySuperseded" in lineage and "MemorySuperse " not in lineage
     assert "no memory id starts with 'ffffffff'" in flat(cli(data, "history", "ffffffff").stderr)
 
-    # undoing a rollback twice says the second time that it was undone
-    rolled = ok(data, "replay", "rollback", "bob", "--session", "s2")
+    # undoing a rollback twice says the second time that it was undone; each records the operator's reason,
+    # shown in the memory's history beside its event
+    rolled = ok(data, "replay", "rollback", "bob", "--session", "s2", "--reason", "a mistaken session")
     retraction = re.search(r"\(SourceRetracted (\S+)\)", flat(rolled)).group(1)  # type: ignore[union-attr]
-    undone = flat(ok(data, "replay", "undo-rollback", "--bank", "bob", "--retraction", retraction))
+    undone = flat(
+        ok(data, "replay", "undo-rollback", "--bank", "bob", "--retraction", retraction, "--reason", "it was right")
+    )
     assert re.search(r"restored: [1-9]\d* memories back", undone), undone
+    events = json.loads(ok(data, "history", paris, "--json"))["events"]
+    reasons = {(e["type"], e["reason"]) for e in events if e["type"] in ("SourceRetracted", "MemoryRestored")}
+    assert reasons == {("SourceRetracted", "a mistaken session"), ("MemoryRestored", "it was right")}, events
+    assert "(it was right)" in flat(ok(data, "history", paris, COLUMNS="200"))
     twice = flat(ok(data, "replay", "undo-rollback", "bob", "--retraction", retraction))
     assert "nothing to undo:" in twice and "active again (undone already)" in twice and "0 memories" not in twice
 

@@ -31,6 +31,22 @@ Bank = Annotated[str, typer.Option("--bank", help="Bank id")]
 EXIT_PENDING = 3  # half done: built but not switched (a service runs), or requested but not answered yet
 EXIT_ERROR = 1  # the command failed (a store, the log, a refused input)
 EXIT_USAGE = 2  # bad configuration or arguments: nothing was done
+#: The commands that only read the data directory: on one this process may not write (``Settings.read_only``:
+#: a backup, a read-only mount) they answer from the stores as they stand, and every other command is refused
+#: before it does anything (``settings_from``). Each must stay free of writes there: no catch-up, no lock, no
+#: recall tallies, a verify's scratch outside it (tests/e2e/test_read_only.py runs them all on one).
+READS = (
+    "stats",
+    "recall",
+    "history",
+    "replay audit",
+    "replay state",
+    "replay export",
+    "replay verify",
+    "quarantine list",
+    "disputes list",
+    "owners show",
+)
 
 
 @dataclass(slots=True)
@@ -150,6 +166,9 @@ async def record_served(hs: Hindsight) -> None:
 
     if not hs.reader.recorder.tallies:
         return
+    if hs.settings.read_only:  # a backup is inspected as it stands: what it served there shapes nothing
+        hs.reader.recorder.discard()
+        return
     try:
         await hs.start()
     except HindsightError as exc:
@@ -223,7 +242,19 @@ def settings_from(ctx: typer.Context) -> Settings:
         except SettingsError as exc:  # a value that is not even JSON (a dict or list setting)
             raise fail(f"bad configuration: {_settings_problem(exc)}", EXIT_USAGE) from None
         configure_logging(options.settings)  # text or JSON lines (HINDSIGHT_LOG_FORMAT)
+        refuse_writes(ctx, options.settings)
     return options.settings
+
+
+def refuse_writes(ctx: typer.Context, settings: Settings) -> None:
+    """On a read-only data directory, a command not in ``READS`` stops here: one line naming the directory
+    and the commands that work on it, exit code 2, nothing written."""
+    name = ctx.command_path.partition(" ")[2]  # without the program's name
+    if settings.read_only and name not in READS:
+        from hindsight_es.errors import ReadOnlyError
+
+        reads = ", ".join(READS)
+        raise failed(ReadOnlyError(settings.data_dir, f"run `{name}`, which writes to it (these only read: {reads})"))
 
 
 def _settings_problem(exc: Exception) -> str:
@@ -309,9 +340,10 @@ async def service_lock(settings: Settings, wait_s: float) -> ServiceLock:
 
 async def catch_up_if_idle(hs: Hindsight, *, loading: str | None = None) -> None:
     """Without a running service on the embedded log, drain the log through the actor and projections in
-    this process. With a broker configured, nothing: the workers own the consumer groups, and a read
-    command that joined one would force a rebalance on them. ``loading``: a query whose models load
-    meanwhile (about a second in a fresh process); an error loading them is the recall's to raise."""
+    this process. With a broker configured, nothing: the workers own the consumer groups, and a read command
+    that joined one would force a rebalance on them. On a read-only data directory, nothing either: no lock
+    nor projection can be written there, so the stores answer as they stand. ``loading``: a query whose
+    models load meanwhile (about a second in a fresh process); an error loading them is the recall's to raise."""
     if loading is not None:
         import asyncio
 
@@ -322,7 +354,7 @@ async def catch_up_if_idle(hs: Hindsight, *, loading: str | None = None) -> None
             await asyncio.gather(models, return_exceptions=True)
     from streams.service import ServiceLock, catch_up_all
 
-    if hs.settings.broker:
+    if hs.settings.broker or hs.settings.read_only:  # read-only: the stores answer as they stand
         return
     lock = ServiceLock(hs.settings)
     if lock.acquire():

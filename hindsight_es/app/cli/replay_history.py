@@ -218,6 +218,7 @@ def undo_rollback(
     ctx: typer.Context,
     bank: Bank,
     retraction_id: Annotated[str, typer.Option("--retraction", help="A SourceRetracted (or its request) id")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the log; default: the rollback it undoes)")] = "",
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
     as_json: Json = False,
 ) -> None:
@@ -236,7 +237,7 @@ def undo_rollback(
         found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
         if not found:
             raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
-        state, command = fold(bank, events), undo(found[0], events)
+        state, command = fold(bank, events), undo(found[0], events, reason=reason)
         if all(state.memories[m].status == "active" for m in command.memory_ids):
             return found[0], command.memory_ids, []  # nothing it took out of use is still out
         since_offset = await request(hs.log, command)
