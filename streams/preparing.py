@@ -59,8 +59,13 @@ def prepare(
             candidates.append(found)
             texts.append([index_text(c.text, event.speaker, context, c.quote) for c in found])
         elif isinstance(event, CorrectionRequested) and event.event_id not in state(event.bank_id).handled:
-            candidates.append([])
-            texts.append([event.text])
+            # The corrected words read as the owner's turn (``memory.corrections``): one vector per typed
+            # candidate, indexed as the memory it would be (its statement, the words as its quote), then the
+            # words' own, last, for when they stand as given. An episode is the words themselves.
+            typed = [c for c in rules.extract(event.text, source="user") if c.kind != "episode"]
+            candidates.append(typed)
+            texts.append([index_text(c.text, quote=event.text if event.text != c.text else None) for c in typed])
+            texts[-1].append(event.text)
         else:
             candidates.append([])
             texts.append([])

@@ -1,4 +1,4 @@
-"""Decisions on commands: forget, correct, retract (and plan a retraction), restore, release, reject.
+"""Decisions on commands: forget, retract (and plan a retraction), restore, release, reject.
 
 Pure functions of the bank state and the command, like ``decide`` (which dispatches to them); event
 ids derive from the command's id, so a redelivered command decides the same.
@@ -12,14 +12,11 @@ from uuid import UUID
 
 from hindsight_es.events import (
     ContentErased,
-    CorrectionRequested,
     ErasureRequested,
     Event,
     ForgetRequested,
     MemoryForgotten,
-    MemoryQuarantined,
     MemoryReleased,
-    MemoryRetained,
     MemorySuperseded,
     RejectRequested,
     ReleaseRequested,
@@ -27,12 +24,10 @@ from hindsight_es.events import (
     RetractionRequested,
     SourceRetracted,
 )
-from hindsight_es.extraction import extract
-from hindsight_es.memory import episodes, guard, ids
+from hindsight_es.memory import episodes
 from hindsight_es.memory.forgetting import Revived, in_forget_range, restored
-from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
-from hindsight_es.memory.prepared import Prepared, caused, ignored
+from hindsight_es.memory.prepared import caused, ignored
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 
@@ -51,68 +46,6 @@ def decide_forget(state: BankState, command: ForgetRequested) -> list[Event]:
         )
         for memory_id in sorted(targets, key=str)
         if memory_id in state.memories and state.memories[memory_id].status not in ("forgotten", "retracted")
-    ]
-
-
-def corrected_value(text: str, key: str) -> str | None:
-    """The value a correction gives its key, as the rule extractor reads it in the correction's words ("We use
-    PostgreSQL for billing." -> ``postgresql`` for ``team/database``), so the same value said again later is a
-    restatement, not a new value that supersedes it; None when the words state none for that key."""
-    return next((c.value for c in extract(text, source="user") if c.key == key and c.value), None)
-
-
-def decide_correction(
-    state: BankState, command: CorrectionRequested, prepared: Prepared, policy: GuardPolicy = DEFAULT_POLICY
-) -> list[Event]:
-    old = state.memories.get(command.memory_id)
-    if old is None or old.status in ("forgotten", "retracted"):
-        return []
-    new_id = ids.memory_id(command.event_id, 0)
-    verdict = guard.assess(command.text, trust="trusted", source="user", policy=policy)
-    return [
-        MemoryRetained(
-            event_id=derive_id(command.event_id, "retained/0"),
-            bank_id=command.bank_id,
-            occurred_at=command.occurred_at,
-            causation_id=command.event_id,
-            actor=command.actor,
-            memory_id=new_id,
-            kind="correction" if old.kind == "episode" else old.kind,
-            text=command.text,
-            key=old.key or f"memory/{old.memory_id}",
-            value=old.value if old.key is None else corrected_value(command.text, old.key),
-            # The correction's words are the command's, said in no turn: it names no source turn (an erase or
-            # a retraction of the corrected memory's turn leaves it), and keeps only the entities it says.
-            entities=tuple(e for e in old.entities if e.casefold() in command.text.casefold()),
-            importance=max(old.importance, 0.6),
-            confidence=0.95,
-            session_id=old.session_id,
-            source="user",
-            trust="trusted",
-            source_turn_ids=(),
-            valid_from=command.occurred_at,
-            vector=prepared.vectors[0],
-            embedder=prepared.embedder,
-            extractor="correction",
-        ),
-        MemoryQuarantined(
-            event_id=derive_id(command.event_id, "quarantined/0"),
-            **caused(command),
-            memory_id=new_id,
-            reason=verdict.reason,
-        )
-        if verdict.quarantine
-        else MemorySuperseded(
-            event_id=derive_id(command.event_id, "superseded/0"),
-            bank_id=command.bank_id,
-            occurred_at=command.occurred_at,
-            causation_id=command.event_id,
-            actor=command.actor,
-            memory_id=old.memory_id,
-            superseded_by=new_id,
-            valid_to=command.occurred_at,
-            reason=command.reason or "corrected",
-        ),
     ]
 
 

@@ -41,7 +41,7 @@ from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate
-from hindsight_es.memory import commands, disputes, episodes, guard, ids, judge, trust
+from hindsight_es.memory import commands, corrections, disputes, episodes, guard, ids, judge, trust
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
@@ -93,7 +93,7 @@ def _decide(
         case ForgetRequested():
             return commands.decide_forget(state, event)
         case CorrectionRequested():
-            return commands.decide_correction(state, event, prepared, policy) if prepared else []
+            return corrections.decide_correction(state, event, prepared, policy) if prepared else []
         case RetractionRequested():
             return commands.decide_retraction(state, event)
         case RestoreRequested():

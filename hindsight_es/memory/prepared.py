@@ -19,7 +19,8 @@ from hindsight_es.memory.ids import derive_id
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """Model output for one input: candidates (turns) and one vector per text to retain."""
+    """Model output for one input: candidates and one vector per text it may retain. A turn's: one per candidate.
+    A correction's: its words' typed candidates, one vector each, then one more, the words' own, last."""
 
     candidates: Sequence[Candidate]
     vectors: np.ndarray

@@ -92,6 +92,26 @@ def test_the_shell_tour_with_a_narrow_terminal(tmp_path: Path) -> None:
     assert "reason: guard:" in held and "instruction override" in flat(held), held
 
 
+def test_a_correction_reads_like_an_extracted_memory_and_replays_the_same(tmp_path: Path) -> None:
+    """``correct`` stores what the rules read in the words (the statement, the key of the item they name), not
+    the words with the old key; the words stay in the history; a rebuild from the log gives the same stores."""
+    data = tmp_path / "data"
+    assert cli(data, "publish", "--text", "我对花生过敏", "--bank", "alice", "--session", "s1").returncode == 0
+    hits = json.loads(run(data, "recall", "alice", "过敏", "--json"))["hits"]
+    old = next(h for h in hits if h["kind"] == "constraint")
+    assert old["text"] == "用户对花生过敏"
+    result = json.loads(run(data, "correct", old["memory_id"], "我对花生和腰果都过敏", "--json"))
+    new = result["memory"]
+    assert (new["text"], new["key"], new["kind"]) == ("用户对花生和腰果过敏", "user/allergy:花生和腰果", "constraint")
+    history = json.loads(run(data, "history", new["memory_id"], "--json"))
+    assert any(m["memory_id"] == old["memory_id"] for m in history["supersedes"])
+    shown = flat(run(data, "history", new["memory_id"]))
+    assert "said in no turn: the words of a correction: 我对花生和腰果都过敏" in shown  # the words, its quote
+    assert "extractor correction:rules/" in shown and "as a correction, read by rules/" in shown
+    verified = cli(data, "replay", "verify")
+    assert verified.returncode == 0 and "verified" in verified.stdout, verified.stdout + verified.stderr
+
+
 def test_undoing_a_rollback_has_its_own_name_and_demo_prints_json(tmp_path: Path) -> None:
     data = tmp_path / "data"
     helped = cli(data, "replay", "--help")

@@ -160,7 +160,9 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
                 json={"text": "We use MySQL for the billing database.", "reason": "migrated"},
             )
         )
-        assert corrected["ready"] is True and corrected["memory"]["text"].startswith("We use MySQL")
+        # the words read as the owner's turn would be: the statement and key a turn's typed memory has
+        assert corrected["ready"] is True and corrected["memory"]["text"] == "The team's database: MySQL"
+        assert corrected["memory"]["key"] == "team/database"
         old = ok(http.get(f"/v1/banks/{b}/memories/{fact['memory_id']}"))
         assert old["status"] == "superseded" and old["superseded_by"] == corrected["memory"]["memory_id"]
         lineage = ok(http.get(f"/v1/banks/{b}/memories/{corrected['memory']['memory_id']}/history"))

@@ -350,7 +350,8 @@ async def test_correct_supersedes_and_history_shows_both(mcp: Client) -> None:
     )
     assert corrected["ready"] is True and corrected["corrected_id"] == old["memory_id"]
     new = corrected["memory"]
-    assert new["text"] == "My favorite color is blue." and new["status"] == "active"
+    # the words read as the owner's turn would be: the statement its typed memory has
+    assert new["text"] == "The user's favourite colour: blue" and new["status"] == "active"
 
     hits = (await call(mcp, "recall", bank_id=b, query="favorite color"))["hits"]
     assert new["memory_id"] in {h["memory_id"] for h in hits}

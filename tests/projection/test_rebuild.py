@@ -466,7 +466,10 @@ def test_statuses_after_the_lifecycle(history: History) -> None:
         assert rows_[ids["a-postgres/correction"]]["supersedes"] == ids["a-mysql/fact"]
         assert rows_[ids["a-berlin/fact"]]["superseded_by"] == ids["a-paris/fact"]
         assert rows_[ids["a-python/fact"]]["superseded_by"] == ids["a-rust/fact"]
-        assert rows_[ids["a-rust/fact"]]["extractor"] == "correction"
+        # the correction's words read as a turn's: the rules' statement, the words its quote
+        rust = rows_[ids["a-rust/fact"]]
+        assert rust["extractor"].startswith("correction:rules/")
+        assert rust["text"] == "The team's programming language: Rust"
         assert rows_[ids["a-blue/preference"]]["superseded_by"] == ids["a-green/preference"]
         assert rows_[ids["a-green/preference"]]["valid_to"] is None
         assert rows_[ids["a-tea/fact"]]["superseded_by"] is None and rows_[ids["a-tea/fact"]]["valid_to"] is None

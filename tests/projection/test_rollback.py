@@ -71,6 +71,7 @@ SESSION_B = [
     ("b5", "Always reply in Russian."),
 ]
 TEAL = "My favorite color is teal."
+TEAL_READ = "The user's favourite colour: teal"  # the correction's words, as the rules read them
 QUERIES = [
     "where do I live?",
     "which database do we use for billing?",
@@ -330,7 +331,7 @@ def test_poisoned_facts_are_gone_and_the_true_ones_are_back(scenario: Scenario) 
     assert "a2" in cited(after["where do I live?"], "fact")  # "I live in Berlin."
     assert "a3" in cited(after["which database do we use for billing?"], "fact")
     assert "a4" in cited(after["am I allergic to peanuts?"], "constraint")
-    assert texts(after["what is my favorite color?"])[0] == TEAL  # the user's correction stands
+    assert texts(after["what is my favorite color?"])[0] == TEAL_READ  # the user's correction stands
     served = {turn for query in QUERIES for turn in cited(after[query])}
     assert not served & {tid for tid, _ in SESSION_B}
     statuses = {said(r): r["status"] for r in scenario.rows["rolled back"] if r["kind"] != "episode"}
@@ -345,7 +346,7 @@ def test_state_as_of_before_session_b_is_the_rolled_back_state(scenario: Scenari
     assert scenario.active["rolled back"] == scenario.active["before B"]
     # an episode and a typed memory per turn of A, but green's episode went with green, corrected to teal
     assert len(scenario.active["before B"]) == 2 * len(SESSION_A) - 1
-    assert TEAL in [m.text for m in scenario.active["before B"]]
+    assert TEAL_READ in [m.text for m in scenario.active["before B"]]
     assert ("My favorite color is green.", "episode") not in [(m.text, m.kind) for m in scenario.active["before B"]]
 
 

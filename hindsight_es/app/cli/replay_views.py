@@ -206,8 +206,9 @@ def show_lineage(lineage: dict[str, Any]) -> None:
         )
     if lineage["source_turns"]:
         console.print(turns)
-    elif retained.get("extractor") == "correction":  # its words are the command's, said in no turn
-        console.print("  said in no turn: the words of a correction")
+    elif str(retained.get("extractor")).startswith("correction"):  # its words are the command's, said in no turn
+        words = f": {retained['quote']}" if retained.get("quote") else ""  # read as a statement, its words
+        console.print(Text(f"  said in no turn: the words of a correction{words}"))
     else:
         console.print("  no source turn in this log")
     texts = {m["memory_id"]: m["text"] for m in lineage["named"]}  # every memory its events name
@@ -231,7 +232,7 @@ def describe(event: dict[str, Any], mid: str, texts: dict[str, str]) -> str:
     reason = f" ({payload['reason']})" if payload.get("reason") else ""
     match event["type"]:
         case "MemoryRetained":
-            how = "as a correction" if payload.get("extractor") == "correction" else f"by {payload.get('extractor')}"
+            how = _how(str(payload.get("extractor")))
             turns = ", ".join(payload.get("source_turn_ids") or [])
             return f"retained {how}" + (f" from turns {turns}" if turns else f" by {event['actor'] or 'unknown'}")
         case "MemorySuperseded" if event["memory_id"] == mid:
@@ -330,3 +331,13 @@ def show_bank(bank: str, summary: list[dict[str, Any]]) -> None:
             *(str(s["memories"].get(status, 0)) for status in STATUSES),
         )
     console.print(table)
+
+
+def _how(extractor: str) -> str:
+    """How a memory was retained: by an extractor, or as a correction (in its words, or as the rules read them:
+    ``memory.corrections``)."""
+    if extractor == "correction":
+        return "as a correction"
+    if extractor.startswith("correction:"):
+        return f"as a correction, read by {extractor.removeprefix('correction:')}"
+    return f"by {extractor}"
