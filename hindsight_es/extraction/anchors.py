@@ -13,7 +13,9 @@ candidate of a turn is resolved:
   keyed memory;
 - a statement with no pronoun about a pronoun-scoped attribute ("the budget is now $15k") is about
   whoever holds it; an instruction is the held one whose action contains it or it contains
-  ("别再用表格了" and "用表格总结").
+  ("别再用表格了" and "用表格总结");
+- a held instruction whose action the turn gives up ("I no longer want window seats", "instead of window
+  seats") is superseded by the turn's first candidate, an instruction first, which keeps its own key.
 
 A placeholder key nothing anchors is dropped (its turn's episode keeps the words). Pure.
 """
@@ -28,7 +30,7 @@ from uuid import UUID
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
-from hindsight_es.extraction.schema import Candidate
+from hindsight_es.extraction.schema import Candidate, Judgement
 from hindsight_es.extraction.statements import statement
 
 UNKNOWN = "?"  # the attribute of a ``<subject>/?`` key: the one of the memory the update replaces
@@ -84,15 +86,25 @@ class _Said:
         return [(m.start(), m[0]) for m in re.finditer(bound + re.escape(value) + tail, self.sentence, re.I)]
 
 
+def _things(h: Held) -> list[str]:
+    """What a held memory is about, as a sentence names it: its value; for an instruction (whose value is only
+    "always" or "never"), its action and, past two words, the action without its verb ("book_window_seats":
+    "book window seats", "window seats"), the words "I no longer want window seats" gives up."""
+    if not _is_instruction(h.key):
+        value = h.value.removeprefix("not:")
+        return [] if h.value.startswith("not:") or len(value) < 2 else [value]
+    action = _action(h.key)
+    if not _attribute(h.key).isascii() or len(action) < 2:
+        return []  # a CJK action has no word bounds to take its verb off
+    return [" ".join(action), *([" ".join(action[1:])] if len(action) > 2 else [])]
+
+
 def given_up(sentence: str, held: Sequence[Held]) -> list[Held]:
-    """The held memories whose value the sentence gives up, most recent first."""
+    """The held memories whose value (an instruction: its action) the sentence gives up, most recent first."""
     said_once = _Said(sentence)
     out = []
     for h in reversed(held):
-        value = h.value.removeprefix("not:")
-        if h.value.startswith("not:") or len(value) < 2:
-            continue
-        for at, said in said_once.occurrences(value):
+        for at, said in (o for thing in _things(h) for o in said_once.occurrences(thing)):
             before, after = ux.clause_of(sentence, at)
             after = after[len(said) :]
             if (
@@ -140,11 +152,15 @@ def _contains(outer: list[str], inner: list[str]) -> bool:
     return n >= 2 and any(outer[i : i + n] == inner for i in range(len(outer) - n + 1))
 
 
+def _is_instruction(key: str) -> bool:
+    return _attribute(key).startswith("instruction:")
+
+
 def _instruction(key: str, held: Sequence[Held]) -> str | None:
     """The held instruction of the same subject whose action contains this one's, or the other way."""
     mine = _action(key)
     for h in reversed(held):
-        if _subject(h.key) != _subject(key) or not _attribute(h.key).startswith("instruction:"):
+        if _subject(h.key) != _subject(key) or not _is_instruction(h.key):
             continue
         theirs = _action(h.key)
         if _contains(theirs, mine) or _contains(mine, theirs):
@@ -183,6 +199,25 @@ def resolve(
             out.append(c)
             continue
         out.append(_resolved(c, candidates, held, holders, text, session_id, speaker))
+    return _retiring(out, held, text)
+
+
+def _retiring(found: list[Candidate | None], held: Sequence[Held], text: str) -> list[Candidate | None]:
+    """The turn's candidates, the first of them (an instruction first) judged to update each held instruction
+    the turn gives up ("I no longer want window seats; book aisle seats from now on"): decided, it supersedes
+    that instruction. Not by taking its key, as a value's update does: an instruction's key is its action, and
+    the new one ("book aisle seats") is another action. Not when a candidate of the turn takes its key."""
+    keyed = {i: c for i, c in enumerate(found) if c is not None and c.key and c.kind != "episode"}
+    keys = {c.key for c in keyed.values()}
+    gone = [h for h in given_up(text, held) if _is_instruction(h.key) and h.key not in keys]
+    takers = sorted(keyed, key=lambda i: not _is_instruction(keyed[i].key or ""))
+    out = list(found)
+    for i, h in zip(takers, gone, strict=False):
+        c = keyed[i]
+        if c.judgement is None and _same_owner(_subject(c.key or ""), h.key):
+            why = f"gives up what it says ({' '.join(_action(h.key))})"
+            judged = Judgement(relation="updates", memory_id=h.memory_id, reason=why, model="the rules")
+            out[i] = c.model_copy(update={"judgement": judged})
     return out
 
 
@@ -201,7 +236,9 @@ def _resolved(
         return c
     subject = _subject(c.key) if c.key else "user"
     said = text if placeholder or bare else c.said
-    olds = [h for h in given_up(said, held) if _same_owner(subject, h.key) and h.key != c.key]
+    olds = [  # an instruction given up is retired by the turn's candidates (``_retiring``), never rekeyed into
+        h for h in given_up(said, held) if _same_owner(subject, h.key) and h.key != c.key and not _is_instruction(h.key)
+    ]
     if placeholder or bare:
         if olds:
             return _rekeyed(c, olds[0].key, speaker)
@@ -221,7 +258,7 @@ def _resolved(
     olds = [h for h in olds if not _about(h)]
     if olds and not negated and not any(o.key == olds[0].key for o in turn):
         return _rekeyed(c, olds[0].key, speaker)
-    if _attribute(c.key).startswith("instruction:") and (found := _instruction(c.key, held)):
+    if _is_instruction(c.key) and (found := _instruction(c.key, held)):
         return _rekeyed(c, found, speaker)
     if found := _scoped(c.key, c.said, held):
         return _rekeyed(c, found, speaker)

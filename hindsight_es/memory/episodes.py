@@ -3,8 +3,9 @@
 A turn yields an episode (the utterance) and typed memories (facts, preferences, ...), retained or
 restating active ones. The episode *says nothing else* when every word of it, but for at most
 ``SLACK`` words of greeting or filler (a CJK character counts as a word), is a word of the words those
-typed memories were drawn from (their ``quote``, else their text), and fewer words are left over than
-are covered. Such an episode:
+typed memories were drawn from (their ``quote``, else their text), each of its quantities (numbers,
+dates) is kept by their statements (a quote may span a date its statement dropped), and fewer words are
+left over than are covered. Such an episode:
 
 - is retired with the first of them to go: when a decision supersedes or forgets one of them, the
   episode is superseded by the same new memory, or forgotten, by an event naming that typed memory in
@@ -54,6 +55,17 @@ _NUMBER = re.compile(
     r"|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million"
     r"|dozen|half|[零两二三四五六七八九十百千万亿半]"
 )
+_SMALL = "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen"
+_EN = (
+    {w: n for n, w in enumerate((_SMALL + " seventeen eighteen nineteen").split())}
+    | {w: 10 * n for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+    | {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6}
+)
+_ZH_DIGIT = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+_EN_WORD = rf"(?:{'|'.join(sorted(_EN, key=len, reverse=True))})"
+_QUANTITY = re.compile(
+    rf"(?P<digits>\d+)|(?<![a-z])(?P<en>{_EN_WORD}(?:[\s-]+{_EN_WORD})*)(?![a-z])|(?P<zh>[零〇一两二三四五六七八九十百千万亿]+)"
+)
 
 
 class _Along(Envelope):
@@ -66,16 +78,72 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(text.casefold())
 
 
-def says_nothing_else(episode: str, texts: Iterable[str]) -> bool:
-    """Whether ``texts`` (the typed memories of its turn) say all the episode says, but ``SLACK`` words of
-    greeting or filler. A number is never filler: "My daughter is called Mia, she is six." says the age the
-    daughter's name does not."""
-    said = {w for text in texts for w in words(text)}
+def says_nothing_else(episode: str, said: Iterable[str], stated: Iterable[str]) -> bool:
+    """Whether the typed memories of its turn say all the episode says, but ``SLACK`` words of greeting or
+    filler: ``said``, the words they were drawn from (their quotes, else their texts), cover its words, and
+    ``stated``, their statements (texts), keep each of its quantities.
+
+    A number is never filler: "My daughter is called Mia, she is six." says the age the daughter's name
+    does not. Nor is it covered by a quote alone: a quote is the clause a memory was drawn from, and its
+    statement may keep only part of it ("Please remember: my daughter Mia was born on 2019-05-03." quoted
+    whole by "The user's daughter's name: Mia"); hidden, the episode would take the date out of recall.
+    Quantities are the part checked against the statements because a statement keeps a number's value
+    however it rewords the rest of its clause ("my daughter" -> "The user's daughter's name")."""
+    covered = {w for text in said for w in words(text)}
     own = words(episode)
-    extra = [w for w in own if w not in said]
-    if any(_NUMBER.fullmatch(w) for w in extra):
+    extra = [w for w in own if w not in covered]
+    if any(_NUMBER.fullmatch(w) for w in extra) or not _quantities(episode) <= _kept(stated):
         return False
     return len(extra) <= SLACK and len(extra) < len(own) - len(extra)
+
+
+def _quantities(text: str) -> set[int]:
+    """The values of the numbers a text says: digit runs ("2019-05-03": 2019, 5, 3; "7pm": 7), English
+    number words ("twenty-five": 25), CJK numerals ("八十五": 85, "二零一九": 2019). Left out: "one" and a
+    lone "一", which "a" says as well ("one cat", "一只猫", and "一下", "一起" are no quantity), and a CJK run
+    with no digit in it ("零食", "万州", "千万别"): a word, not a number."""
+    out = set()
+    for m in _QUANTITY.finditer(text.casefold()):
+        if m["digits"]:
+            out.add(int(m["digits"]))
+        elif m["en"] and m["en"] != "one":
+            out.add(_en_value(re.split(r"[\s-]+", m["en"])))
+        elif m["zh"] and m["zh"] != "一" and (m["zh"][0] == "十" or re.search("[一二三四五六七八九两〇]", m["zh"])):
+            out.add(_zh_value(m["zh"]))
+    return out
+
+
+def _kept(stated: Iterable[str]) -> set[int]:
+    """The quantities the statements keep, with a two-digit year's ("92年", "'02") as statements write it."""
+    values = {n for text in stated for n in _quantities(text)}
+    return values | {n % 100 for n in values if 1900 <= n < 2100}
+
+
+def _en_value(parts: Sequence[str]) -> int:
+    total = part = 0
+    for word in parts:
+        n = _EN[word]
+        if n >= 1000:
+            total, part = total + (part or 1) * n, 0
+        elif n == 100:
+            part = (part or 1) * n
+        else:
+            part += n
+    return total + part
+
+
+def _zh_value(run: str) -> int:
+    if not any(c in "十百千万亿" for c in run):
+        return int("".join(str(_ZH_DIGIT[c]) for c in run))  # digit by digit: 二零一九
+    total = part = digit = 0
+    for c in run:
+        if c in _ZH_DIGIT:
+            digit = _ZH_DIGIT[c]
+        elif c in "十百千":
+            part, digit = part + (digit or 1) * (10, 100, 1000)["十百千".index(c)], 0
+        else:
+            total, part, digit = total + (part + digit) * (10_000 if c == "万" else 10**8), 0, 0
+    return total + part + digit
 
 
 def repeated(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
@@ -93,7 +161,10 @@ def repeated(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     return {
         row["memory_id"]: typed[turns][0]["memory_id"]
         for row, turns in episodes
-        if turns in typed and says_nothing_else(row["text"], [t.get("quote") or t["text"] for t in typed[turns]])
+        if turns in typed
+        and says_nothing_else(
+            row["text"], [t.get("quote") or t["text"] for t in typed[turns]], [t["text"] for t in typed[turns]]
+        )
     }
 
 
@@ -108,7 +179,7 @@ def follow(state: BankState, cause: Event, decided: Sequence[Event]) -> list[Eve
         now = [status.get(m.memory_id, m.status) for m in typed]
         if episode.status == "active":
             changed = [m for m in typed if m.memory_id in last and status[m.memory_id] in TAKEN_ALONG]
-            if changed and says_nothing_else(episode.text, (m.said for m in typed)):
+            if changed and says_nothing_else(episode.text, (m.said for m in typed), (m.text for m in typed)):
                 out.append(_retired(cause, episode, changed[-1].memory_id, last[changed[-1].memory_id]))
         elif episode.status == "disputed":
             if (resolved := _resolved(state, cause, episode, status, last, [*decided, *out])) is not None:
@@ -133,7 +204,11 @@ def _resolved(
     active. Kept disputed, it would go on claiming what the owner rejected, or wait on what the owner accepted."""
     target, typed = episode.disputes, _typed(state, episode)
     ruled = [m for m in typed if isinstance(last.get(m.memory_id), DisputeResolved)]
-    if target is None or not ruled or not says_nothing_else(episode.text, (m.said for m in typed)):
+    if (
+        target is None
+        or not ruled
+        or not says_nothing_else(episode.text, (m.said for m in typed), (m.text for m in typed))
+    ):
         return None
     rejected = [m for m in ruled if status[m.memory_id] != "active"]
     if rejected:

@@ -77,15 +77,15 @@ def archived_hits(
     ``on`` (the embedder's scale, the memories of the bank), each with the relevance of its cosine."""
     payloads = [json.loads(row["payload"]) for row in rows]
     rank = {row["memory_id"]: n for n, row in enumerate(rows, start=1)}
-    quotes: dict[tuple[str, ...], list[tuple[str, str]]] = {}  # turn -> (memory id, quote) of its typed ones
+    quotes: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}  # turn -> (id, quote, text) of its typed ones
     for row, payload in zip(rows, payloads, strict=True):
         if row["kind"] != "episode" and row["source_turn_ids"]:
             said = payload.get("quote") or row["text"]
-            quotes.setdefault(tuple(row["source_turn_ids"]), []).append((row["memory_id"], said))
+            quotes.setdefault(tuple(row["source_turn_ids"]), []).append((row["memory_id"], said, row["text"]))
     folded: set[str] = set()
     for row in rows:
         typed = quotes.get(tuple(row["source_turn_ids"] or ())) if row["kind"] == "episode" else None
-        if typed and says_nothing_else(row["text"], (q for _, q in typed)):
+        if typed and says_nothing_else(row["text"], (q for _, q, _ in typed), (t for _, _, t in typed)):
             folded.add(row["memory_id"])
             first = typed[0][0]
             rank[first] = min(rank[first], rank[row["memory_id"]])

@@ -16,6 +16,9 @@ from streams.service import catch_up_all
     [
         ("My daughter is called Mia, she is six.", "How old is my daughter?", "six"),
         ("我女儿叫小美，今年六岁", "我女儿几岁了？", "六岁"),
+        # the name's quote spans the date its statement drops: the episode is shown for the date
+        ("Please remember: my daughter Mia was born on 2019-05-03.", "When was Mia born?", "2019-05-03"),
+        ("Please remember: my daughter Mia was born on 2019-05-03.", "When is Mia's birthday?", "2019-05-03"),
     ],
 )
 async def test_the_rest_of_a_keyed_sentence_is_recalled(tmp_path, said: str, question: str, age: str) -> None:

@@ -24,7 +24,7 @@ from hindsight_es.events import (
 from hindsight_es.extraction import RuleExtractor
 from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import BankState, Prepared, decide, evolve, fold, plan_retraction
-from hindsight_es.memory.episodes import says_nothing_else
+from hindsight_es.memory.episodes import repeated, says_nothing_else
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 MYSQL = "We use MySQL for the order database."
@@ -95,7 +95,47 @@ class Bank:
     ],
 )
 def test_says_nothing_else(episode_text: str, typed: list[str], expected: bool) -> None:
-    assert says_nothing_else(episode_text, typed) is expected
+    assert says_nothing_else(episode_text, typed, typed) is expected
+
+
+MIA_BORN = "Please remember: my daughter Mia was born on 2019-05-03."
+
+
+@pytest.mark.parametrize(
+    ("episode_text", "quotes", "statements", "expected"),
+    [
+        (MIA_BORN, [MIA_BORN], ["The user's daughter's name: Mia"], False),  # the date is in the quote only
+        (MIA_BORN, [MIA_BORN], ["The user's daughter Mia was born on 2019-05-03"], True),
+        ("I am 34 years old.", ["I am 34 years old."], ["The user is 34 years old"], True),
+        ("My flight is at 7pm.", ["My flight is at 7pm."], ["The user's flight: at 9pm"], False),
+        ("I have two cats.", ["I have two cats."], ["The user has cats"], False),  # a number word too
+        ("My son Leo just turned seven.", ["My son Leo just turned seven."], ["The user's son's name: Leo"], False),
+        # a statement keeps a number's value, as it writes it
+        ("我奶奶今年八十五岁了。", ["我奶奶今年八十五岁了。"], ["用户的奶奶85岁"], True),
+        ("我92年的，家里一直催生", ["我92年的，家里一直催生"], ["用户的出生年份：1992"], True),
+        ("We're twenty-five people.", ["We're twenty-five people."], ["The team has 25 people"], True),
+        # a word, not a quantity: "one", a lone 一, a CJK run without a digit
+        ("Grew up in Buffalo, one bit.", ["Grew up in Buffalo, one bit."], ["The user is from Buffalo"], True),
+        ("我对芒果过敏，零食别带芒果", ["我对芒果过敏，零食别带芒果"], ["用户对芒果过敏"], True),
+    ],
+)
+def test_a_quantity_is_said_by_a_statement_not_only_by_a_quote(
+    episode_text: str, quotes: list[str], statements: list[str], expected: bool
+) -> None:
+    assert says_nothing_else(episode_text, quotes, statements) is expected
+
+
+def test_an_episode_whose_date_its_fact_drops_is_shown_beside_the_fact() -> None:
+    """The daughter's name is the fact's; the date of birth only the episode's: recall shows both."""
+    found = RuleExtractor().extract(MIA_BORN)
+    assert found[0].kind == "episode" and len(found) > 1
+    assert not any("2019" in c.text for c in found[1:])  # else the date would be a typed memory's to show
+    assert not says_nothing_else(found[0].text, [c.said for c in found[1:]], [c.text for c in found[1:]])
+    rows = [
+        {"memory_id": str(n), "kind": c.kind, "text": c.text, "quote": c.quote, "source_turn_ids": ["t1"]}
+        for n, c in enumerate(found)
+    ]
+    assert repeated(rows) == {}
 
 
 def test_the_rule_extractor_sentences_cover_their_episode() -> None:
@@ -104,7 +144,7 @@ def test_the_rule_extractor_sentences_cover_their_episode() -> None:
     for text in texts:
         found = RuleExtractor().extract(text, speaker="Lin")
         assert found[0].kind == "episode" and len(found) > 1, text
-        assert says_nothing_else(found[0].text, [c.quote or c.text for c in found[1:]]), text
+        assert says_nothing_else(found[0].text, [c.said for c in found[1:]], [c.text for c in found[1:]]), text
 
 
 def test_a_typed_memory_quotes_the_part_of_a_semicolon_sentence_that_says_it() -> None:
@@ -112,7 +152,7 @@ def test_a_typed_memory_quotes_the_part_of_a_semicolon_sentence_that_says_it() -
     text = "I quit my job at Amazon; I'm at Stripe now."
     found = RuleExtractor().extract(text)
     assert [(c.key, c.quote) for c in found[1:]] == [("user/employer", "I quit my job at Amazon;")]
-    assert not says_nothing_else(found[0].text, [c.quote or c.text for c in found[1:]])
+    assert not says_nothing_else(found[0].text, [c.said for c in found[1:]], [c.text for c in found[1:]])
     found = RuleExtractor().extract("I gave up tea; coffee only now.")
     assert [(c.key, c.value, c.quote) for c in found[1:]] == [("user/drink", "coffee", "coffee only now.")]
 

@@ -112,3 +112,34 @@ def test_an_attribute_named_by_its_noun_is_updated_by_the_next_value():
 def test_a_choice_for_one_occasion_leaves_the_standing_one(standing, once, key, value):
     state, out = said(standing, once)
     assert (key, value) in active(state) and out[1][1] == []
+
+
+WINDOW = "Always book window seats for me."
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        "I no longer want window seats; book aisle seats from now on.",
+        "I don't want window seats anymore, book aisle seats from now on.",
+        "From now on book aisle seats instead of window seats.",
+    ],
+)
+def test_an_instruction_whose_action_the_turn_gives_up_is_superseded_by_the_new_one(update):
+    """The new instruction keeps its own key (its action), and supersedes the held one it gives up."""
+    state, out = said(WINDOW, update)
+    assert out[1][1] == ["t0"]
+    assert ("user/instruction:book_window_seats", "always") not in active(state)
+    assert any(key.startswith("user/instruction:book_aisle_seats") for key, _ in active(state))
+    texts = [m.text for m in state.active() if m.kind != "episode"]
+    assert not any("window" in t and "aisle" not in t for t in texts), texts  # no statement took the old action
+
+
+@pytest.mark.parametrize(
+    "other",
+    ["Always reply in English.", "I love window seats, and always book aisle seats for my wife."],
+)
+def test_an_instruction_is_kept_when_the_turn_does_not_give_it_up(other):
+    state, out = said(WINDOW, other)
+    assert out[1][1] == []
+    assert ("user/instruction:book_window_seats", "always") in active(state)
