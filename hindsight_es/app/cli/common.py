@@ -7,6 +7,8 @@ LanceDB or the models): everything heavy is imported where it is used.
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
@@ -67,6 +69,18 @@ class _Overrides(TypedDict, total=False):
     embedder: str
 
 
+#: The width of tables written to a pipe or a file (no terminal, no ``COLUMNS``): rich would use 80, and wrap
+#: ids and Chinese words in the middle of what a script or a reader copies; a table still takes only the
+#: width its content needs.
+PIPE_WIDTH = 200
+
+
+def _width(stream: Any) -> int | None:
+    """None (rich decides: the terminal's width, or ``COLUMNS``) unless ``stream`` is a pipe or a file."""
+    isatty = getattr(stream, "isatty", None)
+    return None if os.environ.get("COLUMNS") or (isatty is not None and isatty()) else PIPE_WIDTH
+
+
 class _Consoles:
     """rich consoles, made on first use."""
 
@@ -78,7 +92,7 @@ class _Consoles:
         if self._out is None:
             from rich.console import Console
 
-            self._out = Console()
+            self._out = Console(width=_width(sys.stdout))
         return self._out
 
     @property
@@ -86,7 +100,7 @@ class _Consoles:
         if self._err is None:
             from rich.console import Console
 
-            self._err = Console(stderr=True, soft_wrap=True)
+            self._err = Console(stderr=True, soft_wrap=True, width=_width(sys.stderr))
         return self._err
 
 
