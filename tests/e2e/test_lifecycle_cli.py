@@ -5,6 +5,7 @@ running (each command runs the pipeline itself)."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,16 @@ def test_forget_and_correct_say_what_went_with_them_and_the_new_id(tmp_path: Pat
     corrected = flat(ok(cli(data, "correct", home["memory_id"], "The user lives in Lisbon")))
     new = [h for h in recall(data, "where do I live") if "Lisbon" in h["text"]][0]
     assert f"new memory {new['memory_id']}: The user lives in Lisbon" in corrected
+
+
+def test_a_janitor_tick_in_the_future_is_refused_and_archives_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    lines = "\n".join(json.dumps({"bank_id": "alice", **t}) for t in TURNS[:2]).encode()
+    assert "published 2 turns" in ok(cli(data, "publish", "-", input=lines))
+    refused = cli(data, "janitor", "alice", "--at", "2030-01-01")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "'2030-01-01' is in the future" in flat(refused.stderr)
+    no_traceback(refused)
+    assert stats_json(data)["banks"]["alice"].get("archived", 0) == 0
+    skewed = (datetime.now(UTC) + timedelta(seconds=20)).isoformat()  # within a clock's skew of now: accepted
+    assert "alice: 2 MemoryArchived" in ok(cli(data, "janitor", "alice", "--at", skewed))

@@ -26,7 +26,7 @@ from hindsight_es.app.cli.common import (
     shown,
 )
 from hindsight_es.app.cli.times import HELP as LOCAL_TIME
-from hindsight_es.app.cli.times import parse_when
+from hindsight_es.app.cli.times import parse_past, parse_when
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -346,7 +346,9 @@ def promote(
 def janitor(
     ctx: typer.Context,
     bank: Annotated[Optional[list[str]], typer.Option(help="Banks to tick (repeatable; default: all)")] = None,
-    at: Annotated[Optional[str], typer.Option(help=f"The tick's time, ISO 8601 ({LOCAL_TIME}; default: now)")] = None,
+    at: Annotated[
+        Optional[str], typer.Option(help=f"The tick's time, ISO 8601 ({LOCAL_TIME}; default: now; not later than now)")
+    ] = None,
     timeout: Timeout = 30.0,
     as_json: AsJson = False,
 ) -> None:
@@ -356,7 +358,7 @@ def janitor(
     from streams.janitor import policy_for
 
     settings = existing_store(settings_from(ctx))
-    when = parse_when(at, "--at")
+    when = parse_past(at, "--at")
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
