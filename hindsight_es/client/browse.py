@@ -160,6 +160,20 @@ class Browser:
 
         return await self.conn.read(collect)
 
+    async def has_session(self, bank_id: str, session_id: str) -> bool:
+        """Whether the bank ever had the session: a turn of it (hot, or in the archive, erased ones included as
+        their placeholders) or a memory from it."""
+
+        def look() -> bool:
+            lance, session = self.conn.lance(), MemoryFilter(bank_id, statuses=None, session_id=session_id)
+            return bool(
+                lance.scan("turns", TurnFilter(bank_id, session_id), ["bank_id"], limit=1).num_rows
+                or lance.scan("memories", session, ["bank_id"], limit=1).num_rows
+                or self.conn.archive().events(bank_id, types=["TurnRecorded"], session_id=session_id, limit=1)
+            )
+
+        return await self.conn.read(look)
+
     async def session(self, bank_id: str, session_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """A session's turns (in time order, with speaker, role and source) and the memories it produced."""
 

@@ -15,10 +15,12 @@ from uuid import UUID
 import typer
 
 from hindsight_es.app.cli.common import (
+    EXIT_USAGE,
     catch_up_if_idle,
     console,
     err_console,
     existing_store,
+    fail,
     print_json,
     run_async,
     settings_from,
@@ -138,12 +140,16 @@ def _ids(values: list[str] | None) -> tuple[UUID, ...]:
         raise typer.BadParameter(str(exc)) from exc
 
 
-async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...]) -> None:
-    """``NotFoundError`` for an id the bank does not hold: a mistyped id is an error, not "nothing changed"."""
-    if ids:
+async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...], session: str | None = None) -> None:
+    """``NotFoundError`` for an unknown bank or an id the bank does not hold, and a usage error (exit 2, as
+    erase's) for a session it never had: a mistyped name is an error, not "nothing changed"."""
+    if ids or session is not None:
         await catch_up_if_idle(hs)
-        for memory_id in ids:
-            await hs.memory(bank, memory_id)
+        await hs.conn.read(hs.reader.require_bank, bank)
+    for memory_id in ids:
+        await hs.memory(bank, memory_id)
+    if session is not None and not await hs.browser.has_session(bank, session):
+        raise fail(f"no session {session!r} in bank {bank!r}: check the session id and the bank", EXIT_USAGE)
 
 
 def forget(
@@ -185,7 +191,7 @@ def forget(
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
             chosen = ids
-            await _held(hs, bank, ids)
+            await _held(hs, bank, ids, session)
             if query is not None:
                 await catch_up_if_idle(hs)
                 # Only the hits that match nearly as well as the best (relevance at least half the best's, and
@@ -306,8 +312,7 @@ def end_session(
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
-            await catch_up_if_idle(hs)
-            await hs.conn.read(hs.reader.require_bank, bank)  # a mistyped bank is an error, not "nothing changed"
+            await _held(hs, bank, (), session)
             command = build(SessionEnded, bank_id=bank, session_id=session, reason=reason, actor="user")
             return await decided(hs, [command], timeout, may_do_nothing=True)
 
