@@ -72,7 +72,7 @@ def test_a_failed_import_or_start_leaves_no_data_directory_behind(tmp_path: Path
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"x": 1}\n')
     failed = cli(data, "replay", "import", str(bad))
-    assert failed.returncode == 1 and "line 1" in failed.stderr
+    assert failed.returncode == 2 and "line 1" in failed.stderr  # bad input, as every usage error
     assert not data.exists()
 
     with socket.socket() as taken:
