@@ -42,6 +42,9 @@ Timeout = Annotated[float, typer.Option(help="Seconds to wait for a running serv
 AsJson = Annotated[
     bool, typer.Option("--json", help="Print JSON: the HTTP API's result for one memory named, else the events")
 ]
+EndJson = Annotated[bool, typer.Option("--json", help="Print JSON: the bank, the session and the events decided")]
+PromoteJson = Annotated[bool, typer.Option("--json", help="Print JSON: the bank, the scope and the events decided")]
+TickJson = Annotated[bool, typer.Option("--json", help="Print JSON: the banks ticked and the events decided")]
 EXIT_PENDING = 3
 QUIET_S = 3.0
 FORGET_SHARE = 0.5  # forget --query: a hit is a match when its relevance is at least this share of the best's
@@ -268,7 +271,7 @@ def restore(
     timeout: Timeout = 30.0,
     as_json: AsJson = False,
 ) -> None:
-    """Bring memories back: archived ones (from the cold archive, with their history), forgotten ones, ..."""
+    """Bring memories back: archived (from the cold archive), forgotten, superseded or rolled-back ones."""
     from hindsight_es.client import Hindsight, build
     from hindsight_es.events import RestoreRequested
 
@@ -302,7 +305,7 @@ def end_session(
     session: Annotated[str, typer.Argument(help="Session id")],
     reason: Reason = "",
     timeout: Timeout = 30.0,
-    as_json: AsJson = False,
+    as_json: EndJson = False,
 ) -> None:
     """End a session: its session-scoped memories expire (are archived) unless promoted."""
     from hindsight_es.client import Hindsight, build
@@ -326,7 +329,7 @@ def promote(
     scope: Annotated[str, typer.Option(help="global | task | session")] = "global",
     reason: Reason = "",
     timeout: Timeout = 30.0,
-    as_json: AsJson = False,
+    as_json: PromoteJson = False,
 ) -> None:
     """Keep memories beyond their session (a wider scope); an expired one comes back."""
     from hindsight_es.client import Hindsight, build
@@ -355,7 +358,7 @@ def janitor(
         Optional[str], typer.Option(help=f"The tick's time, ISO 8601 ({LOCAL_TIME}; default: now; not later than now)")
     ] = None,
     timeout: Timeout = 30.0,
-    as_json: AsJson = False,
+    as_json: TickJson = False,
 ) -> None:
     """Tick the janitor now: archive what has faded (and what exceeds capacity) under the configured policy."""
     from hindsight_es.client import Hindsight, build

@@ -253,8 +253,9 @@ def publish(
     source: Annotated[str, typer.Option(help="With --text: user | assistant | tool | document")] = "user",
     speaker: Annotated[Optional[str], typer.Option(help="With --text: who said it")] = None,
 ) -> None:
-    """Publish turns from JSONL ({"bank_id", "session_id", "text", "role", "speaker", "source", "occurred_at"}),
-    or one turn with --text and --bank."""
+    """Publish turns from JSONL, one object a line: "text" (required), "bank_id", "session_id", "turn_id",
+    "role", "speaker", "source", "trust", "occurred_at", "actor", "owner", "scope", "metadata" (as a retain
+    takes them); or one turn with --text and --bank."""
     from hindsight_es.app.cli.jsonl import read_turns
     from hindsight_es.client import Hindsight
 
@@ -320,7 +321,12 @@ def recall(
 
 
 @app.command()
-def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+def stats(
+    ctx: typer.Context,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: the banks' counts and the log's positions")
+    ] = False,
+) -> None:
     """Per-bank memory counts and log positions."""
     from hindsight_es.app.cli.stats import collect, render
 
