@@ -341,7 +341,7 @@ def test_publish_to_an_unreachable_broker_fails_cleanly(tmp_path: Path) -> None:
 
 def test_publish_from_a_missing_file_fails_cleanly(tmp_path: Path) -> None:
     proc = cli(tmp_path / "data", "publish", str(tmp_path / "missing.jsonl"))
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a bad argument, as replay import's
     no_traceback(proc)
     assert f"cannot read {tmp_path / 'missing.jsonl'}: No such file or directory" in flat(proc.stderr)
 

@@ -66,7 +66,7 @@ def test_an_unknown_embedder_is_refused_by_every_command(tmp_path: Path) -> None
 def test_a_failed_import_or_start_leaves_no_data_directory_behind(tmp_path: Path) -> None:
     data = tmp_path / "new"
     missing = cli(data, "replay", "import", str(tmp_path / "nonexist.parquet"))
-    assert missing.returncode == 1 and f"cannot read {tmp_path / 'nonexist.parquet'}: no such file" in flat(
+    assert missing.returncode == 2 and f"cannot read {tmp_path / 'nonexist.parquet'}: no such file" in flat(
         missing.stderr
     )
     bad = tmp_path / "bad.jsonl"

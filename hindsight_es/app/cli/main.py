@@ -271,7 +271,7 @@ def publish(
         try:
             stream = sys.stdin.buffer if file is None or str(file) == "-" else file.open("rb")
         except OSError as exc:
-            raise fail(f"cannot read {file}: {exc.strerror or exc}") from None
+            raise fail(f"cannot read {file}: {exc.strerror or exc}", EXIT_USAGE) from None
         with stream:
             turns, problems = read_turns(settings, stream, bank=bank, session=session)
     for problem in problems:
