@@ -18,7 +18,7 @@ import numpy as np
 
 from hindsight_es.client.connection import Connection
 from hindsight_es.client.reader import Reader
-from hindsight_es.client.rows import SCORE_COLUMNS, stored_score
+from hindsight_es.client.rows import SCORE_COLUMNS, MemoryRow, stored_score
 from hindsight_es.embedding.base import CrossScript
 from hindsight_es.recall.answertype import says_when
 from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
@@ -87,13 +87,15 @@ class Browser:
             if row["memory_id"] not in cold:
                 continue
             retained = archive.lineage(bank_id, row["memory_id"])["retained"] or {}
-            fields = {k: retained.get(k) for k in (*MEMORY_COLUMNS, *EXTRA_COLUMNS) if k in retained}
+            fields = {k: retained[k] for k in (*MEMORY_COLUMNS, *EXTRA_COLUMNS) if k in retained}
             fields.update(memory_id=row["memory_id"], status="archived", valid_to=None)
             if where.kinds and fields.get("kind") not in where.kinds:
                 continue
             if where.session_id and fields.get("session_id") != where.session_id:
                 continue
-            out.append({k: fields.get(k) for k in (*MEMORY_COLUMNS, *EXTRA_COLUMNS)} | fields)
+            # The event's JSON holds times as strings: read it as a hot row is (datetimes, lists), so a page
+            # mixing both sorts and answers with one type per field.
+            out.append(MemoryRow(**fields).model_dump(include={*MEMORY_COLUMNS, *EXTRA_COLUMNS}))
         return [r for r in out if _in_range(r.get("valid_from"), where.since, where.until)]
 
     async def banks(self) -> list[dict[str, Any]]:
@@ -157,6 +159,20 @@ class Browser:
             ]
 
         return await self.conn.read(collect)
+
+    async def has_session(self, bank_id: str, session_id: str) -> bool:
+        """Whether the bank ever had the session: a turn of it (hot, or in the archive, erased ones included as
+        their placeholders) or a memory from it."""
+
+        def look() -> bool:
+            lance, session = self.conn.lance(), MemoryFilter(bank_id, statuses=None, session_id=session_id)
+            return bool(
+                lance.scan("turns", TurnFilter(bank_id, session_id), ["bank_id"], limit=1).num_rows
+                or lance.scan("memories", session, ["bank_id"], limit=1).num_rows
+                or self.conn.archive().events(bank_id, types=["TurnRecorded"], session_id=session_id, limit=1)
+            )
+
+        return await self.conn.read(look)
 
     async def session(self, bank_id: str, session_id: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """A session's turns (in time order, with speaker, role and source) and the memories it produced."""

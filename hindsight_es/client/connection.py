@@ -2,9 +2,10 @@
 
 Every store read runs in a thread of the connection's own pool (``settings.read_threads``) under
 ``settings.request_timeout_s``: the event loop's default executor also runs the pipeline's log appends,
-projection writes and index builds in ``up``, and a recall must not queue behind those. Every failure is a
-``HindsightError`` (a store that fails or hangs is a ``StoreError``, a log that does a ``LogError``), so
-callers such as the MCP gateway fail fast with a clear message and keep serving.
+projection writes and index builds in ``up``, and a recall must not queue behind those. A store that fails
+(I/O, LanceDB, DuckDB, Arrow) or hangs is a ``StoreError``, a log that does a ``LogError``, so callers such
+as the MCP gateway fail fast with a clear message and keep serving; any other exception is a bug and goes
+up as it is (the HTTP API's 500 internal error, not a 503 that sends operators to their storage).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from hindsight_es.stores.shards import open_hot
 
 T = TypeVar("T")
 POINTER_TTL_S = 1.0  # how stale a reader's view of the current generation may be after a rebuild switch
+STORE_LIBRARIES = frozenset({"lancedb", "lance", "duckdb", "_duckdb", "pyarrow"})
 START_GRACE_S = 3.0  # past the request time-out, before the log's start is given up without its own reason
 
 
@@ -142,7 +144,9 @@ class Connection:
                 f"the stores in {location.root(self.settings)} did not answer within {timeout:g}s "
                 "(HINDSIGHT_REQUEST_TIMEOUT_S)"
             ) from exc
-        except Exception as exc:  # lancedb, duckdb, pyarrow, OS errors: the store failed this read
+        except Exception as exc:
+            if not _from_store(exc):
+                raise  # a bug in the read itself: the gateway's internal error, not "the stores are unavailable"
             raise StoreError(f"store read failed: {type(exc).__name__}: {exc}") from exc
 
     def _pool(self) -> ThreadPoolExecutor:
@@ -150,3 +154,14 @@ class Connection:
             if self._reads is None:
                 self._reads = ThreadPoolExecutor(self.settings.read_threads, thread_name_prefix="hindsight-read")
             return self._reads
+
+
+def _from_store(exc: BaseException) -> bool:
+    """Whether the store failed the read: an OS (I/O) error, or an error a store library raised (its own
+    class, or raised from its code: LanceDB's Rust core raises plain ``ValueError``/``RuntimeError``)."""
+    if isinstance(exc, OSError) or type(exc).__module__.partition(".")[0] in STORE_LIBRARIES:
+        return True
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and str(tb.tb_frame.f_globals.get("__name__", "")).partition(".")[0] in STORE_LIBRARIES

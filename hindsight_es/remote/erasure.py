@@ -55,4 +55,6 @@ class ErasureResult(_Model):
         "the wait, or nothing erased)"
     )
     ready: bool = Field(description="true: every store has dropped it; false: keys destroyed, not applied yet")
-    ignored: str = Field("", description="Why nothing was erased, when it was erased before (who, when, why)")
+    ignored: str | None = Field(
+        None, description="Why nothing was erased, when it was erased before (who, when, why); null otherwise"
+    )

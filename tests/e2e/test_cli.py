@@ -341,7 +341,7 @@ def test_publish_to_an_unreachable_broker_fails_cleanly(tmp_path: Path) -> None:
 
 def test_publish_from_a_missing_file_fails_cleanly(tmp_path: Path) -> None:
     proc = cli(tmp_path / "data", "publish", str(tmp_path / "missing.jsonl"))
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # a bad argument, as replay import's
     no_traceback(proc)
     assert f"cannot read {tmp_path / 'missing.jsonl'}: No such file or directory" in flat(proc.stderr)
 
@@ -371,7 +371,9 @@ def test_a_rollback_without_a_criterion_is_one_line_and_changes_nothing(tmp_path
     assert cli(data, "publish", "--text", "We use PostgreSQL.", "--bank", "acme", "--session", "s1").returncode == 0
     proc = cli(data, "replay", "rollback", "--bank", "acme", "--reason", "oops")
     no_traceback(proc)  # it was a traceback: the error was raised outside the command's run_async
-    assert proc.returncode == 1 and "a rollback needs at least one criterion" in flat(proc.stderr), proc.stderr
+    assert proc.returncode == 2 and "a rollback needs at least one criterion" in flat(proc.stderr), proc.stderr
+    backwards = cli(data, "replay", "rollback", "acme", "--since", "2026-12-07", "--until", "2026-12-06")
+    assert backwards.returncode == 2 and "must be before until" in flat(backwards.stderr), backwards.stderr  # bad input
     assert stats_json(data)["log_end_offsets"]["hindsight.commands"] == 0
 
 

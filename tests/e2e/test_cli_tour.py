@@ -49,8 +49,8 @@ def test_times_without_a_zone_are_the_local_times_the_tables_print(tmp_path: Pat
         f"forgot: nothing changed (nothing to forget: bank 'alice' has no memory valid from a time between "
         f"{since} CST and {until} CST, that is not forgotten already)"
     ) in again
-    session = flat(ok(data, "forget", "alice", "--session", "nosuch", **SHANGHAI))
-    assert "bank 'alice' has no memory in session 'nosuch'" in session and "names" not in session
+    typo = cli(data, "forget", "alice", "--session", "nosuch", **SHANGHAI)  # a session alice never had
+    assert typo.returncode == 2 and "no session 'nosuch' in bank 'alice'" in flat(typo.stderr), typo.stderr
 
 
 def test_an_unknown_embedder_is_refused_by_every_command(tmp_path: Path) -> None:
@@ -66,13 +66,13 @@ def test_an_unknown_embedder_is_refused_by_every_command(tmp_path: Path) -> None
 def test_a_failed_import_or_start_leaves_no_data_directory_behind(tmp_path: Path) -> None:
     data = tmp_path / "new"
     missing = cli(data, "replay", "import", str(tmp_path / "nonexist.parquet"))
-    assert missing.returncode == 1 and f"cannot read {tmp_path / 'nonexist.parquet'}: no such file" in flat(
+    assert missing.returncode == 2 and f"cannot read {tmp_path / 'nonexist.parquet'}: no such file" in flat(
         missing.stderr
     )
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"x": 1}\n')
     failed = cli(data, "replay", "import", str(bad))
-    assert failed.returncode == 1 and "line 1" in failed.stderr
+    assert failed.returncode == 2 and "line 1" in failed.stderr  # bad input, as every usage error
     assert not data.exists()
 
     with socket.socket() as taken:

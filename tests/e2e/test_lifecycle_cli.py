@@ -5,6 +5,7 @@ running (each command runs the pipeline itself)."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,37 @@ def test_forget_and_correct_say_what_went_with_them_and_the_new_id(tmp_path: Pat
     corrected = flat(ok(cli(data, "correct", home["memory_id"], "The user lives in Lisbon")))
     new = [h for h in recall(data, "where do I live") if "Lisbon" in h["text"]][0]
     assert f"new memory {new['memory_id']}: The user lives in Lisbon" in corrected
+
+
+def test_a_janitor_tick_in_the_future_is_refused_and_archives_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    lines = "\n".join(json.dumps({"bank_id": "alice", **t}) for t in TURNS[:2]).encode()
+    assert "published 2 turns" in ok(cli(data, "publish", "-", input=lines))
+    refused = cli(data, "janitor", "alice", "--at", "2030-01-01")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "'2030-01-01' is in the future" in flat(refused.stderr)
+    no_traceback(refused)
+    assert stats_json(data)["banks"]["alice"].get("archived", 0) == 0
+    skewed = (datetime.now(UTC) + timedelta(seconds=20)).isoformat()  # within a clock's skew of now: accepted
+    assert "alice: 2 MemoryArchived" in ok(cli(data, "janitor", "alice", "--at", skewed))
+
+
+def test_a_session_or_bank_never_had_is_an_error_not_nothing_changed(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    lines = "\n".join(json.dumps({"bank_id": "alice", **t}) for t in TURNS[:2]).encode()
+    assert "published 2 turns" in ok(cli(data, "publish", "-", input=lines))
+    ends = stats_json(data)["log_end_offsets"]
+    for args in (
+        ("end-session", "alice", "nosuch"),
+        ("forget", "alice", "--session", "nosuch"),
+        ("replay", "rollback", "alice", "--session", "nosuch"),
+        ("erase", "alice", "--session", "nosuch", "--reason", "typo"),  # as it always did
+    ):
+        proc = cli(data, *args)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert "no session 'nosuch' in bank 'alice'" in flat(proc.stderr), (args, proc.stderr)
+        no_traceback(proc)
+    unknown = cli(data, "forget", "nosuchbank", "00000000-0000-0000-0000-000000000000")
+    assert "unknown bank 'nosuchbank'" in flat(unknown.stderr) and "no memory" not in unknown.stderr
+    assert stats_json(data)["log_end_offsets"] == ends  # nothing was written
+    assert "MemoryForgotten" in ok(cli(data, "forget", "alice", "--session", "s1"))  # a session it had

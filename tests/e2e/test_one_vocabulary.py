@@ -107,6 +107,7 @@ async def test_an_erasure_not_decided_says_null_for_its_time_at_every_door(doors
     assert (await doors.post(f"/v1/banks/{b}/memories", said | {"timeout_s": WAIT_S}, 201))["ready"]
     first = await doors.post(f"/v1/banks/{b}/erase", {"turn_id": "t1", "reason": "asked", "timeout_s": WAIT_S})
     assert first["ready"] and first["erased_at"] and first["units"], first
+    assert first["ignored"] is None, first  # nothing ignored: null, not ""
     again = {
         "http": await doors.post(f"/v1/banks/{b}/erase", {"turn_id": "t1", "reason": "again"}),
         "mcp": await doors.mcp("erase", bank_id=b, turn_id="t1", reason="again"),
@@ -117,7 +118,7 @@ async def test_an_erasure_not_decided_says_null_for_its_time_at_every_door(doors
         assert answer["erased_at"] is None and answer["units"] == [], (door, answer)
         assert answer["ignored"].startswith("nothing left to erase: erased before"), (door, answer)
     unwaited = await doors.post(f"/v1/banks/{b}/erase", {"turn_id": "t1", "reason": "again", "wait": False})
-    assert unwaited["erased_at"] is None and unwaited["ready"] is False
+    assert unwaited["erased_at"] is None and unwaited["ready"] is False and unwaited["ignored"] is None
 
 
 async def disputed_bank(doors: Doors) -> str:

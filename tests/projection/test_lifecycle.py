@@ -270,3 +270,24 @@ async def test_correcting_or_forgetting_one_memory_of_a_turn_retires_its_episode
     await hs.restore(A, memories["The user is allergic to peanuts"].memory_id, wait=False)
     await settle(hs)
     assert "We use MySQL. I am allergic to peanuts." in await active()
+
+
+async def test_a_page_of_hot_and_archived_memories_is_newest_first_with_one_type_per_field(env):
+    from hindsight_es.client.browse import Browse
+
+    settings, log, hs = env
+    await faded(hs)
+    await say(hs, "The new office opens in March.", "t9", at=T0 + timedelta(days=61))
+    await settle(hs)
+    hot, _ = await hs.browser.memories(A, Browse(statuses=["active"]))
+    cold, _ = await hs.browser.memories(A, Browse(statuses=["archived"]))
+    both, total = await hs.browser.memories(A, Browse(statuses=["active", "archived"]))
+    assert hot and cold and total == len(hot) + len(cold)
+    assert {r["status"] for r in both} == {"active", "archived"}
+    assert [r["valid_from"] for r in both] == sorted((r["valid_from"] for r in both), reverse=True)
+    assert both[0]["text"] == "The new office opens in March."
+    for field in ("valid_from", "disputed_by", "source_turn_ids", "importance"):
+        assert {type(r[field]) for r in both} == {type(hot[0][field])}, field
+    # the archived rows' times compare with a filter's too (all of them were said at T0)
+    assert (await hs.browser.memories(A, Browse(statuses=["archived"], since=T0)))[1] == len(cold)
+    assert (await hs.browser.memories(A, Browse(statuses=["archived"], since=T0 + timedelta(days=1))))[1] == 0

@@ -7,6 +7,7 @@ import contextlib
 import hashlib
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -109,3 +110,20 @@ async def test_a_write_the_log_confirms_too_late_says_it_may_land_and_a_resend_a
         await hs.record_turn("alice", "My sister is called Ann.", session_id="s1", turn_id="t9")
         await catch_up_all(settings, hs.log, embedder=hs.embedder)
         assert (await hs.bank_stats("alice"))["turns"] == 2  # "first" and t9, once
+
+
+async def test_a_bug_in_a_read_is_not_reported_as_a_store_failure(tmp_path: Path) -> None:
+    """Only the stores' own failures (I/O, LanceDB, DuckDB, Arrow) say the stores are unavailable; a
+    programming error goes up as itself, for the HTTP API's 500 internal error."""
+    async with Hindsight(Settings(data_dir=tmp_path), embedder=SlowEmbedder()) as hs:
+
+        def buggy() -> None:
+            sorted([datetime.now(UTC), "2025-01-05T10:00:00Z"])  # type: ignore[type-var]
+
+        def disk_gone() -> None:
+            raise OSError("No such file or directory: lance/memories.lance")
+
+        with pytest.raises(TypeError):
+            await hs.conn.read(buggy)
+        with pytest.raises(StoreError, match="store read failed: OSError"):
+            await hs.conn.read(disk_gone)

@@ -818,10 +818,9 @@ export interface components {
             ready: boolean;
             /**
              * Ignored
-             * @description Why nothing was erased, when it was erased before (who, when, why)
-             * @default
+             * @description Why nothing was erased, when it was erased before (who, when, why); null otherwise
              */
-            ignored: string;
+            ignored?: string | null;
         };
         /** ForgetRequest */
         ForgetRequest: {

@@ -31,8 +31,8 @@ T = TypeVar("T")
 Json = Annotated[bool, typer.Option("--json", help="Print JSON")]
 Bank = Annotated[str, typer.Option("--bank", help="Bank id")]
 EXIT_PENDING = 3  # half done: built but not switched (a service runs), or requested but not answered yet
-EXIT_ERROR = 1  # the command failed (a store, the log, a refused input)
-EXIT_USAGE = 2  # bad configuration or arguments: nothing was done
+EXIT_ERROR = 1  # the command failed (a store, the log, a request the memory's state refuses)
+EXIT_USAGE = 2  # bad configuration, arguments or input: nothing was done
 #: The commands that only read the data directory: on one this process may not write (``Settings.read_only``:
 #: a backup, a read-only mount) they answer from the stores as they stand, and every other command is refused
 #: before it does anything (``settings_from``). Each must stay free of writes there: no catch-up, no lock, no
@@ -305,10 +305,13 @@ def to_stderr() -> None:
 
 
 def failed(exc: HindsightError) -> typer.Exit:
-    """A ``HindsightError`` as a one-line message (``fail``) and exit code 1 (a ``ConfigError`` exit code 2)."""
-    from hindsight_es.errors import ConfigError
+    """A ``HindsightError`` as a one-line message (``fail``) and its exit code: 2 for bad configuration or input
+    (a ``ConfigError``, an ``InvalidInputError`` such as a range that ends before it starts), as click's own
+    usage errors; 1 for the rest, a ``ConflictError`` among them (a valid request the memory's state refuses)."""
+    from hindsight_es.errors import ConfigError, ConflictError, InvalidInputError
 
-    return fail(str(exc), EXIT_USAGE if isinstance(exc, ConfigError) else EXIT_ERROR)
+    usage = isinstance(exc, ConfigError) or (isinstance(exc, InvalidInputError) and not isinstance(exc, ConflictError))
+    return fail(str(exc), EXIT_USAGE if usage else EXIT_ERROR)
 
 
 def refused_path(exc: OSError) -> HindsightError | None:

@@ -21,6 +21,7 @@ from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.disputes import BankOwners, DisputedMemory
 from hindsight_es.events import DisputeResolutionRequested
+from hindsight_es.text import plural
 
 app = typer.Typer(
     help="Disputes: less trusted memories that contradict the owner's, kept until the owner accepts or rejects them.",
@@ -112,7 +113,8 @@ def _resolve(
     if not run_async(go):
         err_console.print(f"[yellow]pending:[/yellow] the request is in the log; not applied within {timeout:g}s")
         raise typer.Exit(EXIT_PENDING)
-    console.print(f"{'accepted' if accept else 'rejected'} {len(memory_ids)} disputed memories in bank {bank!r}")
+    done = plural(len(memory_ids), "disputed memory", "disputed memories")
+    console.print(f"{'accepted' if accept else 'rejected'} {done} in bank {bank!r}")
 
 
 @owners_app.command("show")

@@ -88,7 +88,7 @@ def _nothing_left(found: dict[str, Any], scope: str) -> str:
         )
     from hindsight_es.memory.commands import ERASED_BEFORE
 
-    if str(found.get("ignored", "")).startswith(ERASED_BEFORE):  # every memory it names was erased before
+    if (found["ignored"] or "").startswith(ERASED_BEFORE):  # every memory it names was erased before
         return f"{found['ignored']} (the {scope})"
     return (
         f"nothing to erase for good: no key of the {scope} in bank {found['bank_id']!r} (written before sealing was "
@@ -142,7 +142,7 @@ async def _erase(
             drive=drive if here else None,
         )
         out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
-        out |= {"bank_id": bank, "ignored": done.ignored}
+        out |= {"bank_id": bank, "ignored": done.ignored or None}
         if not done.units and not done.ignored:  # erased before, or never keyed: the first tombstone, if any
             out["erased_before"] = await asyncio.to_thread(_first_tombstone, hs, bank, done.memory_ids, done.turn_ids)
         out |= {"ready": bool(done.ready), "erased_at": done.erased_at, "request_id": done.request_id}

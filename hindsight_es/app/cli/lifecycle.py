@@ -15,10 +15,12 @@ from uuid import UUID
 import typer
 
 from hindsight_es.app.cli.common import (
+    EXIT_USAGE,
     catch_up_if_idle,
     console,
     err_console,
     existing_store,
+    fail,
     print_json,
     run_async,
     settings_from,
@@ -26,7 +28,7 @@ from hindsight_es.app.cli.common import (
     shown,
 )
 from hindsight_es.app.cli.times import HELP as LOCAL_TIME
-from hindsight_es.app.cli.times import parse_when
+from hindsight_es.app.cli.times import parse_past, parse_when
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -40,6 +42,9 @@ Timeout = Annotated[float, typer.Option(help="Seconds to wait for a running serv
 AsJson = Annotated[
     bool, typer.Option("--json", help="Print JSON: the HTTP API's result for one memory named, else the events")
 ]
+EndJson = Annotated[bool, typer.Option("--json", help="Print JSON: the bank, the session and the events decided")]
+PromoteJson = Annotated[bool, typer.Option("--json", help="Print JSON: the bank, the scope and the events decided")]
+TickJson = Annotated[bool, typer.Option("--json", help="Print JSON: the banks ticked and the events decided")]
 EXIT_PENDING = 3
 QUIET_S = 3.0
 FORGET_SHARE = 0.5  # forget --query: a hit is a match when its relevance is at least this share of the best's
@@ -138,12 +143,16 @@ def _ids(values: list[str] | None) -> tuple[UUID, ...]:
         raise typer.BadParameter(str(exc)) from exc
 
 
-async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...]) -> None:
-    """``NotFoundError`` for an id the bank does not hold: a mistyped id is an error, not "nothing changed"."""
-    if ids:
+async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...], session: str | None = None) -> None:
+    """``NotFoundError`` for an unknown bank or an id the bank does not hold, and a usage error (exit 2, as
+    erase's) for a session it never had: a mistyped name is an error, not "nothing changed"."""
+    if ids or session is not None:
         await catch_up_if_idle(hs)
-        for memory_id in ids:
-            await hs.memory(bank, memory_id)
+        await hs.conn.read(hs.reader.require_bank, bank)
+    for memory_id in ids:
+        await hs.memory(bank, memory_id)
+    if session is not None and not await hs.browser.has_session(bank, session):
+        raise fail(f"no session {session!r} in bank {bank!r}: check the session id and the bank", EXIT_USAGE)
 
 
 def forget(
@@ -185,7 +194,7 @@ def forget(
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
             chosen = ids
-            await _held(hs, bank, ids)
+            await _held(hs, bank, ids, session)
             if query is not None:
                 await catch_up_if_idle(hs)
                 # Only the hits that match nearly as well as the best (relevance at least half the best's, and
@@ -262,7 +271,7 @@ def restore(
     timeout: Timeout = 30.0,
     as_json: AsJson = False,
 ) -> None:
-    """Bring memories back: archived ones (from the cold archive, with their history), forgotten ones, ..."""
+    """Bring memories back: archived (from the cold archive), forgotten, superseded or rolled-back ones."""
     from hindsight_es.client import Hindsight, build
     from hindsight_es.events import RestoreRequested
 
@@ -296,7 +305,7 @@ def end_session(
     session: Annotated[str, typer.Argument(help="Session id")],
     reason: Reason = "",
     timeout: Timeout = 30.0,
-    as_json: AsJson = False,
+    as_json: EndJson = False,
 ) -> None:
     """End a session: its session-scoped memories expire (are archived) unless promoted."""
     from hindsight_es.client import Hindsight, build
@@ -306,8 +315,7 @@ def end_session(
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
-            await catch_up_if_idle(hs)
-            await hs.conn.read(hs.reader.require_bank, bank)  # a mistyped bank is an error, not "nothing changed"
+            await _held(hs, bank, (), session)
             command = build(SessionEnded, bank_id=bank, session_id=session, reason=reason, actor="user")
             return await decided(hs, [command], timeout, may_do_nothing=True)
 
@@ -321,7 +329,7 @@ def promote(
     scope: Annotated[str, typer.Option(help="global | task | session")] = "global",
     reason: Reason = "",
     timeout: Timeout = 30.0,
-    as_json: AsJson = False,
+    as_json: PromoteJson = False,
 ) -> None:
     """Keep memories beyond their session (a wider scope); an expired one comes back."""
     from hindsight_es.client import Hindsight, build
@@ -346,9 +354,11 @@ def promote(
 def janitor(
     ctx: typer.Context,
     bank: Annotated[Optional[list[str]], typer.Option(help="Banks to tick (repeatable; default: all)")] = None,
-    at: Annotated[Optional[str], typer.Option(help=f"The tick's time, ISO 8601 ({LOCAL_TIME}; default: now)")] = None,
+    at: Annotated[
+        Optional[str], typer.Option(help=f"The tick's time, ISO 8601 ({LOCAL_TIME}; default: now; not later than now)")
+    ] = None,
     timeout: Timeout = 30.0,
-    as_json: AsJson = False,
+    as_json: TickJson = False,
 ) -> None:
     """Tick the janitor now: archive what has faded (and what exceeds capacity) under the configured policy."""
     from hindsight_es.client import Hindsight, build
@@ -356,7 +366,7 @@ def janitor(
     from streams.janitor import policy_for
 
     settings = existing_store(settings_from(ctx))
-    when = parse_when(at, "--at")
+    when = parse_past(at, "--at")
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:

@@ -257,8 +257,9 @@ def publish(
     source: Annotated[str, typer.Option(help="With --text: user | assistant | tool | document")] = "user",
     speaker: Annotated[Optional[str], typer.Option(help="With --text: who said it")] = None,
 ) -> None:
-    """Publish turns from JSONL ({"bank_id", "session_id", "text", "role", "speaker", "source", "occurred_at"}),
-    or one turn with --text and --bank."""
+    """Publish turns from JSONL, one object a line: "text" (required), "bank_id", "session_id", "turn_id",
+    "role", "speaker", "source", "trust", "occurred_at", "actor", "owner", "scope", "metadata" (as a retain
+    takes them); or one turn with --text and --bank."""
     from hindsight_es.app.cli.jsonl import read_turns
     from hindsight_es.client import Hindsight
 
@@ -274,7 +275,7 @@ def publish(
         try:
             stream = sys.stdin.buffer if file is None or str(file) == "-" else file.open("rb")
         except OSError as exc:
-            raise fail(f"cannot read {file}: {exc.strerror or exc}") from None
+            raise fail(f"cannot read {file}: {exc.strerror or exc}", EXIT_USAGE) from None
         with stream:
             turns, problems = read_turns(settings, stream, bank=bank, session=session)
     for problem in problems:
@@ -324,7 +325,12 @@ def recall(
 
 
 @app.command()
-def stats(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+def stats(
+    ctx: typer.Context,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print JSON: the banks' counts and the log's positions")
+    ] = False,
+) -> None:
     """Per-bank memory counts and log positions."""
     from hindsight_es.app.cli.stats import collect, render
 

@@ -21,6 +21,7 @@ from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.operator import QuarantinedMemory
 from hindsight_es.events import RejectRequested, ReleaseRequested
+from hindsight_es.text import plural
 
 app = typer.Typer(
     help="Review memories the poisoning guard quarantined (never recalled until released).",
@@ -105,4 +106,6 @@ def _review(
             f"{timeout:g}s (is the service running?)"
         )
         raise typer.Exit(EXIT_PENDING)
-    console.print(f"{'released' if release else 'rejected'} {len(memory_ids)} memories in bank {bank!r}")
+    console.print(
+        f"{'released' if release else 'rejected'} {plural(len(memory_ids), 'memory', 'memories')} in bank {bank!r}"
+    )

@@ -15,12 +15,14 @@ import typer
 
 from hindsight_es.app.cli.common import (
     EXIT_PENDING,
+    EXIT_USAGE,
     Bank,
     Json,
     catch_up_if_idle,
     console,
     err_console,
     existing_store,
+    fail,
     print_json,
     service_lock,
     settings_from,
@@ -44,8 +46,8 @@ from hindsight_es.stores import location
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
-    from hindsight_es.events import Event
-    from hindsight_es.history import Imported
+    from hindsight_es.events import Event, RetractionRequested
+    from hindsight_es.history import Imported, Plan
 
 
 def audit(
@@ -115,6 +117,18 @@ async def _sessions_json(hs: Hindsight, bank: str, session: str | None) -> Any:
     return SessionTimeline(bank_id=bank, session_id=session, turns=turned, memories=[linked_of(m) for m in memories])
 
 
+async def _plan(hs: Hindsight, command: RetractionRequested) -> Plan:
+    """A rollback's plan: ``NotFoundError`` for a bank without memories, and a usage error (exit 2, as erase's)
+    for a session the bank never had, rather than an empty plan (and a SourceRetracted of nothing)."""
+    from hindsight_es.history import plan
+
+    planned = await plan(hs.log, command)
+    session = command.session_id
+    if session is not None and not await hs.browser.has_session(command.bank_id, session):
+        raise fail(f"no session {session!r} in bank {command.bank_id!r}: check the session id and the bank", EXIT_USAGE)
+    return planned
+
+
 def _uuid(value: str) -> UUID:
     try:
         return UUID(value)
@@ -146,7 +160,7 @@ def rollback(
     Publishes a RetractionRequested; the bank actor decides and records a SourceRetracted. Running it
     again changes nothing; `replay undo-rollback --retraction ID` undoes it.
     """
-    from hindsight_es.history import outcome, plan, request, retraction
+    from hindsight_es.history import outcome, request, retraction
 
     settings = existing_store(settings_from(ctx))
     command = retraction(
@@ -161,7 +175,7 @@ def rollback(
     )
 
     if dry_run:
-        planned = with_client(settings, lambda hs: plan(hs.log, command))
+        planned = with_client(settings, lambda hs: _plan(hs, command))
         if as_json:  # as POST /v1/banks/{bank}/rollback/plan answers
             from hindsight_es.app.gateway.models import planned_of
             from hindsight_es.remote.models import RollbackPlan
@@ -175,7 +189,7 @@ def rollback(
 
     async def work(hs: Hindsight) -> list[Event]:
         await catch_up_if_idle(hs)  # decide pending turns first, so the retraction sees their memories
-        await plan(hs.log, command)  # refuses a bank without memories
+        await _plan(hs, command)
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
         return await outcome(hs.log, command, since=since_offset, timeout_s=timeout)

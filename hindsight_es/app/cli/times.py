@@ -16,6 +16,8 @@ import typer
 
 FORMS = "ISO 8601 such as 2026-12-06, '2026-12-06 18:16', 2026-12-06T18:16:00+08:00 or ...Z"
 HELP = "without a zone: local time, as the tables print it"
+# How far past this machine's clock a time that events are dated with may be (clocks of two hosts differ).
+CLOCK_SKEW = timedelta(minutes=1)
 
 
 def local_zones() -> dict[str, timezone]:
@@ -67,4 +69,17 @@ def parse_when(value: str | None, option: str) -> datetime | None:
         raise typer.BadParameter(str(exc), param_hint=option) from None
 
 
-__all__ = ["FORMS", "HELP", "local_zones", "parse_when", "read_time"]
+def parse_past(value: str | None, option: str) -> datetime | None:
+    """``parse_when`` for a time the command dates events with (``janitor --at``): a later time than now is a
+    usage error. Events dated in the future would change the state "as of now" after the fact (``replay
+    state --as-of`` now would differ from the live state), and what they decide has not happened yet."""
+    when = parse_when(value, option)
+    if when is not None and when > datetime.now(UTC) + CLOCK_SKEW:
+        raise typer.BadParameter(
+            f"{value!r} is in the future: events are dated when they happen, give now or an earlier time",
+            param_hint=option,
+        )
+    return when
+
+
+__all__ = ["CLOCK_SKEW", "FORMS", "HELP", "local_zones", "parse_past", "parse_when", "read_time"]

@@ -157,5 +157,5 @@ class ReviewTools:
             turn_ids=done.turn_ids,
             erased_at=done.erased_at,
             ready=bool(done.ready),
-            ignored=done.ignored,
+            ignored=done.ignored or None,
         )

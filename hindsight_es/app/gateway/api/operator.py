@@ -150,7 +150,7 @@ def router(hs: Hindsight, gate: Gate) -> APIRouter:
             turn_ids=done.turn_ids,
             erased_at=done.erased_at,
             ready=bool(done.ready),
-            ignored=done.ignored,
+            ignored=done.ignored or None,
         )
 
     @api.get("/banks/{bank_id}/state", response_model=StateAsOf, summary="The bank as of a time")
