@@ -161,7 +161,7 @@ def chosen(raw: str, before: str = "") -> tuple[str, str] | None:
     of UPS" alone, the tail of "Ship with DHL from now on instead of UPS", chooses nothing). ``before``: the
     sentence up to the span, whose last words may give the value up ("我以前喝咖啡")."""
     before = _CLAUSE_END.split(before)[-1]  # its own clause: "we no longer use MySQL, only PostgreSQL"
-    for at, said, category, canonical in ux.mentions(raw):
+    for at, said, category, canonical in ux.mentions(raw, before):
         if not ux.is_old(before + raw[:at], raw[at + len(said) :]):
             return category, canonical
     return None

@@ -111,7 +111,7 @@ CATEGORIES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
         "tea": ("tea", ("tea", "茶")),
         "green tea": ("green tea", ("green tea", "绿茶")),
         "black tea": ("black tea", ("black tea", "红茶")),
-        "milk tea": ("milk tea", ("milk tea", "bubble tea", "奶茶")),
+        "milk tea": ("milk tea", ("milk tea", "奶茶")), "bubble tea": ("bubble tea", ("bubble tea", "珍珠奶茶")),
         "chrysanthemum tea": ("chrysanthemum tea", ("chrysanthemum tea", "菊花茶")),
         "barley tea": ("barley tea", ("barley tea", "大麦茶", "麦茶")),
         "beer": ("beer", ("beer", "啤酒")),

@@ -30,6 +30,7 @@ from hindsight_es.extraction.matching import matching_copy
 from hindsight_es.extraction.pronouns import resolved
 from hindsight_es.extraction.quotes import quoted
 from hindsight_es.extraction.schema import Candidate, MemoryKind
+from hindsight_es.extraction.scripts import plain, written
 from hindsight_es.extraction.speech import asserted, one_off
 from hindsight_es.extraction.statements import statement
 
@@ -295,7 +296,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/30"
+    id = "rules/31"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -303,15 +304,18 @@ class RuleExtractor:
             return []
         if is_filler(body):  # a pleasantry or an acknowledgement: it stays in the log, not in memory
             return []
-        out = [Candidate(kind="episode", text=body, entities=entities(body, speaker), importance=0.3, confidence=1.0)]
+        tags = entities(plain(body), speaker)
+        out = [Candidate(kind="episode", text=body, entities=tags, importance=0.3, confidence=1.0)]
         seen: set[tuple[str, str | None, str | None]] = set()
         before = ""  # the turn's earlier sentences, as matched: whom a "she" or 他 opening a clause may be
         for sentence in _SENTENCE_SPLIT.split(ux.unquote(body)):  # a quote may hold a sentence end of its own
-            for cand in self._typed(sentence.strip(), speaker, agreed_only=source == "assistant", before=before):
+            # Traditional is matched as Simplified (the keys and values are the same) and stated as written
+            said = plain(sentence.strip())
+            for cand in self._typed(said, speaker, agreed_only=source == "assistant", before=before):
                 if (cand.kind, cand.key, cand.value) not in seen:
                     seen.add((cand.kind, cand.key, cand.value))
-                    out.append(cand)
-            before += " " + matching_copy(sentence)
+                    out.append(written(cand, sentence.strip()))
+            before += " " + matching_copy(said)
         return _absorbed(out)
 
     def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool, before: str) -> Iterator[Candidate]:

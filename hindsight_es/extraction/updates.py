@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import values as vx
+from hindsight_es.extraction.compounds import modified
 from hindsight_es.extraction.names_zh import opens_with_a_name
 
 # fmt: off
@@ -169,10 +170,12 @@ def _framed(before: str, after: str, category: str) -> bool:
     return bool(noun or drunk or used or _AFTER_EN.match(after) or _AFTER_ZH.match(after))
 
 
-def mentions(text: str) -> Iterator[tuple[int, str, str, str]]:
+def mentions(text: str, lead: str = "") -> Iterator[tuple[int, str, str, str]]:
     """Each lexicon value the text mentions: (position, alias as said, category, canonical). Of a common noun
-    named with another of its kind before it ("oat milk lattes", "燕麦奶拿铁"), the last: the head of the
-    compound (the drink is a latte, made with oat milk)."""
+        named with another of its kind before it ("oat milk lattes", "燕麦奶拿铁"), the last: the head of the
+        compound (the drink is a latte, made with oat milk); a drink with modifiers that are not drinks, the whole
+    as said, its own value (``compounds.modified``: "喝港式奶茶" is 港式奶茶). ``lead``: the sentence before ``text``,
+    where the verb taking the drink may be."""
     found = list(vx.ALIAS_RE.finditer(text))
     for m, after in zip(found, [*found[1:], None], strict=False):
         category, canonical, _ = vx.ALIASES[m[0].lower()]
@@ -182,6 +185,9 @@ def mentions(text: str) -> Iterator[tuple[int, str, str, str]]:
             and vx.ALIASES[after[0].lower()][0] == category
             and not text[m.end() : after.start()].strip(" -")
         ):
+            continue
+        if (whole := modified(lead + text, len(lead) + m.start(), m[0], category)) and whole[0] >= len(lead):
+            yield whole[0] - len(lead), whole[1], category, whole[1]  # "喝港式奶茶": 港式奶茶
             continue
         yield m.start(), m[0], category, canonical
     for m in vx.GO_RE.finditer(text):
