@@ -17,6 +17,7 @@ import typer
 
 from hindsight_es.app.cli.common import (
     EXIT_USAGE,
+    catch_up_if_idle,
     err_console,
     existing_store,
     fail,
@@ -24,6 +25,7 @@ from hindsight_es.app.cli.common import (
     run_async,
     settings_from,
 )
+from hindsight_es.app.cli.memory_ids import whole_id
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -38,7 +40,9 @@ def erase(
     reason: Annotated[str, typer.Option(help="Why (kept: the fact of the erasure, never the content)")],
     session: Annotated[Opt, typer.Option("--session", help="Erase a whole session (conversation)")] = None,
     turn: Annotated[Opt, typer.Option("--turn", help="Erase one turn and the memories from it")] = None,
-    memory: Annotated[Opt, typer.Option("--memory", help="Erase one memory")] = None,
+    memory: Annotated[
+        Opt, typer.Option("--memory", help="Erase one memory (its id, or a unique prefix of 8+ characters)")
+    ] = None,
     by: Annotated[str, typer.Option("--by", help="Who erases (recorded as the event's actor)")] = "operator",
     timeout: Annotated[float, typer.Option(help="Seconds to wait until every projection has applied it")] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
@@ -58,10 +62,14 @@ def erase(
 
         async with Hindsight(settings) as hs:
             try:
-                return await _erase(hs, bank, session, turn, memory, reason, by, timeout)
+                if memory is not None:  # a prefix names a memory of the archive, once the log is drained
+                    await catch_up_if_idle(hs)
+                    named.append(str(await whole_id(hs, memory, bank)))
+                return await _erase(hs, bank, session, turn, next(iter(named), None), reason, by, timeout)
             except NotFoundError as exc:  # an id the bank never held: a bad argument, nothing was recorded
                 raise fail(str(exc), EXIT_USAGE) from None
 
+    named: list[str] = []  # the memory --memory names (a prefix resolved)
     found = run_async(go)
     if as_json:  # the ErasureResult of the HTTP API and the MCP tool; what only the CLI did goes to stderr
         from hindsight_es.remote.erasure import ErasureResult
@@ -74,7 +82,7 @@ def erase(
     elif found["units"]:
         print(_erased_now(found))
     else:  # nothing to destroy: say so, and why if the key store knows (a mistyped id must not read as done)
-        scope = f"session {session!r}" if session else f"turn {turn!r}" if turn else f"memory {memory}"
+        scope = f"session {session!r}" if session else f"turn {turn!r}" if turn else f"memory {named[0]}"
         print(_nothing_left(found, scope))
 
 

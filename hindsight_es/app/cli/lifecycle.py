@@ -18,15 +18,15 @@ from hindsight_es.app.cli.common import (
     EXIT_USAGE,
     catch_up_if_idle,
     console,
-    err_console,
     existing_store,
     fail,
-    print_json,
     run_async,
     settings_from,
     settled,
     shown,
 )
+from hindsight_es.app.cli.decisions import decided, report
+from hindsight_es.app.cli.memory_ids import ids_help, whole_ids
 from hindsight_es.app.cli.times import HELP as LOCAL_TIME
 from hindsight_es.app.cli.times import parse_past, parse_when
 from hindsight_es.text import plural
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from hindsight_es.events import Event
 
 Bank = Annotated[str, typer.Argument(help="Bank id")]
-Ids = Annotated[Optional[list[str]], typer.Argument(help="Memory ids (from recall)")]
+Ids = Annotated[Optional[list[str]], typer.Argument(help=ids_help())]
 Reason = Annotated[str, typer.Option(help="Why (kept in the memories' history)")]
 Timeout = Annotated[float, typer.Option(help="Seconds to wait for a running service's bank actor")]
 AsJson = Annotated[
@@ -45,8 +45,6 @@ AsJson = Annotated[
 EndJson = Annotated[bool, typer.Option("--json", help="Print JSON: the bank, the session and the events decided")]
 PromoteJson = Annotated[bool, typer.Option("--json", help="Print JSON: the bank, the scope and the events decided")]
 TickJson = Annotated[bool, typer.Option("--json", help="Print JSON: the banks ticked and the events decided")]
-EXIT_PENDING = 3
-QUIET_S = 3.0
 FORGET_SHARE = 0.5  # forget --query: a hit is a match when its relevance is at least this share of the best's
 
 
@@ -61,98 +59,19 @@ def register(app: typer.Typer) -> None:
         app.command(name)(command)
 
 
-async def decided(
-    hs: Hindsight, commands: list[Event], timeout: float, *, may_do_nothing: bool = False
-) -> list[Event] | None:
-    """Publish ``commands`` and return the memory events they caused; None when a running service did not
-    answer within ``timeout``. A command that ``may_do_nothing`` (a tick, a session end) is given at most
-    a few seconds by a running service: no answer then means nothing to do."""
-    from hindsight_es.history import outcome, request
-    from streams.service import ServiceLock, catch_up_all
-
-    lock = ServiceLock(hs.settings)
-    here = lock.acquire()
-    try:
-        if here:
-            await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
-        starts = [await request(hs.log, command) for command in commands]
-        if here:
-            await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)
-        found: list[Event] = []
-        for command, start in zip(commands, starts, strict=True):
-            wait = 0 if here else min(timeout, QUIET_S) if may_do_nothing else timeout
-            events = await outcome(hs.log, command, since=start, timeout_s=wait)
-            if not events and not here and not may_do_nothing:
-                return None
-            found += events
-        return found
-    finally:
-        lock.release()
-
-
-def report(
-    events: list[Event] | None,
-    as_json: bool,
-    what: str,
-    timeout: float,
-    *,
-    result: Any = None,
-    nothing: str | None = None,
-    **fields: Any,
-) -> None:
-    """Print what the bank actor decided. ``--json``: ``result`` when the command did what an HTTP operation
-    does (a ``ForgetResult``, a ``RestoreResult``), else an object of ``fields`` and the decided ``events``.
-    ``nothing``: why nothing changed, in the words of what was asked (else the bank actor's reason)."""
-    if events is None:
-        err_console.print(
-            f"[yellow]pending:[/yellow] the request is in the log; no bank actor answered within "
-            f"{timeout:g}s (is the service running?)"
-        )
-        raise typer.Exit(EXIT_PENDING)
-    if as_json:
-        events_json = [e.model_dump(mode="json", exclude={"revived"}) for e in events]
-        return print_json(result if result is not None else {**fields, "events": events_json})
-    from hindsight_es.events import CommandIgnored
-
-    ignored = [e for e in events if isinstance(e, CommandIgnored)]
-    if ignored and len(ignored) == len(events):  # the bank actor's why, not its event's name
-        console.print(f"{what}: nothing changed ({nothing or ignored[0].reason})")
-        return
-    from hindsight_es.events import MemoryRetained
-
-    # An episode that says nothing but what the named memory said goes with it (``memory.episodes``): counted
-    # apart, so the line does not claim more memories were named than the prompt showed.
-    named = [e for e in events if getattr(e, "along_with", None) is None]
-    counts = Counter(e.type for e in named)
-    line = ", ".join(f"{n} {t}" for t, n in sorted(counts.items())) or "nothing changed"
-    if along := len(events) - len(named):
-        line += f"; with them {plural(along, 'episode')} of their turns, which said nothing else"
-    console.print(f"{what}: {line}")
-    for event in events:
-        if isinstance(event, MemoryRetained):  # the id to recall, correct or look up next
-            console.print(f"  new memory {event.memory_id}: {event.text}")
-
-
-def _ids(values: list[str] | None) -> tuple[UUID, ...]:
-    from hindsight_es.client import memory_uuid
-    from hindsight_es.errors import InvalidInputError
-
-    try:
-        return tuple(memory_uuid(v) for v in values or [])
-    except InvalidInputError as exc:
-        raise typer.BadParameter(str(exc)) from exc
-
-
-async def _held(hs: Hindsight, bank: str, ids: tuple[UUID, ...], session: str | None = None) -> None:
-    """``NotFoundError`` for an unknown bank or an id the bank does not hold, and a usage error (exit 2, as
-    erase's) for a session it never had: a mistyped name is an error, not "nothing changed"."""
-    if ids or session is not None:
+async def _held(hs: Hindsight, bank: str, named: list[str] | None, session: str | None = None) -> tuple[UUID, ...]:
+    """The ids ``named`` (whole, or unique prefixes), each one the bank holds: ``NotFoundError`` for an unknown
+    bank or an id the bank does not hold, and a usage error (exit 2, as erase's) for a session it never had: a
+    mistyped name is an error, not "nothing changed"."""
+    if named or session is not None:
         await catch_up_if_idle(hs)
         await hs.conn.read(hs.reader.require_bank, bank)
+    ids = await whole_ids(hs, named or [], bank)
     for memory_id in ids:
         await hs.memory(bank, memory_id)
     if session is not None and not await hs.browser.has_session(bank, session):
         raise fail(f"no session {session!r} in bank {bank!r}: check the session id and the bank", EXIT_USAGE)
+    return ids
 
 
 def forget(
@@ -183,18 +102,18 @@ def forget(
     from hindsight_es.events import ForgetRequested
 
     settings = existing_store(settings_from(ctx))
-    ids, start, end = _ids(memory_ids), parse_when(since, "--since"), parse_when(until, "--until")
+    start, end = parse_when(since, "--since"), parse_when(until, "--until")
     if query is not None and (session or start or end):
         raise typer.BadParameter("--query selects memories on its own; run another forget for a session or range")
-    if not (ids or session or start or end or query):
+    if not (memory_ids or session or start or end or query):
         raise typer.BadParameter("name memory ids, --session, --since/--until or --query")
     if start and end and start >= end:
         raise typer.BadParameter("--since must be before --until")
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
+            ids = await _held(hs, bank, memory_ids, session)
             chosen = ids
-            await _held(hs, bank, ids, session)
             if query is not None:
                 await catch_up_if_idle(hs)
                 # Only the hits that match nearly as well as the best (relevance at least half the best's, and
@@ -242,7 +161,7 @@ def forget(
             return events
 
     answer: dict[str, Any] = {}
-    nothing = _nothing_to_forget(bank, session, start, end, query) if not ids else None
+    nothing = _nothing_to_forget(bank, session, start, end, query) if not memory_ids else None
     report(run_async(go), as_json, "forgot", timeout, result=answer.get("result"), nothing=nothing, bank_id=bank)
 
 
@@ -276,13 +195,13 @@ def restore(
     from hindsight_es.events import RestoreRequested
 
     settings = existing_store(settings_from(ctx))
-    ids = _ids(memory_ids)
-    if not ids:
+    if not memory_ids:
         raise typer.BadParameter("name the memories to restore")
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
+            ids = await whole_ids(hs, memory_ids, bank)
             gone = [m for m in ids if (await hs.memory(bank, m)).status != "active"]  # unknown ids are errors
             if len(gone) < len(ids):
                 console.print(f"active already: {', '.join(str(m) for m in ids if m not in gone)}")
@@ -315,7 +234,7 @@ def end_session(
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
-            await _held(hs, bank, (), session)
+            await _held(hs, bank, None, session)
             command = build(SessionEnded, bank_id=bank, session_id=session, reason=reason, actor="user")
             return await decided(hs, [command], timeout, may_do_nothing=True)
 
@@ -336,15 +255,14 @@ def promote(
     from hindsight_es.events import PromoteRequested
 
     settings = existing_store(settings_from(ctx))
-    ids = _ids(memory_ids)
     from hindsight_es.types import Scope
 
-    if not ids or scope not in get_args(Scope):
+    if not memory_ids or scope not in get_args(Scope):
         raise typer.BadParameter("name the memories, and a scope of global, task or session")
 
     async def go() -> list[Event] | None:
         async with Hindsight(settings) as hs:
-            await _held(hs, bank, ids)
+            ids = await _held(hs, bank, memory_ids)
             command = build(PromoteRequested, bank_id=bank, memory_ids=ids, scope=scope, reason=reason, actor="user")
             return await decided(hs, [command], timeout)
 

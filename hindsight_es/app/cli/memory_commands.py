@@ -9,7 +9,6 @@ waits for the bank actor's answer as the lifecycle commands do. ``--json`` print
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 from uuid import UUID
@@ -17,13 +16,14 @@ from uuid import UUID
 import typer
 
 from hindsight_es.app.cli.common import catch_up_if_idle, existing_store, print_json, run_async, settings_from
+from hindsight_es.app.cli.memory_ids import ID_HELP, whole_id
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
     from hindsight_es.events import Event
     from hindsight_es.remote.models import CorrectResult
 
-MemoryId = Annotated[str, typer.Argument(help="A memory id (from recall), or a unique prefix of it (8+ characters)")]
+MemoryId = Annotated[str, typer.Argument(help=ID_HELP)]
 BankOpt = Annotated[Optional[str], typer.Option("--bank", help="The memory's bank (checked if given)")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON")]
 
@@ -36,29 +36,6 @@ async def lineage_of(hs: Hindsight, memory_id: str, bank: str | None) -> dict[st
     if found["retained"] is None:
         raise NotFoundError(f"no memory {mid}" + (f" in bank {bank!r}" if bank else ""))
     return found
-
-
-PREFIX = re.compile(r"[0-9a-f][0-9a-f-]{7,35}")  # 8 or more characters of an id, as a table prints it
-
-
-async def whole_id(hs: Hindsight, memory_id: str, bank: str | None) -> UUID:
-    """The memory id ``memory_id`` names: itself when whole, else the one retained memory whose id starts
-    with it (a prefix of 8 or more characters, as ``git`` reads a short commit id)."""
-    from hindsight_es.client import memory_uuid
-    from hindsight_es.errors import InvalidInputError, NotFoundError
-
-    wanted = memory_id.strip().lower()
-    if len(wanted) == 36 or not PREFIX.fullmatch(wanted):
-        if len(wanted) < 8 and re.fullmatch(r"[0-9a-f-]+", wanted):
-            raise InvalidInputError(f"{memory_id!r} is too short: give a memory id, or 8 or more characters of one")
-        return memory_uuid(memory_id)
-    found = await hs.conn.read(lambda: hs.stores().archive.memory_ids_starting(wanted, bank))
-    where = f" in bank {bank!r}" if bank else ""
-    if not found:
-        raise NotFoundError(f"no memory id starts with {memory_id!r}{where} (recall and replay state print ids)")
-    if len(found) > 1:
-        raise InvalidInputError(f"{memory_id!r} starts more than one memory id{where}: give more of it")
-    return UUID(found[0])
 
 
 def history(ctx: typer.Context, memory_id: MemoryId, bank: BankOpt = None, as_json: AsJson = False) -> None:
@@ -89,7 +66,7 @@ def correct(
 ) -> None:
     """Replace an active memory by a corrected statement; the old one is superseded and kept in its history."""
 
-    from hindsight_es.app.cli.lifecycle import decided, report
+    from hindsight_es.app.cli.decisions import decided, report
     from hindsight_es.client import Hindsight, build, check_text
     from hindsight_es.errors import ConflictError
     from hindsight_es.events import CorrectionRequested

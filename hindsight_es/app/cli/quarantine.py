@@ -17,6 +17,7 @@ from hindsight_es.app.cli.common import (
     settings_from,
     settled,
 )
+from hindsight_es.app.cli.memory_ids import ids_help, whole_ids
 from hindsight_es.app.cli.replay_views import review_table
 from hindsight_es.client import Hindsight
 from hindsight_es.client.operator import QuarantinedMemory
@@ -29,7 +30,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-Ids = Annotated[list[str], typer.Argument(help="Memory ids (from `quarantine list`)")]
+Ids = Annotated[list[str], typer.Argument(help=ids_help("`quarantine list`"))]
 Reason = Annotated[str, typer.Option(help="Why (kept in the memory's history)")]
 Timeout = Annotated[float, typer.Option(help="Seconds to wait for the change to be visible")]
 EXIT_PENDING = 3
@@ -95,7 +96,8 @@ def _review(
     async def go() -> bool:
         async with Hindsight(settings) as hs:
             await catch_up_if_idle(hs)
-            receipt = await hs.operator.review(bank, memory_ids, release=release, reason=reason, wait=False)
+            named = await whole_ids(hs, memory_ids, bank)
+            receipt = await hs.operator.review(bank, named, release=release, reason=reason, wait=False)
             await catch_up_if_idle(hs)  # no service running: decide and project it in this process
             ids = cast(ReleaseRequested | RejectRequested, receipt.event).memory_ids
             return await settled(hs, bank, ids, wanted, timeout)

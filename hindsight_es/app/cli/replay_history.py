@@ -29,6 +29,7 @@ from hindsight_es.app.cli.common import (
     with_client,
     with_reader,
 )
+from hindsight_es.app.cli.memory_ids import ID_HELP, whole_id
 from hindsight_es.app.cli.replay_views import (
     bank_summary,
     memory_table,
@@ -43,6 +44,7 @@ from hindsight_es.app.cli.times import parse_when
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import SourceRetracted
 from hindsight_es.stores import location
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
 
 def audit(
     ctx: typer.Context,
-    memory_id: Annotated[Optional[str], typer.Argument(help="A memory id: its lineage")] = None,
+    memory_id: Annotated[Optional[str], typer.Argument(help=f"{ID_HELP}: its lineage")] = None,
     bank: Annotated[Optional[str], typer.Option(help="A bank: its sessions, or with --session one")] = None,
     session: Annotated[Optional[str], typer.Option(help="A session: its turns and memories")] = None,
     as_json: Json = False,
@@ -70,7 +72,7 @@ def audit(
         await catch_up_if_idle(hs)
         archive = ArchiveStore(location.current(settings)["archive"], location.s3_options(settings))
         if memory_id is not None:
-            lineage = await asyncio.to_thread(archive.lineage, bank, _uuid(memory_id))
+            lineage = await asyncio.to_thread(archive.lineage, bank, await whole_id(hs, memory_id, bank))
             if lineage["retained"] is None:
                 raise NotFoundError(f"no memory {memory_id}" + (f" in bank {bank!r}" if bank else ""))
             return lineage
@@ -222,7 +224,7 @@ def rollback(
         )
     else:
         console.print(
-            f"rolled back: {len(done.retracted_memory_ids)} memories retracted, "
+            f"rolled back: {plural(len(done.retracted_memory_ids), 'memory', 'memories')} retracted, "
             f"{len(done.restored_memory_ids)} restored (SourceRetracted {done.event_id}); "
             f"undo with `hindsight-es replay undo-rollback --bank {bank} --retraction {done.event_id}`"
         )
@@ -282,7 +284,7 @@ def undo_rollback(
         )
         return
     console.print(
-        f"restored: {sum(e.type == 'MemoryRestored' for e in events)} memories back, "
+        f"restored: {plural(sum(e.type == 'MemoryRestored' for e in events), 'memory', 'memories')} back, "
         f"{sum(e.type == 'MemorySuperseded' for e in events)} displaced again"
     )
 
@@ -309,7 +311,7 @@ def state(
         from hindsight_es.remote.models import StateAsOf
 
         return print_json(StateAsOf(bank_id=bank, as_of=moment, memories=[planned_of(m) for m in memories]))
-    title = f"bank {bank!r} as of {when(moment) if moment else 'now'}: {len(memories)} memories"
+    title = f"bank {bank!r} as of {when(moment) if moment else 'now'}: {plural(len(memories), 'memory', 'memories')}"
     console.print(memory_table(title, memories, status=every))
 
 

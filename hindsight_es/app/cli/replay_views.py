@@ -172,8 +172,9 @@ def review_table(title: str, columns: list[str], rows: list[list[str]], *, text:
 
 def show_plan(retract: list[MemoryInfo], restore: list[MemoryInfo], *, done: bool) -> None:
     verb = ("retracted", "restored") if done else ("to retract", "to restore")
-    console.print(memory_table(f"{len(retract)} memories {verb[0]}", retract))
-    console.print(memory_table(f"{len(restore)} memories {verb[1]} (what the retracted ones had displaced)", restore))
+    retracted, restored = (plural(len(ms), "memory", "memories") for ms in (retract, restore))
+    console.print(memory_table(f"{retracted} {verb[0]}", retract))
+    console.print(memory_table(f"{restored} {verb[1]} (what the retracted ones had displaced)", restore))
 
 
 # ------------------------------------------------------------------ audit
@@ -267,7 +268,7 @@ def show_session(bank: str, session: str, turns: list[dict[str, Any]], memories:
             Text(t["text"] or ""),
         )
     console.print(table)
-    console.print(archived_memories(f"{len(memories)} memories it produced", memories))
+    console.print(archived_memories(f"{plural(len(memories), 'memory', 'memories')} it produced", memories))
 
 
 def archived_memories(title: str, memories: list[dict[str, Any]]) -> Table:
