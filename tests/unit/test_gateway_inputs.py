@@ -110,3 +110,11 @@ async def test_a_body_sent_without_its_json_content_type_is_told_so(http: httpx.
     form = {"content-type": "application/x-www-form-urlencoded"}
     body = problem(await http.post("/v1/banks/alice/memories", content=sent, headers=form), 422)
     assert body["detail"].startswith("the body must be JSON, sent with Content-Type: application/json")
+
+
+async def test_a_body_that_is_not_json_is_told_so_not_as_a_field(http: httpx.AsyncClient) -> None:
+    """FastAPI said "13: JSON decode error" at field "body.13": a character position read as a field's name."""
+    headers = {"content-type": "application/json"}
+    body = problem(await http.post("/v1/banks/alice/memories", content='{"text": "hi"', headers=headers), 422)
+    assert body["detail"].startswith("body: not valid JSON: ") and "at character 13" in body["detail"]
+    assert [e["field"] for e in body["errors"]] == ["body"]

@@ -90,6 +90,17 @@ async def known_query(request: Request) -> None:
         )
 
 
+def _json_error(error: Any) -> Any:
+    """A body that is not JSON, said as such: FastAPI places the error at ("body", <character>) with "JSON decode
+    error", which reads as a field named 13; here it is the body, with the parser's reason and where."""
+    if error.get("type") != "json_invalid":
+        return error
+    at = error["loc"][1] if len(error["loc"]) > 1 else None
+    reason = (error.get("ctx") or {}).get("error") or "invalid"
+    where = f" at character {at}" if isinstance(at, int) else ""
+    return {**error, "loc": ("body",), "msg": f"not valid JSON: {reason}{where}"}
+
+
 def _query_names(dependant: Dependant) -> set[str]:
     """The query parameters a route takes, its dependencies' included."""
     return {p.alias for p in dependant.query_params}.union(*(_query_names(d) for d in dependant.dependencies))
@@ -110,10 +121,9 @@ def install(app: FastAPI, html: HtmlPage | None = None) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = [
-            {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"], "type": e["type"]} for e in exc.errors()
-        ]
-        detail = first_error(exc.errors())  # the one line every door gives; ``errors`` keeps each field's place
+        found = [_json_error(e) for e in exc.errors()]
+        errors = [{"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"], "type": e["type"]} for e in found]
+        detail = first_error(found)  # the one line every door gives; ``errors`` keeps each field's place
         sent = request.headers.get("content-type", "")
         if "json" not in sent and any(tuple(e["loc"][:1]) == ("body",) for e in exc.errors()):
             # curl -d without -H sends a form: FastAPI then reads no object at all, and says only that
