@@ -98,9 +98,19 @@ class Operator:
     # ------------------------------------------------------------ rollback
 
     async def rollback_plan(self, command: RetractionRequested) -> Plan:
-        """The dry run of a rollback: what it retracts and what comes back; changes nothing."""
+        """The dry run of a rollback: what it retracts and what comes back; changes nothing. ``NotFoundError``
+        for a bank without memories; ``InvalidInputError`` for a session the bank never had (a mistyped id
+        would plan nothing, and a rollback of it record a SourceRetracted of nothing), at every door."""
+        from hindsight_es.client.browse import Browser
+
         await self.conn.start()
-        return await self.conn.logged(plan(self.conn.log, command))
+        planned = await self.conn.logged(plan(self.conn.log, command))
+        session = command.session_id
+        if session is not None and not await Browser(self.conn, self.reader).has_session(command.bank_id, session):
+            raise InvalidInputError(
+                f"no session {session!r} in bank {command.bank_id!r}: check the session id and the bank"
+            )
+        return planned
 
     async def rollback(
         self, command: RetractionRequested, *, wait: bool = True, timeout_s: float | None = None

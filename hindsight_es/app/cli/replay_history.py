@@ -15,14 +15,12 @@ import typer
 
 from hindsight_es.app.cli.common import (
     EXIT_PENDING,
-    EXIT_USAGE,
     Bank,
     Json,
     catch_up_if_idle,
     console,
     err_console,
     existing_store,
-    fail,
     print_json,
     service_lock,
     settings_from,
@@ -121,14 +119,8 @@ async def _sessions_json(hs: Hindsight, bank: str, session: str | None) -> Any:
 
 async def _plan(hs: Hindsight, command: RetractionRequested) -> Plan:
     """A rollback's plan: ``NotFoundError`` for a bank without memories, and a usage error (exit 2, as erase's)
-    for a session the bank never had, rather than an empty plan (and a SourceRetracted of nothing)."""
-    from hindsight_es.history import plan
-
-    planned = await plan(hs.log, command)
-    session = command.session_id
-    if session is not None and not await hs.browser.has_session(command.bank_id, session):
-        raise fail(f"no session {session!r} in bank {command.bank_id!r}: check the session id and the bank", EXIT_USAGE)
-    return planned
+    for a session the bank never had (``Operator.rollback_plan``, as over HTTP and MCP)."""
+    return await hs.operator.rollback_plan(command)
 
 
 def _uuid(value: str) -> UUID:
