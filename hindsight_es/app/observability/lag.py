@@ -31,16 +31,31 @@ END = Gauge("hindsight_log_end_offset", "The log's end offset", ["topic", "parti
 DEAD_LETTERS = Gauge("hindsight_dead_letters", "Records in the dead-letter topic")
 
 
+Ends = dict[str, dict[int, int]]  # topic -> partition -> the log's end offset
+
+
+async def _ends(log: EventLog) -> Ends:
+    return {topic: await log.end_offsets(topic) for topic in ALL_TOPICS}
+
+
+def _lags(ends: Ends) -> list[tuple[tuple[str, str, int], int, int]]:
+    """Each reader's (reader, topic, partition), its next offset and the records it has yet to read."""
+    return [
+        (key, position, max(0, ends.get(key[1], {}).get(key[2], 0) - position))
+        for key, position in list(observe.CONSUMED.items())
+    ]
+
+
 async def sample(log: EventLog) -> None:
-    ends = {topic: await log.end_offsets(topic) for topic in ALL_TOPICS}
+    ends = await _ends(log)
     for topic, partitions in ends.items():
         for partition, end in partitions.items():
             END.labels(topic=topic, partition=str(partition)).set(end)
     DEAD_LETTERS.set(sum(ends[TOPIC_DEAD_LETTER].values()))
-    for (reader, topic, partition), position in list(observe.CONSUMED.items()):
+    for (reader, topic, partition), position, lag in _lags(ends):
         labels = {"reader": reader, "topic": topic, "partition": str(partition)}
         POSITION.labels(**labels).set(position)
-        LAG.labels(**labels).set(max(0, ends.get(topic, {}).get(partition, 0) - position))
+        LAG.labels(**labels).set(lag)
 
 
 async def run(settings: Settings, log: EventLog, stop: asyncio.Event) -> None:
@@ -71,10 +86,8 @@ PROGRESS_EVERY_S = 10.0
 
 async def behind(log: EventLog) -> int:
     """Records the furthest-behind reader of this process has yet to read (the bank actor, or a projection)."""
-    ends = {topic: await log.end_offsets(topic) for topic in ALL_TOPICS}
     by_reader: dict[str, int] = {}
-    for (reader, topic, partition), position in list(observe.CONSUMED.items()):
-        lag = max(0, ends.get(topic, {}).get(partition, 0) - position)
+    for (reader, _, _), _, lag in _lags(await _ends(log)):
         by_reader[reader] = by_reader.get(reader, 0) + lag
     return max(by_reader.values(), default=0)
 
