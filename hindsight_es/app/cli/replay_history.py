@@ -46,8 +46,8 @@ from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
-    from hindsight_es.events import Event, RetractionRequested
-    from hindsight_es.history import Imported, Plan
+    from hindsight_es.events import Event
+    from hindsight_es.history import Imported
 
 
 def audit(
@@ -117,12 +117,6 @@ async def _sessions_json(hs: Hindsight, bank: str, session: str | None) -> Any:
     return SessionTimeline(bank_id=bank, session_id=session, turns=turned, memories=[linked_of(m) for m in memories])
 
 
-async def _plan(hs: Hindsight, command: RetractionRequested) -> Plan:
-    """A rollback's plan: ``NotFoundError`` for a bank without memories, and a usage error (exit 2, as erase's)
-    for a session the bank never had (``Operator.rollback_plan``, as over HTTP and MCP)."""
-    return await hs.operator.rollback_plan(command)
-
-
 def _uuid(value: str) -> UUID:
     try:
         return UUID(value)
@@ -169,7 +163,7 @@ def rollback(
     )
 
     if dry_run:
-        planned = with_client(settings, lambda hs: _plan(hs, command))
+        planned = with_client(settings, lambda hs: hs.operator.rollback_plan(command))
         if as_json:  # as POST /v1/banks/{bank}/rollback/plan answers
             from hindsight_es.app.gateway.models import planned_of
             from hindsight_es.remote.models import RollbackPlan
@@ -183,7 +177,7 @@ def rollback(
 
     async def work(hs: Hindsight) -> list[Event]:
         await catch_up_if_idle(hs)  # decide pending turns first, so the retraction sees their memories
-        await _plan(hs, command)
+        await hs.operator.rollback_plan(command)  # refuses an unknown bank, or a session it never had
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
         return await outcome(hs.log, command, since=since_offset, timeout_s=timeout)
