@@ -29,6 +29,7 @@ from hindsight_es.log import open_log
 from tests.e2e.test_broker_emptied import Tansu
 from tests.e2e.test_scale_out import (
     PARTITIONS,
+    Decided,
     Workers,
     free_port,
     inputs,
@@ -135,6 +136,12 @@ class Outage:
     def ok(self) -> bool:
         return get(self.port, "/healthz") == (200, "ok\n")
 
+    async def decided_as(self, expected: dict[str, list[Decided]]) -> None:
+        """Every turn decided, once, as one process decides them (``single_worker``)."""
+        found = await until_decided(self.log, expected, self.workers, timeout_s=120)
+        for bank, events in expected.items():
+            assert found.get(bank, []) == events, f"{bank}:\n{self.workers.logs()[-4000:]}"
+
     async def close(self) -> None:
         self.workers.stop_all()
         self.relay.close()
@@ -142,10 +149,15 @@ class Outage:
         self.broker.stop()
 
 
-async def test_a_broker_killed_while_the_worker_joins_is_waited_out(s3_server, tmp_path: Path) -> None:
+async def started(s3_server: dict[str, str], tmp_path: Path) -> tuple[Outage, dict[str, list[Decided]], list, list]:
+    """An ``Outage``, what one worker alone decides of its two batches, and the batches."""
     first, second, _ = inputs()
     expected = await single_worker(tmp_path / "reference", [first, second])
-    outage = Outage(s3_server, tmp_path)
+    return Outage(s3_server, tmp_path), expected, first, second
+
+
+async def test_a_broker_killed_while_the_worker_joins_is_waited_out(s3_server, tmp_path: Path) -> None:
+    outage, expected, first, second = await started(s3_server, tmp_path)
     workers, said, log = outage.workers, outage.said, outage.log
     try:
         await outage.kill_as_the_worker_joins(first)
@@ -163,9 +175,7 @@ async def test_a_broker_killed_while_the_worker_joins_is_waited_out(s3_server, t
         await until("ok again", outage.ok, workers, 90)
         assert said.read_text().count("kafka: working again after") == 1
 
-        found = await until_decided(log, expected, workers, timeout_s=120)
-        for bank, events in expected.items():  # every turn decided, once, as one process decides them
-            assert found.get(bank, []) == events, f"{bank}:\n{workers.logs()[-4000:]}"
+        await outage.decided_as(expected)
         await projected(outage.settings, log, workers, timeout_s=90)
 
         workers.stop_all()
@@ -177,9 +187,7 @@ async def test_a_broker_killed_while_the_worker_joins_is_waited_out(s3_server, t
 async def test_a_worker_resumes_within_seconds_of_the_broker_answering_again(s3_server, tmp_path: Path) -> None:
     """After a long outage the retry's back-off has grown to 32 s; the broker back at the start of that
     wait, the worker has joined its groups again (``/healthz`` ok) within seconds, not when the wait ends."""
-    first, second, _ = inputs()
-    expected = await single_worker(tmp_path / "reference", [first, second])
-    outage = Outage(s3_server, tmp_path)
+    outage, expected, first, second = await started(s3_server, tmp_path)
     workers, said, log = outage.workers, outage.said, outage.log
     try:
         await outage.kill_as_the_worker_joins(first)
@@ -193,9 +201,7 @@ async def test_a_worker_resumes_within_seconds_of_the_broker_answering_again(s3_
         assert resumed_s < RESUMED_S, f"{resumed_s:.1f}s\n{said.read_text()[-4000:]}"
 
         await publish(log, second)
-        found = await until_decided(log, expected, workers, timeout_s=120)
-        for bank, events in expected.items():  # every turn decided, once
-            assert found.get(bank, []) == events, f"{bank}:\n{workers.logs()[-4000:]}"
+        await outage.decided_as(expected)
         text = said.read_text()  # one line when the retries start, one when it works again: no probe is logged
         assert text.count("hindsight.service: kafka: the broker does not answer") == 1, text[-4000:]
         assert text.count("kafka: working again after") == 1, text[-4000:]
