@@ -24,7 +24,7 @@ from typing import Any, TypedDict
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
-from hindsight_es.memory.episodes import says_nothing_else
+from hindsight_es.memory.episodes import repeated
 from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.relevance import Scale, floor, relevance, scale
 from hindsight_es.recall.search import RRF_K, bank_size, recall
@@ -77,18 +77,10 @@ def archived_hits(
     ``on`` (the embedder's scale, the memories of the bank), each with the relevance of its cosine."""
     payloads = [json.loads(row["payload"]) for row in rows]
     rank = {row["memory_id"]: n for n, row in enumerate(rows, start=1)}
-    quotes: dict[tuple[str, ...], list[tuple[str, str, str]]] = {}  # turn -> (id, quote, text) of its typed ones
-    for row, payload in zip(rows, payloads, strict=True):
-        if row["kind"] != "episode" and row["source_turn_ids"]:
-            said = payload.get("quote") or row["text"]
-            quotes.setdefault(tuple(row["source_turn_ids"]), []).append((row["memory_id"], said, row["text"]))
-    folded: set[str] = set()
-    for row in rows:
-        typed = quotes.get(tuple(row["source_turn_ids"] or ())) if row["kind"] == "episode" else None
-        if typed and says_nothing_else(row["text"], (q for _, q, _ in typed), (t for _, _, t in typed)):
-            folded.add(row["memory_id"])
-            first = typed[0][0]
-            rank[first] = min(rank[first], rank[row["memory_id"]])
+    # An episode its turn's typed memories say all of is shown as the first of them, at the better rank
+    folded = repeated({**row, "quote": payload.get("quote")} for row, payload in zip(rows, payloads, strict=True))
+    for episode, first in folded.items():
+        rank[first] = min(rank[first], rank[episode])
     out = []
     for row, payload in zip(rows, payloads, strict=True):
         if row["memory_id"] in folded:
