@@ -15,7 +15,9 @@ candidate of a turn is resolved:
   whoever holds it; an instruction is the held one whose action contains it or it contains
   ("别再用表格了" and "用表格总结");
 - a held instruction whose action the turn gives up ("I no longer want window seats", "instead of window
-  seats") is superseded by the turn's first candidate, an instruction first, which keeps its own key.
+  seats") is superseded by the turn's first candidate, an instruction first, which keeps its own key;
+- a held value the owner has stopped holding, said with no new one ("I don't want window seats anymore",
+  "my sister doesn't live in Boston anymore", "我已经戒咖啡了"), is ``retired``: the turn's episode supersedes it.
 
 A placeholder key nothing anchors is dropped (its turn's episode keeps the words). Pure.
 """
@@ -112,6 +114,65 @@ def given_up(sentence: str, held: Sequence[Held]) -> list[Held]:
                 or _GONE_AFTER_EN.match(after)
                 or _GONE_AFTER_ZH.match(after)
                 or _NEGATED_BEFORE_ZH.search(before)
+            ):
+                out.append(h)
+                break
+    return out
+
+
+# A value stopped without a new one: "no longer", "quit", "gave up" before it, or a negation before it and
+# "anymore" after it; in Chinese a negation or 戒 just before it (or 不 just after: "咖啡不喝了") with the
+# clause saying it is over (了, 再, 已经).
+_STOPPED_BEFORE_EN = re.compile(
+    r"\b(?:no\s+longer|quit|quitting|stopped|gave\s+up|given\s+up|giving\s+up|done\s+with|cut\s+out)\s+(?:\S+\s+){0,3}$",
+    re.I,
+)
+_NOT_EN = re.compile(r"\b(?:not|never)\b|n't\b", re.I)
+_ANYMORE_EN = re.compile(r"^[^,;.!?]{0,30}\b(?:any\s*more|no\s+more)\b", re.I)
+_STOPPED_BEFORE_ZH = re.compile(r"(?:不|没|别|戒)[^，。！？；,!?;]{0,3}$")
+_OVER_ZH = re.compile(r"了|再|已经|戒")
+# The value ends its phrase, so it is what was stopped, not a word of another thing ("no longer remember my old
+# Ubuntu password"): the clause ends, or goes on with when, how far, or "anymore".
+_ENDS_PHRASE = re.compile(
+    r"^\s*(?:$|[.!?…]|any\s*more\b|no\s+more\b|(?:at\s+all|altogether|completely|entirely|either|now|for\s+good"
+    r"|last|this|since|in|on|after|a\s+(?:few|couple)|\d|(?:one|two|three|four|five|six|seven|eight|nine|ten)\b|about"
+    r"|over|months?|years?|weeks?|days?)\b)"
+    r"|^(?:了|啦|咯|不|也|都|已经|好久|很久|几|[一二三两]|[，。！？；,.!?;]|$)",
+    re.I,
+)
+# Not a statement of the speaker's own: a question, a condition, a wish, someone's words relayed.
+_NOT_SAID_AS_SO = re.compile(
+    r"[?？]|\b(?:if|whether|unless|would|might|maybe|should|wish|hope)\b|如果|要是|万一|是否|吗|呢|也许|可能|希望",
+    re.I,
+)
+
+
+def retired(sentence: str, held: Sequence[Held]) -> list[Held]:
+    """The held values (an instruction: its action) the sentence says its owner stopped holding, most recent
+    first: "I don't want window seats anymore", "I quit coffee", "my sister doesn't live in Boston anymore",
+    "我已经戒咖啡了", "我现在不吃辣了". Stricter than ``given_up``, which reads a value as the old one beside a new
+    one ("from X", "instead of X"): said alone, only an explicit end of it counts, by the value's owner."""
+    if _NOT_SAID_AS_SO.search(sentence) or ux.reported(sentence):
+        return []
+    said_once = _Said(sentence)
+    out = []
+    for h in reversed(held):
+        for at, said in (o for thing in _things(h) for o in said_once.occurrences(thing)):
+            before, after = ux.clause_of(sentence, at)
+            after = after[len(said) :]
+            stopped = (
+                _STOPPED_BEFORE_EN.search(before) is not None
+                or (_NOT_EN.search(before) is not None and _ANYMORE_EN.match(after) is not None)
+                or (
+                    (_STOPPED_BEFORE_ZH.search(before) is not None or _GONE_AFTER_ZH.match(after) is not None)
+                    and _OVER_ZH.search(before + after) is not None
+                )
+            )
+            if (
+                stopped
+                and _ENDS_PHRASE.match(after)
+                and (owner := ux.owner(before)) is not None
+                and _same_owner(owner, h.key)
             ):
                 out.append(h)
                 break

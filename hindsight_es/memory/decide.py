@@ -40,7 +40,7 @@ from hindsight_es.events import (
 from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction.filler import is_filler
-from hindsight_es.extraction.schema import Candidate
+from hindsight_es.extraction.schema import Candidate, Judgement
 from hindsight_es.memory import commands, corrections, disputes, episodes, guard, ids, judge, trust
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
@@ -214,19 +214,36 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
 def resolved(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str = "user") -> Prepared:
     """The rule extractor's candidates resolved against the owner's active memories (``extraction.anchors``):
     an update takes the key of what it replaces; a placeholder nothing anchors is dropped, with its vector."""
-    if not prepared.extractor.startswith("rules/") or all(c.kind == "episode" for c in prepared.candidates):
-        return prepared  # an episode is never resolved: the bank's held values are not read for it
+    if not prepared.extractor.startswith("rules/"):
+        return prepared
     holders = [state.memories[i] for i in state.heads.values()] if prov == "user" else []
     held = [
         anchors.Held(m.memory_id, m.key, m.value, m.session_id)
         for m in sorted(holders, key=lambda m: m.valid_from)
         if m.key and m.value and m.provenance == "user"
     ]
+    if all(c.kind == "episode" for c in prepared.candidates):
+        return _retiring(prepared, held, turn)
     found = anchors.resolve(prepared.candidates, held, text=turn.text, session_id=turn.session_id, speaker=turn.speaker)
     kept = [i for i, c in enumerate(found) if c is not None]
     if len(kept) == len(found) and all(a is b for a, b in zip(found, prepared.candidates, strict=True)):
         return prepared
     return replace(prepared, candidates=[c for c in found if c is not None], vectors=prepared.vectors[kept])
+
+
+def _retiring(prepared: Prepared, held: list[anchors.Held], turn: TurnRecorded) -> Prepared:
+    """A turn that only ends what its owner held ("I don't want window seats anymore", "我已经戒咖啡了"): its
+    episode supersedes the most recent such memory (``anchors.retired``), so what was given up is no longer
+    recalled as current and its history shows the words that ended it. One per turn: a candidate updates one
+    memory. A turn with typed candidates is resolved by ``anchors.resolve`` instead."""
+    episode = next((i for i, c in enumerate(prepared.candidates) if c.judgement is None), None)
+    if episode is None or not held or not (gone := anchors.retired(turn.text, held)):
+        return prepared
+    why = f"says {gone[0].key} no longer holds"
+    judged = Judgement(relation="updates", memory_id=gone[0].memory_id, reason=why, model="the rules")
+    candidates = list(prepared.candidates)
+    candidates[episode] = candidates[episode].model_copy(update={"judgement": judged})
+    return replace(prepared, candidates=candidates)
 
 
 def _retained(

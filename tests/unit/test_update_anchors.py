@@ -143,3 +143,45 @@ def test_an_instruction_is_kept_when_the_turn_does_not_give_it_up(other):
     state, out = said(WINDOW, other)
     assert out[1][1] == []
     assert ("user/instruction:book_window_seats", "always") in active(state)
+
+
+@pytest.mark.parametrize(
+    ("first", "stop", "key", "value"),
+    [
+        (WINDOW, "I don't want window seats anymore.", "user/instruction:book_window_seats", "always"),
+        ("I drink coffee every morning.", "I quit coffee last month.", "user/drink", "coffee"),
+        ("I drink coffee every morning.", "I don't drink coffee anymore.", "user/drink", "coffee"),
+        ("My sister lives in Boston.", "My sister doesn't live in Boston anymore.", "sister/location", "boston"),
+        ("我每天早上都喝咖啡。", "我已经戒咖啡了。", "user/drink", "coffee"),
+        ("我住在杭州。", "我已经不住在杭州了。", "user/location", "杭州"),
+    ],
+)
+def test_a_value_its_owner_stopped_holding_is_superseded_by_the_episode(first, stop, key, value):
+    """Said with no new value, the end of one retires it: the turn's episode supersedes it, and is all the
+    turn keeps (no typed memory is made of a negation the rules cannot state)."""
+    state, out = said(first, stop)
+    assert out[1][1] == ["t0"]
+    assert (key, value) not in active(state)
+    episode = next(m for m in state.active() if m.source_turn_ids == ("t1",))
+    assert episode.kind == "episode" and episode.text == stop
+
+
+@pytest.mark.parametrize(
+    ("first", "other"),
+    [
+        ("My sister lives in Boston.", "I flew in from Boston yesterday."),  # an old side with no end said
+        ("My sister lives in Boston.", "My friend doesn't live in Boston anymore."),  # another owner's
+        ("I drink coffee every morning.", "If I quit coffee, will I sleep better?"),  # a question, a condition
+        ("I drink coffee every morning.", "My doctor said I should quit coffee."),  # advice relayed
+        ("I drink coffee every morning.", "I wish I could quit coffee."),  # a wish
+        ("我每天早上都喝咖啡。", "我妈已经戒咖啡了。"),  # another owner's
+        ("我每天早上都喝咖啡。", "我不喝加糖的咖啡。"),  # a kind of it refused, not the habit ended
+        (WINDOW, "The aisle seats aren't available anymore."),  # the window seats' action is not named
+        ("I use Ubuntu at home.", "I no longer remember my old Ubuntu password."),  # a word of another thing
+        ("我住在杭州。", "我已经不记得杭州那套房子的密码了。"),  # the same in Chinese
+    ],
+)
+def test_a_value_is_kept_when_the_turn_does_not_end_it(first, other):
+    state, out = said(first, other)
+    assert out[1][1] == []
+    assert len([m for m in state.active() if m.source_turn_ids == ("t0",) and m.kind != "episode"]) == 1
