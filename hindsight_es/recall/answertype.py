@@ -10,6 +10,12 @@ only reorders candidates the searches found (``recall.scoring``), never adds or 
 Only the question is read for what it asks: of a query of several lines (a dialogue so far), its last
 line; "你上次是什么时候去的" said three turns earlier does not make the dialogue ask when. (Asking
 *where*, boosting memories that name a place, was tried and dropped: docs/benchmarks.md.)
+
+A question about how things stand now ("what do I use now?", "最后定的是哪天？", "现在几点开始？") is
+answered by the latest word on its topic, which is most often a memory that says what changed ("改到周日了",
+"switched to the 8:15 train", "记错了，是8号线"). Said the first time, a plan or a setting holds until such a
+memory revises it; the revision names the new value and seldom repeats all the words of the first one, so
+it ranks below it on words and meaning alone.
 """
 
 from __future__ import annotations
@@ -54,6 +60,25 @@ _SAYS_WHEN = re.compile(
 )
 
 
+# The question asks how things stand now, or how they ended: "now", "currently", "these days", "in the
+# end", "ended up", "final"; 现在 / 目前 / 如今 / 眼下 / 最终 / 最后 / 当前 / 还在.
+_ASKS_CURRENT = re.compile(
+    r"\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|any\s*more|latest|in\s+the\s+end"
+    r"|ended\s+up|eventually|final(?:ly)?)\b|现在|目前|如今|眼下|当前|最终|最后|终于|还在|仍然|最新",
+    re.I,
+)
+# The text says something changed: a change of plan, setting or choice, or a correction of what was said.
+_SAYS_CHANGE = re.compile(
+    r"\b(?:chang(?:e|ed|ing)\s+(?:it|them|that|the|my|our|to)|switch(?:ed|ing)?\s+(?:to|over)|mov(?:ed|ing)\s+(?:it|to)"
+    r"|reschedul\w*|postpon\w*|push(?:ed)?\s+(?:it\s+)?back|brought\s+(?:it\s+)?forward|instead|no\s+longer"
+    r"|not\s+\w+\s+any\s*more|any\s*more|actually|turns\s+out|ended\s+up|went\s+with|settled\s+on|swapp?ed"
+    r"|replac(?:ed|ing)|upgraded|downgraded|cancel+ed|called\s+off|decided|changed\s+my\s+mind|i\s+was\s+wrong"
+    r"|correction|now\s+(?:it's|it\s+is|we|i|they|the))\b"
+    r"|改[成到为在用了回掉期]|换[成到了回用掉]|调整|调到|推迟|延期|延后|提前到|提前了|取消了|不再|改主意|记错|搞错"
+    r"|后来|最后|最终|变成|减[成到少]|加到|降到|升到|涨到|搬到|搬去|转到|定下来|敲定|决定",
+    re.I,
+)
+
 _SPEAKER = re.compile(r"^[^:：\n]{1,40}[:：]\s*")  # "Bart: …", a dialogue line's speaker
 
 
@@ -71,3 +96,13 @@ def asks_when(query: str) -> bool:
 def says_when(text: str) -> bool:
     """The text names a time: a date, month, weekday, season, or a time relative to when it was said."""
     return _SAYS_WHEN.search(text) is not None
+
+
+def asks_current(query: str) -> bool:
+    """The query asks how things stand now or how they ended ("now", "currently", "最终", "现在")."""
+    return _ASKS_CURRENT.search(question(query)) is not None
+
+
+def says_change(text: str) -> bool:
+    """The text says that something changed or was corrected ("改到周日了", "switched to", "记错了")."""
+    return _SAYS_CHANGE.search(text) is not None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from hindsight_es.recall.answertype import asks_when
+from hindsight_es.recall.answertype import asks_current, asks_when
 from hindsight_es.recall.mentions import mentions_latin, word_names
 from hindsight_es.recall.timeparse import parse_time_range
 from hindsight_es.text import has_cjk, simplified
@@ -69,6 +69,7 @@ class ParsedQuery:
     until: datetime | None
     names: frozenset[str]  # lower-cased capitalised words that may be speakers or entities
     asks_when: bool = False  # the query asks for a time or a span (``recall.answertype``)
+    asks_current: bool = False  # the query asks how things stand now (``recall.answertype``)
 
 
 def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
@@ -88,6 +89,7 @@ def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
         until=found[1] if found else None,
         names=names,
         asks_when=asks_when(text),
+        asks_current=asks_current(text),
     )
 
 

@@ -3,6 +3,7 @@
     s(m)     = rrf(m) · (1 + SPEAKER · [m.speaker is named in the query])
                       · (1 + TIME · [m.valid_from lies in the query's time range])
                       · (1 + WHEN · [the query asks when and m's text says when])
+                      · (1 + CURRENT · [the query asks how things stand now and m's text says what changed])
     t(m)     = s(m) · (1 + SESSION · S(session of m) / max S),   S = sum of the session's best 3 s
     score(m) = t(m) + REPLY · t(q)   when m answers a question q (below), else t(m)
 
@@ -27,12 +28,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from hindsight_es.recall.answertype import says_when
+from hindsight_es.recall.answertype import says_change, says_when
 from hindsight_es.recall.query import ParsedQuery
 
 SPEAKER = 0.5
 TIME = 1.0
 WHEN = 0.5
+CURRENT = 0.5
 SESSION = 0.6
 SESSION_TOP = 3
 REPLY = 0.5
@@ -53,6 +55,8 @@ def rescore(
             score *= 1 + TIME
         if query.asks_when and says_when(str(row.get("text") or "")):
             score *= 1 + WHEN
+        if query.asks_current and says_change(str(row.get("text") or "")):
+            score *= 1 + CURRENT
         out.append((memory_id, score))
     return _answers(_by_session(out, rows), rows)
 

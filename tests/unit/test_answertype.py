@@ -9,7 +9,7 @@ import pytest
 
 from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
-from hindsight_es.recall.answertype import asks_when, says_when
+from hindsight_es.recall.answertype import asks_current, asks_when, says_change, says_when
 from hindsight_es.recall.query import parse_query
 from hindsight_es.recall.scoring import rescore
 from streams.service import catch_up_all
@@ -115,3 +115,35 @@ async def test_explain_says_a_hit_was_preferred_for_saying_when(tmp_path: Path) 
         what = await hs.recall("mel", "What did Melanie paint?", min_relevance=0)
         reasons = await hs.browser.explain("mel", "What did Melanie paint?", what)
         assert all("says when" not in r for rs in reasons.values() for r in rs)
+
+
+@pytest.mark.parametrize(
+    ("query", "current"),
+    [
+        ("王婷现在哪天到上海？", True),
+        ("国庆这趟旅行最后定的目的地是哪里？", True),
+        ("我目前在吃的降压药是什么？", True),
+        ("Which carrier do we use now?", True),
+        ("Where did they end up going in the end?", True),
+        ("王婷哪天到上海？", False),
+        ("Which carrier did we use in 2021?", False),
+    ],
+)
+def test_questions_that_ask_how_things_stand_now(query: str, current: bool) -> None:
+    assert asks_current(query) is current
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("刚通知年会改到1月19号了", True),
+        ("等下我记错了，门口那个站是8号线的", True),
+        ("复诊的时候医生把药换成了厄贝沙坦", True),
+        ("We switched to UPS last month.", True),
+        ("The dentist moved it to Thursday.", True),
+        ("公司年会定在1月18号", False),
+        ("We ship with FedEx.", False),
+    ],
+)
+def test_memories_that_say_what_changed(text: str, change: bool) -> None:
+    assert says_change(text) is change

@@ -77,3 +77,24 @@ def test_only_a_question_by_someone_else_just_before_passes_its_score_on():
     late = {**said, "a": _turn("s1", 59, "Sofia", "The 10th to the 20th.")}  # an hour later: no reply to it
     for rows in (statement, same_speaker, late):
         assert order(rows | other) == ["q", "x", "a"]
+
+
+def test_a_question_about_now_prefers_what_changed():
+    """ "现在…" / "now" is answered by the latest word on its topic: the memory that says what changed ranks
+    above the first plan it revises, which matches more of the question's words; others keep their order."""
+    rows = {
+        "plan": {"text": "刘洋约我下周六去打羽毛球"},
+        "moved": {"text": "羽毛球改到周日了，周六他要去试婚纱"},
+        "other": {"text": "刘洋是我新来的同事"},
+    }
+    fused = [("plan", 0.10), ("other", 0.08), ("moved", 0.07)]
+    assert [m for m, _ in rescore(fused, rows, parse_query("跟刘洋打羽毛球现在是什么安排？", NOW))] == [
+        "moved",
+        "plan",
+        "other",
+    ]
+    unmarked = rescore(fused, rows, parse_query("跟刘洋打羽毛球是什么安排？", NOW))
+    assert [m for m, _ in unmarked] == ["plan", "other", "moved"]
+    en = {"a": {"text": "I take the 7:40 train to work."}, "b": {"text": "I switched to the 8:15 train last week."}}
+    order = rescore([("a", 0.10), ("b", 0.08)], en, parse_query("Which train do I take now?", NOW))
+    assert [m for m, _ in order] == ["b", "a"]
