@@ -147,12 +147,28 @@ _NOT_SAID_AS_SO = re.compile(
 )
 
 
+# Some word that can end a value: without one a sentence retires nothing, and the bank's held values (100k and
+# more in a large bank) are not read for it.
+_MAY_STOP_EN = re.compile(
+    r"no\s+longer|\bquit|\bstopped\b|\bg[ai]ve[n]?\s+up|\bgiving\s+up|\bdone\s+with|\bcut\s+out|any\s*more|no\s+more",
+    re.I,
+)
+_NEGATION_ZH = re.compile(r"[不没别戒]")
+
+
+def may_retire(sentence: str) -> bool:
+    """The sentence has a word that can end a value (``retired`` can find one only then)."""
+    if _MAY_STOP_EN.search(sentence):
+        return True
+    return _NEGATION_ZH.search(sentence) is not None and _OVER_ZH.search(sentence) is not None
+
+
 def retired(sentence: str, held: Sequence[Held]) -> list[Held]:
     """The held values (an instruction: its action) the sentence says its owner stopped holding, most recent
     first: "I don't want window seats anymore", "I quit coffee", "my sister doesn't live in Boston anymore",
     "我已经戒咖啡了", "我现在不吃辣了". Stricter than ``given_up``, which reads a value as the old one beside a new
     one ("from X", "instead of X"): said alone, only an explicit end of it counts, by the value's owner."""
-    if _NOT_SAID_AS_SO.search(sentence) or ux.reported(sentence):
+    if not may_retire(sentence) or _NOT_SAID_AS_SO.search(sentence) or ux.reported(sentence):
         return []
     said_once = _Said(sentence)
     out = []

@@ -216,13 +216,16 @@ def resolved(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str
     an update takes the key of what it replaces; a placeholder nothing anchors is dropped, with its vector."""
     if not prepared.extractor.startswith("rules/"):
         return prepared
+    episodes_only = all(c.kind == "episode" for c in prepared.candidates)
+    if episodes_only and not anchors.may_retire(turn.text):
+        return prepared  # the bank's held values are read only for a turn that may end one
     holders = [state.memories[i] for i in state.heads.values()] if prov == "user" else []
     held = [
         anchors.Held(m.memory_id, m.key, m.value, m.session_id)
         for m in sorted(holders, key=lambda m: m.valid_from)
         if m.key and m.value and m.provenance == "user"
     ]
-    if all(c.kind == "episode" for c in prepared.candidates):
+    if episodes_only:
         return _retiring(prepared, held, turn)
     found = anchors.resolve(prepared.candidates, held, text=turn.text, session_id=turn.session_id, speaker=turn.speaker)
     kept = [i for i, c in enumerate(found) if c is not None]
