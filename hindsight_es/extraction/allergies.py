@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from hindsight_es.extraction import values as vx
-from hindsight_es.extraction.builders import Built
+from hindsight_es.extraction.builders import Built, KeyValue
 from hindsight_es.extraction.patterns import ADV, ZADV, V
 
 # fmt: off
@@ -48,6 +48,12 @@ ALLERGY_BARE = (
 )
 
 
+# Allergens listed after the first ("allergic to peanuts, cashews and shellfish"): the value pattern stops at
+# "and" and ",", since most words after them start another clause ("I'm allergic to peanuts and I'd like …"),
+# so only allergens of the list above continue it.
+_MORE_EN = re.compile(rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)(?P<a>{_ALLERGEN_EN})\b", re.I)
+
+
 def allergy(m: re.Match[str]) -> Built:
     """The allergen said, or else the one the sentence names; none named, no memory."""
     said = m.groupdict().get("v")
@@ -56,4 +62,21 @@ def allergy(m: re.Match[str]) -> Built:
         if named is None:
             return None
         said = named[0]
-    return vx.allergen(said, negated=bool(m.groupdict().get("n")))
+        return vx.allergen(said, negated=bool(m.groupdict().get("n")))
+    return listed(m)
+
+
+def listed(m: re.Match[str]) -> Built:
+    """The allergy to the value said, and to each allergen listed after it, one memory each ("peanuts and
+    cashews": ``allergy:peanuts`` and ``allergy:cashews``)."""
+    negated = bool(m.groupdict().get("n"))
+    first = vx.allergen(m["v"], negated=negated)
+    if first is None or not m["v"].isascii():
+        return first
+    found: list[KeyValue] = [first]
+    at = m.end()
+    while more := _MORE_EN.match(m.string, at):
+        if (also := vx.allergen(more["a"], negated=negated)) is not None and also not in found:
+            found.append(also)
+        at = more.end()
+    return found if len(found) > 1 else first

@@ -291,10 +291,6 @@ def eats(m: re.Match[str]) -> Built:
     return None if vx.vague(v) else (f"user/diet:{vx.slug(v)}", v)
 
 
-def allergy(m: re.Match[str]) -> Built:
-    return vx.allergen(m["v"], negated=bool(m["n"]))
-
-
 def budget(m: re.Match[str]) -> Built:
     v = re.sub(r"^([$€£¥]) ", r"\1", " ".join(m["v"].split()).rstrip(",.").lower())
     owner = m.string[max(0, m.start() - 8) : m.end()]  # "our budget" / "我们的预算"

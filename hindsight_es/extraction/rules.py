@@ -68,7 +68,7 @@ def _compiled(source: str) -> re.Pattern[str]:
 RULES: tuple[_Rule, ...] = (
     _rule("fact", px.EMAIL, b.email, 0.6, 0.85),
     _rule("preference", replies.REPLY_LANGUAGE, b.reply_language, 0.6, 0.85),
-    _rule("constraint", px.ALLERGY, b.allergy, 0.9, 0.85),
+    _rule("constraint", px.ALLERGY, allergies.listed, 0.9, 0.85),
     _rule("constraint", allergies.ALLERGY_BARE, allergies.allergy, 0.9, 0.8),
     _rule("constraint", px.DIET, casual.diet, 0.8, 0.8),
     _rule("constraint", casual.DIET_EAT + casual.DIET_NAMED_ZH, casual.diet, 0.8, 0.75),
@@ -296,7 +296,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/31"
+    id = "rules/32"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

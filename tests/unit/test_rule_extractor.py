@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/31"
+    assert ex.id == "rules/32"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -405,6 +405,25 @@ def test_decisions(text, key, value):
 def test_constraints(text, key, value):
     cand = one(text)
     assert (cand.kind, cand.key, cand.value) == ("constraint", key, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "allergies"),
+    [
+        ("I am allergic to peanuts and cashews.", [("peanuts", "peanuts"), ("cashews", "cashews")]),
+        (
+            "I'm allergic to peanuts, shellfish, and penicillin.",
+            [("peanuts", "peanuts"), ("shellfish", "shellfish"), ("penicillin", "penicillin")],
+        ),
+        ("I'm not allergic to peanuts or cashews.", [("peanuts", "not:peanuts"), ("cashews", "not:cashews")]),
+        ("allergic to cats and dogs, sadly", [("cats", "cats"), ("dogs", "dogs")]),
+        ("I'm allergic to peanuts and I'd like a cake without them.", [("peanuts", "peanuts")]),  # a new clause
+        ("我对花生和腰果都过敏", [("花生和腰果", "花生和腰果")]),  # one value, as said
+    ],
+)
+def test_each_allergen_of_a_list_is_an_allergy(text, allergies):
+    found = [(c.key, c.value) for c in extract(text) if c.kind == "constraint"]
+    assert found == [(f"user/allergy:{slug}", value) for slug, value in allergies]
 
 
 def test_always_and_never_of_one_instruction_share_a_key():
