@@ -94,6 +94,12 @@ EMPLOYER = (
     # "我是后端，在杭州云栈科技写Java": an organisation, by its name's ending, where one does the work
     rf"(?:{ZI}|{ZCL}){ZADV}在(?!找|家)(?P<v>[^，。！？；,!?;\n的]{{1,12}}?(?:科技|公司|集团|银行|医院|事务所|研究院|研究所|工作室))"
     r"(?:写|做|搞|负责|当|干|带)",
+    # "我换工作了，现在在腾讯", "I changed jobs, now I'm at Stripe": where one is after saying the job changed
+    rf"(?:换工作|换了(?:一?[份个])?(?:新)?工作|找了(?:一?[份个])?新工作|找到(?:了)?(?:一?[份个])?新工作)了?[，,]\s*"
+    r"(?:然后|现在|目前|如今|后来|之后)?(?:去了|到了|进了|加入了|在(?![家外路找休准考]))(?P<v>[^，。！？；,!?;\n]{1,12}?)"
+    rf"(?:工作|上班)?了?{_STOP_ZH}",
+    r"\b(?:changed|switched)\s+jobs?\s*[,;.]?\s*(?:and\s+)?(?:now\s+)?i\s+am\s+(?:now\s+)?(?:at|with)\s+"
+    r"(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
 )
 # "I'm retired now", "我已经退休了": no occupation any more, said as one
 RETIRED = (

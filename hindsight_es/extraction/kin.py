@@ -6,6 +6,12 @@ The same conventions as ``patterns``: group "r" the relative as said, "v" the va
 
 from __future__ import annotations
 
+import re
+
+from hindsight_es.extraction import builders as b
+from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction.builders import Built
+from hindsight_es.extraction.names_zh import is_person_name
 from hindsight_es.extraction.patterns import (
     _DIETS,
     _JOBS_EN,
@@ -108,4 +114,39 @@ RELATIVE_NAME = (
     rf"\bmy\s+(?P<r>{_REL_EN})(?:'s name is|\s+is called|\s+is named)\s+{V}",
     rf"我的?(?P<r>{_REL_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
 )
+# "my manager is Priya now", "my wife is Maria", "我的领导是王总", "我的新领导是李姐": a name said with "is" (a
+# capitalised name in English, a person's name in Chinese), so the next one said the same way updates it
+RELATIVE_IS_NAMED = (
+    rf"\bmy\s+(?:new\s+)?(?P<r>{_REL_EN})\s+is\s+(?:now\s+)?(?-i:(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z][a-z'-]+)?))"
+    r"(?=\s*(?:[,.;!?)]|$)|\s+(?:now|and|but|btw)\b)",
+    rf"我的?(?:新)?(?P<r>{_REL_ZH})(?:现在|已经)?(?:是|换成了?|变成了?)(?P<v>[\u4e00-\u9fff]{{2,4}}?)了?(?=[，。！？；,!?;\s]|$)",
+)
 # fmt: on
+# Capitalised words that say what someone is, not who: "my boss is German", "my wife is Catholic".
+_NOT_A_NAME = frozenset(
+    """american british english scottish welsh irish french german italian spanish portuguese dutch swiss
+    austrian belgian polish russian ukrainian czech greek turkish swedish norwegian danish finnish icelandic
+    canadian mexican brazilian argentinian chilean colombian peruvian cuban australian kiwi chinese japanese
+    korean vietnamese thai filipino indonesian malaysian singaporean indian pakistani bangladeshi iranian iraqi
+    israeli arab egyptian moroccan nigerian kenyan african asian european latino latina hispanic catholic
+    protestant christian jewish muslim hindu buddhist sikh mormon orthodox anglican baptist methodist atheist
+    agnostic vegan vegetarian gay lesbian bi trans deaf blind autistic dyslexic pregnant retired""".split()
+)
+
+
+# Whom one has one of at a time: a second name said for them is a change ("my manager is Priya now"). Of a
+# friend, a sister or a child, a second name is a second person, so "my friend is Sam" is left to the episode.
+_ONE_AT_A_TIME = frozenset({"boss", "wife", "husband", "partner", "boyfriend", "girlfriend", "mother", "father"})
+
+
+def relation_is_named(m: re.Match[str]) -> Built:
+    """A relative's name said with "is": a capitalised word that is no nationality, faith or condition; in
+    Chinese, a word the tagger reads as a person's name ("王总", "李姐"). Only of whom one has one at a time."""
+    v = m["v"]
+    if lx.RELATIONS.get(m["r"].lower()) not in _ONE_AT_A_TIME:
+        return None
+    if v.isascii() and v.split()[0].lower() in _NOT_A_NAME:
+        return None
+    if not v.isascii() and not is_person_name(v):
+        return None
+    return b.relation("name")(m)

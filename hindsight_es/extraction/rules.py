@@ -94,6 +94,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", kin.RELATIVE_JOB_AT, b.relation_job_at, 0.5, 0.8),
     _rule("fact", kin.RELATIVE_JOB, b.relation("occupation"), 0.5, 0.8),
     _rule("fact", kin.RELATIVE_NAME, b.relation("name"), 0.5, 0.8),
+    _rule("fact", kin.RELATIVE_IS_NAMED, kin.relation_is_named, 0.5, 0.8),
     _rule("fact", kin.RELATIVE, b.relation_place, 0.5, 0.8),
     _rule("fact", kin.RELATIVE_AGE, b.relation("age"), 0.5, 0.8),
     _rule("fact", kin.RELATIVE_DIET, b.relation("diet"), 0.6, 0.8),
@@ -296,7 +297,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/32"
+    id = "rules/33"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/32"
+    assert ex.id == "rules/33"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -424,6 +424,38 @@ def test_constraints(text, key, value):
 def test_each_allergen_of_a_list_is_an_allergy(text, allergies):
     found = [(c.key, c.value) for c in extract(text) if c.kind == "constraint"]
     assert found == [(f"user/allergy:{slug}", value) for slug, value in allergies]
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value"),
+    [
+        ("My manager is Tom.", "boss/name", "tom"),
+        ("My manager is Priya now, Tom left the company.", "boss/name", "priya"),
+        ("My wife is Maria.", "wife/name", "maria"),
+        ("我的新领导是李姐。", "boss/name", "李姐"),
+        ("我老公是李明。", "husband/name", "李明"),
+        ("我换工作了，现在在腾讯。", "user/employer", "腾讯"),
+        ("I changed jobs, now I'm at Google.", "user/employer", "google"),
+    ],
+)
+def test_a_name_or_an_employer_said_plainly(text, key, value):
+    """ "my manager is Tom" names whom one has one of at a time, so "my manager is Priya now" updates it; a job
+    change names the new employer in the clause after it."""
+    assert [(c.key, c.value) for c in extract(text) if c.kind != "episode"] == [(key, value)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My boss is German.",  # a nationality
+        "My wife is Catholic.",  # a faith
+        "My friend is Sam.",  # one of several friends: a second would not replace him
+        "我的老板是北京人。",  # where from, not who
+        "我换工作了，现在在找。",  # still looking
+    ],
+)
+def test_no_name_or_employer_where_the_words_say_something_else(text):
+    assert [c.key for c in extract(text) if c.kind != "episode"] == []
 
 
 def test_always_and_never_of_one_instruction_share_a_key():
