@@ -348,7 +348,7 @@ DECIDED = (
     r"就(?:用|选|定|走|按)(?P<v>[^，。！？；,!?;\n]+?)吧",
 )
 PLAN = (
-    rf"\b(?:i|we)\s+(?:am|are)\s+{ADV}(?:going\s+to|gonna|planning\s+to|planning\s+on|about\s+to"
+    rf"\b(?:i|we)\s+(?:am|are)\s+{ADV}(?:going\s+to|gonna|planning\s+to|planning\s+on|planning(?=\s+(?:a|an|our|my)\s)|about\s+to"
     rf"|thinking\s+(?:about|of))\s+{V}",
     rf"\b(?:i|we)\s+{ADV}(?:plan\s+to|intend\s+to|aim\s+to)\s+{V}",
     rf"\b(?:i|we)\s+(?:am|are)\s+{ADV}(?P<v>(?:moving|relocating|traveling|travelling|flying|heading|leaving)\b"

@@ -58,7 +58,7 @@ def statement(key: str | None, value: str | None, sentence: str, speaker: str | 
     if not value:
         return sentence
     if key is None:
-        return _keyless(kind, _shown(value, sentence), speaker, zh) or sentence
+        return _keyless(kind, _shown(value, sentence), speaker, zh, sentence) or sentence
     subject, _, attribute = key.partition("/")
     who = _subject(subject, speaker, zh)
     negated = value.startswith("not:")
@@ -81,13 +81,32 @@ def _as_said(slug: str, sentence: str) -> str:
     return "_".join(words)
 
 
-def _keyless(kind: str, v: str, speaker: str | None, zh: bool) -> str | None:
+def _keyless(kind: str, v: str, speaker: str | None, zh: bool, sentence: str = "") -> str | None:
     who = _subject("user", speaker, zh)
     if kind == "plan":
-        return f"{who}打算{v}" if zh else f"{who} plans to {v}"
+        return f"{who}打算{v}" if zh else _plan_en(who, v, sentence)
     if kind == "decision":
         return f"{who}决定{v}" if zh else f"{who} decided: {v}"
     return None
+
+
+_ARTICLE = frozenset({"a", "an", "the", "my", "our", "his", "her", "their", "some"})
+
+
+def _plan_en(who: str, v: str, sentence: str) -> str:
+    """An English plan as a sentence: "plans to visit Rome", "is planning on flying to Tokyo" (the value a
+    gerund), "is planning a trip to Lisbon" (a noun phrase, its article as said), "is going to Paris" (a place,
+    from "I'm going to Paris", whose "going to" the value left out)."""
+    first = v.split(maxsplit=1)[0] if v.strip() else ""
+    if first.lower().endswith("ing") and len(first) > 4:
+        return f"{who} is planning on {v}"
+    if first.lower() in _ARTICLE:
+        return f"{who} is planning {v}"
+    if v and (said := re.search(rf"\bplanning\s+((?:a|an|the|my|our)\s+){re.escape(v)}", sentence, re.I)):
+        return f"{who} is planning {said[1]}{v}"
+    if first[:1].isupper() and first != "I":
+        return f"{who} is going to {v}"
+    return f"{who} plans to {v}"
 
 
 def _drunk(value: str, sentence: str) -> bool:

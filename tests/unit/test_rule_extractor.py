@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/33"
+    assert ex.id == "rules/34"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -362,6 +362,21 @@ def test_a_negated_preference_supersedes_the_positive_one_in_either_language():
 def test_plans(text, value):
     cand = one(text)
     assert (cand.kind, cand.key, cand.value) == ("plan", None, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "statement"),
+    [
+        ("I plan to visit Rome next year.", "The user plans to visit Rome next year"),
+        ("We are thinking of going to Japan in October.", "The user is planning on going to Japan"),
+        ("Next month I'm flying to Tokyo.", "The user is planning on flying to Tokyo"),
+        ("I'm going to Paris next week.", "The user is going to Paris next week"),
+        ("I'm planning a trip to Lisbon in May.", "The user is planning a trip to Lisbon"),
+    ],
+)
+def test_a_plan_is_stated_as_a_sentence(text, statement):
+    """Not "plans to going to Japan" or "plans to Paris next week": the verb the value starts with, or lacks."""
+    assert [c.text for c in extract(text) if c.kind == "plan"] == [statement]
 
 
 @pytest.mark.parametrize(
