@@ -192,8 +192,13 @@ def recall(
     # Rank fusion ties often (first in one list and second in the other, or the other way round); a tie
     # goes to the more relevant memory, not to the order the lists were fused in. Scores are compared as
     # a hit reports them (``_hit``).
-    ordered = sorted(_distinct(fused, rows), key=lambda ms: (-round(ms[1], SCORE_DIGITS), -rel(ms[0])))
-    hits = [_hit(rows[m], score, rel(m)) for m, score in ordered[:limit]]
+    kept, stands_for = _distinct(fused, rows)
+    # A hit that stands for others (an episode folded into its turn's typed memory) is as relevant as the best of
+    # them, as it is ranked by the best of their scores: else "用户在阿里巴巴工作" ranks first for "who is my
+    # manager?" on its episode's evidence and shows its own relevance, 0.02.
+    best = {m: max(rel(o) for o in stands_for.get(m, (m,))) for m, _ in kept}
+    ordered = sorted(kept, key=lambda ms: (-round(ms[1], SCORE_DIGITS), -best[ms[0]]))
+    hits = [_hit(rows[m], score, best[m]) for m, score in ordered[:limit]]
     return floor(hits, min_relevance)
 
 
@@ -299,23 +304,29 @@ def _ranked(hits: list[tuple[dict[str, Any], float]], sign: int, pool: int) -> l
     return out[:pool]
 
 
-def _distinct(fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]) -> list[tuple[str, float]]:
+def _distinct(
+    fused: list[tuple[str, float]], rows: dict[str, dict[str, Any]]
+) -> tuple[list[tuple[str, float]], dict[str, list[str]]]:
     """One hit per thing said: the same text twice is one hit, and so is an episode with the typed memories
-    of its turn when they say all it says (``episodes.repeated``).
+    of its turn when they say all it says (``episodes.repeated``). Best first, with, for each hit that stands
+    for others, the memories it stands for (itself among them).
 
     The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores.
     """
     says = repeated(rows[memory_id] for memory_id, _ in fused)  # episode -> its turn's first typed memory
     best: dict[str, tuple[str, float]] = {}
+    folded: dict[str, list[str]] = {}  # text -> the memories said with it
     for memory_id, score in fused:
         row = rows[memory_id]
         text = rows[says.get(memory_id, memory_id)]["text"].strip()  # an episode counted as what it repeats
+        folded.setdefault(text, []).append(memory_id)
         kept = best.get(text)
         if kept is None:
             best[text] = (memory_id, score)
         elif rows[kept[0]]["kind"] == "episode" and row["kind"] != "episode":
             best[text] = (memory_id, max(kept[1], score))
-    return sorted(best.values(), key=lambda kv: -kv[1])
+    stands_for = {best[text][0]: ids for text, ids in folded.items() if len(ids) > 1}
+    return sorted(best.values(), key=lambda kv: -kv[1]), stands_for
 
 
 QUESTION_CHARS = 500
