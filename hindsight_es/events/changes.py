@@ -10,6 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from hindsight_es.events import (
+    EVENT_TYPES,
     ContentErased,
     DisputeResolved,
     Event,
@@ -56,7 +57,29 @@ def taken_along(event: Event) -> UUID | None:
     return event.along_with if isinstance(event, (MemorySuperseded, MemoryForgotten)) else None
 
 
+# The cases ``changes`` matches. An event of a catalogue type that is none of them (nor a subclass of one)
+# changes nothing: it is answered by its exact type, before the match tests it against every case (a
+# ``MemoryRetained``, most of a log, failed 13 class tests: 1.7 us, and a rebuild asks it of every event).
+_CASES = (
+    MemorySuperseded,
+    MemoryForgotten,
+    MemoryArchived,
+    MemoryQuarantined,
+    MemoryReinforced,
+    MemoryDisputed,
+    DisputeResolved,
+    MemoryRestored,
+    MemoryReleased,
+    MemoryPromoted,
+    ContentErased,
+    SourceRetracted,
+)
+_UNCHANGING = frozenset(cls for cls in EVENT_TYPES.values() if not issubclass(cls, _CASES))
+
+
 def changes(event: Event) -> list[tuple[UUID, dict[str, Any]]]:
+    if type(event) in _UNCHANGING:
+        return []
     match event:
         case MemorySuperseded():
             old = (

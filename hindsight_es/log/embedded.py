@@ -23,6 +23,7 @@ from hindsight_es.errors import LogError, LogFullError, ReadOnlyError
 from hindsight_es.health import HEALTH
 from hindsight_es.log import compression
 from hindsight_es.log.port import Record, TopicPartition, partition_for
+from hindsight_es.log.port import record as new_record
 from hindsight_es.log.read_only import connect_read_only
 
 _SCHEMA = """
@@ -185,7 +186,7 @@ class EmbeddedLog:
 
     async def read(self, topic: str, partition: int, start: int, stop: int, limit: int = 1000) -> list[Record]:
         rows = await self._run(self._read, topic, partition, start, stop, limit)
-        return [Record(topic, partition, o, k, v, ts) for o, k, v, ts in rows]
+        return [new_record(topic, partition, o, k, v, ts) for o, k, v, ts in rows]
 
     def _read(self, topic: str, partition: int, start: int, stop: int, limit: int) -> list[_Row]:
         rows = (

@@ -32,6 +32,7 @@ from hindsight_es.events.sealing import FIELDS, KIND, MARK, TURN_FIELDS, Erased,
 from hindsight_es.log import boxes as boxes_
 from hindsight_es.log.keys import KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
+from hindsight_es.log.port import record as new_record
 from hindsight_es.log.seal_plans import Plan
 from hindsight_es.log.seal_plans import plan as plan_of
 
@@ -125,7 +126,7 @@ class Sealer:
         for i, boxes in boxed.items():
             if (value := self._spliced(records[i].value, boxes, keys)) is not None:
                 r = records[i]
-                out[i] = Record(r.topic, r.partition, r.offset, r.key, value, r.timestamp_ms)
+                out[i] = new_record(r.topic, r.partition, r.offset, r.key, value, r.timestamp_ms)
             elif isinstance(record := _json(records[i].value), dict):
                 parsed[i] = record
         if late := {i: self._want(record, {}, keys) for i, record in parsed.items() if i in boxed}:
@@ -211,10 +212,11 @@ class Sealer:
         """An erasure read from the log drops the cached keys of its bank before anything after it is
         opened: every reader of the topic holding it sees the erase at once, whatever the key store's
         generation says yet (an object store's is read at most once a second)."""
+        erasure, erased = _ERASURES  # two ``in`` tests, not a generator per record (a rebuild reads millions)
         banks = {
             str(record.get("bank_id", ""))
             for r in records
-            if any(m in r.value for m in _ERASURES) and isinstance(record := _json(r.value), dict)
+            if (erasure in r.value or erased in r.value) and isinstance(record := _json(r.value), dict)
         }
         if banks:
             self._cache = {k: v for k, v in self._cache.items() if k[0] not in banks}
