@@ -6,6 +6,8 @@ recorded after the answer is printed, or a line on stderr says it was not.
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from rich import box
@@ -39,8 +41,11 @@ def answer(settings: Settings, bank: str, query: str, *, as_json: bool, **option
 
 
 def relevance_cell(hit: RecallHit, floor: float) -> str:
-    """A hit's relevance as the tables print it: in brackets under ``floor`` (``weak_caption`` says why)."""
-    return f"({hit.relevance:.2f})" if hit.relevance < floor else f"{hit.relevance:.2f}"
+    """A hit's relevance as the tables print it: in brackets under ``floor`` (``weak_caption`` says why), rounded
+    down there, so 0.1899 under a floor of 0.19 reads "(0.18)", not "(0.19)"."""
+    if hit.relevance < floor:
+        return f"({math.floor(hit.relevance * 100) / 100:.2f})"
+    return f"{hit.relevance:.2f}"
 
 
 def weak_caption(hits: list[RecallHit], floor: float) -> str | None:
