@@ -7,7 +7,6 @@ recorded after the answer is printed, or a line on stderr says it was not.
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 from rich import box
