@@ -114,6 +114,24 @@ def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives()
 
 
 @pytest.mark.parametrize(
+    "said",
+    [
+        ["My colleague Tom prefers tea.", "My colleague Anna prefers coffee."],
+        ["My boss Kevin drinks espresso.", "My manager Linda drinks green tea."],
+        ["My friend Sam uses Vim.", "My friend Priya uses Emacs."],
+        ["我的同事小王喜欢喝茶。", "我的同事小李喜欢喝咖啡。"],
+    ],
+)
+def test_a_named_colleague_or_friend_does_not_supersede_another(said):
+    """Found on a tour: one has many colleagues and friends, and the one key of the relation ("colleague/drink")
+    made Anna's coffee supersede Tom's tea, his turn's episode with it, so "what does Tom drink?" found Anna's."""
+    state, superseded = decided(said)
+    assert superseded == []
+    assert {m.text for m in state.active()} >= set(said)
+    assert not any(m.key for m in state.active())  # neither is the relation's one value
+
+
+@pytest.mark.parametrize(
     ("said", "key", "value"),
     [
         (["以后开会都用腾讯会议。", "以后开会改用飞书吧。"], "user/choice:开会", "飞书"),
