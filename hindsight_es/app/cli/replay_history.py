@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
     from hindsight_es.events import Event
     from hindsight_es.history import Imported
+    from hindsight_es.memory import BankState
 
 
 def audit(
@@ -283,11 +284,16 @@ def state(
     as_json: Json = False,
 ) -> None:
     """The bank's memories as they stood at a time, folded from the log (event time, inclusive)."""
-    from hindsight_es.history import state_as_of
-
     settings = existing_store(settings_from(ctx))
     moment = parse_when(as_of, "--as-of")
-    folded = with_client(settings, lambda hs: state_as_of(hs.log, bank, moment))
+
+    async def fold(hs: Hindsight) -> BankState:
+        """Turns published but not yet decided are decided first (as audit and recall do); a bank with no
+        memory in the log is unknown (exit 1), as GET /v1/banks/{bank}/state answers 404."""
+        await catch_up_if_idle(hs)
+        return await hs.operator.state_as_of(bank, moment)
+
+    folded = with_client(settings, fold)
     memories = sorted(
         (m for m in folded.memories.values() if every or m.status == "active"),
         key=lambda m: (m.valid_from, str(m.memory_id)),
@@ -314,7 +320,14 @@ def export(
     from hindsight_es.history import export_bank
 
     settings = existing_store(settings_from(ctx))
-    counts = with_client(settings, lambda hs: export_bank(hs.log, bank, file, fmt))
+
+    async def write(hs: Hindsight) -> dict[str, int]:
+        """The bank's turns with their decisions (as audit, drained first); an unknown bank writes no file."""
+        await catch_up_if_idle(hs)
+        await hs.conn.read(hs.reader.require_bank, bank)
+        return await export_bank(hs.log, bank, file, fmt)
+
+    counts = with_client(settings, write)
     console.print(f"exported bank {bank!r} to {file}: " + ", ".join(f"{n:,} {t}" for t, n in counts.items()))
 
 
