@@ -126,6 +126,12 @@ def test_bank_spellings_messages_and_tables_of_a_tour(tmp_path: Path) -> None:
     assert "(it was right)" in flat(ok(data, "history", paris, COLUMNS="200"))
     twice = flat(ok(data, "replay", "undo-rollback", "bob", "--retraction", retraction))
     assert "nothing to undo:" in twice and "active again (undone already)" in twice and "0 memories" not in twice
+    # the retraction id as a memory id is taken, by its first 8 characters (was "is not a memory id (a UUID)");
+    # what is no id is refused as what it is not
+    short = flat(ok(data, "replay", "undo-rollback", "bob", "--retraction", retraction[:8]))
+    assert "nothing to undo:" in short and retraction[:8] in short, short
+    wrong = cli(data, "replay", "undo-rollback", "bob", "--retraction", "s2")
+    assert wrong.returncode == 2 and "'s2' is not a retraction id" in flat(wrong.stderr), wrong.stderr
 
     # stats: every status that counts toward hot, and what the positions are
     stats = flat(ok(data, "stats", COLUMNS="80"))

@@ -27,7 +27,7 @@ from hindsight_es.app.cli.common import (
     with_client,
     with_reader,
 )
-from hindsight_es.app.cli.memory_ids import ID_HELP, whole_id
+from hindsight_es.app.cli.memory_ids import ID_HELP, PREFIX, whole_id
 from hindsight_es.app.cli.replay_views import (
     bank_summary,
     memory_table,
@@ -118,11 +118,30 @@ async def _sessions_json(hs: Hindsight, bank: str, session: str | None) -> Any:
     return SessionTimeline(bank_id=bank, session_id=session, turns=turned, memories=[linked_of(m) for m in memories])
 
 
-def _uuid(value: str) -> UUID:
-    try:
-        return UUID(value)
-    except ValueError as exc:
-        raise InvalidInputError(f"{value!r} is not a memory id (a UUID)") from exc
+def _retraction_prefix(value: str) -> str:
+    """A retraction id as the shell gives it, whole or its first 8+ characters (as memory ids are taken)."""
+    wanted = value.strip().lower()
+    if not PREFIX.fullmatch(wanted):
+        raise InvalidInputError(
+            f"{value!r} is not a retraction id: give the SourceRetracted id rollback printed, or 8 or more "
+            "characters of it"
+        )
+    return wanted
+
+
+def _retraction(events: list[Event], wanted: str, shown: str, bank: str) -> SourceRetracted:
+    """The rollback whose SourceRetracted (or request) id starts with ``wanted``; one, or an error naming why."""
+    found = {
+        e.event_id: e
+        for e in events
+        if isinstance(e, SourceRetracted)
+        and any(str(i).startswith(wanted) for i in (e.event_id, e.causation_id) if i is not None)
+    }
+    if not found:
+        raise NotFoundError(f"no retraction {shown} in bank {bank!r}")
+    if len(found) > 1:
+        raise InvalidInputError(f"{shown!r} starts more than one retraction id in bank {bank!r}: give more of it")
+    return next(iter(found.values()))
 
 
 # ------------------------------------------------------------------ rollback, restore, state
@@ -220,7 +239,9 @@ def rollback(
 def undo_rollback(
     ctx: typer.Context,
     bank: Bank,
-    retraction_id: Annotated[str, typer.Option("--retraction", help="A SourceRetracted (or its request) id")],
+    retraction_id: Annotated[
+        str, typer.Option("--retraction", help="A SourceRetracted (or its request) id, or a unique prefix of 8+")
+    ],
     reason: Annotated[str, typer.Option(help="Why (kept in the log; default: the rollback it undoes)")] = "",
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
     as_json: Json = False,
@@ -230,23 +251,21 @@ def undo_rollback(
     from hindsight_es.memory import fold
 
     settings = existing_store(settings_from(ctx))
-    wanted = _uuid(retraction_id)
+    wanted = _retraction_prefix(retraction_id)
 
     async def work(hs: Hindsight) -> tuple[SourceRetracted, tuple[UUID, ...], list[Event] | None]:
         """The rollback, what the undo names, and the bank actor's answer: ``[]`` when none of those is still
         out of use (nothing is published), ``None`` when it did not answer in time."""
         await catch_up_if_idle(hs)
         events = await memory_events(hs.log, bank)
-        found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
-        if not found:
-            raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
-        state, command = fold(bank, events), undo(found[0], events, reason=reason)
+        found = _retraction(events, wanted, retraction_id, bank)
+        state, command = fold(bank, events), undo(found, events, reason=reason)
         if all(state.memories[m].status == "active" for m in command.memory_ids):
-            return found[0], command.memory_ids, []  # nothing it took out of use is still out
+            return found, command.memory_ids, []  # nothing it took out of use is still out
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
         answer = await outcome(hs.log, command, since=since_offset, timeout_s=timeout)
-        return found[0], command.memory_ids, answer or None
+        return found, command.memory_ids, answer or None
 
     done, named, events = with_client(settings, work)
     if events is None:
