@@ -134,6 +134,22 @@ def clause_of(text: str, at: int) -> tuple[str, str]:
     return text[start:at], text[at:end]
 
 
+# A clause that names whom it is about: a pronoun or possessive, a capitalised name; 我, 你, 他, …
+_OWN_SUBJECT_EN = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|my|our|your|his|her|their|let's)\b|\b(?-i:[A-Z][a-z]+)\b", re.I
+)
+_OWN_SUBJECT_ZH = re.compile(r"[我咱你他她它]")
+
+
+def _whose(text: str, at: int, before: str) -> str | None:
+    """``owner`` of the clause that says the value at ``at``. A later clause with no subject of its own is the
+    sentence's ("my brother lives in Leeds and uses Vim", "我老公在华为上班，天天喝茶"), not the speaker's."""
+    who = owner(before)
+    if who != "user" or at == len(before) or _OWN_SUBJECT_EN.search(before) or _OWN_SUBJECT_ZH.search(before):
+        return who
+    return None if opens_with_a_name(before) else owner(_CLAUSE.split(text, maxsplit=1)[0])
+
+
 def owner(before: str) -> str | None:
     """``user`` (the speaker or the team: decided by pronoun later), a relative's subject, or None when the
     clause is about someone else ("he uses Vim", "Dana drinks tea", "他用Vim")."""
@@ -227,7 +243,7 @@ def choices(text: str, skip: set[str]) -> list[tuple[str, str]]:
             continue  # "ups and downs"; a drink is a common noun, "the Delta Water Authority" a name
         before, after = clause_of(text, at)
         after = after[len(said) :]
-        who = owner(before)
+        who = _whose(text, at, before)
         if who is None or is_old(before, after) or not _framed(before, after, category):
             continue
         if who == "user":
@@ -245,7 +261,7 @@ def relative_of(sentence: str, value: str) -> str | None:
         if canonical != value:
             continue
         before, _ = clause_of(sentence, at)
-        who = owner(before)
+        who = _whose(sentence, at, before)
         if who != "user":
             return who or "other"
     return None
