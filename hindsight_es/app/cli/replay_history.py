@@ -76,16 +76,15 @@ def audit(
                 raise NotFoundError(f"no memory {memory_id}" + (f" in bank {bank!r}" if bank else ""))
             return lineage
         assert bank is not None  # without a memory id there is a bank (checked above)
-        if as_json:  # as GET /v1/banks/{bank}/sessions[/{session}] reads them
-            return await _sessions_json(hs, bank, session)
         if session is not None:
             turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"], session_id=session)
-            return {
-                "bank_id": bank,
-                "session_id": session,
-                "turns": turns,
-                "memories": await asyncio.to_thread(archive.session_memories, bank, session),
-            }
+            memories = await asyncio.to_thread(archive.session_memories, bank, session)
+            if not turns and not memories:  # a usage error, as forget's and rollback's unknown session
+                raise InvalidInputError(f"no session {session!r} in bank {bank!r}: check the session id and the bank")
+            if not as_json:
+                return {"bank_id": bank, "session_id": session, "turns": turns, "memories": memories}
+        if as_json:  # as GET /v1/banks/{bank}/sessions[/{session}] reads them
+            return await _sessions_json(hs, bank, session)
         turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"])
         memories = await asyncio.to_thread(archive.memories, bank)
         if not turns and not memories and not await asyncio.to_thread(archive.events, bank, limit=1):
