@@ -20,6 +20,7 @@ from hindsight_es.client.connection import Connection
 from hindsight_es.client.reader import Reader
 from hindsight_es.client.rows import SCORE_COLUMNS, MemoryRow, stored_score
 from hindsight_es.embedding.base import CrossScript
+from hindsight_es.errors import NotFoundError
 from hindsight_es.recall.answertype import says_when
 from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
 from hindsight_es.recall.query import parse_query
@@ -187,7 +188,13 @@ class Browser:
                 payload = json.loads(t.get("payload") or "{}")
                 t.update(text=payload.get("text", t.get("text")), speaker=payload.get("speaker"))
                 t.update(role=payload.get("role"), source=payload.get("source"))
-            return turns, archive.session_memories(bank_id, session_id)
+            memories = archive.session_memories(bank_id, session_id)
+            if not turns and not memories:  # a misspelt session is told, not answered with an empty timeline
+                raise NotFoundError(
+                    f"no session {session_id!r} in bank {bank_id!r}: check the session id and the bank (or it is "
+                    "not archived yet)"
+                )
+            return turns, memories
 
         return await self.conn.read(collect)
 

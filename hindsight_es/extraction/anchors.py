@@ -295,6 +295,26 @@ def _retiring(found: list[Candidate | None], held: Sequence[Held], text: str) ->
             why = f"gives up what it says ({' '.join(_action(h.key))})"
             judged = Judgement(relation="updates", memory_id=h.memory_id, reason=why, model="the rules")
             out[i] = c.model_copy(update={"judgement": judged})
+    return _switched(out, held, text, keys)
+
+
+def _switched(
+    found: list[Candidate | None], held: Sequence[Held], text: str, keys: set[str | None]
+) -> list[Candidate | None]:
+    """A held memory about a value itself ("preference:coffee", from "I love coffee") that the turn gives up for
+    another value of its category ("I switched from coffee to tea": ``drink`` tea) is updated by that choice, which
+    keeps its own key; else "The user likes coffee" stayed beside "The user's drink: tea"."""
+    out = list(found)
+    for h in given_up(text, held):
+        kind = vx.category(h.value) if _about(h) and h.key not in keys and not h.value.startswith("not:") else None
+        for i, c in enumerate(out):
+            if kind is None or c is None or not c.key or c.judgement is not None or not c.value:
+                continue
+            if _attribute(c.key).partition(":")[0] == kind[0] and _same_owner(_subject(c.key), h.key):
+                why = f"gives up {h.value} for {c.value}"
+                judged = Judgement(relation="updates", memory_id=h.memory_id, reason=why, model="the rules")
+                out[i] = c.model_copy(update={"judgement": judged})
+                break
     return out
 
 

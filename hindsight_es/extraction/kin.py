@@ -64,9 +64,8 @@ RELATIVE_LIKE = (
     rf"\bmy\s+(?P<r>{_REL_EN})\s+{ADV}(?:likes|loves|enjoys|adores|is\s+(?:really\s+)?into)\s+{V}",
     rf"我的?(?P<r>{_REL_ZH}){ZADV}(?:喜欢|热爱|喜爱|爱)(?!喝|吃){VZ}",
 )
+# (a job after "and" is ``passing.AND_WORKS_AS``: its span is the second verb's, so what comes before is kept)
 RELATIVE_JOB = (
-    rf"\bmy\s+(?P<r>{_REL_EN})\b[^.;!?]{{0,60}}?\band\s+(?:now\s+)?works\s+as\s+(?:an?\s+)?"
-    rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"\bmy\s+(?P<r>{_REL_EN})\b[^.;!?]{{0,60}}?,\s*(?:and\s+)?(?:she|he)\s+is\s+(?:now\s+)?(?:an?\s+)"
     rf"(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",
     rf"\bmy\s+(?P<r>{_REL_EN})(?:,?\s+who)?\s+(?:is|was|has\s+been|been)\s+{ADV}(?:an?\s+)"

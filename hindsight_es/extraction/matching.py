@@ -11,7 +11,7 @@ import re
 from hindsight_es.extraction.lexicon import RELATIONS
 from hindsight_es.text import EMOJI
 
-__all__ = ["matching_copy"]
+__all__ = ["MANY", "matching_copy"]
 
 _CONTRACTION = re.compile(
     r"\b(can't|won't|let's|i'm)\b|n't\b|'(re|ve|ll|d)\b|\b(it|that|what|name|there|here|he|she)'s\b", re.I
@@ -60,12 +60,12 @@ _MY_IS = re.compile(
 # A relative named beside the kin word ("my sister Emma lives in Toronto", "my son Arjun just turned 7"): said as
 # two statements the patterns know, "my sister is called Emma, my sister lives in Toronto". Family only: one has
 # many friends and colleagues, and a second one named would supersede the first's name.
-_MANY = frozenset({"friend", "colleague", "roommate", "cousin", "aunt", "uncle", "niece", "nephew", "boss", "child"})
+MANY = frozenset({"friend", "colleague", "roommate", "cousin", "aunt", "uncle", "niece", "nephew", "boss", "child"})
 
 
 def _family(latin: bool) -> str:
     """The family's kin words in one script, as an alternation, longest first."""
-    words = (w for w, r in RELATIONS.items() if w.isascii() == latin and r not in _MANY)
+    words = (w for w, r in RELATIONS.items() if w.isascii() == latin and r not in MANY)
     return "|".join(sorted(words, key=len, reverse=True))
 
 

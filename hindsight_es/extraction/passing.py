@@ -146,6 +146,7 @@ _NAMED = r"(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,3}))"
 # (the span is the second verb's alone: the first is another rule's; the relative is found before it)
 AND_WORKS = (rf"\band\s+(?:now\s+)?works?\s+(?:for|at)\s+{_NAMED}",)
 AND_LIVES = (rf"\band\s+(?:now\s+)?lives?\s+in\s+{_NAMED}",)
+AND_WORKS_AS = (rf"\band\s+(?:now\s+)?works\s+as\s+(?:an?\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))\b",)
 _RELATIVE_BEFORE = re.compile(rf"\bmy\s+({_REL_EN})\b[^.;!?]{{0,60}}$|^\s*(i)\s[^.;!?]{{0,60}}$", re.I)
 # fmt: on
 
@@ -161,6 +162,7 @@ def relative_and(attr: str) -> Callable[[re.Match[str]], Built]:
             return None
         relation = "user" if said[2] else lx.RELATIONS.get(said[1].lower())
         v = vx.clean(vx.PLACE_CUT.sub("", m["v"]))
+        v = vx.job(v) if attr == "occupation" else v
         return None if relation is None or vx.vague(v) else (f"{relation}/{attr}", v)
 
     return build

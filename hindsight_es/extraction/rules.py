@@ -108,6 +108,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", passing.RELATIVE_WENT_ZH + passing.RELATIVE_MOVED_ZH, b.relation("location"), 0.5, 0.75),
     _rule("fact", passing.AND_WORKS, passing.relative_and("employer"), 0.5, 0.75),
     _rule("fact", passing.AND_LIVES, passing.relative_and("location"), 0.5, 0.75),
+    _rule("fact", passing.AND_WORKS_AS, passing.relative_and("occupation"), 0.5, 0.8),
     _rule("preference", kin.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
     _rule("fact", px.PET, b.pet, 0.5, 0.85),
     _rule("fact", casual.PET, b.pet, 0.5, 0.8),
@@ -297,7 +298,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/34"
+    id = "rules/35"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

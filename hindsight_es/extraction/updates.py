@@ -23,6 +23,7 @@ from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.compounds import modified
+from hindsight_es.extraction.matching import MANY
 from hindsight_es.extraction.names_zh import opens_with_a_name
 
 # fmt: off
@@ -79,6 +80,12 @@ _OLD_AFTER_ZH = re.compile(r"^(?:换成|改成|换掉|不用|太)")
 # Who the clause is about: a relative named before the value, or someone else.
 _RELATIVE_EN = re.compile(rf"\bmy\s+(?P<r>{px._REL_EN})\b(?!\s*'s)", re.I)
 _RELATIVE_ZH = re.compile(rf"我的?(?P<r>{px._REL_ZH})")
+_NAMED_EN = re.compile(r"\s+(?!I\b)(?-i:[A-Z][a-z]+)\b")  # "my colleague Tom …": the relation, then a name
+# "我同事小李", "我朋友老张": 小, 老 or 阿 before a common surname, which the tagger splits (小 / 李) or reads as a noun
+_NICKNAME_ZH = re.compile(
+    "[小老阿][王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔"
+    "钟谭陆汪范金石廖贾夏付方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚邵钱严武戴孔汤]"
+)
 _OTHER_EN = re.compile(  # a pronoun, or a name (of up to three words, or its "'s team") as the subject of a verb
     # in the third person or the past ("Dana only drinks tea", "Tariq Petrov drinks", "Grace Novak's team migrated")
     r"(?:^|\s)(?i:he|she|they|his|her|their)\b|^\s*(?![A-Z][a-z]*(?:ly|ed|ing)\b)(?P<name>[A-Z][a-z]+)(?:\s+[A-Z][a-z]+){0,2}(?:'s\s+\w+)?\s+"
@@ -127,11 +134,32 @@ def clause_of(text: str, at: int) -> tuple[str, str]:
     return text[start:at], text[at:end]
 
 
+# A clause that names whom it is about: a pronoun or possessive, a capitalised name; 我, 你, 他, …
+_OWN_SUBJECT_EN = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|my|our|your|his|her|their|let's)\b|\b(?-i:[A-Z][a-z]+)\b", re.I
+)
+_OWN_SUBJECT_ZH = re.compile(r"[我咱你他她它]")
+
+
+def _whose(text: str, at: int, before: str) -> str | None:
+    """``owner`` of the clause that says the value at ``at``. A later clause with no subject of its own is the
+    sentence's ("my brother lives in Leeds and uses Vim", "我老公在华为上班，天天喝茶"), not the speaker's."""
+    who = owner(before)
+    if who != "user" or at == len(before) or _OWN_SUBJECT_EN.search(before) or _OWN_SUBJECT_ZH.search(before):
+        return who
+    return None if opens_with_a_name(before) else owner(_CLAUSE.split(text, maxsplit=1)[0])
+
+
 def owner(before: str) -> str | None:
     """``user`` (the speaker or the team: decided by pronoun later), a relative's subject, or None when the
     clause is about someone else ("he uses Vim", "Dana drinks tea", "他用Vim")."""
     if m := _RELATIVE_EN.search(before) or _RELATIVE_ZH.search(before):
-        return lx.RELATIONS.get(m["r"].lower())
+        who = lx.RELATIONS.get(m["r"].lower())
+        # One of many, named ("my colleague Tom", "我的同事小王"): that person, not the relation's one key, which
+        # the next colleague named would supersede ("colleague/drink": Anna's coffee replacing Tom's tea).
+        rest = before[m.end() :]
+        named = _NAMED_EN.match(rest) if m.re is _RELATIVE_EN else _NICKNAME_ZH.match(rest) or opens_with_a_name(rest)
+        return None if who in MANY and named else who
     if _PARTY_EN.search(before) or _PARTY_ZH.search(before):
         return None
     other = _OTHER_EN.search(before)
@@ -215,7 +243,7 @@ def choices(text: str, skip: set[str]) -> list[tuple[str, str]]:
             continue  # "ups and downs"; a drink is a common noun, "the Delta Water Authority" a name
         before, after = clause_of(text, at)
         after = after[len(said) :]
-        who = owner(before)
+        who = _whose(text, at, before)
         if who is None or is_old(before, after) or not _framed(before, after, category):
             continue
         if who == "user":
@@ -233,7 +261,7 @@ def relative_of(sentence: str, value: str) -> str | None:
         if canonical != value:
             continue
         before, _ = clause_of(sentence, at)
-        who = owner(before)
+        who = _whose(sentence, at, before)
         if who != "user":
             return who or "other"
     return None

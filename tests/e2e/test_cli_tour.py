@@ -126,8 +126,37 @@ def test_bank_spellings_messages_and_tables_of_a_tour(tmp_path: Path) -> None:
     assert "(it was right)" in flat(ok(data, "history", paris, COLUMNS="200"))
     twice = flat(ok(data, "replay", "undo-rollback", "bob", "--retraction", retraction))
     assert "nothing to undo:" in twice and "active again (undone already)" in twice and "0 memories" not in twice
+    # the retraction id as a memory id is taken, by its first 8 characters (was "is not a memory id (a UUID)");
+    # what is no id is refused as what it is not
+    short = flat(ok(data, "replay", "undo-rollback", "bob", "--retraction", retraction[:8]))
+    assert "nothing to undo:" in short and retraction[:8] in short, short
+    wrong = cli(data, "replay", "undo-rollback", "bob", "--retraction", "s2")
+    assert wrong.returncode == 2 and "'s2' is not a retraction id" in flat(wrong.stderr), wrong.stderr
 
     # stats: every status that counts toward hot, and what the positions are
     stats = flat(ok(data, "stats", COLUMNS="80"))
     assert "disputed" in stats and "bob" in stats
     assert "log records each table has applied, not rows: memories table" in stats
+
+
+def test_state_and_export_decide_what_is_published_first_and_refuse_an_unknown_bank(tmp_path: Path) -> None:
+    """Found on a tour: right after a publish, with no service running, `replay state` said "0 memories" (it
+    folded the log without deciding the new turn, as audit and recall do first); `replay state nobody` printed an
+    empty table and `replay export --bank nobody` an empty file, both with exit code 0; `replay audit --session s9`
+    (a session alice never had) an empty timeline."""
+    data = tmp_path / "data"
+    ok(data, "publish", "--bank", "alice", "--text", "I live in Lyon.")
+    state = json.loads(ok(data, "replay", "state", "--bank", "alice", "--json"))
+    assert "The user lives in Lyon" in [m["text"] for m in state["memories"]], state
+    unknown = cli(data, "replay", "state", "--bank", "nobody")
+    assert unknown.returncode == 1 and "bank 'nobody'" in flat(unknown.stderr), unknown.stdout + unknown.stderr
+    for json_flag in ((), ("--json",)):  # an unknown session is a usage error, as forget's and rollback's
+        nosuch = cli(data, "replay", "audit", "--bank", "alice", "--session", "s9", *json_flag)
+        assert nosuch.returncode == 2 and "no session 's9' in bank 'alice'" in flat(nosuch.stderr), nosuch
+    out = tmp_path / "nobody.jsonl"
+    refused = cli(data, "replay", "export", "--bank", "nobody", str(out))
+    assert refused.returncode == 1 and "unknown bank 'nobody'" in flat(refused.stderr), refused.stderr
+    assert not out.exists()
+    exported = tmp_path / "alice.jsonl"
+    written = flat(ok(data, "replay", "export", "--bank", "alice", str(exported)))
+    assert "1 hindsight.turns, 2 hindsight.memories" in written, written

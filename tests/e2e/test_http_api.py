@@ -184,6 +184,8 @@ def test_retain_recall_explain_context_browse_history_correct_forget_restore(up:
         assert sessions["s1"]["turns"] == 1 and sessions["s1"]["memories"]
         timeline = ok(http.get(f"/v1/banks/{b}/sessions/s1"))
         assert [t["turn_id"] for t in timeline["turns"]] == ["t1"] and timeline["turns"][0]["speaker"] == "Ana"
+        # a misspelt session is told, as a misspelt bank is (was an empty timeline, 200; the dashboard said 404)
+        assert "no session 's9' in bank" in problem(http.get(f"/v1/banks/{b}/sessions/s9"), 404)["detail"]
         assert problem(http.get(f"/v1/banks/{bank('never')}/stats"), 404)
         problem(http.get(f"/v1/banks/{b}/memories/{uuid.uuid4()}"), 404)
 

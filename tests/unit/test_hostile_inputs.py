@@ -66,6 +66,15 @@ def test_every_bad_line_is_reported_by_number_and_the_good_ones_kept() -> None:
         assert expected in joined, (expected, joined)
 
 
+def test_a_byte_order_mark_opening_the_file_is_no_bad_line() -> None:
+    """Found on a tour: a JSONL file saved as UTF-8 with a BOM (Windows Notepad, Excel) lost its first turn,
+    "not JSON: Unexpected UTF-8 BOM", and publish exited 2. A BOM anywhere else is still the line's own."""
+    lines = [b'\xef\xbb\xbf{"text": "I live in Porto.", "turn_id": "a"}\r\n', b'\xef\xbb\xbf{"text": "x"}\r\n']
+    turns, problems = read_turns(SETTINGS, lines, bank="b")
+    assert [(t.turn_id, t.text) for t in turns] == [("a", "I live in Porto.")]
+    assert len(problems) == 1 and problems[0].startswith("line 2: not JSON")
+
+
 class _Strict(BaseModel):
     body: RetainRequest
 

@@ -114,6 +114,44 @@ def test_the_bank_supersedes_a_choice_with_its_update_and_not_with_a_relatives()
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My brother lives in Leeds and uses Vim.", [("brother/location", "leeds"), ("brother/editor", "vim")]),
+        ("My sister, who lives in Paris, drinks tea.", [("sister/location", "paris"), ("sister/drink", "tea")]),
+        ("我老公在华为上班，天天喝茶。", [("husband/employer", "华为"), ("husband/drink", "tea")]),
+        ("Tom moved to Paris and drinks tea now.", []),
+        ("My friend Tom, who lives in Paris, drinks tea.", []),
+        # a clause with a subject of its own, or a sentence that opens with the speaker's, stays the speaker's
+        ("我妹妹住在上海，我每天喝咖啡。", [("sister/location", "上海"), ("user/drink", "coffee")]),
+        ("I live in Leeds and use Vim.", [("user/location", "leeds"), ("user/editor", "vim")]),
+        ("今天好累，每天喝咖啡。", [("user/drink", "coffee")]),
+    ],
+)
+def test_a_later_clause_without_a_subject_is_the_sentences(text, expected):
+    """Found on a tour: "My brother lives in Leeds and uses Vim" keyed user/editor, and so superseded the
+    speaker's own editor; the clause after "and" (or a comma) says nothing of whom, so it is the brother's."""
+    assert keyed(text) == expected
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        ["My colleague Tom prefers tea.", "My colleague Anna prefers coffee."],
+        ["My boss Kevin drinks espresso.", "My manager Linda drinks green tea."],
+        ["My friend Sam uses Vim.", "My friend Priya uses Emacs."],
+        ["我的同事小王喜欢喝茶。", "我的同事小李喜欢喝咖啡。"],
+    ],
+)
+def test_a_named_colleague_or_friend_does_not_supersede_another(said):
+    """Found on a tour: one has many colleagues and friends, and the one key of the relation ("colleague/drink")
+    made Anna's coffee supersede Tom's tea, his turn's episode with it, so "what does Tom drink?" found Anna's."""
+    state, superseded = decided(said)
+    assert superseded == []
+    assert {m.text for m in state.active()} >= set(said)
+    assert not any(m.key for m in state.active())  # neither is the relation's one value
+
+
+@pytest.mark.parametrize(
     ("said", "key", "value"),
     [
         (["以后开会都用腾讯会议。", "以后开会改用飞书吧。"], "user/choice:开会", "飞书"),

@@ -185,3 +185,28 @@ def test_a_value_is_kept_when_the_turn_does_not_end_it(first, other):
     state, out = said(first, other)
     assert out[1][1] == []
     assert len([m for m in state.active() if m.source_turn_ids == ("t0",) and m.kind != "episode"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("first", "switch", "key", "value"),
+    [
+        ("I love coffee.", "I switched from coffee to tea.", "user/drink", "tea"),
+        ("I love coffee.", "I don't drink coffee anymore, I switched to tea.", "user/drink", "tea"),
+        ("我喜欢喝咖啡。", "我现在不喝咖啡了，改喝茶。", "user/drink", "tea"),
+        ("I love Vim.", "We moved from Vim to VS Code.", "user/editor", "vs code"),
+    ],
+)
+def test_a_liked_value_given_up_for_another_of_its_kind_is_superseded(first, switch, key, value):
+    """Found on a tour: "I love coffee", then "I switched from coffee to tea", left "The user likes coffee" active
+    beside "The user's drink: tea", and recall of coffee answered that the user likes it."""
+    state, out = said(first, switch)
+    assert active(state) == {(key, value)}
+    assert out[1][1] == ["t0"]
+
+
+@pytest.mark.parametrize(
+    "second", ["I like tea too.", "My wife switched from coffee to tea.", "I no longer drink juice, only tea."]
+)
+def test_a_liked_value_the_turn_does_not_give_up_stays(second):
+    state, out = said("I love coffee.", second)
+    assert ("user/preference:coffee", "coffee") in active(state) and out[1][1] == []

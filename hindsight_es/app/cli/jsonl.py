@@ -64,6 +64,8 @@ def read_turns(
     turns: list[TurnRecorded] = []
     problems: list[str] = []
     for number, raw in enumerate(lines, start=1):
+        if number == 1:  # a byte order mark, as Notepad and Excel save UTF-8, opens the file, not the first turn
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
         if not raw.strip():
             continue
         try:

@@ -47,4 +47,4 @@ async def whole_ids(hs: Hindsight, memory_ids: Sequence[str], bank: str) -> tupl
     return tuple([await whole_id(hs, memory_id, bank) for memory_id in memory_ids])
 
 
-__all__ = ["ID_HELP", "ids_help", "whole_id", "whole_ids"]
+__all__ = ["ID_HELP", "PREFIX", "ids_help", "whole_id", "whole_ids"]

@@ -27,7 +27,7 @@ from hindsight_es.app.cli.common import (
     with_client,
     with_reader,
 )
-from hindsight_es.app.cli.memory_ids import ID_HELP, whole_id
+from hindsight_es.app.cli.memory_ids import ID_HELP, PREFIX, whole_id
 from hindsight_es.app.cli.replay_views import (
     bank_summary,
     memory_table,
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
     from hindsight_es.events import Event
     from hindsight_es.history import Imported
+    from hindsight_es.memory import BankState
 
 
 def audit(
@@ -75,16 +76,15 @@ def audit(
                 raise NotFoundError(f"no memory {memory_id}" + (f" in bank {bank!r}" if bank else ""))
             return lineage
         assert bank is not None  # without a memory id there is a bank (checked above)
-        if as_json:  # as GET /v1/banks/{bank}/sessions[/{session}] reads them
-            return await _sessions_json(hs, bank, session)
         if session is not None:
             turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"], session_id=session)
-            return {
-                "bank_id": bank,
-                "session_id": session,
-                "turns": turns,
-                "memories": await asyncio.to_thread(archive.session_memories, bank, session),
-            }
+            memories = await asyncio.to_thread(archive.session_memories, bank, session)
+            if not turns and not memories:  # a usage error, as forget's and rollback's unknown session
+                raise InvalidInputError(f"no session {session!r} in bank {bank!r}: check the session id and the bank")
+            if not as_json:
+                return {"bank_id": bank, "session_id": session, "turns": turns, "memories": memories}
+        if as_json:  # as GET /v1/banks/{bank}/sessions[/{session}] reads them
+            return await _sessions_json(hs, bank, session)
         turns = await asyncio.to_thread(archive.events, bank, types=["TurnRecorded"])
         memories = await asyncio.to_thread(archive.memories, bank)
         if not turns and not memories and not await asyncio.to_thread(archive.events, bank, limit=1):
@@ -117,11 +117,30 @@ async def _sessions_json(hs: Hindsight, bank: str, session: str | None) -> Any:
     return SessionTimeline(bank_id=bank, session_id=session, turns=turned, memories=[linked_of(m) for m in memories])
 
 
-def _uuid(value: str) -> UUID:
-    try:
-        return UUID(value)
-    except ValueError as exc:
-        raise InvalidInputError(f"{value!r} is not a memory id (a UUID)") from exc
+def _retraction_prefix(value: str) -> str:
+    """A retraction id as the shell gives it, whole or its first 8+ characters (as memory ids are taken)."""
+    wanted = value.strip().lower()
+    if not PREFIX.fullmatch(wanted):
+        raise InvalidInputError(
+            f"{value!r} is not a retraction id: give the SourceRetracted id rollback printed, or 8 or more "
+            "characters of it"
+        )
+    return wanted
+
+
+def _retraction(events: list[Event], wanted: str, shown: str, bank: str) -> SourceRetracted:
+    """The rollback whose SourceRetracted (or request) id starts with ``wanted``; one, or an error naming why."""
+    found = {
+        e.event_id: e
+        for e in events
+        if isinstance(e, SourceRetracted)
+        and any(str(i).startswith(wanted) for i in (e.event_id, e.causation_id) if i is not None)
+    }
+    if not found:
+        raise NotFoundError(f"no retraction {shown} in bank {bank!r}")
+    if len(found) > 1:
+        raise InvalidInputError(f"{shown!r} starts more than one retraction id in bank {bank!r}: give more of it")
+    return next(iter(found.values()))
 
 
 # ------------------------------------------------------------------ rollback, restore, state
@@ -219,7 +238,9 @@ def rollback(
 def undo_rollback(
     ctx: typer.Context,
     bank: Bank,
-    retraction_id: Annotated[str, typer.Option("--retraction", help="A SourceRetracted (or its request) id")],
+    retraction_id: Annotated[
+        str, typer.Option("--retraction", help="A SourceRetracted (or its request) id, or a unique prefix of 8+")
+    ],
     reason: Annotated[str, typer.Option(help="Why (kept in the log; default: the rollback it undoes)")] = "",
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the bank actor's answer")] = 30.0,
     as_json: Json = False,
@@ -229,23 +250,21 @@ def undo_rollback(
     from hindsight_es.memory import fold
 
     settings = existing_store(settings_from(ctx))
-    wanted = _uuid(retraction_id)
+    wanted = _retraction_prefix(retraction_id)
 
     async def work(hs: Hindsight) -> tuple[SourceRetracted, tuple[UUID, ...], list[Event] | None]:
         """The rollback, what the undo names, and the bank actor's answer: ``[]`` when none of those is still
         out of use (nothing is published), ``None`` when it did not answer in time."""
         await catch_up_if_idle(hs)
         events = await memory_events(hs.log, bank)
-        found = [e for e in events if isinstance(e, SourceRetracted) and wanted in (e.event_id, e.causation_id)]
-        if not found:
-            raise NotFoundError(f"no retraction {retraction_id} in bank {bank!r}")
-        state, command = fold(bank, events), undo(found[0], events, reason=reason)
+        found = _retraction(events, wanted, retraction_id, bank)
+        state, command = fold(bank, events), undo(found, events, reason=reason)
         if all(state.memories[m].status == "active" for m in command.memory_ids):
-            return found[0], command.memory_ids, []  # nothing it took out of use is still out
+            return found, command.memory_ids, []  # nothing it took out of use is still out
         since_offset = await request(hs.log, command)
         await catch_up_if_idle(hs)
         answer = await outcome(hs.log, command, since=since_offset, timeout_s=timeout)
-        return found[0], command.memory_ids, answer or None
+        return found, command.memory_ids, answer or None
 
     done, named, events = with_client(settings, work)
     if events is None:
@@ -283,11 +302,16 @@ def state(
     as_json: Json = False,
 ) -> None:
     """The bank's memories as they stood at a time, folded from the log (event time, inclusive)."""
-    from hindsight_es.history import state_as_of
-
     settings = existing_store(settings_from(ctx))
     moment = parse_when(as_of, "--as-of")
-    folded = with_client(settings, lambda hs: state_as_of(hs.log, bank, moment))
+
+    async def fold(hs: Hindsight) -> BankState:
+        """Turns published but not yet decided are decided first (as audit and recall do); a bank with no
+        memory in the log is unknown (exit 1), as GET /v1/banks/{bank}/state answers 404."""
+        await catch_up_if_idle(hs)
+        return await hs.operator.state_as_of(bank, moment)
+
+    folded = with_client(settings, fold)
     memories = sorted(
         (m for m in folded.memories.values() if every or m.status == "active"),
         key=lambda m: (m.valid_from, str(m.memory_id)),
@@ -314,7 +338,14 @@ def export(
     from hindsight_es.history import export_bank
 
     settings = existing_store(settings_from(ctx))
-    counts = with_client(settings, lambda hs: export_bank(hs.log, bank, file, fmt))
+
+    async def write(hs: Hindsight) -> dict[str, int]:
+        """The bank's turns with their decisions (as audit, drained first); an unknown bank writes no file."""
+        await catch_up_if_idle(hs)
+        await hs.conn.read(hs.reader.require_bank, bank)
+        return await export_bank(hs.log, bank, file, fmt)
+
+    counts = with_client(settings, write)
     console.print(f"exported bank {bank!r} to {file}: " + ", ".join(f"{n:,} {t}" for t, n in counts.items()))
 
 

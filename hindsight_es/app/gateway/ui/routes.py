@@ -184,9 +184,7 @@ def routers(hs: Hindsight, gate: Gate, settings: Settings) -> tuple[APIRouter, A
 
     async def session_page(request: Request, bank_id: str, session_id: str, access: Access) -> HTMLResponse:
         bank_id = access.bank(bank_id)
-        turns, memories = await hs.browser.session(bank_id, session_id)
-        if not turns and not memories:
-            raise NotFoundError(f"no session {session_id!r} in bank {bank_id!r}")
+        turns, memories = await hs.browser.session(bank_id, session_id)  # an unknown session: NotFoundError, 404
         return page(
             request, "session.html", access, bank_id=bank_id, session_id=session_id, turns=turns, memories=memories
         )
