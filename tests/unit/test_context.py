@@ -169,3 +169,22 @@ def test_the_floor_is_decided_on_the_memories_the_block_shows() -> None:
     best = hit(4, "The user takes coffee with oat milk", turns=("old-9",)).model_copy(update={"relevance": 0.5})
     kept = build_context("alice", "s1", "q", turns, [*hits, best], 1500, min_relevance=0.19)
     assert kept.memory_ids == [h.memory_id for h in [*hits[1:], best]]
+
+
+def test_memories_under_the_floor_follow_the_relevant_ones_under_their_own_title() -> None:
+    """For "我们用什么数据库？" the demo's block listed all nine memories of the bank as "most relevant first", the
+    shipping carrier and the favourite tea beside the database; they stay (an older statement of a value may be
+    among them), after the relevant ones, under a title that says what they are."""
+    answer = hit(5, "The team's database: PostgreSQL").model_copy(update={"relevance": 0.95})
+    tail = [hit(i, f"Unrelated memory {i}").model_copy(update={"relevance": 0.02}) for i in (1, 2)]
+    block = build_context(
+        "alice", "s1", "what database do we use?", [], [tail[0], answer, tail[1]], 1500, min_relevance=0.19
+    )
+    lines = block.text.splitlines()
+    weak = lines.index("Less related (relevance under 0.19), listed in case they matter:")
+    assert (
+        lines.index(memory_line(answer)) < weak < lines.index(memory_line(tail[0])) < lines.index(memory_line(tail[1]))
+    )
+    assert block.memory_ids == [tail[0].memory_id, answer.memory_id, tail[1].memory_id]
+    no_floor = build_context("alice", "s1", "q", [], [tail[0], answer, tail[1]], 1500)
+    assert "Less related" not in no_floor.text
