@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 from uuid import UUID, uuid4
 
@@ -67,6 +67,12 @@ def check_encodable(value: Any, where: str) -> None:
             check_encodable(item, where)
 
 
+# How far ahead of this machine's clock a turn may be dated: clocks that disagree by minutes and a local time
+# sent as UTC (at most 14 hours) stay within it; a date later than that is a mistake that would rank the turn
+# as the newest word on everything (recency, "now" questions, supersession order) until that date.
+FUTURE_SLACK = timedelta(days=1)
+
+
 def make_turn(
     settings: Settings,
     bank_id: str,
@@ -86,7 +92,7 @@ def make_turn(
     extra = {"occurred_at": occurred_at} if occurred_at is not None else {}
     if fields.get("source") is None:  # whose word it is follows who spoke, unless the caller says
         fields["source"] = ROLE_SOURCE.get(fields.get("role") or "user", "user")  # a bad role: build names it
-    return build(
+    turn = build(
         TurnRecorded,
         event_id=turn_event_id(bank_id, session_id, turn_id),
         bank_id=bank_id,
@@ -96,6 +102,13 @@ def make_turn(
         **extra,
         **fields,
     )
+    if turn.occurred_at > (now := datetime.now(UTC)) + FUTURE_SLACK:
+        raise InvalidInputError(
+            f"occurred_at {turn.occurred_at.isoformat()} is more than a day ahead of this machine's clock "
+            f"({now.isoformat(timespec='seconds')}): a turn cannot have been said yet (a local time given "
+            "without its zone is read as UTC)"
+        )
+    return turn
 
 
 def memory_uuid(value: str | UUID) -> UUID:

@@ -31,6 +31,17 @@ def test_boundary_times_are_refused_with_a_reason(when: datetime) -> None:
         make_turn(SETTINGS, "b", "hello", occurred_at=when)
 
 
+def test_a_turn_dated_after_tomorrow_is_refused_and_one_a_few_hours_ahead_is_kept() -> None:
+    """A retain dated 2030 was stored as said then: the newest word on everything until that date. Clocks that
+    disagree, and a local time sent as UTC, stay within a day."""
+    with pytest.raises(InvalidInputError, match="occurred_at 2030-01-01.*ahead of this machine's clock"):
+        make_turn(SETTINGS, "b", "hello", occurred_at=datetime(2030, 1, 1, tzinfo=UTC))
+    with pytest.raises(InvalidInputError, match="ahead of this machine's clock"):
+        make_turn(SETTINGS, "b", "hello", occurred_at="2999-06-01T10:00:00+08:00")  # as JSON gives it
+    soon = datetime.now(UTC) + timedelta(hours=14)
+    assert make_turn(SETTINGS, "b", "hello", occurred_at=soon).occurred_at == soon
+
+
 @pytest.mark.parametrize("field", ["text", "turn_id", "session_id", "speaker"])
 def test_a_lone_surrogate_is_refused_naming_the_field(field: str) -> None:
     fields = {"text": "hello", field: "bad \ud800"}
