@@ -50,8 +50,13 @@ ALLERGY_BARE = (
 
 # Allergens listed after the first ("allergic to peanuts, cashews and shellfish"): the value pattern stops at
 # "and" and ",", since most words after them start another clause ("I'm allergic to peanuts and I'd like …"),
-# so only allergens of the list above continue it.
-_MORE_EN = re.compile(rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)(?P<a>{_ALLERGEN_EN})\b", re.I)
+# so only allergens of the list above continue it, and only where the list goes on or ends after them
+# ("peanuts, tree nuts are fine though" says tree nuts are not an allergy).
+_MORE_EN = re.compile(
+    rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)(?P<a>{_ALLERGEN_EN})\b"
+    r"(?=\s*(?:[,;.!?)]|$)|\s+(?:and|or|&|too|as\s+well|so|but|which|btw)\b)",
+    re.I,
+)
 
 
 def allergy(m: re.Match[str]) -> Built:

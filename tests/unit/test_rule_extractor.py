@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/35"
+    assert ex.id == "rules/36"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -433,6 +433,7 @@ def test_constraints(text, key, value):
         ("I'm not allergic to peanuts or cashews.", [("peanuts", "not:peanuts"), ("cashews", "not:cashews")]),
         ("allergic to cats and dogs, sadly", [("cats", "cats"), ("dogs", "dogs")]),
         ("I'm allergic to peanuts and I'd like a cake without them.", [("peanuts", "peanuts")]),  # a new clause
+        ("I'm allergic to peanuts, tree nuts are fine though.", [("peanuts", "peanuts")]),  # said of the next
         ("我对花生和腰果都过敏", [("花生和腰果", "花生和腰果")]),  # one value, as said
     ],
 )
