@@ -28,4 +28,6 @@ def test_distinct_keeps_the_typed_memory_at_the_best_score():
         "p": {"text": "I use vim ", "kind": "preference"},
         "x": {"text": "other", "kind": "episode"},
     }
-    assert _distinct([("e", 0.5), ("x", 0.4), ("p", 0.1)], rows) == [("p", 0.5), ("x", 0.4)]
+    kept, stands_for = _distinct([("e", 0.5), ("x", 0.4), ("p", 0.1)], rows)
+    assert kept == [("p", 0.5), ("x", 0.4)]
+    assert stands_for == {"p": ["e", "p"]}  # the memories a hit stands for, whose best relevance it shows
