@@ -25,7 +25,7 @@ A placeholder key nothing anchors is dropped (its turn's episode keeps the words
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -103,18 +103,27 @@ def _things(h: Held) -> list[str]:
 
 def given_up(sentence: str, held: Sequence[Held]) -> list[Held]:
     """The held memories whose value (an instruction: its action) the sentence gives up, most recent first."""
+
+    def gives_up(_: Held, before: str, after: str) -> bool:
+        return bool(
+            ux.is_old(before, after)
+            or _GONE_AFTER_EN.match(after)
+            or _GONE_AFTER_ZH.match(after)
+            or _NEGATED_BEFORE_ZH.search(before)
+        )
+
+    return _named(sentence, held, gives_up)
+
+
+def _named(sentence: str, held: Sequence[Held], where: Callable[[Held, str, str], bool]) -> list[Held]:
+    """The held memories, most recent first, that the sentence names (``_things``) somewhere ``where`` holds of:
+    the memory, and the rest of that mention's clause before it and after it."""
     said_once = _Said(sentence)
     out = []
     for h in reversed(held):
         for at, said in (o for thing in _things(h) for o in said_once.occurrences(thing)):
             before, after = ux.clause_of(sentence, at)
-            after = after[len(said) :]
-            if (
-                ux.is_old(before, after)
-                or _GONE_AFTER_EN.match(after)
-                or _GONE_AFTER_ZH.match(after)
-                or _NEGATED_BEFORE_ZH.search(before)
-            ):
+            if where(h, before, after[len(said) :]):
                 out.append(h)
                 break
     return out
@@ -170,29 +179,20 @@ def retired(sentence: str, held: Sequence[Held]) -> list[Held]:
     one ("from X", "instead of X"): said alone, only an explicit end of it counts, by the value's owner."""
     if not may_retire(sentence) or _NOT_SAID_AS_SO.search(sentence) or ux.reported(sentence):
         return []
-    said_once = _Said(sentence)
-    out = []
-    for h in reversed(held):
-        for at, said in (o for thing in _things(h) for o in said_once.occurrences(thing)):
-            before, after = ux.clause_of(sentence, at)
-            after = after[len(said) :]
-            stopped = (
-                _STOPPED_BEFORE_EN.search(before) is not None
-                or (_NOT_EN.search(before) is not None and _ANYMORE_EN.match(after) is not None)
-                or (
-                    (_STOPPED_BEFORE_ZH.search(before) is not None or _GONE_AFTER_ZH.match(after) is not None)
-                    and _OVER_ZH.search(before + after) is not None
-                )
+
+    def ends(h: Held, before: str, after: str) -> bool:
+        stopped = (
+            _STOPPED_BEFORE_EN.search(before) is not None
+            or (_NOT_EN.search(before) is not None and _ANYMORE_EN.match(after) is not None)
+            or (
+                (_STOPPED_BEFORE_ZH.search(before) is not None or _GONE_AFTER_ZH.match(after) is not None)
+                and _OVER_ZH.search(before + after) is not None
             )
-            if (
-                stopped
-                and _ENDS_PHRASE.match(after)
-                and (owner := ux.owner(before)) is not None
-                and _same_owner(owner, h.key)
-            ):
-                out.append(h)
-                break
-    return out
+        )
+        owner = ux.owner(before) if stopped and _ENDS_PHRASE.match(after) else None
+        return owner is not None and _same_owner(owner, h.key)
+
+    return _named(sentence, held, ends)
 
 
 def _subject(key: str) -> str:
