@@ -123,7 +123,10 @@ class RetainRequest(_Body):
     )
     speaker: str | None = Field(None, max_length=256, description="Who said it, e.g. a name")
     turn_id: TurnId | None = Field(None, description="Stable id of the turn: retaining it again changes nothing")
-    occurred_at: Time | None = Field(None, description="When it was said (ISO 8601 with a zone; default now)")
+    occurred_at: Time | None = Field(
+        None,
+        description="When it was said (ISO 8601 with a zone; default now; at most a day ahead of the server's clock)",
+    )
     explicit: Flag = Field(False, description="An explicit 'remember this', not a conversation turn")
     agent: AgentId | None = None
     scope: Scope = Field("global", description="session: forgotten when the session ends, unless promoted")

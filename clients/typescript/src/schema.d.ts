@@ -1381,7 +1381,7 @@ export interface components {
             turn_id?: string | null;
             /**
              * Occurred At
-             * @description When it was said (ISO 8601 with a zone; default now)
+             * @description When it was said (ISO 8601 with a zone; default now; at most a day ahead of the server's clock)
              */
             occurred_at?: string | null;
             /**
