@@ -1,0 +1,56 @@
+"""The CLI's write commands beside `worker` processes on a real broker: `forget` and `erase` publish their
+request and wait for the workers' answer. They never join the workers' consumer groups to run the
+pipeline themselves (the broker refuses such a member: its assignor is not the workers')."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from tests.conftest import tansu
+from tests.e2e.test_scale_out import Workers, free_port, until_listening
+
+pytestmark = pytest.mark.kafka
+BANK = "ops-1"
+
+
+@pytest.fixture(scope="module")
+def broker():
+    with tansu() as address:
+        yield address
+
+
+async def recalled(workers: Workers, query: str, timeout_s: float = 60) -> list[dict[str, str]]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        done = workers.run("recall", BANK, query, "--json", "--kind", "fact")
+        hits = json.loads(done.stdout)["hits"] if done.returncode == 0 else []
+        if hits:
+            return hits
+        assert time.monotonic() < deadline, f"{done.stdout}{done.stderr}\n{workers.logs()}"
+        await asyncio.sleep(1)
+
+
+async def test_forget_and_erase_are_decided_by_the_workers(broker, tmp_path):
+    workers = Workers(broker, tmp_path, {"stores_uri": str(tmp_path / "stores")})  # one key store for all
+    try:
+        port = free_port()
+        workers.start("w", HINDSIGHT_METRICS_PORT=str(port))
+        await until_listening(port, workers)
+        published = workers.run("publish", "--bank", BANK, "--session", "s1", "--text", "I live in Oslo.")
+        assert published.returncode == 0, published.stderr
+        workers.run("publish", "--bank", BANK, "--session", "s2", "--text", "We use PostgreSQL.")
+        hit = next(h for h in await recalled(workers, "where do I live?") if "Oslo" in h["text"])
+
+        forgot = workers.run("forget", BANK, hit["memory_id"][:8], "--reason", "asked", "--timeout", "60")
+        assert forgot.returncode == 0, forgot.stdout + forgot.stderr
+        assert "forgot" in forgot.stdout and "InconsistentGroupProtocol" not in forgot.stderr, forgot.stderr
+
+        erased = workers.run("erase", "--bank", BANK, "--session", "s2", "--reason", "user request", "--timeout", "60")
+        assert erased.returncode == 0, erased.stdout + erased.stderr
+        assert "every store has dropped them" in erased.stdout, erased.stdout + erased.stderr
+    finally:
+        workers.stop_all()
