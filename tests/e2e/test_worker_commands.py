@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 
 import pytest
@@ -53,4 +54,21 @@ async def test_forget_and_erase_are_decided_by_the_workers(broker, tmp_path):
         assert erased.returncode == 0, erased.stdout + erased.stderr
         assert "every store has dropped them" in erased.stdout, erased.stdout + erased.stderr
     finally:
+        workers.stop_all()
+
+
+async def test_a_worker_whose_metrics_port_is_taken_stops_before_it_joins_a_group(broker, tmp_path):
+    workers = Workers(broker, tmp_path, {"stores_uri": str(tmp_path / "stores")})
+    taken = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = taken.getsockname()[1]
+        workers.start("w", HINDSIGHT_METRICS_PORT=str(port))
+        rc = workers.procs["w"].wait(120)
+        said = (tmp_path / "worker-w.log").read_text()
+        assert rc == 2, said[-3000:]  # a setting that cannot be used, as a taken HINDSIGHT_MCP_PORT
+        assert f"cannot serve /metrics and /healthz on 127.0.0.1:{port}" in said, said[-3000:]
+        assert "HINDSIGHT_METRICS_PORT" in said and "Traceback" not in said, said[-3000:]
+        assert "assigned to partitions" not in said, said[-3000:]  # no group was made to rebalance for it
+    finally:
+        taken.close()
         workers.stop_all()
