@@ -1,6 +1,7 @@
 """The CLI's write commands beside `worker` processes on a real broker: `forget` and `erase` publish their
-request and wait for the workers' answer. They never join the workers' consumer groups to run the
-pipeline themselves (the broker refuses such a member: its assignor is not the workers')."""
+request and wait for the workers' answer, `replay import` appends and leaves the projecting to them. They
+never join the workers' consumer groups to run the pipeline themselves (the broker refuses such a member:
+its assignor is not the workers'). A worker whose metrics port is taken stops before it joins a group."""
 
 from __future__ import annotations
 
@@ -53,6 +54,13 @@ async def test_forget_and_erase_are_decided_by_the_workers(broker, tmp_path):
         erased = workers.run("erase", "--bank", BANK, "--session", "s2", "--reason", "user request", "--timeout", "60")
         assert erased.returncode == 0, erased.stdout + erased.stderr
         assert "every store has dropped them" in erased.stdout, erased.stdout + erased.stderr
+
+        exported = workers.run("replay", "export", "--bank", BANK, str(tmp_path / "bank.jsonl"))
+        assert exported.returncode == 0, exported.stderr
+        imported = workers.run("replay", "import", str(tmp_path / "bank.jsonl"))  # the workers project it
+        assert imported.returncode == 0, imported.stdout + imported.stderr
+        said = " ".join(imported.stdout.split())  # rich wraps at 80 columns
+        assert "appended 0 hindsight.memories, 0 hindsight.commands, 0 hindsight.turns" in said, said
     finally:
         workers.stop_all()
 

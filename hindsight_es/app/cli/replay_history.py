@@ -373,7 +373,8 @@ def import_(
             if not lock.held:
                 raise InvalidInputError(f"a service is running on {settings.data_dir}: stop it before importing")
             result = await import_entries(hs.log, entries)
-            await catch_up_all(settings, hs.log, embedder=hs.embedder)
+            if not settings.broker:  # on Kafka the workers own the consumer groups: they project it
+                await catch_up_all(settings, hs.log, embedder=hs.embedder)
             return result
         finally:
             lock.release()
@@ -383,5 +384,6 @@ def import_(
     console.print(f"imported banks {', '.join(done.banks)}: appended {appended}; {done.present:,} already present")
     if done.undecided:
         err_console.print(
-            f"note: {done.undecided} imported inputs had no decision in the file; this bank actor decided them"
+            f"note: {done.undecided} imported inputs had no decision in the file; "
+            + ("the workers' bank actor decides them" if settings.broker else "this bank actor decided them")
         )
