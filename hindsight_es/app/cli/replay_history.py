@@ -231,7 +231,8 @@ def rollback(
         console.print(
             f"rolled back: {plural(len(done.retracted_memory_ids), 'memory', 'memories')} retracted, "
             f"{len(done.restored_memory_ids)} restored (SourceRetracted {done.event_id}); "
-            f"undo with `hindsight-es replay undo-rollback --bank {bank} --retraction {done.event_id}`"
+            f"undo with `hindsight-es replay undo-rollback --bank {bank} --retraction {done.event_id}`",
+            soft_wrap=True,  # the command stays whole, to copy into a shell
         )
 
 
