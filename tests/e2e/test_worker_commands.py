@@ -1,19 +1,20 @@
 """The CLI's write commands beside `worker` processes on a real broker: `forget` and `erase` publish their
 request and wait for the workers' answer, `replay import` appends and leaves the projecting to them. They
 never join the workers' consumer groups to run the pipeline themselves (the broker refuses such a member:
-its assignor is not the workers'). A worker whose metrics port is taken stops before it joins a group."""
+its assignor is not the workers'). A worker whose metrics port is taken stops before it joins a group, and `mcp` on stdio joins none."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import socket
+import sys
 import time
 
 import pytest
 
 from tests.conftest import tansu
-from tests.e2e.test_scale_out import Workers, free_port, until_listening
+from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port, until_listening
 
 pytestmark = pytest.mark.kafka
 BANK = "ops-1"
@@ -80,3 +81,27 @@ async def test_a_worker_whose_metrics_port_is_taken_stops_before_it_joins_a_grou
     finally:
         taken.close()
         workers.stop_all()
+
+
+async def test_mcp_on_stdio_publishes_and_reads_and_joins_no_group(broker, tmp_path):
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    from hindsight_es.config import TOPIC_MEMORIES, Settings
+    from hindsight_es.log import open_log, replay
+
+    workers = Workers(broker, tmp_path, {"stores_uri": str(tmp_path / "stores")})
+    bank = "desk-1"  # no other test's worker decides it
+    argv = ["-m", "hindsight_es.app.cli.main", "mcp", "--bank", bank]
+    params = StdioServerParameters(command=sys.executable, args=argv, env=workers.env("mcp"), cwd=str(tmp_path))
+    async with Client(stdio_client(params)) as client:
+        done = await client.call_tool("retain", {"text": "I live in Oslo.", "session_id": "s1"})
+        assert not done.is_error, done
+        await asyncio.sleep(12)  # a member of the bank actor's group would have joined and decided it by now
+    log = open_log(Settings(broker=broker, partitions=PARTITIONS, data_dir=tmp_path / "reader"))
+    await log.start()
+    try:
+        decided = [r for rs in [x async for x in replay(log, TOPIC_MEMORIES)] for r in rs if r.key == bank]
+        assert decided == []  # waits for a worker: the desktop client's process is not one
+    finally:
+        await log.close()
