@@ -1,5 +1,6 @@
 """The CLI's write commands beside `worker` processes on a real broker: `forget` and `erase` publish their
-request and wait for the workers' answer, `replay import` appends and leaves the projecting to them. They
+request and wait for the workers' answer, `replay import` appends and leaves the projecting to them, as
+a script's `local` does. They
 never join the workers' consumer groups to run the pipeline themselves (the broker refuses such a member:
 its assignor is not the workers'). A worker whose metrics port is taken stops before it joins a group, and `mcp` on stdio joins none."""
 
@@ -13,6 +14,8 @@ import time
 
 import pytest
 
+from hindsight_es.app.local import local
+from hindsight_es.config import Settings
 from tests.conftest import tansu
 from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port, until_listening
 
@@ -62,6 +65,13 @@ async def test_forget_and_erase_are_decided_by_the_workers(broker, tmp_path):
         assert imported.returncode == 0, imported.stdout + imported.stderr
         said = " ".join(imported.stdout.split())  # rich wraps at 80 columns
         assert "appended 0 hindsight.memories, 0 hindsight.commands, 0 hindsight.turns" in said, said
+
+        # a script's `local` beside the workers: they decide its turn, and it waits for them
+        stores, script = str(tmp_path / "stores"), tmp_path / "script"
+        settings = Settings(broker=broker, partitions=PARTITIONS, data_dir=script, stores_uri=stores, embedder="minilm")
+        async with local(settings) as hs:
+            kept = await hs.retain(BANK, "I'm allergic to peanuts.", session_id="s3", wait=True, timeout_s=60)
+        assert kept.ready and any("peanuts" in m.text for m in kept.retained), kept
     finally:
         workers.stop_all()
 
@@ -87,7 +97,7 @@ async def test_mcp_on_stdio_publishes_and_reads_and_joins_no_group(broker, tmp_p
     from mcp import Client, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    from hindsight_es.config import TOPIC_MEMORIES, Settings
+    from hindsight_es.config import TOPIC_MEMORIES
     from hindsight_es.log import open_log, replay
 
     workers = Workers(broker, tmp_path, {"stores_uri": str(tmp_path / "stores")})
