@@ -1,8 +1,8 @@
 """The CLI's write commands beside `worker` processes on a real broker: `forget` and `erase` publish their
-request and wait for the workers' answer, `replay import` appends and leaves the projecting to them, as
-a script's `local` does. They
-never join the workers' consumer groups to run the pipeline themselves (the broker refuses such a member:
-its assignor is not the workers'). A worker whose metrics port is taken stops before it joins a group, and `mcp` on stdio joins none."""
+request and wait for the workers' answer, `replay import` appends and leaves the projecting to them, as a
+script's `local` does. They never join the workers' consumer groups to run the pipeline themselves (the
+broker refuses such a member: its assignor is not the workers'). A worker whose metrics port is taken
+stops before it joins a group, and `mcp` on stdio joins none."""
 
 from __future__ import annotations
 
