@@ -18,6 +18,7 @@ from prometheus_client import REGISTRY, Counter, generate_latest
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from hindsight_es.errors import ConfigError
 from hindsight_es.events import Event
 from hindsight_es.health import HEALTH
 from hindsight_es.memory.lazy import LazyMap
@@ -112,37 +113,47 @@ def exposition() -> bytes:
     return generate_latest(REGISTRY)
 
 
-async def serve_http(port: int, stop: asyncio.Event, host: str = "127.0.0.1") -> None:
-    """A bare ``/metrics`` endpoint on ``host:port`` (for a service without the MCP HTTP server), and
-    ``/healthz`` (200 ``ok``, 503 ``degraded`` with the reasons), for a container's health check."""
+async def listen(port: int, host: str = "127.0.0.1") -> asyncio.Server:
+    """The listener ``serve_http`` answers on, opened before the service starts anything: a port that is
+    taken is a ``ConfigError`` (exit code 2) before a worker joins a consumer group, not a failure after."""
+    try:
+        return await asyncio.start_server(_answer, host, port)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot serve /metrics and /healthz on {host}:{port}: {exc.strerror or exc} (HINDSIGHT_METRICS_PORT)"
+        ) from None
 
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            request = await asyncio.wait_for(reader.readline(), 5.0)
-            path = request.split(b" ")[1:2]
-            status, health = HEALTH.report()
-            if path == [b"/metrics"]:
-                head, body = b"HTTP/1.1 200 OK", exposition()
-            elif path == [b"/healthz"]:
-                head, body = (
-                    b"HTTP/1.1 200 OK" if status == 200 else b"HTTP/1.1 503 Service Unavailable",
-                    health.encode(),
-                )
-            else:
-                head, body = b"HTTP/1.1 404 Not Found", b"not found\n"
-            writer.write(
-                head
-                + b"\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
-                + str(len(body)).encode()
-                + b"\r\nConnection: close\r\n\r\n"
-                + body
-            )
-            await writer.drain()
-        except (TimeoutError, ConnectionError, IndexError):
-            pass
-        finally:
-            writer.close()
 
-    server = await asyncio.start_server(answer, host, port)
+async def serve_http(server: asyncio.Server, stop: asyncio.Event) -> None:
+    """A bare ``/metrics`` endpoint (for a service without the MCP HTTP server), and ``/healthz`` (200
+    ``ok``, 503 ``degraded`` with the reasons), for a container's health check, on ``listen``'s server."""
     async with server:
         await stop.wait()
+
+
+async def _answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        request = await asyncio.wait_for(reader.readline(), 5.0)
+        path = request.split(b" ")[1:2]
+        status, health = HEALTH.report()
+        if path == [b"/metrics"]:
+            head, body = b"HTTP/1.1 200 OK", exposition()
+        elif path == [b"/healthz"]:
+            head, body = (
+                b"HTTP/1.1 200 OK" if status == 200 else b"HTTP/1.1 503 Service Unavailable",
+                health.encode(),
+            )
+        else:
+            head, body = b"HTTP/1.1 404 Not Found", b"not found\n"
+        writer.write(
+            head
+            + b"\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: "
+            + str(len(body)).encode()
+            + b"\r\nConnection: close\r\n\r\n"
+            + body
+        )
+        await writer.drain()
+    except (TimeoutError, ConnectionError, IndexError):
+        pass
+    finally:
+        writer.close()

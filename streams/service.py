@@ -126,10 +126,12 @@ async def serve(
         owns = actor.owns if settings.broker else None  # on Kafka: the banks of the partitions assigned here
         jobs["janitor"] = Janitor(log, settings, owns=owns).run
     # after a broker that did not answer, a retry starts once it answers again (``supervisor.backoff``)
+    # a metrics port that is taken stops the start here, before any consumer joins a group
+    listener = None if settings.metrics_port is None else await metrics.listen(settings.metrics_port)
     tasks = [asyncio.create_task(supervised(n, job, stop, answers=reachable), name=n) for n, job in jobs.items()]
     withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
-    if settings.metrics_port is not None:
-        tasks.append(asyncio.create_task(metrics.serve_http(settings.metrics_port, stop), name="metrics"))
+    if listener is not None:
+        tasks.append(asyncio.create_task(metrics.serve_http(listener, stop), name="metrics"))
     try:
         done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         for task in done:

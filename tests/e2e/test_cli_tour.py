@@ -113,8 +113,10 @@ def test_bank_spellings_messages_and_tables_of_a_tour(tmp_path: Path) -> None:
 
     # undoing a rollback twice says the second time that it was undone; each records the operator's reason,
     # shown in the memory's history beside its event
-    rolled = ok(data, "replay", "rollback", "bob", "--session", "s2", "--reason", "a mistaken session")
+    rolled = ok(data, "replay", "rollback", "bob", "--session", "s2", "--reason", "a mistaken session", COLUMNS="80")
     retraction = re.search(r"\(SourceRetracted (\S+)\)", flat(rolled)).group(1)  # type: ignore[union-attr]
+    # the command to undo it is whole on its line at 80 columns, to copy into a shell
+    assert f"`hindsight-es replay undo-rollback --bank bob --retraction {retraction}`" in rolled, rolled
     undone = flat(
         ok(data, "replay", "undo-rollback", "--bank", "bob", "--retraction", retraction, "--reason", "it was right")
     )

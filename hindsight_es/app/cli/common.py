@@ -285,6 +285,14 @@ async def service_lock(settings: Settings, wait_s: float) -> ServiceLock:
     return lock
 
 
+def runs_pipeline(settings: Settings, lock: ServiceLock) -> bool:
+    """Whether this command runs the bank actor and the projections itself: on the embedded log, when it
+    takes the data directory's lock (no service runs on it). With a broker, never: the workers own the
+    consumer groups, and a command that joined one would force a rebalance on them, or be refused by the
+    broker (its consumer's assignor is not theirs); the command publishes and waits for their answer."""
+    return not settings.broker and lock.acquire()
+
+
 async def catch_up_if_idle(hs: Hindsight, *, loading: str | None = None) -> None:
     """Without a running service on the embedded log, drain the log through the actor and projections in
     this process. With a broker configured, nothing: the workers own the consumer groups, and a read command

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from hindsight_es.app.cli.common import console, err_console, print_json
+from hindsight_es.app.cli.common import console, err_console, print_json, runs_pipeline
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ async def decided(
     from streams.service import ServiceLock, catch_up_all
 
     lock = ServiceLock(hs.settings)
-    here = lock.acquire()
+    here = runs_pipeline(hs.settings, lock)
     try:
         if here:
             await catch_up_all(hs.settings, hs.log, embedder=hs.embedder)

@@ -7,7 +7,7 @@ from importlib import resources
 
 from rich.table import Table
 
-from hindsight_es.app.cli.common import console
+from hindsight_es.app.cli.common import console, runs_pipeline
 from hindsight_es.app.cli.hits import relevance_cell, weak_caption
 from hindsight_es.app.cli.jsonl import read_turns
 from hindsight_es.app.gateway.models import hit_of
@@ -35,7 +35,7 @@ async def run_demo(settings: Settings, *, tables: bool = True) -> dict[str, list
         started = time.perf_counter()
         published = f"published {len(turns)} turns to bank {BANK!r} ({settings.broker or settings.log_path})"
         lock = ServiceLock(settings)
-        if lock.acquire():
+        if runs_pipeline(settings, lock):
             try:
                 await hs.publish(turns)
                 console.print(published)

@@ -4,8 +4,8 @@ Crypto-shredding (``client.erasure``, the same path as HTTP and MCP): the data k
 turns and memories (or of one turn and the memories from it, or of one memory) are destroyed, an
 ``ErasureRequested`` / ``ContentErased`` pair records who erased what and when, and each projection drops
 what it derived when it applies the ``ContentErased``. Without a running service the bank actor and the
-projections run in this process, as for ``forget``; with ``up`` running on the data directory, its own
-projections do it and this waits for them (``--timeout``).
+projections run in this process, as for ``forget``; with ``up`` running on the data directory, or with a
+broker (the workers), their projections do it and this waits for them (``--timeout``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from hindsight_es.app.cli.common import (
     fail,
     print_json,
     run_async,
+    runs_pipeline,
     settings_from,
 )
 from hindsight_es.app.cli.memory_ids import whole_id
@@ -131,7 +132,7 @@ async def _erase(
     from streams.service import ServiceLock, catch_up_all
 
     lock = ServiceLock(hs.settings)
-    here = lock.acquire()  # no service on this data directory: this process runs the actor and projections
+    here = runs_pipeline(hs.settings, lock)  # else a service or the workers run the actor and projections
     try:
 
         async def drive() -> None:

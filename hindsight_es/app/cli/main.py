@@ -348,7 +348,8 @@ def mcp(
         Optional[str], typer.Option(help="Bank the connection is bound to (default for calls) [env HINDSIGHT_MCP_BANK]")
     ] = None,
 ) -> None:
-    """Serve MCP on stdio for desktop clients; runs the pipeline too while no `up` runs on the data directory."""
+    """Serve MCP on stdio for desktop clients; runs the pipeline too while no `up` runs on the data directory
+    (on the embedded log: with a broker, the workers run it)."""
     import asyncio
 
     from hindsight_es.app.gateway.stdio import run_stdio
@@ -359,7 +360,8 @@ def mcp(
     async def pipeline(hs: Hindsight, embedder: Any, stop: asyncio.Event) -> None:
         await serve_when_free(settings, hs.log, stop, embedder=embedder, start_log=hs.start)
 
-    run_async(lambda: run_stdio(settings, bank=bank, pipeline=pipeline))
+    # on Kafka the workers own the consumer groups: this process publishes and reads, as `serve` does
+    run_async(lambda: run_stdio(settings, bank=bank, pipeline=None if settings.broker else pipeline))
 
 
 @app.command()

@@ -231,7 +231,8 @@ def rollback(
         console.print(
             f"rolled back: {plural(len(done.retracted_memory_ids), 'memory', 'memories')} retracted, "
             f"{len(done.restored_memory_ids)} restored (SourceRetracted {done.event_id}); "
-            f"undo with `hindsight-es replay undo-rollback --bank {bank} --retraction {done.event_id}`"
+            f"undo with `hindsight-es replay undo-rollback --bank {bank} --retraction {done.event_id}`",
+            soft_wrap=True,  # the command stays whole, to copy into a shell
         )
 
 
@@ -373,7 +374,8 @@ def import_(
             if not lock.held:
                 raise InvalidInputError(f"a service is running on {settings.data_dir}: stop it before importing")
             result = await import_entries(hs.log, entries)
-            await catch_up_all(settings, hs.log, embedder=hs.embedder)
+            if not settings.broker:  # on Kafka the workers own the consumer groups: they project it
+                await catch_up_all(settings, hs.log, embedder=hs.embedder)
             return result
         finally:
             lock.release()
@@ -383,5 +385,6 @@ def import_(
     console.print(f"imported banks {', '.join(done.banks)}: appended {appended}; {done.present:,} already present")
     if done.undecided:
         err_console.print(
-            f"note: {done.undecided} imported inputs had no decision in the file; this bank actor decided them"
+            f"note: {done.undecided} imported inputs had no decision in the file; "
+            + ("the workers' bank actor decides them" if settings.broker else "this bank actor decided them")
         )

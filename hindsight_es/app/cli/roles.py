@@ -44,7 +44,7 @@ def worker(ctx: typer.Context) -> None:
     (Kafka consumer groups); no MCP. Start as many as there are partitions. Ctrl-C stops it cleanly."""
     from hindsight_es.app.observability import lag
     from hindsight_es.embedding import make_embedder
-    from hindsight_es.errors import HindsightError
+    from hindsight_es.errors import ConfigError, HindsightError
     from hindsight_es.log import open_log
     from streams.service import serve
 
@@ -63,6 +63,8 @@ def worker(ctx: typer.Context) -> None:
         extra = {"lag-sampler": lambda stop: lag.run(settings, log, stop)}
         try:
             await serve(settings, log, stop, embedder=embedder, extra=extra)
+        except ConfigError:  # a setting that cannot be used (a metrics port taken): exit code 2, as it says
+            raise
         except Exception as exc:
             reason = str(exc) if isinstance(exc, HindsightError) else repr(exc)
             raise HindsightError(f"the worker stopped after a failure: {reason}") from exc
