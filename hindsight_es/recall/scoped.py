@@ -77,10 +77,14 @@ def archived_hits(
     ``on`` (the embedder's scale, the memories of the bank), each with the relevance of its cosine."""
     payloads = [json.loads(row["payload"]) for row in rows]
     rank = {row["memory_id"]: n for n, row in enumerate(rows, start=1)}
-    # An episode its turn's typed memories say all of is shown as the first of them, at the better rank
+    cosine = {row["memory_id"]: float(row["score"]) for row in rows} if on is not None else {}
+    # An episode its turn's typed memories say all of is shown as the first of them, at the better rank and with
+    # the better relevance of the two, as hot recall shows such a hit (``search._distinct``)
     folded = repeated({**row, "quote": payload.get("quote")} for row, payload in zip(rows, payloads, strict=True))
     for episode, first in folded.items():
         rank[first] = min(rank[first], rank[episode])
+        if on is not None:
+            cosine[first] = max(cosine[first], cosine[episode])
     out = []
     for row, payload in zip(rows, payloads, strict=True):
         if row["memory_id"] in folded:
@@ -103,7 +107,7 @@ def archived_hits(
                 source=payload.get("source"),
                 provenance=payload.get("provenance"),
                 confirmed=payload.get("confirmed", False),
-                relevance=round(relevance(float(row["score"]), *on), 4) if on is not None else 0.0,
+                relevance=round(relevance(cosine[row["memory_id"]], *on), 4) if on is not None else 0.0,
             )
         )
     return out
