@@ -292,10 +292,15 @@ def _retiring(found: list[Candidate | None], held: Sequence[Held], text: str) ->
     for i, h in zip(takers, gone, strict=False):
         c = keyed[i]
         if c.judgement is None and _same_owner(_subject(c.key or ""), h.key):
-            why = f"gives up what it says ({' '.join(_action(h.key))})"
-            judged = Judgement(relation="updates", memory_id=h.memory_id, reason=why, model="the rules")
-            out[i] = c.model_copy(update={"judgement": judged})
+            out[i] = updating(c, h, f"gives up what it says ({' '.join(_action(h.key))})")
     return _switched(out, held, text, keys)
+
+
+def updating(c: Candidate, h: Held, why: str) -> Candidate:
+    """``c`` judged by the rules to update ``h``: decided, it supersedes ``h`` and keeps its own key."""
+    return c.model_copy(
+        update={"judgement": Judgement(relation="updates", memory_id=h.memory_id, reason=why, model="the rules")}
+    )
 
 
 def _switched(
@@ -311,9 +316,7 @@ def _switched(
             if kind is None or c is None or not c.key or c.judgement is not None or not c.value:
                 continue
             if _attribute(c.key).partition(":")[0] == kind[0] and _same_owner(_subject(c.key), h.key):
-                why = f"gives up {h.value} for {c.value}"
-                judged = Judgement(relation="updates", memory_id=h.memory_id, reason=why, model="the rules")
-                out[i] = c.model_copy(update={"judgement": judged})
+                out[i] = updating(c, h, f"gives up {h.value} for {c.value}")
                 break
     return out
 

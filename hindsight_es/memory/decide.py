@@ -40,7 +40,7 @@ from hindsight_es.events import (
 from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction.filler import is_filler
-from hindsight_es.extraction.schema import Candidate, Judgement
+from hindsight_es.extraction.schema import Candidate
 from hindsight_es.memory import commands, corrections, disputes, episodes, guard, ids, judge, trust
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
@@ -242,10 +242,8 @@ def _retiring(prepared: Prepared, held: list[anchors.Held], turn: TurnRecorded) 
     episode = next((i for i, c in enumerate(prepared.candidates) if c.judgement is None), None)
     if episode is None or not held or not (gone := anchors.retired(turn.text, held)):
         return prepared
-    why = f"says {gone[0].key} no longer holds"
-    judged = Judgement(relation="updates", memory_id=gone[0].memory_id, reason=why, model="the rules")
     candidates = list(prepared.candidates)
-    candidates[episode] = candidates[episode].model_copy(update={"judgement": judged})
+    candidates[episode] = anchors.updating(candidates[episode], gone[0], f"says {gone[0].key} no longer holds")
     return replace(prepared, candidates=candidates)
 
 
