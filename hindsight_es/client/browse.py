@@ -21,7 +21,8 @@ from hindsight_es.client.reader import Reader
 from hindsight_es.client.rows import SCORE_COLUMNS, MemoryRow, stored_score
 from hindsight_es.embedding.base import CrossScript
 from hindsight_es.errors import NotFoundError
-from hindsight_es.recall.answertype import says_when
+from hindsight_es.recall.amounts import says_amount
+from hindsight_es.recall.answertype import says_change, says_when
 from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
 from hindsight_es.recall.query import parse_query
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
@@ -223,6 +224,10 @@ class Browser:
                     reasons.append("in the time the query names")
                 if parsed.asks_when and says_when(hit.text):
                     reasons.append("says when, which the query asks")
+                if parsed.asks_amounts and says_amount(parsed.asks_amounts, hit.text):
+                    reasons.append(f"states {' or '.join(sorted(parsed.asks_amounts))}, which the query asks")
+                if parsed.asks_current and says_change(hit.text):
+                    reasons.append("says what changed, and the query asks how things stand now")
                 if hit.speaker and any(n.lower() in hit.speaker.lower() for n in parsed.names):
                     reasons.append(f"said by {hit.speaker}, whom the query names")
                 if hit.status == "archived":

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from hindsight_es.recall.answertype import asks_current, asks_when
+from hindsight_es.recall.amounts import asks_amounts
+from hindsight_es.recall.answertype import asks_current, asks_when, question
 from hindsight_es.recall.mentions import mentions_latin, word_names
 from hindsight_es.recall.timeparse import parse_time_range
 from hindsight_es.text import has_cjk, simplified
@@ -70,6 +71,7 @@ class ParsedQuery:
     names: frozenset[str]  # lower-cased capitalised words that may be speakers or entities
     asks_when: bool = False  # the query asks for a time or a span (``recall.answertype``)
     asks_current: bool = False  # the query asks how things stand now (``recall.answertype``)
+    asks_amounts: frozenset[str] = frozenset()  # money, age (``recall.amounts``)
 
 
 def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
@@ -90,6 +92,7 @@ def parse_query(text: str, now: datetime | None = None) -> ParsedQuery:
         names=names,
         asks_when=asks_when(text),
         asks_current=asks_current(text),
+        asks_amounts=asks_amounts(question(text)),
     )
 
 

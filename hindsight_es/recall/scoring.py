@@ -4,6 +4,7 @@
                       · (1 + TIME · [m.valid_from lies in the query's time range])
                       · (1 + WHEN · [the query asks when and m's text says when])
                       · (1 + CURRENT · [the query asks how things stand now and m's text says what changed])
+                      · (1 + AMOUNT · [the query asks for money or an age and m's text states one])
     t(m)     = s(m) · (1 + SESSION · S(session of m) / max S),   S = sum of the session's best 3 s
     score(m) = t(m) + REPLY · t(q)   when m answers a question q (below), else t(m)
 
@@ -28,12 +29,14 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from hindsight_es.recall.amounts import says_amount
 from hindsight_es.recall.answertype import says_change, says_when
 from hindsight_es.recall.query import ParsedQuery
 
 SPEAKER = 0.5
 TIME = 1.0
 WHEN = 0.5
+AMOUNT = WHEN  # as for a time asked for: not tuned
 CURRENT = 0.25  # 0.5 and 1 lifted the set it was read on more and cost others (docs/benchmarks.md)
 SESSION = 0.6
 SESSION_TOP = 3
@@ -57,6 +60,8 @@ def rescore(
             score *= 1 + WHEN
         if query.asks_current and says_change(str(row.get("text") or "")):
             score *= 1 + CURRENT
+        if query.asks_amounts and says_amount(query.asks_amounts, str(row.get("text") or "")):
+            score *= 1 + AMOUNT
         out.append((memory_id, score))
     return _answers(_by_session(out, rows), rows)
 
