@@ -113,6 +113,14 @@ def tansu() -> Iterator[str]:
         os.unlink(log_file.name)
 
 
+@pytest.fixture(scope="module")
+def broker() -> Iterator[str]:
+    """A Tansu broker of the test module's own: what a module's workers leave behind (killed processes, their
+    consumer groups) never reaches the next module."""
+    with tansu() as address:
+        yield address
+
+
 @pytest.fixture(scope="session")
 def kafka_broker() -> Iterator[str]:
     """A Tansu broker for the whole session (tests keep apart by unique topic, group and bank names)."""

@@ -12,7 +12,6 @@ import base64
 import gzip
 import io
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from uuid import uuid4
 
@@ -28,18 +27,11 @@ from hindsight_es.objects import objects, s3_options
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 from hindsight_es.stores.location import current
 from hindsight_es.stores.shards import open_hot
-from tests.conftest import tansu
 from tests.e2e.test_erase import SECRET, decoded_parquet
 from tests.e2e.test_scale_out import PARTITIONS, Workers, projected
 
 pytestmark = pytest.mark.kafka
 BANK = "alice"
-
-
-@pytest.fixture(scope="module")
-def broker() -> Iterator[str]:
-    with tansu() as address:
-        yield address
 
 
 def s3_bytes(settings: Settings) -> dict[str, bytes]:

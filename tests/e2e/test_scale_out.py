@@ -31,7 +31,6 @@ from hindsight_es.log import EventLog, partition_for, replay
 from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.log.kafka import KafkaLog
 from streams.bank_actor import BankActor
-from tests.conftest import tansu
 
 pytestmark = pytest.mark.kafka
 REPO = Path(__file__).resolve().parents[2]
@@ -203,12 +202,6 @@ async def until_decided(
             return await memory_events(log)
         assert time.monotonic() < deadline, f"not decided in {timeout_s:g}s\n{workers.logs()}"
         await asyncio.sleep(0.5)
-
-
-@pytest.fixture(scope="module")
-def broker():
-    with tansu() as address:
-        yield address
 
 
 async def projected(settings: Settings, log: EventLog, workers: Workers, timeout_s: float) -> None:

@@ -23,12 +23,6 @@ pytestmark = pytest.mark.kafka
 BANK = "ops-1"
 
 
-@pytest.fixture(scope="module")
-def broker():
-    with tansu() as address:
-        yield address
-
-
 async def recalled(workers: Workers, query: str, timeout_s: float = 60) -> list[dict[str, str]]:
     deadline = time.monotonic() + timeout_s
     while True:

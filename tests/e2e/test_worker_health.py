@@ -20,16 +20,9 @@ from hindsight_es.client import make_turn
 from hindsight_es.config import TOPIC_TURNS, Settings
 from hindsight_es.events import encode
 from hindsight_es.log import open_log
-from tests.conftest import tansu
 from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port
 
 pytestmark = pytest.mark.kafka
-
-
-@pytest.fixture(scope="module")
-def broker():
-    with tansu() as address:
-        yield address
 
 
 def broker_pid(address: str) -> int:

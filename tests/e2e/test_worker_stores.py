@@ -14,17 +14,10 @@ from hindsight_es.client import make_turn
 from hindsight_es.config import TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.events import decoded, encode
 from hindsight_es.log import EventLog, open_log, replay
-from tests.conftest import tansu
 from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port, until_listening
 
 pytestmark = pytest.mark.kafka
 BANK = "split-1"
-
-
-@pytest.fixture(scope="module")
-def broker():
-    with tansu() as address:
-        yield address
 
 
 async def decided(log: EventLog) -> list[str]:

@@ -19,7 +19,6 @@ from hindsight_es.events import encode
 from hindsight_es.log import EventLog, open_log
 from hindsight_es.stores import generations
 from hindsight_es.stores.shards import open_hot
-from tests.conftest import tansu
 from tests.e2e.test_scale_out import PARTITIONS, Workers, free_port, until_listening
 
 pytestmark = pytest.mark.kafka
@@ -27,12 +26,6 @@ BANK = "switch-1"
 SWITCHED = re.compile(
     r" INFO [\w.]+: the stores were switched from generation initial to generation (\S+) \((.+?)\): the projections"
 )
-
-
-@pytest.fixture(scope="module")
-def broker():
-    with tansu() as address:
-        yield address
 
 
 async def projected(log: EventLog, lance: Path, workers: Workers, timeout_s: float = 90) -> None:

@@ -18,15 +18,8 @@ from hindsight_es.events import MemoryRetained, decoded
 from hindsight_es.log import partition_for, replay
 from hindsight_es.log.kafka import KafkaLog
 from streams.service import serve
-from tests.conftest import tansu
 
 pytestmark = pytest.mark.kafka
-
-
-@pytest.fixture(scope="module")
-def broker():
-    with tansu() as address:
-        yield address
 
 
 def turn(bank: str, turn_id: str, text: str, **extra: str) -> bytes:
