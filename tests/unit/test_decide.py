@@ -120,6 +120,23 @@ def test_forget_by_id_and_by_session():
     assert ignored.reason.startswith("nothing to forget")
 
 
+def test_a_command_that_changes_nothing_says_what_the_bank_holds_of_each_memory_it_names():
+    """Found by an operator: "unknown or already gone" did not say which, though the state knows."""
+    state = BankState("b")
+    m1 = run(state, turn("a"), prepared(fact("k/a", "1")))[0]
+    run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id,)))
+    stranger = uuid4()
+    (ignored,) = run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id, stranger)))
+    assert ignored.reason == (
+        f"nothing to forget: memory {m1.memory_id} is already forgotten; memory {stranger} is unknown to the bank"
+    )
+    (by_session,) = run(state, ForgetRequested(bank_id="b", session_id="s1"))
+    assert by_session.reason == "nothing to forget: no memory it selects that is not forgotten already"
+    m2 = run(state, turn("b"), prepared(fact("k/b", "1")))[0]
+    (active,) = run(state, RestoreRequested(bank_id="b", memory_ids=(m2.memory_id,)))
+    assert active.reason == f"nothing to restore: memory {m2.memory_id} is active already"
+
+
 def test_a_command_that_changed_nothing_stays_a_no_op_when_redelivered_after_later_decisions():
     """A crash between append and commit redelivers the batch: a restore of an active memory (nothing to
     do), then a forget of it, redelivered, must not restore what the forget removed."""
