@@ -193,3 +193,11 @@ def test_a_session_or_bank_never_had_is_an_error_not_nothing_changed(tmp_path: P
     assert "unknown bank 'nosuchbank'" in flat(unknown.stderr) and "no memory" not in unknown.stderr
     assert stats_json(data)["log_end_offsets"] == ends  # nothing was written
     assert "MemoryForgotten" in ok(cli(data, "forget", "alice", "--session", "s1"))  # a session it had
+
+
+def test_a_session_of_one_turn_says_one_turn(tmp_path: Path) -> None:
+    """Found by a new user: `replay audit --session` titled a one-turn session "1 turns"."""
+    data = tmp_path / "data"
+    ok(cli(data, "publish", "--text", "I live in Oslo.", "--bank", "alice", "--session", "s1"))
+    title = flat(ok(cli(data, "replay", "audit", "--bank", "alice", "--session", "s1"))).split(" ┏")[0]
+    assert title.endswith("session 's1': 1 turn"), title
