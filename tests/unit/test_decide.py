@@ -186,6 +186,25 @@ def test_a_correction_names_no_source_turn_and_outlives_the_corrected_turns_eras
     assert state.memories[new.memory_id].status == "active"
 
 
+def test_erasing_a_session_restores_what_it_displaced_as_a_rollback_does():
+    """Found by a user: erasing "I moved to Berlin" left "I live in Paris" superseded, so the bank held no
+    current home, where a rollback of the same session brings Paris back. The restore names ids only."""
+    state = BankState("b")
+    paris = run(state, turn("a", session="A"), prepared(fact("user/location", "paris")))[0]
+    berlin = run(state, turn("b", session="B", minutes=1), prepared(fact("user/location", "berlin")))[0]
+    other = run(state, turn("c", session="C", minutes=2), prepared(fact("user/pet", "cat")))[0]
+    out = run(state, ErasureRequested(bank_id="b", session_id="B", reason="asked"))
+    assert [type(e) for e in out] == [ContentErased, MemoryRestored]
+    assert out[0].memory_ids == (berlin.memory_id,) and out[1].memory_id == paris.memory_id
+    assert out[1].revived is None and "berlin" not in out[1].model_dump_json().lower()
+    assert state.memories[paris.memory_id].status == "active" and state.heads["user/location"] == paris.memory_id
+    # erasing a memory that had displaced nothing, or one that was no longer current, brings nothing back
+    assert [type(e) for e in run(state, ErasureRequested(bank_id="b", session_id="C", reason="asked"))] == [
+        ContentErased
+    ]
+    assert state.memories[other.memory_id].erased
+
+
 def test_retracting_a_poisoned_session_restores_what_it_displaced():
     state = BankState("b")
     true = run(state, turn("a", session="A"), prepared(fact("team/database", "postgresql")))[0]
