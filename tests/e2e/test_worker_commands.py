@@ -125,9 +125,15 @@ async def test_mcp_on_stdio_publishes_and_reads_and_joins_no_group(broker, tmp_p
         await log.close()
 
 
-def test_a_command_on_kafka_leaves_no_data_directory_in_the_working_directory(broker, tmp_path):
+def test_a_command_on_kafka_leaves_no_data_directory_in_the_working_directory(tmp_path):
     """Found by an operator: `erase` with HINDSIGHT_BROKER set (stores elsewhere, no --data-dir) left
-    ./hindsight-data/locks behind, though on Kafka no command runs the pipeline, so none takes that lock."""
+    ./hindsight-data/locks behind, though on Kafka no command runs the pipeline, so none takes that lock.
+    A broker of its own: a turn sealed with this test's key store would stop the module's workers."""
+    with tansu() as broker:
+        _no_local_state(broker, tmp_path)
+
+
+def _no_local_state(broker: str, tmp_path) -> None:
     from tests.e2e.test_cli import env
 
     here = tmp_path / "cwd"
