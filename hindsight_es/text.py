@@ -29,9 +29,10 @@ _CONTROL = re.compile(f"[{CONTROL}]")
 _REFUSED = re.compile(f"[{REFUSED}]")
 
 
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """``1 turn``, ``2 turns``: a count with its noun (``many`` where adding an s is wrong)."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
+def plural(count: int, one: str, many: str | None = None, *, grouped: bool = False) -> str:
+    """``1 turn``, ``2 turns``: a count with its noun (``many`` where adding an s is wrong); ``grouped``:
+    thousands separated (``1,200,000 events``)."""
+    return f"{count:{',' if grouped else ''}} {one if count == 1 else (many or one + 's')}"
 
 
 def has_cjk(text: str) -> bool:

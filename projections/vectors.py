@@ -24,7 +24,7 @@ from hindsight_es.events.changes import changes, subject
 from hindsight_es.log import Record, TopicPartition
 from hindsight_es.memory.indexing import full_text
 from hindsight_es.stores.lance import LanceStore, erase_rows, memory_schema
-from hindsight_es.text import has_cjk, is_cjk
+from hindsight_es.text import has_cjk, is_cjk, plural
 from projections.runner import Batch
 
 TABLE = "memories"
@@ -130,8 +130,8 @@ def leave_out_misfits(rows: dict[str, dict[str, Any]], dim: int) -> None:
     a rebuild; the log and the archive keep them."""
     if misfits := sorted(m for m, row in rows.items() if vector_dim(row["vector"]) != dim):
         log_.error(
-            "vectors: %d memories embedded by another model (vectors not %d-d) are not projected: %s",
-            len(misfits),
+            "vectors: %s embedded by another model (vectors not %d-d) not projected: %s",
+            plural(len(misfits), "memory", "memories"),
             dim,
             ", ".join(misfits[:5]) + (" ..." if len(misfits) > 5 else ""),
         )

@@ -30,6 +30,7 @@ from hindsight_es.log import EventLog, Record, TopicPartition
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.judge import GuardJudge
 from hindsight_es.memory.trust import as_said
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.embedding import Embedder
@@ -141,8 +142,8 @@ class ExtractionActor:
                 result = await self.llm.extract(turns, existing)
             except ExtractionError as exc:
                 log_.warning(
-                    "LLM extraction failed for %d turns of bank %s (%s); rule extractor instead",
-                    len(turns),
+                    "LLM extraction failed for %s of bank %s (%s); rule extractor instead",
+                    plural(len(turns), "turn"),
                     bank_id,
                     exc,
                 )

@@ -25,6 +25,7 @@ from hindsight_es.stores import location
 from hindsight_es.stores.filters import MemoryFilter
 from hindsight_es.stores.lance import LanceStore
 from hindsight_es.stores.shards import open_hot
+from hindsight_es.text import plural
 from streams.metrics import JANITOR_TICKS
 
 log_ = logging.getLogger("hindsight.janitor")
@@ -74,7 +75,9 @@ class Janitor:
             await self.log.append(TOPIC_COMMANDS, bank_id, [encode(tick)])
             JANITOR_TICKS.labels(reason=reason).inc()
         if banks:
-            log_.info("janitor: %d ticks (%s)", len(banks), reason, extra={"banks": len(banks), "reason": reason})
+            log_.info(
+                "janitor: %s (%s)", plural(len(banks), "tick"), reason, extra={"banks": len(banks), "reason": reason}
+            )
         return len(banks)
 
     async def check(self) -> int:

@@ -23,6 +23,7 @@ from hindsight_es.events import Event
 from hindsight_es.health import HEALTH
 from hindsight_es.memory.lazy import LazyMap
 from hindsight_es.memory.state import BankState
+from hindsight_es.text import plural
 
 log_ = logging.getLogger("hindsight.lifecycle")
 
@@ -31,20 +32,21 @@ MEMORY_EVENTS = Counter("hindsight_memory_events", "Memory events appended by th
 JANITOR_TICKS = Counter("hindsight_janitor_ticks", "Janitor ticks published", ["reason"])
 RECALLS_RECORDED = Counter("hindsight_recalls_recorded", "Served recalls published as RecallServed")
 #: The decisions an operator looks for in the log, one line per bank and batch (retaining and superseding are
-#: the bank's ordinary flow, counted in metrics only).
+#: the bank's ordinary flow, counted in metrics only): how one and many are said. The JSON log's fields are
+#: the second, spaces as underscores.
 _LIFECYCLE = {
-    "MemoryArchived": "archived",
-    "MemoryRestored": "restored",
-    "MemoryForgotten": "forgotten",
-    "MemoryPromoted": "promoted",
-    "MemoryQuarantined": "quarantined",
-    "MemoryReleased": "released",
-    "MemoryDisputed": "disputed",
-    "DisputeResolved": "disputes resolved",
-    "SourceRetracted": "rollbacks",
-    "ContentErased": "erased",
-    "BankOwnersSet": "owners set",
-    "CommandIgnored": "commands ignored",
+    "MemoryArchived": ("archived", "archived"),
+    "MemoryRestored": ("restored", "restored"),
+    "MemoryForgotten": ("forgotten", "forgotten"),
+    "MemoryPromoted": ("promoted", "promoted"),
+    "MemoryQuarantined": ("quarantined", "quarantined"),
+    "MemoryReleased": ("released", "released"),
+    "MemoryDisputed": ("disputed", "disputed"),
+    "DisputeResolved": ("dispute resolved", "disputes resolved"),
+    "SourceRetracted": ("rollback", "rollbacks"),
+    "ContentErased": ("erased", "erased"),
+    "BankOwnersSet": ("owners set", "owners set"),
+    "CommandIgnored": ("command ignored", "commands ignored"),
 }
 
 
@@ -77,8 +79,8 @@ def observe(bank_id: str, events: Sequence[Event]) -> None:
         log_.info(
             "bank %s: %s",
             bank_id,
-            ", ".join(f"{n} {what}" for what, n in sorted(changed.items())),
-            extra={"bank": bank_id, **{k.replace(" ", "_"): n for k, n in changed.items()}, "causes": causes[:10]},
+            ", ".join(plural(n, *said) for said, n in sorted(changed.items(), key=lambda item: item[0][1])),
+            extra={"bank": bank_id, **{m.replace(" ", "_"): n for (_, m), n in changed.items()}, "causes": causes[:10]},
         )
 
 

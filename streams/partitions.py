@@ -30,6 +30,7 @@ from hindsight_es.log.lost import LogLostError, where_of
 from hindsight_es.memory import BankState, columnar, columnar_writer, evolve
 from hindsight_es.memory.snapshot import Ids, layout, state_from_json
 from hindsight_es.stores.snapshots import Snapshots
+from hindsight_es.text import plural
 from projections.runner import collector_paused
 from streams.revival import RetainedIndex
 
@@ -169,7 +170,9 @@ async def _load(log: EventLog, partition: int, snapshots: Snapshots | None) -> t
         skipped += 1
     from_snapshot = owned.covered
     if skipped and from_snapshot == 0:
-        log_.warning("no usable snapshot of partition %d: folding its %d memory events from the log", partition, end)
+        log_.warning(
+            "no usable snapshot of partition %d: folding its %s from the log", partition, plural(end, "memory event")
+        )
     started = time.monotonic()
     folded = await owned.fold(log, end)
     owned.unsaved = folded
@@ -177,12 +180,12 @@ async def _load(log: EventLog, partition: int, snapshots: Snapshots | None) -> t
     # INFO only when it cost the start-up something: every CLI read that drains the log loads its partitions
     log_.log(
         logging.INFO if took >= SLOW_LOAD_S else logging.DEBUG,
-        "partition %d loaded in %.1fs: %d banks, snapshot at %d, %d events folded from the log",
+        "partition %d loaded in %.1fs: %s, snapshot at offset %d, %s folded from the log",
         partition,
         took,
-        len(owned.banks),
+        plural(len(owned.banks), "bank"),
         from_snapshot,
-        folded,
+        plural(folded, "memory event"),
     )
     return owned, folded
 

@@ -13,7 +13,7 @@ import logging
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import IO, Any
 
 from hindsight_es import observe
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
@@ -317,15 +317,20 @@ async def _relay(source: asyncio.Event, target: asyncio.Event) -> None:
 
 
 class ServiceLock:
-    """Advisory lock on the data directory: one process at a time runs the actor and projections."""
+    """Advisory lock on the data directory: one process at a time runs the actor and projections.
+
+    Its file (``locks/service.lock``) is created by the first ``acquire``, never by building the lock: a command
+    that only asks whether it runs the pipeline (never, on Kafka) leaves no local state behind."""
 
     def __init__(self, settings: Settings) -> None:
-        path = settings.data_dir / "locks" / "service.lock"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = open(path, "a+")  # noqa: SIM115
+        self._path = settings.data_dir / "locks" / "service.lock"
+        self._file: IO[str] | None = None
         self.held = False
 
     def acquire(self) -> bool:
+        if self._file is None:
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = open(self._path, "a+")  # noqa: SIM115
         try:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             self.held = True
@@ -334,7 +339,10 @@ class ServiceLock:
         return self.held
 
     def release(self) -> None:
+        if self._file is None:
+            return
         if self.held:
             fcntl.flock(self._file.fileno(), fcntl.LOCK_UN)
             self.held = False
         self._file.close()
+        self._file = None

@@ -35,6 +35,7 @@ from hindsight_es.config import TOPIC_COMMANDS
 from hindsight_es.events import RecallsTallied, RecallUse, encode, utcnow
 from hindsight_es.events.inputs import MAX_TALLIED
 from hindsight_es.log import EventLog
+from hindsight_es.text import plural
 
 log_ = logging.getLogger("hindsight.recording")
 
@@ -134,9 +135,9 @@ class RecallRecorder:
             except Exception as exc:
                 self.dropped += len(event.uses)
                 log_.warning(
-                    "could not record the recalls of bank %s (%d memories): %r",
+                    "could not record the recalls of bank %s (%s): %r",
                     bank_id,
-                    len(event.uses),
+                    plural(len(event.uses), "memory", "memories"),
                     exc,
                     extra={"bank": bank_id, "dropped": len(event.uses)},
                 )

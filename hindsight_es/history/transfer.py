@@ -27,6 +27,7 @@ from hindsight_es.events import CommandEvent, Event, MemoryEvent, TurnRecorded, 
 from hindsight_es.history.bank import bank_records
 from hindsight_es.log import EventLog
 from hindsight_es.memory.decide import undecidable
+from hindsight_es.text import plural
 
 TOPICS = (TOPIC_TURNS, TOPIC_COMMANDS, TOPIC_MEMORIES)
 _IMPORT_ORDER = (TOPIC_MEMORIES, TOPIC_COMMANDS, TOPIC_TURNS)
@@ -172,7 +173,7 @@ async def import_entries(log: EventLog, entries: list[Entry]) -> Imported:
         ids = {str(e.event.event_id) for e in mine}
         if held and not held & ids:
             raise InvalidInputError(
-                f"bank {bank_id!r} already has {len(held)} events in the target and none of the "
+                f"bank {bank_id!r} already has {plural(len(held), 'event')} in the target and none of the "
                 "file's: import into a fresh data directory or broker"
             )
         for topic in _IMPORT_ORDER:

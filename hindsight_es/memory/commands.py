@@ -1,4 +1,4 @@
-"""Decisions on commands: forget, retract (and plan a retraction), restore, release, reject.
+"""Decisions on commands: forget, retract (and plan a retraction), restore, release, reject, erase.
 
 Pure functions of the bank state and the command, like ``decide`` (which dispatches to them); event
 ids derive from the command's id, so a redelivered command decides the same.
@@ -234,17 +234,36 @@ def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
             else "nothing to erase: the bank holds no memory, turn or key of it"
         )
         return [ignored(command, reason)]
-    return [
-        ContentErased(
-            event_id=derive_id(command.event_id, "erased"),
-            **caused(command),
-            memory_ids=tuple(ids),
-            turn_ids=tuple(sorted(turns)),
-            session_id=command.session_id,
-            erased_by=command.actor,
-            reason=command.reason,
-        )
+    erased = ContentErased(
+        event_id=derive_id(command.event_id, "erased"),
+        **caused(command),
+        memory_ids=tuple(ids),
+        turn_ids=tuple(sorted(turns)),
+        session_id=command.session_id,
+        erased_by=command.actor,
+        reason=command.reason,
+    )
+    return [erased, *_displaced_back(state, command, [m for m in named if not m.erased])]
+
+
+def _displaced_back(state: BankState, command: ErasureRequested, erased: list[MemoryInfo]) -> list[Event]:
+    """What the erased memories had displaced comes back, as a rollback brings it back: for each active one,
+    the first surviving memory down its supersession chain, if superseded (decided on the chain's ids, which
+    stay in clear: an erased memory's key may already read as the placeholder). A restore names
+    ids only (the memory is hot: its row and its own key hold its words), so no erased byte is in it; its
+    turn's episode follows it (``episodes.follow``)."""
+    gone = {m.memory_id for m in erased}
+    back: dict[UUID, MemoryInfo] = {}
+    for memory in erased:
+        if memory.status == "active":  # only a displaced head gives its place back (its key may read erased)
+            previous = _first_survivor(state, memory.supersedes, gone)
+            if previous is not None and previous.status == "superseded":
+                back[previous.memory_id] = previous
+    why = "what had displaced it was erased"
+    events = [
+        restored(command, m, {}, why) for m in sorted(back.values(), key=lambda m: (m.valid_from, str(m.memory_id)))
     ]
+    return [e for e in events if e is not None]  # a cold one has no hot row to come back to: it stays archived
 
 
 def _unique(ids: Iterable[UUID]) -> list[UUID]:

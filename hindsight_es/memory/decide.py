@@ -65,23 +65,53 @@ def decide(
     decided = _decide(state, event, prepared, policy, revived)
     if decided:
         return decided + episodes.follow(state, event, decided)
-    return [ignored(event, reason)] if (reason := _NOTHING_TO_DO.get(event.type)) else []
+    return [ignored(event, reason)] if (reason := _why_nothing(state, event)) else []
 
 
 # The commands recorded when they change nothing (``CommandIgnored``), with why. Turns decide nothing only when
 # they are filler, whatever the state; the lifecycle's ticks and recall tallies come often and are decided
 # on the state as it is whenever they come.
 _NOTHING_TO_DO = {
-    "ForgetRequested": "nothing to forget: the memories it names are unknown or already gone",
-    "RestoreRequested": (
-        "nothing to restore: the memories it names are unknown or already active, or archived with no retained event"
+    "ForgetRequested": ("nothing to forget", "no memory it selects that is not forgotten already"),
+    "RestoreRequested": ("nothing to restore", "the memories it names are active, or archived with no retained event"),
+    "ReleaseRequested": ("nothing to release", "no memory it names is quarantined"),
+    "RejectRequested": ("nothing to reject", "no memory it names is quarantined"),
+    "CorrectionRequested": ("nothing to correct", "the memory it names is not active"),
+    "PromoteRequested": ("nothing to promote", "the memories it names are long-term already"),
+    "DisputeResolutionRequested": (
+        "nothing resolved",
+        "no open dispute it names, or not asked by an owner of the bank",
     ),
-    "ReleaseRequested": "nothing to release: the memories it names are unknown or not quarantined",
-    "RejectRequested": "nothing to reject: the memories it names are unknown or not quarantined",
-    "CorrectionRequested": "nothing to correct: the memory it names is unknown or not active",
-    "PromoteRequested": "nothing to promote: the memories it names are unknown or already long-term",
-    "DisputeResolutionRequested": "nothing resolved: no open dispute it names, or not asked by an owner of the bank",
 }
+
+# The statuses a command would leave a memory in: one found so is "already" so (``memory … is already forgotten``).
+_DONE = {"ForgetRequested": ("forgotten", "retracted"), "RestoreRequested": ("active",)}
+
+
+def _why_nothing(state: BankState, event: Event) -> str | None:
+    """Why a command changed nothing: what the bank holds of the memories it names, each by its status
+    (``memory … is forgotten``, ``… is unknown``), else the general reason. None: not a command recorded so."""
+    if (what := _NOTHING_TO_DO.get(event.type)) is None:
+        return None
+    lead, general = what
+    named = getattr(event, "memory_ids", None) or ((event.memory_id,) if hasattr(event, "memory_id") else ())
+    if not named or event.type == "DisputeResolutionRequested":  # its reason may be who asked, not the statuses
+        return f"{lead}: {general}"
+    by_status: dict[str, list[str]] = {}
+    for memory_id in named:
+        info = state.memories.get(memory_id)
+        status: str = "unknown to the bank" if info is None else info.status
+        if info is not None and info.status in _DONE.get(event.type, ()):  # the words of the HTTP API's 409
+            status = f"already {status}" if event.type == "ForgetRequested" else f"{status} already"
+        elif info is not None and event.type == "PromoteRequested":  # promoted or not: its scope says
+            status = f"{status}, scope {info.scope}"
+        by_status.setdefault(status, []).append(str(memory_id))
+    known = [
+        f"{'memory' if len(ids) == 1 else 'memories'} {', '.join(ids)} {'is' if len(ids) == 1 else 'are'} {status}"
+        for status, ids in by_status.items()
+    ]
+    selects = any(getattr(event, f, None) is not None for f in ("session_id", "since", "until"))
+    return f"{lead}: " + "; ".join(known + ([general] if selects else []))
 
 
 def _decide(

@@ -26,6 +26,7 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
 from hindsight_es.memory.episodes import repeated
 from hindsight_es.recall.models import RecallHit
+from hindsight_es.recall.query import in_both_scripts
 from hindsight_es.recall.relevance import Scale, floor, relevance, scale
 from hindsight_es.recall.search import RRF_K, bank_size, recall
 from hindsight_es.stores.archive import ArchiveStore
@@ -139,7 +140,7 @@ def scoped_recall(
         hits += [h.model_copy(update={"bank_id": bank}) for h in found]
     live = merge(hits, bank_id, agent, weights or {}, limit)
     if archive is not None:
-        vector = embedder.embed_query(query)
+        vector = embedder.embed_query(in_both_scripts(query))  # as ``search`` embeds it
         rows = archive.search_cold(bank_id, vector, limit, embedder=vector_space(embedder), agent=agent, **filters)
         on = (scale(embedder, "cjk" if is_cjk(query) else "latin"), bank_size(store.for_bank(bank_id), bank_id))
         cold = [h for h in archived_hits(rows, bank_id, on) if h.trusted or not options.get("trusted_only")]

@@ -126,7 +126,7 @@ def recall(
         texts = [(name, store.search.start(search(holds=holding[name], version=version))) for name, search in searches]
         searched = store.search.start(counted(store, where, version)) if searches else None
         if vector is None:
-            vector = embedder.embed_query(query)
+            vector = embedder.embed_query(in_both_scripts(query))  # a Traditional question in Simplified too
             cross_vector = cross_script.query(vector) if cross_script is not None else None
         vectors = [
             (

@@ -152,6 +152,23 @@ def test_erase_session_leaves_no_byte_of_it(tmp_path: Path) -> None:
     assert files_holding(data, needles) == []
 
 
+def test_erasing_a_session_brings_back_what_it_displaced_and_keeps_no_byte_of_it(tmp_path: Path) -> None:
+    """Found by a user: erasing "I moved to Berlin" left no current home, where a rollback of the session
+    brings "I live in Paris" back. The erase brings it back too, and still leaves no byte of Berlin."""
+    data = tmp_path / "data"
+    publish(data, [{"session_id": "s1", "turn_id": "t1", "text": "I live in Paris."}])
+    publish(data, [{"session_id": "s2", "turn_id": "t2", "text": f"I moved to Berlin, flat {SECRET}."}])
+    assert any("Berlin" in t for t in recall_texts(data, "where do I live?"))
+    berlin = [m for m in retained(data) if m.session_id == "s2"]
+    proc = cli(data, "erase", "--bank", "alice", "--session", "s2", "--reason", "asked", **ENV)
+    assert proc.returncode == 0, proc.stderr
+    assert any("Paris" in t for t in recall_texts(data, "where do I live?"))
+    fingerprints = [m.vector[16:48] for m in berlin]
+    assert files_holding(data, [SECRET.encode(), b"Berlin", *fingerprints]) == []
+    verify = cli(data, "replay", "verify", **ENV)  # a rebuild folds the restore as the live run did
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
 def test_erase_one_turn_keeps_the_rest_of_its_session(tmp_path: Path) -> None:
     data = tmp_path / "data"
     publish(data, TURNS)

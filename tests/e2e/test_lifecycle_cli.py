@@ -111,14 +111,39 @@ def test_archive_restore_and_forget_from_the_shell(tmp_path: Path) -> None:
 
     stats = stats_json(data)["banks"]["alice"]
     assert stats["forgotten"] >= 2 and stats["archived"] >= 1
-    # a forget that changes nothing says why (the bank actor's CommandIgnored), not the event's name
+    # a forget that changes nothing is refused, saying why (the bank actor's CommandIgnored), not the event's name
     assert "forgot: 1 MemoryForgotten" in ok(cli(data, "forget", "alice", lake["memory_id"]))
-    again = ok(cli(data, "forget", "alice", lake["memory_id"]))
-    assert "forgot: nothing changed (nothing to forget:" in flat(again) and "CommandIgnored" not in again
+    again = cli(data, "forget", "alice", lake["memory_id"])
+    assert again.returncode == 1 and "CommandIgnored" not in again.stderr, again.stderr
+    assert f"error: nothing to forget: memory {lake['memory_id']} is already forgotten" in flat(again.stderr)
     # a mistyped bank is an error, not "nothing changed" (and nothing is written)
     for args in (("end-session", "alcie", "s1"), ("janitor", "--bank", "alcie")):
         proc = cli(data, *args)
         assert proc.returncode == 1 and "unknown bank 'alcie'" in flat(proc.stderr), (args, proc.stderr)
+
+
+def test_a_forget_or_restore_with_nothing_to_do_is_refused_as_over_http(tmp_path: Path) -> None:
+    """Found by an operator: forgetting a forgotten memory exited 0 ("nothing changed") where the HTTP API
+    answers 409 and the MCP tool an error. It is refused, naming the memory and its state, exit 1, also with
+    --json (no result printed), and by session, by time range and by a query that matches nothing."""
+    data = tmp_path / "data"
+    ok(cli(data, "publish", "--text", "My phone number is 555-0199.", "--bank", "alice", "--session", "s1"))
+    (fact,) = [h for h in recall(data, "my phone number") if h["kind"] != "episode"]
+    restored = cli(data, "restore", "alice", fact["memory_id"])  # active: nothing to restore
+    assert restored.returncode == 1, restored.stdout + restored.stderr
+    assert f"error: nothing to restore: memory {fact['memory_id']} is active already" in flat(restored.stderr)
+    assert "forgot: 1 MemoryForgotten" in ok(cli(data, "forget", "alice", fact["memory_id"]))
+    for extra in ((), ("--json",)):
+        again = cli(data, "forget", "alice", fact["memory_id"], *extra)
+        assert again.returncode == 1 and again.stdout == "", (extra, again.stdout, again.stderr)
+        assert f"error: nothing to forget: memory {fact['memory_id']} is already forgotten" in flat(again.stderr), extra
+    session = cli(data, "forget", "alice", "--session", "s1")
+    assert session.returncode == 1, session.stdout + session.stderr
+    assert "error: nothing to forget: bank 'alice' has no memory in session 's1'" in flat(session.stderr)
+    query = cli(data, "forget", "alice", "--query", "my phone number", "--yes")
+    assert query.returncode == 1 and "error: nothing to forget: no memory of bank 'alice' matches" in flat(
+        query.stderr
+    ), query.stdout + query.stderr
 
 
 def test_forget_and_correct_say_what_went_with_them_and_the_new_id(tmp_path: Path) -> None:
@@ -168,3 +193,11 @@ def test_a_session_or_bank_never_had_is_an_error_not_nothing_changed(tmp_path: P
     assert "unknown bank 'nosuchbank'" in flat(unknown.stderr) and "no memory" not in unknown.stderr
     assert stats_json(data)["log_end_offsets"] == ends  # nothing was written
     assert "MemoryForgotten" in ok(cli(data, "forget", "alice", "--session", "s1"))  # a session it had
+
+
+def test_a_session_of_one_turn_says_one_turn(tmp_path: Path) -> None:
+    """Found by a new user: `replay audit --session` titled a one-turn session "1 turns"."""
+    data = tmp_path / "data"
+    ok(cli(data, "publish", "--text", "I live in Oslo.", "--bank", "alice", "--session", "s1"))
+    title = flat(ok(cli(data, "replay", "audit", "--bank", "alice", "--session", "s1"))).split(" ┏")[0]
+    assert title.endswith("session 's1': 1 turn"), title

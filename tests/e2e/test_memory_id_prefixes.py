@@ -31,7 +31,8 @@ def test_forget_restore_promote_audit_and_erase_take_a_prefix(tmp_path: Path) ->
 
     assert "forgot: 1 MemoryForgotten" in ok(data, "forget", "alice", peanuts[:8])
     assert "MemoryRestored" in ok(data, "restore", "alice", peanuts[:8].upper())
-    assert "promoted:" in ok(data, "promote", "alice", peanuts[:13])
+    promoted = cli(data, "promote", "alice", peanuts[:13])  # long-term already: refused, naming the whole id
+    assert promoted.returncode == 1 and f"memory {peanuts} is active, scope global" in flat(promoted.stderr)
     assert f"memory {peanuts}" in ok(data, "replay", "audit", peanuts[:8])
 
     short = cli(data, "forget", "alice", peanuts[:5])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import subprocess
 import sys
 import time
 
@@ -116,3 +117,27 @@ async def test_mcp_on_stdio_publishes_and_reads_and_joins_no_group(broker, tmp_p
         assert decided == []  # waits for a worker: the desktop client's process is not one
     finally:
         await log.close()
+
+
+def test_a_command_on_kafka_leaves_no_data_directory_in_the_working_directory(tmp_path):
+    """Found by an operator: `erase` with HINDSIGHT_BROKER set (stores elsewhere, no --data-dir) left
+    ./hindsight-data/locks behind, though on Kafka no command runs the pipeline, so none takes that lock.
+    A broker of its own: a turn sealed with this test's key store would stop the module's workers."""
+    with tansu() as broker:
+        _no_local_state(broker, tmp_path)
+
+
+def _no_local_state(broker: str, tmp_path) -> None:
+    from tests.e2e.test_cli import env
+
+    here = tmp_path / "cwd"
+    here.mkdir()
+    run_env = env(HINDSIGHT_BROKER=broker, HINDSIGHT_STORES_URI=str(tmp_path / "stores"))
+    hs = [sys.executable, "-m", "hindsight_es.app.cli.main"]
+    for args in (
+        ("publish", "--text", "I live in Oslo.", "--bank", "cwd-1", "--session", "s1"),
+        ("erase", "--bank", "cwd-1", "--session", "s1", "--reason", "asked", "--timeout", "1"),
+    ):
+        done = subprocess.run([*hs, *args], cwd=here, env=run_env, capture_output=True, text=True, timeout=120)
+        assert done.returncode in (0, 3), done.stderr  # erase: no worker runs, so it may end pending (3)
+        assert list(here.iterdir()) == [], (args, list(here.rglob("*")))

@@ -201,3 +201,16 @@ async def test_an_other_language_memory_that_is_no_answer_does_not_lead(tmp_path
 
 def test_the_other_language_gate_is_the_default_floor():
     assert Settings.model_fields["min_relevance"].default == CROSS_MIN_RELEVANCE
+
+
+async def test_a_question_in_traditional_chinese_finds_the_simplified_memory_above_the_floor(tmp_path):
+    """Found by a user: 數據庫 (Traditional) found nothing at the default floor for a memory written 数据库; the
+    embedder reads Traditional poorly (cosine 0.03 against 0.42). Taiwan's word for it (資料庫) is found too."""
+    settings = Settings(data_dir=tmp_path, partitions=1)  # the default floor and embedder
+    said = ["我们的数据库用的是PostgreSQL。", "我喜欢喝绿茶。"]
+    async with Hindsight(settings) as hs:
+        await hs.publish([make_turn(settings, "zh", t, session_id="s1", turn_id=f"t{i}") for i, t in enumerate(said)])
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        for query in ("數據庫用什麼？", "資料庫用什麼？", "数据库用什么？"):
+            hits = await hs.recall("zh", query, limit=3)
+            assert hits and "PostgreSQL" in hits[0].text, (query, hits)

@@ -17,7 +17,7 @@ async def test_a_backlog_is_announced_counted_down_and_its_end_said(tmp_path: Pa
     log = EmbeddedLog(tmp_path / "log.sqlite3", 1)
     await log.start()
     try:
-        await log.append(TOPIC_TURNS, "ann", [b"{}"] * 300)
+        await log.append(TOPIC_TURNS, "ann", [b"{}"] * 1300)
         said: list[str] = []
         stop = asyncio.Event()
         task = asyncio.create_task(lag.catching_up(log, stop, said.append, every_s=0.01))
@@ -25,13 +25,13 @@ async def test_a_backlog_is_announced_counted_down_and_its_end_said(tmp_path: Pa
         assert said == []  # no reader has read yet: the backlog is not known, nothing is said
         observe.CONSUMED[("actor", TOPIC_TURNS, 0)] = 10
         await asyncio.sleep(0.1)
-        observe.CONSUMED[("actor", TOPIC_TURNS, 0)] = 300
+        observe.CONSUMED[("actor", TOPIC_TURNS, 0)] = 1300
         await asyncio.sleep(0.1)
         stop.set()
         await task
-        assert said[0] == "catching up: 290 records behind the log (recall answers from what is read so far)"
+        assert said[0] == "catching up: 1,290 records behind the log (recall answers from what is read so far)"
         assert said[-1].startswith("caught up in ") and len(said) >= 2
-        assert all(line.startswith("catching up: 290 records to go") for line in said[1:-1])
+        assert all(line.startswith("catching up: 1,290 records to go") for line in said[1:-1])
     finally:
         await log.close()
 

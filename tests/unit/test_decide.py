@@ -120,6 +120,23 @@ def test_forget_by_id_and_by_session():
     assert ignored.reason.startswith("nothing to forget")
 
 
+def test_a_command_that_changes_nothing_says_what_the_bank_holds_of_each_memory_it_names():
+    """Found by an operator: "unknown or already gone" did not say which, though the state knows."""
+    state = BankState("b")
+    m1 = run(state, turn("a"), prepared(fact("k/a", "1")))[0]
+    run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id,)))
+    stranger = uuid4()
+    (ignored,) = run(state, ForgetRequested(bank_id="b", memory_ids=(m1.memory_id, stranger)))
+    assert ignored.reason == (
+        f"nothing to forget: memory {m1.memory_id} is already forgotten; memory {stranger} is unknown to the bank"
+    )
+    (by_session,) = run(state, ForgetRequested(bank_id="b", session_id="s1"))
+    assert by_session.reason == "nothing to forget: no memory it selects that is not forgotten already"
+    m2 = run(state, turn("b"), prepared(fact("k/b", "1")))[0]
+    (active,) = run(state, RestoreRequested(bank_id="b", memory_ids=(m2.memory_id,)))
+    assert active.reason == f"nothing to restore: memory {m2.memory_id} is active already"
+
+
 def test_a_command_that_changed_nothing_stays_a_no_op_when_redelivered_after_later_decisions():
     """A crash between append and commit redelivers the batch: a restore of an active memory (nothing to
     do), then a forget of it, redelivered, must not restore what the forget removed."""
@@ -167,6 +184,25 @@ def test_a_correction_names_no_source_turn_and_outlives_the_corrected_turns_eras
     assert [type(e) for e in erased] == [ContentErased]
     assert old.memory_id in erased[0].memory_ids and new.memory_id not in erased[0].memory_ids
     assert state.memories[new.memory_id].status == "active"
+
+
+def test_erasing_a_session_restores_what_it_displaced_as_a_rollback_does():
+    """Found by a user: erasing "I moved to Berlin" left "I live in Paris" superseded, so the bank held no
+    current home, where a rollback of the same session brings Paris back. The restore names ids only."""
+    state = BankState("b")
+    paris = run(state, turn("a", session="A"), prepared(fact("user/location", "paris")))[0]
+    berlin = run(state, turn("b", session="B", minutes=1), prepared(fact("user/location", "berlin")))[0]
+    other = run(state, turn("c", session="C", minutes=2), prepared(fact("user/pet", "cat")))[0]
+    out = run(state, ErasureRequested(bank_id="b", session_id="B", reason="asked"))
+    assert [type(e) for e in out] == [ContentErased, MemoryRestored]
+    assert out[0].memory_ids == (berlin.memory_id,) and out[1].memory_id == paris.memory_id
+    assert out[1].revived is None and "berlin" not in out[1].model_dump_json().lower()
+    assert state.memories[paris.memory_id].status == "active" and state.heads["user/location"] == paris.memory_id
+    # erasing a memory that had displaced nothing, or one that was no longer current, brings nothing back
+    assert [type(e) for e in run(state, ErasureRequested(bank_id="b", session_id="C", reason="asked"))] == [
+        ContentErased
+    ]
+    assert state.memories[other.memory_id].erased
 
 
 def test_retracting_a_poisoned_session_restores_what_it_displaced():

@@ -77,7 +77,7 @@ async def test_a_failing_log_drops_the_tally_and_never_raises(caplog):
     with caplog.at_level(logging.WARNING, "hindsight.recording"):
         await recorder.close()
     assert recorder.dropped == 1 and recorder.tallies == {}
-    assert "could not record the recalls of bank a (1 memories)" in caplog.text
+    assert "could not record the recalls of bank a (1 memory)" in caplog.text  # not "1 memories"
 
 
 def test_json_log_lines_carry_the_extra_fields():
@@ -104,5 +104,22 @@ def test_an_operator_sees_erasures_rollbacks_and_the_guard_in_the_lifecycle_log(
     with caplog.at_level(logging.INFO, logger="hindsight.lifecycle"):
         observe("bob", events)  # type: ignore[arg-type]
     (record,) = caplog.records
-    assert record.getMessage() == "bank bob: 1 disputes resolved, 1 erased, 2 quarantined, 1 rollbacks"
+    assert record.getMessage() == "bank bob: 1 dispute resolved, 1 erased, 2 quarantined, 1 rollback"
     assert (record.erased, record.quarantined, record.rollbacks, record.disputes_resolved) == (1, 2, 1, 1)
+
+
+def test_the_lifecycle_log_says_one_command_and_many_commands(caplog) -> None:
+    """Found by an operator: a forget that changed nothing logged "bank alice: 1 commands ignored"."""
+    from types import SimpleNamespace
+    from uuid import uuid4
+
+    from streams.metrics import observe
+
+    with caplog.at_level(logging.INFO, logger="hindsight.lifecycle"):
+        for n in (1, 2):
+            observe("alice", [SimpleNamespace(type="CommandIgnored", causation_id=uuid4())] * n)  # type: ignore[list-item]
+    assert [r.getMessage() for r in caplog.records] == [
+        "bank alice: 1 command ignored",
+        "bank alice: 2 commands ignored",
+    ]
+    assert [r.commands_ignored for r in caplog.records] == [1, 2]  # the JSON log's field keeps its name

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from hindsight_es.app.cli.common import console, err_console, print_json, runs_pipeline
+from hindsight_es.app.cli.common import console, err_console, fail, print_json, runs_pipeline
 from hindsight_es.text import plural
 
 if TYPE_CHECKING:
@@ -59,25 +59,30 @@ def report(
     *,
     result: Any = None,
     nothing: str | None = None,
+    refuse: bool = False,
     **fields: Any,
 ) -> None:
     """Print what the bank actor decided. ``--json``: ``result`` when the command did what an HTTP operation
     does (a ``ForgetResult``, a ``RestoreResult``), else an object of ``fields`` and the decided ``events``.
-    ``nothing``: why nothing changed, in the words of what was asked (else the bank actor's reason)."""
+    ``nothing``: why nothing changed, in the words of what was asked (else the bank actor's reason). ``refuse``:
+    a command that changed nothing is an error (exit 1), as the HTTP API's 409 for forgetting a forgotten memory."""
     if events is None:
         err_console.print(
             f"[yellow]pending:[/yellow] the request is in the log; no bank actor answered within "
             f"{timeout:g}s (is the service running?)"
         )
         raise typer.Exit(EXIT_PENDING)
-    if as_json:
-        events_json = [e.model_dump(mode="json", exclude={"revived"}) for e in events]
-        return print_json(result if result is not None else {**fields, "events": events_json})
     from hindsight_es.events import CommandIgnored
 
     ignored = [e for e in events if isinstance(e, CommandIgnored)]
+    why = nothing or (ignored[0].reason if ignored else "nothing to do")
+    if refuse and len(ignored) == len(events):  # every command answered "nothing to do", or none was sent
+        raise fail(why)
+    if as_json:
+        events_json = [e.model_dump(mode="json", exclude={"revived"}) for e in events]
+        return print_json(result if result is not None else {**fields, "events": events_json})
     if ignored and len(ignored) == len(events):  # the bank actor's why, not its event's name
-        console.print(f"{what}: nothing changed ({nothing or ignored[0].reason})")
+        console.print(f"{what}: nothing changed ({why})")
         return
     from hindsight_es.events import MemoryRetained
 

@@ -124,9 +124,11 @@ def forget(
                 hits = [h for h in found if h.relevance >= bar]
                 weaker = plural(len(found) - len(hits), "weaker match", "weaker matches")
                 weak = f"{weaker}, relevance below {bar:.2f}, left out"
-                if not hits:
-                    console.print("nothing matches" + (f" ({weak})" if found else ""))
-                    return []
+                if not hits:  # a forget that forgets nothing is refused, whatever selected it
+                    raise fail(
+                        f"nothing to forget: no memory of bank {bank!r} matches {query!r}"
+                        + (f" ({weak})" if found else "")
+                    )
                 table = Table(title=f"memories of {bank!r} matching {query!r}")
                 table.add_column("id", no_wrap=True, min_width=36)
                 for column in ("kind", "text", "valid from", "relevance"):
@@ -162,7 +164,8 @@ def forget(
 
     answer: dict[str, Any] = {}
     nothing = _nothing_to_forget(bank, session, start, end, query) if not memory_ids else None
-    report(run_async(go), as_json, "forgot", timeout, result=answer.get("result"), nothing=nothing, bank_id=bank)
+    events = run_async(go)
+    report(events, as_json, "forgot", timeout, result=answer.get("result"), nothing=nothing, refuse=True, bank_id=bank)
 
 
 def _nothing_to_forget(
@@ -192,6 +195,7 @@ def restore(
 ) -> None:
     """Bring memories back: archived (from the cold archive), forgotten, superseded or rolled-back ones."""
     from hindsight_es.client import Hindsight, build
+    from hindsight_es.errors import ConflictError
     from hindsight_es.events import RestoreRequested
 
     settings = existing_store(settings_from(ctx))
@@ -203,10 +207,14 @@ def restore(
             await catch_up_if_idle(hs)
             ids = await whole_ids(hs, memory_ids, bank)
             gone = [m for m in ids if (await hs.memory(bank, m)).status != "active"]  # unknown ids are errors
-            if len(gone) < len(ids):
-                console.print(f"active already: {', '.join(str(m) for m in ids if m not in gone)}")
+            active = ", ".join(str(m) for m in ids if m not in gone)
+            if not gone:  # as the HTTP API's 409: a restore with nothing to restore is refused (exit 1)
+                named = f"memory {active} is" if len(ids) == 1 else f"memories {active} are"
+                raise ConflictError(f"nothing to restore: {named} active already")
+            if active:
+                console.print(f"active already: {active}")
             command = build(RestoreRequested, bank_id=bank, memory_ids=tuple(gone), reason=reason, actor="user")
-            events = await decided(hs, [command], timeout) if gone else []
+            events = await decided(hs, [command], timeout)
             if as_json and events is not None and len(ids) == 1:
                 from hindsight_es.remote.models import RestoreResult  # as POST /memories/{id}/restore answers
 
@@ -215,7 +223,7 @@ def restore(
             return events
 
     answer: dict[str, Any] = {}
-    report(run_async(go), as_json, "restored", timeout, result=answer.get("result"), bank_id=bank)
+    report(run_async(go), as_json, "restored", timeout, result=answer.get("result"), refuse=True, bank_id=bank)
 
 
 def end_session(
@@ -266,7 +274,7 @@ def promote(
             command = build(PromoteRequested, bank_id=bank, memory_ids=ids, scope=scope, reason=reason, actor="user")
             return await decided(hs, [command], timeout)
 
-    report(run_async(go), as_json, "promoted", timeout, bank_id=bank, scope=scope)
+    report(run_async(go), as_json, "promoted", timeout, refuse=True, bank_id=bank, scope=scope)
 
 
 def janitor(

@@ -31,6 +31,7 @@ from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.stores import generations, location
 from hindsight_es.stores.objects import join
+from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from projections.replay import Verdict
@@ -71,7 +72,7 @@ def rebuild(
         with Bar("rebuild") as bar:
             built = await rebuild_stores(settings, hs.log, stores=stores, bank=bank, progress=bar)
         console.print(
-            f"replayed {built.events:,} events into generation {built.generation} in "
+            f"replayed {plural(built.events, 'event', grouped=True)} into generation {built.generation} in "
             f"{built.replay_seconds:.2f}s ([bold]{built.events / max(built.replay_seconds, 1e-9):,.0f} "
             f"events/s[/bold]); indexes {built.index_seconds:.2f}s"
         )

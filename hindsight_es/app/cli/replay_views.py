@@ -252,7 +252,7 @@ def describe(event: dict[str, Any], mid: str, texts: dict[str, str]) -> str:
 
 
 def show_session(bank: str, session: str, turns: list[dict[str, Any]], memories: list[dict[str, Any]]) -> None:
-    table = Table(title=f"bank {bank!r}, session {session!r}: {len(turns)} turns", title_justify="left")
+    table = Table(title=f"bank {bank!r}, session {session!r}: {plural(len(turns), 'turn')}", title_justify="left")
     for column in ("time", "turn", "by", "speaker", "source", "text"):
         table.add_column(column, overflow="fold")
     for t in turns:

@@ -23,6 +23,7 @@ from prometheus_client import Gauge
 from hindsight_es import observe
 from hindsight_es.config import ALL_TOPICS, TOPIC_DEAD_LETTER, Settings
 from hindsight_es.log import EventLog
+from hindsight_es.text import plural
 
 log_ = logging.getLogger("hindsight.metrics")
 LAG = Gauge("hindsight_consumer_lag", "Records the reader has yet to read", ["reader", "topic", "partition"])
@@ -105,12 +106,13 @@ async def catching_up(log: EventLog, stop: asyncio.Event, say: Callable[[str], N
             now = time.monotonic()
             if started is None and left >= CATCHING_UP_FROM:
                 started = last_said = now
-                say(f"catching up: {left:,} records behind the log (recall answers from what is read so far)")
+                behind_now = plural(left, "record", grouped=True)
+                say(f"catching up: {behind_now} behind the log (recall answers from what is read so far)")
             elif started is not None and left == 0:
                 say(f"caught up in {now - started:.0f}s")
                 started = None
             elif started is not None and now - last_said >= PROGRESS_EVERY_S:
                 last_said = now
-                say(f"catching up: {left:,} records to go")
+                say(f"catching up: {plural(left, 'record', grouped=True)} to go")
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), every_s)
