@@ -331,7 +331,8 @@ def _resolved(
     speaker: str | None,
 ) -> Candidate | None:
     placeholder = c.key is not None and _attribute(c.key) == UNKNOWN
-    bare = (c.key is None or placeholder) and c.is_correction and bool(c.value)
+    # a revised plan or decision (keyless by kind) is no bare value: it names no attribute to take the key of
+    bare = (c.key is None or placeholder) and c.is_correction and bool(c.value) and c.kind not in ("plan", "decision")
     if c.key is None and not bare:
         return c
     subject = _subject(c.key) if c.key else "user"

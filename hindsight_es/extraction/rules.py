@@ -298,7 +298,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/36"
+    id = "rules/37"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -356,6 +356,9 @@ class RuleExtractor:
                 yield said.candidate("correction", kv, 0.8, 0.9)
 
 
+_KEYLESS = frozenset({"plan", "decision"})  # kinds the rules never key: what they say is not an attribute's value
+
+
 @dataclass(frozen=True, slots=True)
 class _Said:
     """One sentence of a turn, as its typed candidates share it."""
@@ -366,7 +369,11 @@ class _Said:
     corrected: bool
 
     def candidate(self, kind: MemoryKind, kv: KeyValue, imp: float, conf: float) -> Candidate:
-        if self.corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
+        if self.corrected and kind in _KEYLESS and kv[0] is None:
+            # "Actually we're going to Korea instead": a plan revised is a plan, not a bare corrected value,
+            # which would take the key of whatever the session last held ("the daughter's name: Korea")
+            imp, conf = max(imp, 0.8), 0.9
+        elif self.corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
             kind, imp, conf = "correction", max(imp, 0.8), 0.9
             if kv[0] and kv[0].endswith("/" + UNKNOWN):  # a bare corrected value, as ``_BARE`` gives it
                 kv = (None, kv[1])

@@ -210,3 +210,15 @@ def test_a_liked_value_given_up_for_another_of_its_kind_is_superseded(first, swi
 def test_a_liked_value_the_turn_does_not_give_up_stays(second):
     state, out = said("I love coffee.", second)
     assert ("user/preference:coffee", "coffee") in active(state) and out[1][1] == []
+
+
+def test_a_revised_plan_keeps_its_kind_and_takes_no_key_of_the_sessions_memories():
+    state, out = said(
+        "My daughter is called Lily.",
+        "We're planning a trip to Japan in October.",
+        "Actually we're going to Korea instead, the flights are cheaper.",
+    )
+    assert ("daughter/name", "lily") in active(state)
+    assert not any(value == "korea" for _, value in active(state))
+    assert out[2][1] == []
+    assert any(m.kind == "plan" and "Korea" in m.text for m in state.active())
