@@ -222,3 +222,23 @@ def test_a_revised_plan_keeps_its_kind_and_takes_no_key_of_the_sessions_memories
     assert not any(value == "korea" for _, value in active(state))
     assert out[2][1] == []
     assert any(m.kind == "plan" and "Korea" in m.text for m in state.active())
+
+
+@pytest.mark.parametrize(
+    ("first", "update", "key", "value"),
+    [
+        (
+            "Our budget for the whole trip is about $6,000.",
+            "The budget went up to $7,500 since Rosa is joining.",
+            "team/budget",
+            "$7,500",
+        ),
+        ("My budget is $2,000 for the new laptop.", "My budget rose to $2,500.", "user/budget", "$2,500"),
+        ("最近在找房子，想租一室一户，预算每个月五千左右。", "预算可以提到六千。", "user/budget", "六千"),
+        ("我们的预算是两万块。", "预算涨到三万了。", "team/budget", "三万"),
+    ],
+)
+def test_a_budget_said_in_words_or_raised_updates_the_budget(first, update, key, value):
+    state, out = said(first, update)
+    assert (key, value) in active(state)
+    assert out[1][1] == ["t0"]
