@@ -121,6 +121,9 @@ AGE_THIS_YEAR_ZH = (
 PLAN_ZH = (
     rf"^{_TIME_ZH}(?:[一二三四五六七八九十\d]+月(?:份|初|底|中旬)?)?{ZI}?{ZADV}(?:要|得|准备)(?!下雨|降温|刮风|变天|放假)"
     rf"(?P<v>[^，。！？；,!?;\n]{{2,20}}?){_STOP_ZH}",
+    # "下个月我们全家去杭州旅游", "我下周去上海出差", "我们下周五去医院体检": a time still to come, then going somewhere
+    rf"^{ZI}?{_TIME_ZH}(?:[一二三四五六七八九十\d]+月(?:份|初|底|中旬)?)?{ZI}?(?:全家|一家人?|俩|几个)?(?!一般|通常|经常|常常|总|都|每)"
+    rf"(?P<v>[去回](?!过|了)[^，。！？；,!?;\n了]{{2,14}}?){_STOP_ZH}",  # not "周末去爬山了": gone already
 )
 # "We've booked Kyoto for the first week of April": a trip booked for a time
 BOOKED = (

@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/38"
+    assert ex.id == "rules/39"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -362,6 +362,25 @@ def test_a_negated_preference_supersedes_the_positive_one_in_either_language():
 def test_plans(text, value):
     cand = one(text)
     assert (cand.kind, cand.key, cand.value) == ("plan", None, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("下个月我们全家去杭州旅游。", "去杭州旅游"),
+        ("我下周去上海出差，帮我订个酒店。", "去上海出差"),
+        ("我们下周五去医院体检。", "去医院体检"),
+        ("明天回老家过年。", "回老家过年"),
+    ],
+)
+def test_a_chinese_trip_said_with_a_time_to_come_and_no_verb_of_intent_is_a_plan(text, value):
+    plans = [c for c in typed(text) if c.kind == "plan"]
+    assert [(c.key, c.value) for c in plans] == [(None, value)]
+
+
+@pytest.mark.parametrize("text", ["周末去爬山了。", "我周末一般去爬山。", "上周去杭州旅游，玩得很开心。"])
+def test_a_trip_gone_on_or_a_habit_is_no_plan(text):
+    assert not [c for c in typed(text) if c.kind == "plan"]
 
 
 @pytest.mark.parametrize(
