@@ -7,8 +7,11 @@ of the owner's that says something was moved (a verb of moving to a time: moved,
 pushed, 改到, 推迟, 提前, …), about the same thing as an active keyless memory of the owner (an episode, a plan,
 a decision), with a time of one kind (weekday, month, number) that differs on the two sides
 (``contradiction.contradicts``), revises it: the turn's first keyless candidate (a plan, else its episode)
-is judged to update it, so deciding it supersedes that memory and keeps it in history. Said of a relative
-on one side only ("my sister's appointment moved to Friday"), it is another thing.
+is judged to update it, so deciding it supersedes that memory and keeps it in history. So does a sentence
+that gives up a word of such a memory for another ("we'll rent an apartment instead of the hotel", "我们不去杭州
+了，去苏州", "算了，徐汇太贵了": an update cue on the word, ``anchors.given_up``, and a new side in the turn).
+Said of a relative on one side only ("my sister's appointment moved to Friday"), or of someone else ("Tariq
+drinks ginger tea instead of coffee"), it is another thing.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from uuid import UUID
 
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction import patterns as px
+from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction.speech import one_off
 from hindsight_es.memory import contradiction
 from hindsight_es.memory.prepared import Prepared
@@ -42,27 +46,54 @@ _TIMES = ("weekday", "month", "number")
 _ONCE = re.compile(
     r"\bthis\s+\w+\s+only\b|\bonly\s+(?:for\s+)?this\s+\w+\b|这一?(?:周|星期|礼拜)|仅此一次|就这一次", re.I
 )
+# Something given up for another, said in the turn: "we'll rent an apartment instead of the hotel", "I'd rather
+# take the train", "算了，徐汇太贵了", "我们不去杭州了，去苏州" (the verb again, with another place).
+_INSTEAD = re.compile(
+    r"\binstead\b|\brather\b|\bscratch\s+that\b|\bchange\s+of\s+plans?\b|算了|改成|改在|改去|换成|换到|而是"
+    r"|不再?([去租买住订选用约找看])[^，。！？；,!?;]{1,8}?了[，,]\s*(?:改|就|还是)?\1",
+    re.I,
+)
+_SENTENCES = re.compile(r"(?<=[.!?。！？；;\n])\s*")
 _KIN = re.compile(rf"\b(?:{px._REL_EN})\b|{px._REL_ZH}", re.I)
 
 
 def revised(state: BankState, text: str, prepared: Prepared, turn_id: str) -> Prepared:
-    """``prepared`` with its first keyless candidate judged to update the memory the turn moves, if any."""
+    """``prepared`` with its first keyless candidate judged to update the memory the turn moves or gives up for
+    another, if any."""
     taker = next(
         (i for i, c in enumerate(prepared.candidates) if c.key is None and c.judgement is None and c.kind in _KEYLESS),
         None,
     )
-    if taker is None or _MOVED.search(text) is None or contradiction.is_question(text):
+    moved, instead = _MOVED.search(text) is not None, _INSTEAD.search(text) is not None
+    if taker is None or not (moved or instead) or contradiction.is_question(text):
         return prepared
-    for sentence in (s for s in re.split(r"(?<=[.!?。！？；;\n])\s*", text) if _MOVED.search(s)):
+    for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
         if contradiction.is_question(sentence) or one_off(sentence) or _ONCE.search(sentence):
             continue
         for older in _nearest(state, sentence, turn_id):
-            why = _moves(sentence, older.said)
+            # what is moved may be moved by anyone ("they pushed the offsite back"); what is given up for another is
+            # the chooser's: "Tariq drinks ginger tea instead of coffee" gives up nothing of the owner's
+            why = (_moves(sentence, older.said) if _MOVED.search(sentence) else None) or (
+                _gives_up(sentence, older) if instead and ux.owner(sentence) is not None else None
+            )
             if why is not None:
                 candidates = list(prepared.candidates)
                 candidates[taker] = anchors.updating(candidates[taker], _held(older), why)
                 return replace(prepared, candidates=candidates)
     return prepared
+
+
+def _gives_up(sentence: str, older: MemoryInfo) -> str | None:
+    """Why ``sentence`` gives up what ``older`` is about ("instead of the hotel", "不去杭州了", "徐汇太贵了"): a word
+    of both that the sentence says under an update cue (``anchors.given_up``), or None."""
+    if _kin(sentence) != _kin(older.said):
+        return None
+    for token in sorted(contradiction.content(sentence) & contradiction.content(older.said)):
+        said = re.search(rf"(?<![a-z]){re.escape(token)}[a-z]*", sentence, re.I) if token.isascii() else None
+        word = said[0] if said else token
+        if anchors.given_up(sentence, [anchors.Held(older.memory_id, "", word, None)]):
+            return f"gives up what it is about ({word})"
+    return None
 
 
 def _moves(newer: str, older: str) -> str | None:
@@ -102,7 +133,8 @@ def _nearest(state: BankState, sentence: str, turn_id: str) -> list[MemoryInfo]:
         and m.provenance == "user"
         and turn_id not in m.source_turn_ids
     ]
-    found.sort(key=lambda m: (-counts[m.memory_id], -m.valid_from.timestamp(), str(m.memory_id)))
+    # a plan before its turn's episode on a tie: the episode follows the plan it says nothing beside (``episodes``)
+    found.sort(key=lambda m: (-counts[m.memory_id], m.kind == "episode", -m.valid_from.timestamp(), str(m.memory_id)))
     return found[:COMPARED]
 
 

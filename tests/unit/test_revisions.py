@@ -61,3 +61,36 @@ def test_a_thing_moved_to_another_time_supersedes_the_earlier_one(first, moved):
 )
 def test_what_moves_nothing_of_the_owners_supersedes_nothing(first, other):
     assert superseded(first, other)[1] == []
+
+
+@pytest.mark.parametrize(
+    ("first", "replaced"),
+    [
+        ("下个月我们全家去杭州旅游。", "我们不去杭州了，去苏州。"),
+        ("我比较想住在徐汇区，离公司近。", "算了，徐汇太贵了，我打算在闵行找。"),
+        (
+            "We're staying at a hotel near the beach for the first week.",
+            "Scratch that, we'll rent an apartment instead of the hotel.",
+        ),
+        ("I signed up for the pottery class on Mondays.", "I'm doing yoga instead of the pottery class."),
+    ],
+)
+def test_a_thing_given_up_for_another_supersedes_the_earlier_one(first, replaced):
+    assert superseded(first, "OK, noted.", replaced)[2] == ["t0"]
+
+
+@pytest.mark.parametrize(
+    ("first", "other"),
+    [
+        # given up with nothing put in its place: a negation is not a change of plan
+        ("We're staying at a hotel near the beach for the first week.", "I didn't like the hotel breakfast."),
+        # another thing given up, the same place named
+        ("下个月我们全家去杭州旅游。", "我不想住酒店了，改住民宿。"),
+        # a relative's plan, not the owner's
+        ("下个月我们全家去杭州旅游。", "我妹妹不去杭州了，去苏州。"),
+        # someone else's choice
+        ("I drink black coffee every morning.", "Tariq Petrov drinks ginger tea every afternoon instead of coffee."),
+    ],
+)
+def test_what_gives_up_nothing_of_the_owners_supersedes_nothing(first, other):
+    assert superseded(first, other)[1] == []
