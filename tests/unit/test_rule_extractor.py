@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/39"
+    assert ex.id == "rules/40"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -721,3 +721,24 @@ def test_a_reason_after_for_is_not_an_activity(text):
 )
 def test_where_a_job_is_done_is_its_employer_when_it_names_one(text, expected):
     assert sorted((c.key, c.value) for c in typed(text)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We're staying at a hotel near the beach for the first week.",
+        "I'm staying at my sister's place this week.",
+        "We're staying in Rome for three nights.",
+        "I am staying at an Airbnb in Kyoto.",
+    ],
+)
+def test_a_stay_that_ends_is_no_place_one_lives(text):
+    assert not [c for c in typed(text) if c.key == "user/location"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("I'm staying in Lisbon until March.", "lisbon"), ("I'm currently staying in Denver.", "denver")],
+)
+def test_a_stay_with_no_end_of_its_own_is_where_one_lives(text, value):
+    assert [c.value for c in typed(text) if c.key == "user/location"] == [value]
