@@ -242,3 +242,21 @@ def test_a_budget_said_in_words_or_raised_updates_the_budget(first, update, key,
     state, out = said(first, update)
     assert (key, value) in active(state)
     assert out[1][1] == ["t0"]
+
+
+@pytest.mark.parametrize(
+    ("first", "plan", "correction", "kept"),
+    [
+        (
+            "My son Max starts kindergarten in September.",
+            "我们打算暑假回国看爸妈。",
+            "其实改成国庆回去了，暑假机票太贵。",
+            ("son/name", "max"),
+        ),
+        ("I drink green tea.", "We're planning a trip to Japan.", "Actually, it's Kyoto.", ("user/drink", "green tea")),
+    ],
+)
+def test_a_bare_correction_of_another_kind_takes_no_key_of_the_sessions_memories(first, plan, correction, kept):
+    state, out = said(first, plan, correction)
+    assert kept in active(state)
+    assert out[2][1] == []
