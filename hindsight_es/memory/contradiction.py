@@ -38,7 +38,7 @@ _CHANGE = re.compile(
 )
 _QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*[?？。!！]?\s*$")
 _WEEKDAYS = re.compile(
-    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|(?:周|星期|礼拜)[一二三四五六日天1-7]"
+    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:days?)?\b|(?:周|星期|礼拜)[一二三四五六日天1-7]"
 )
 _MONTHS = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"

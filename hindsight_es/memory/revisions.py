@@ -10,8 +10,9 @@ a decision), with a time of one kind (weekday, month, number) that differs on th
 is judged to update it, so deciding it supersedes that memory and keeps it in history. So does a sentence
 that gives up a word of such a memory for another ("we'll rent an apartment instead of the hotel", "我们不去杭州
 了，去苏州", "算了，徐汇太贵了": an update cue on the word, ``anchors.given_up``, and a new side in the turn).
-Said of a relative on one side only ("my sister's appointment moved to Friday"), or of someone else ("Tariq
-drinks ginger tea instead of coffee"), it is another thing.
+Said of a relative the earlier memory did not name ("my sister's appointment moved to Friday"; "动物园改到周日了"
+does move "下周六带孩子去动物园"), or of someone else ("Tariq drinks ginger tea instead of coffee"), it is another
+thing.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ _MOVED = re.compile(
     r"|改到|改在|改成|推迟|推后|延期|延后|延到|提前|挪到|换到|调到|顺延|改期",
     re.I,
 )
+_VERB = re.compile(
+    r"\b(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump(?:ed|s)?|shift(?:ed|s)?"
+    r"|chang(?:e|ed|es)|brought|bring)\b",
+    re.I,
+)
 _TIMES = ("weekday", "month", "number")
 # Moved for one occasion ("the release got moved to Friday this sprint only", "这周的钢琴课改到周日"): the
 # standing time stands.
@@ -54,6 +60,7 @@ _INSTEAD = re.compile(
     re.I,
 )
 _SENTENCES = re.compile(r"(?<=[.!?。！？；;\n])\s*")
+_CLAUSES = re.compile(r"[,，;；]|\s+(?:because|since|as|but|so)\s+|因为|但是|所以")
 _KIN = re.compile(rf"\b(?:{px._REL_EN})\b|{px._REL_ZH}", re.I)
 
 
@@ -86,10 +93,15 @@ def revised(state: BankState, text: str, prepared: Prepared, turn_id: str) -> Pr
 def _gives_up(sentence: str, older: MemoryInfo) -> str | None:
     """Why ``sentence`` gives up what ``older`` is about ("instead of the hotel", "不去杭州了", "徐汇太贵了"): a word
     of both that the sentence says under an update cue (``anchors.given_up``), or None."""
-    if _kin(sentence) != _kin(older.said):
+    if not _kin(sentence) <= _kin(older.said):
         return None
-    for token in sorted(contradiction.content(sentence) & contradiction.content(older.said)):
-        said = re.search(rf"(?<![a-z]){re.escape(token)}[a-z]*", sentence, re.I) if token.isascii() else None
+    shared = sorted(contradiction.content(sentence) & contradiction.content(older.said))
+    if not shared:
+        return None
+    # its words, and its values (a time, a number, a name: "book the 6:30 class instead of the 7:30")
+    values = sorted({v for found in contradiction.values(older.said).values() for v in found})
+    for token in [*shared, *values]:
+        said = re.search(rf"(?<![a-z0-9]){re.escape(token)}[a-z]*", sentence, re.I) if token.isascii() else None
         word = said[0] if said else token
         if anchors.given_up(sentence, [anchors.Held(older.memory_id, "", word, None)]):
             return f"gives up what it is about ({word})"
@@ -98,15 +110,26 @@ def _gives_up(sentence: str, older: MemoryInfo) -> str | None:
 
 def _moves(newer: str, older: str) -> str | None:
     """Why ``newer`` moves what ``older`` says to another time, or None."""
-    if _kin(newer) != _kin(older):
+    if not _kin(newer) <= _kin(older):  # a person the earlier one did not name: another thing
         return None
-    why = contradiction.contradicts(newer, older)
-    if why is None:
+    # The time it is moved to is the one in the clause that moves it ("动物园改到周日去了，周六要加班": 周日, not
+    # 周六); what it is about, in that clause or the sentence. The verb of moving is the cue, not what it is about
+    # ("Swimming moved to Thursdays": swimming).
+    clauses = [c for c in _CLAUSES.split(newer) if _MOVED.search(c)]
+    moved = next((c for c in clauses if set(contradiction.values(c)) & set(_TIMES)), newer)
+    mine, theirs = contradiction.values(moved), contradiction.values(older)
+    # another time: each side has one the other lacks ("4月18号" and "4月25号" share the month, not the day)
+    if not any(
+        kind in mine and kind in theirs and mine[kind] - theirs[kind] and theirs[kind] - mine[kind] for kind in _TIMES
+    ):
         return None
-    mine, theirs = contradiction.values(newer), contradiction.values(older)
-    if not any(kind in mine and kind in theirs and not mine[kind] & theirs[kind] for kind in _TIMES):
-        return None
-    return f"moves it to another time: {why}"
+    for said in dict.fromkeys((moved, newer)):
+        said = _VERB.sub(" ", said)
+        about = contradiction.content(said) & contradiction.content(older)
+        # a word of two letters or characters at least: a lone 月 or 次 is no thing
+        if any(len(word) > 1 for word in about) and (why := contradiction.contradicts(said, older)) is not None:
+            return f"moves it to another time: {why}"
+    return None
 
 
 def _kin(text: str) -> frozenset[str]:

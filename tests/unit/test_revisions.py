@@ -38,6 +38,8 @@ def superseded(*turns: str) -> list[list[str]]:
         ("周六约了看房，在莘庄那边。", "看房改到周日了。"),
         ("我们下周五去医院体检。", "体检推迟到下下周一了。"),
         ("我的面试在周三下午。", "面试提前到周二了。"),
+        ("Max has swimming lessons on Tuesdays.", "Swimming moved to Thursdays this term."),
+        ("下周六带孩子去动物园。", "动物园改到周日去了，周六要加班。"),
     ],
 )
 def test_a_thing_moved_to_another_time_supersedes_the_earlier_one(first, moved):
@@ -73,6 +75,7 @@ def test_what_moves_nothing_of_the_owners_supersedes_nothing(first, other):
             "Scratch that, we'll rent an apartment instead of the hotel.",
         ),
         ("I signed up for the pottery class on Mondays.", "I'm doing yoga instead of the pottery class."),
+        ("Book me the 7:30 spin class on Wednesday.", "Scratch that, book the 6:30 class instead of the 7:30."),
     ],
 )
 def test_a_thing_given_up_for_another_supersedes_the_earlier_one(first, replaced):
