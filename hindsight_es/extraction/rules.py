@@ -31,12 +31,11 @@ from hindsight_es.extraction.pronouns import resolved
 from hindsight_es.extraction.quotes import quoted
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.scripts import plain, written
-from hindsight_es.extraction.speech import asserted, one_off
+from hindsight_es.extraction.speech import asserted, meant_once, one_off
 from hindsight_es.extraction.statements import statement
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
+_CJK, _LATIN = re.compile(r"[\u3400-\u9fff]"), re.compile(r"[A-Za-z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -298,7 +297,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/40"
+    id = "rules/41"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -341,6 +340,8 @@ class RuleExtractor:
             named = {kv[1] for kv in chosen}
             found = [(r, kv) for r, kv in found if kv[0] != PLACEHOLDER or kv[1] not in named]
             found += [(_CHOICE, kv) for kv in chosen]
+        if had := meant_once(body):  # "我本来打算买特斯拉，现在决定不买了": a plan had, not one held
+            found = [(rule, kv) for rule, kv in found if rule.kind != "plan" or (kv[1] or "") not in had]
         if one_off(body):  # "use DHL this time", "just this once, answer in French": not the standing choice
             found = [(rule, kv) for rule, kv in found if not _standing(_attribute(kv[0]))]
         tagged = entities(sentence, speaker) if found or corrected else ()

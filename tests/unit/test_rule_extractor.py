@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/40"
+    assert ex.id == "rules/41"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -742,3 +742,15 @@ def test_a_stay_that_ends_is_no_place_one_lives(text):
 )
 def test_a_stay_with_no_end_of_its_own_is_where_one_lives(text, value):
     assert [c.value for c in typed(text) if c.key == "user/location"] == [value]
+
+
+@pytest.mark.parametrize(
+    ("text", "plans"),
+    [
+        ("我本来打算买特斯拉，现在决定不买特斯拉了，买比亚迪。", []),
+        ("我原本计划五月去日本，后来取消了。", []),
+        ("我打算明年去日本", ["明年去日本"]),
+    ],
+)
+def test_a_plan_the_speaker_had_once_is_no_plan(text, plans):
+    assert [c.value for c in typed(text) if c.kind == "plan"] == plans
