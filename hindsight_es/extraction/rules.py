@@ -164,7 +164,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("preference", px.ALLOWED, b.directive("always"), 0.6, 0.75),
     _rule("fact", px.UPDATED, b.updated, 0.6, 0.75),
     _rule("fact", passing.RENAMED_ZH, b.updated, 0.6, 0.7),
-    _rule("preference", px.ALWAYS, b.directive("always"), 0.6, 0.75),
+    _rule("preference", px.ALWAYS + passing.REMIND, b.directive("always"), 0.6, 0.75),
 )
 # A category choice stated by its frame (``updates.choices``), after the rule table had its say.
 _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
@@ -297,7 +297,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/41"
+    id = "rules/42"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()

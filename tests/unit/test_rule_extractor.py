@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/41"
+    assert ex.id == "rules/42"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -754,3 +754,21 @@ def test_a_stay_with_no_end_of_its_own_is_where_one_lives(text, value):
 )
 def test_a_plan_the_speaker_had_once_is_no_plan(text, plans):
     assert [c.value for c in typed(text) if c.kind == "plan"] == plans
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("Please remind me to call my parents every Sunday.", "user/instruction:remind_me_to_call_my_parents"),
+        ("Remind me every morning to take my meds.", "user/instruction:remind_me_to_take_my_meds"),
+        ("Every Friday, remind me to submit my timesheet.", "user/instruction:remind_me_to_submit_my_timesheet"),
+        ("每周日提醒我给爸妈打电话。", "user/instruction:提醒我给爸妈打电话"),
+    ],
+)
+def test_a_reminder_that_comes_back_is_a_standing_instruction(text, key):
+    assert [(c.key, c.value) for c in typed(text)] == [(key, "always")]
+
+
+@pytest.mark.parametrize("text", ["Remind me to buy milk.", "提醒我明天买牛奶。"])
+def test_one_reminder_is_no_standing_instruction(text):
+    assert not [c for c in typed(text) if c.key]
