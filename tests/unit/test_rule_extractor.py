@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/42"
+    assert ex.id == "rules/43"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -772,3 +772,11 @@ def test_a_reminder_that_comes_back_is_a_standing_instruction(text, key):
 @pytest.mark.parametrize("text", ["Remind me to buy milk.", "提醒我明天买牛奶。"])
 def test_one_reminder_is_no_standing_instruction(text):
     assert not [c for c in typed(text) if c.key]
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [("以后回复我请用中文。", "chinese"), ("回复我请用英文，谢谢。", "english"), ("回答我都用日语。", "japanese")],
+)
+def test_the_replies_language_said_after_the_reply(text, language):
+    assert [(c.key, c.value) for c in typed(text)] == [("user/reply_language", language)]
