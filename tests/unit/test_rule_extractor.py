@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/43"
+    assert ex.id == "rules/44"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -780,3 +780,9 @@ def test_one_reminder_is_no_standing_instruction(text):
 )
 def test_the_replies_language_said_after_the_reply(text, language):
     assert [(c.key, c.value) for c in typed(text)] == [("user/reply_language", language)]
+
+
+def test_a_kin_word_opening_a_possessive_is_the_speakers_relative():
+    assert [(c.key, c.value) for c in typed("Dad's name is Harold and he's 82.") if c.key] == [
+        ("father/name", "harold")
+    ]
