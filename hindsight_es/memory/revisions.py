@@ -37,8 +37,8 @@ _KEYLESS: frozenset[MemoryKind] = frozenset({"episode", "plan", "decision"})
 # "pushed the call back to 3pm", "rescheduled for Friday", "got postponed until May"; 改到, 推迟到, 提前, 延期, 挪到.
 _MOVED = re.compile(
     r"\b(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump(?:ed|s)?|shift(?:ed|s)?"
-    r"|chang(?:e|ed|es)|brought|bring)\b[^,;.!?]{0,40}?\b(?:to|until|till|for)\b"
-    r"|改到|改在|改成|推迟|推后|延期|延后|延到|提前|挪到|换到|调到|顺延|改期",
+    r"|chang(?:e|ed|es)|brought|bring)\b[^,;.!?]{0,40}?\b(?:to|until|till|for)\b|\b(?:is|are)\s+now\b"
+    r"|改到|改在|改成|改为|推迟|推后|延期|延后|延到|提前|挪到|换到|调到|顺延|改期|现在(?:是|定在|约在|改在)",
     re.I,
 )
 _VERB = re.compile(
@@ -55,8 +55,8 @@ _ONCE = re.compile(
 # Something given up for another, said in the turn: "we'll rent an apartment instead of the hotel", "I'd rather
 # take the train", "算了，徐汇太贵了", "我们不去杭州了，去苏州" (the verb again, with another place).
 _INSTEAD = re.compile(
-    r"\binstead\b|\brather\b|\bscratch\s+that\b|\bchange\s+of\s+plans?\b|算了|改成|改在|改去|换成|换到|而是"
-    r"|不再?([去租买住订选用约找看])[^，。！？；,!?;]{1,8}?了[，,]\s*(?:改|就|还是)?\1",
+    r"\binstead\b|\brather\b|\bscratch\s+that\b|\bchange\s+of\s+plans?\b|算了|改成|改在|换成|换到|而是"
+    r"|改(?:去|吃|喝|用|买|租|住|穿|学|坐|开|骑|报|订|选)|不再?([去租买住订选用约找看吃喝])[^，。！？；,!?;]{1,8}?了[，,]\s*(?:改|就|还是)?\1",
     re.I,
 )
 _SENTENCES = re.compile(r"(?<=[.!?。！？；;\n])\s*")
@@ -93,8 +93,8 @@ def revised(state: BankState, text: str, prepared: Prepared, turn_id: str) -> Pr
 def _gives_up(sentence: str, older: MemoryInfo) -> str | None:
     """Why ``sentence`` gives up what ``older`` is about ("instead of the hotel", "不去杭州了", "徐汇太贵了"): a word
     of both that the sentence says under an update cue (``anchors.given_up``), or None."""
-    if not _kin(sentence) <= _kin(older.said):
-        return None
+    if not _kin(sentence) <= _kin(older.said) or ux.owner(older.said) is None:
+        return None  # another person's, or what someone else said of themselves ("谢梓轩…从来不喝咖啡")
     shared = sorted(contradiction.content(sentence) & contradiction.content(older.said))
     if not shared:
         return None

@@ -40,6 +40,11 @@ def superseded(*turns: str) -> list[list[str]]:
         ("我的面试在周三下午。", "面试提前到周二了。"),
         ("Max has swimming lessons on Tuesdays.", "Swimming moved to Thursdays this term."),
         ("下周六带孩子去动物园。", "动物园改到周日去了，周六要加班。"),
+        (
+            "His neurologist appointment is next Monday at 2pm.",
+            "The clinic called, the neurologist appointment is now Wednesday at 11.",
+        ),
+        ("我妈下周三做手术。", "我妈的手术推迟到下周五了。"),
     ],
 )
 def test_a_thing_moved_to_another_time_supersedes_the_earlier_one(first, moved):
@@ -76,6 +81,8 @@ def test_what_moves_nothing_of_the_owners_supersedes_nothing(first, other):
         ),
         ("I signed up for the pottery class on Mondays.", "I'm doing yoga instead of the pottery class."),
         ("Book me the 7:30 spin class on Wednesday.", "Scratch that, book the 6:30 class instead of the 7:30."),
+        ("我午饭一般吃沙拉。", "最近不吃沙拉了，改吃鸡胸肉饭。"),
+        ("我们计划十月去云南。", "云南不去了，改去海南，小雨想看海。"),
     ],
 )
 def test_a_thing_given_up_for_another_supersedes_the_earlier_one(first, replaced):
@@ -91,6 +98,8 @@ def test_a_thing_given_up_for_another_supersedes_the_earlier_one(first, replaced
         ("下个月我们全家去杭州旅游。", "我不想住酒店了，改住民宿。"),
         # a relative's plan, not the owner's
         ("下个月我们全家去杭州旅游。", "我妹妹不去杭州了，去苏州。"),
+        # what someone else said of themselves
+        ("谢梓轩每天下午都喝普洱茶，从来不喝咖啡。", "我最近不喝咖啡了，改喝绿茶。"),
         # someone else's choice
         ("I drink black coffee every morning.", "Tariq Petrov drinks ginger tea every afternoon instead of coffee."),
     ],
