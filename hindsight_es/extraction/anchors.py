@@ -195,6 +195,29 @@ def retired(sentence: str, held: Sequence[Held]) -> list[Held]:
     return _named(sentence, held, ends)
 
 
+# A value that can be a name: up to three words of letters; in Chinese up to four characters, none of them a verb
+# or a particle ("国庆回去" is a plan's words, not a son's name)
+_NAME_EN = re.compile(r"[a-z][\w'.-]*(?:\s+[a-z][\w'.-]*){0,2}", re.I)
+_NOT_IN_A_NAME_ZH = re.compile(r"[去回来到了改在是的和把被就要想会过着吧呢吗]")
+
+
+def _fits(value: str, key: str) -> bool:
+    """A bare corrected value can be the value of the held ``key``: of its lexicon category, a name where a name is
+    held (a relative's, a pet's), a number where an age is; anything where the attribute is free. A value of
+    another kind corrects something else ("其实改成国庆回去了" after "我儿子叫Max" is no son's name)."""
+    attribute = _attribute(key).partition(":")[0]
+    if attribute in lx.CATEGORIES:
+        found = vx.category(value)
+        return found is not None and found[0] == attribute
+    if attribute in ("name", "pet"):
+        if value.isascii():
+            return _NAME_EN.fullmatch(value) is not None
+        return len(value) <= 4 and _NOT_IN_A_NAME_ZH.search(value) is None
+    if attribute == "age":
+        return value.isdigit()
+    return True
+
+
 def _subject(key: str) -> str:
     return key.partition("/")[0]
 
@@ -331,7 +354,8 @@ def _resolved(
     speaker: str | None,
 ) -> Candidate | None:
     placeholder = c.key is not None and _attribute(c.key) == UNKNOWN
-    bare = (c.key is None or placeholder) and c.is_correction and bool(c.value)
+    # a revised plan or decision (keyless by kind) is no bare value: it names no attribute to take the key of
+    bare = (c.key is None or placeholder) and c.is_correction and bool(c.value) and c.kind not in ("plan", "decision")
     if c.key is None and not bare:
         return c
     subject = _subject(c.key) if c.key else "user"
@@ -344,7 +368,7 @@ def _resolved(
             return _rekeyed(c, olds[0].key, speaker)
         if bare:
             latest = next((h for h in reversed(held) if h.session_id == session_id), None)
-            return _rekeyed(c, latest.key, speaker) if latest else c
+            return _rekeyed(c, latest.key, speaker) if latest and _fits(c.value or "", latest.key) else c
         return None
     assert c.key is not None
     negated = c.value.removeprefix("not:") if c.value and c.value.startswith("not:") else None

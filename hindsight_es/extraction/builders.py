@@ -33,6 +33,8 @@ def place(attr: str) -> Builder:
         if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
         v = vx.city(vx.clean(vx.PLACE_CUT.sub("", m["v"])))
+        if attr == "location" and vx.visiting(m[0], m.string):  # "staying at a hotel for the first week"
+            return None
         if attr == "location" and vx.ORGANISATION.search(v):  # "moved over to Sutter Health": a new employer
             return vx.workplace(m["v"])
         return None if vx.vague(v) or v.isdigit() else (f"user/{attr}", v)  # "born in 1990" is no place

@@ -51,7 +51,8 @@ _TYPO = re.compile(
 )
 _TYPO_AS = ("allergic", "allergy", "vegetarian", "birthday")
 _NAME_OPEN = re.compile(r"^name(?:'s|\s+is)\s+(?=(?-i:[A-Z]))", re.I)  # "Name's Tom by the way": the speaker's
-_KIN_OPEN = re.compile(r"^(?-i:(Dad|Mum|Mom|Grandma|Grandpa))\b(?=\s+[a-z])")  # "Dad moved …", not "Dad!"
+# "Dad moved …", "Dad's name …", not "Dad!"
+_KIN_OPEN = re.compile(r"^(?-i:(Dad|Mum|Mom|Grandma|Grandpa))\b(?=\s+[a-z]|'s\s)")
 _MY_IS = re.compile(
     r"\b(my\s+[a-z]+)'s(?=\s+(?:on|in|at|from|an?|the|not|still|now|coming|\d|january|february|march|april|may|june|july"
     r"|august|september|october|november|december)\b)",

@@ -121,6 +121,20 @@ AGE_THIS_YEAR_ZH = (
 PLAN_ZH = (
     rf"^{_TIME_ZH}(?:[一二三四五六七八九十\d]+月(?:份|初|底|中旬)?)?{ZI}?{ZADV}(?:要|得|准备)(?!下雨|降温|刮风|变天|放假)"
     rf"(?P<v>[^，。！？；,!?;\n]{{2,20}}?){_STOP_ZH}",
+    # "下个月我们全家去杭州旅游", "我下周去上海出差", "我们下周五去医院体检": a time still to come, then going somewhere
+    rf"^{ZI}?{_TIME_ZH}(?:[一二三四五六七八九十\d]+月(?:份|初|底|中旬)?)?{ZI}?(?:全家|一家人?|俩|几个)?(?!一般|通常|经常|常常|总|都|每)"
+    rf"(?P<v>[去回](?!过|了)[^，。！？；,!?;\n了]{{2,14}}?){_STOP_ZH}",  # not "周末去爬山了": gone already
+)
+# A reminder that comes back is a standing instruction: "Please remind me to call my parents every Sunday",
+# "Remind me every morning to take my meds", "每周日提醒我给爸妈打电话" (one reminder, "remind me to buy milk", is a
+# task, not kept)
+_EVERY_EN = r"(?:every|each)\s+(?:\w+\s+)?(?:day|morning|afternoon|evening|night|week|weekend|month|year|\w+day)s?\b"
+REMIND = (
+    rf"^(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?(?P<v>remind\s+me\s+(?:to|about)\s+[^.;!?]{{2,60}}?)[\s,]+{_EVERY_EN}",
+    rf"^(?:please\s+)?(?P<g>remind\s+me\s+){_EVERY_EN}[\s,]+(?P<v>(?:to|about)\s+[^.;!?]{{2,60}}?){_STOP_EN}",
+    rf"^(?:please\s+)?{_EVERY_EN}[\s,]+(?:please\s+)?(?P<v>remind\s+me\s+(?:to|about)\s+[^.;!?]{{2,60}}?){_STOP_EN}",
+    rf"^(?:以后|今后)?(?:请你?)?每(?:天|晚|周[一二三四五六日天]?|个?星期[一二三四五六日天]?|个?月|年|次)[^，。！？；,!?;\n]{{0,6}}?"
+    rf"(?:都|记得|要)?(?P<v>提醒我[^，。！？；,!?;\n]{{2,20}}?){_STOP_ZH}",
 )
 # "We've booked Kyoto for the first week of April": a trip booked for a time
 BOOKED = (

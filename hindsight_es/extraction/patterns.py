@@ -93,13 +93,13 @@ BUDGET = (
     r"\b(?:cut|raised|increased|reduced|lowered|bumped|trimmed)\s+(?:the\s+|our\s+|my\s+)budget\s+(?:down\s+|up\s+)?to\s+"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
     r"\bbudget\s+(?:(?:for|on)\s+(?:the\s+|our\s+|this\s+)?[a-z]+(?:\s+[a-z]+)?\s+)?(?:is\s+|was\s+|of\s+|will be\s+"
-    r"|stays?\s+|(?:has\s+been\s+|was\s+|got\s+)?(?:cut|raised|increased|reduced|lowered|bumped|trimmed|dropped|down|up)\s+"
-    r"|is\s+(?:now\s+)?(?:down|up)\s+)?(?:now\s+|still\s+)?(?:(?:to|under|below|less than"
-    r"|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just|within)\s+)*"
+    r"|stays?\s+|(?:has\s+been\s+|was\s+|got\s+|went\s+|goes\s+|has\s+gone\s+)?(?:cut|raised|increased|reduced|lowered"
+    r"|bumped|trimmed|dropped|down|up|rose|grew|jumped|climbed|fell)\s+|is\s+(?:now\s+)?(?:down|up)\s+)?(?:now\s+|still\s+)?(?:"
+    r"(?:to|under|below|less than|at most|up to|no more than|max(?:imum)?|around|about|roughly|only|just|within)\s+)*"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
-    r"(?:(?:我们|咱们|我)的?)?预算(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到|追加到|增加到|涨到|提到|减到|砍到|压到)?"
-    r"(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?"
-    r"\s*(?P<v>\d[\d,.]*\s*(?:万|千|百|k)?\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
+    r"(?:(?:我们|咱们|我)的?)?预算(?:可以|能|要)?(?:是|在|为|只有|大概|大约|有|改成|改为|调整为|调到|提高到|降到|追加到|增加到|涨到|提到|减到"
+    r"|砍到|压到)?(?:不超过|不能超过|不要超过|不高于|控制在|最多|低于|上限是)?\s*(?P<v>(?:每个?月|一个月)?(?:\d[\d,.]*\s*(?:万|千|百|k)?"
+    r"|[一二两三四五六七八九十]{1,3}[百千万][一二两三四五六七八九]?)\s*(?:元|块钱|块|美元|美金|人民币|rmb|刀)?)",
 )
 _WHEN_ZH = (r"(?:(?:周|星期|礼拜)[一二三四五六日天])?(?:周末|工作日|节假日|假期|休息日|上班时间|下班后|晚上|夜里"
             r"|深夜|半夜|凌晨|早上|上午|中午|下午|午休时间?)|(?:周|星期|礼拜)[一二三四五六日天]")

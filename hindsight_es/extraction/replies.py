@@ -14,7 +14,8 @@ REPLY_LANGUAGE = (
     rf"用(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我|与我)?(?:回答|回复|回我|交流|沟通|说话|说|写(?=$|[，。！？；,!?;\s]|给我)|聊天|聊)",
     rf"\bswitch\s+(?:your\s+|the\s+)?(?:replies|answers|responses)\s+(?:back\s+)?(?:to|into)\s+(?P<v>{_LANG_EN})\b",
     rf"(?:跟我|和我|与我|给我)(?:说话|交流|沟通|聊天|回复|回答)[，,]?(?:请你?|麻烦你?)?(?:都|就)?用(?P<v>{_LANG_ZH})",
-    rf"(?:回答|回复)我?(?:的时候|时)[，,]?(?:请|就|都|还是)?用(?P<v>{_LANG_ZH})",
+    # "回复我的时候用英文", "以后回复我请用中文"
+    rf"(?:回答|回复)我?(?:的时候|时)?[，,]?(?:请你?|就|都|还是|一律)*用(?P<v>{_LANG_ZH})",
     rf"(?:换回|改回|换成|改成|改用|换用)(?P<v>{_LANG_ZH})(?:来)?(?:跟我|和我|给我)?(?:回答|回复|交流|沟通|说话|聊)",
     # "use English instead", "switch to Chinese from now on" said to the assistant (a request: ``speech``)
     rf"^(?:please\s+)?(?:use|switch\s+(?:back\s+)?to|go\s+back\s+to|stick\s+(?:to|with))\s+(?P<v>{_LANG_EN})"

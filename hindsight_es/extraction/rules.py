@@ -31,12 +31,11 @@ from hindsight_es.extraction.pronouns import resolved
 from hindsight_es.extraction.quotes import quoted
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.scripts import plain, written
-from hindsight_es.extraction.speech import asserted, one_off
+from hindsight_es.extraction.speech import asserted, meant_once, one_off
 from hindsight_es.extraction.statements import statement
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN = re.compile(r"[A-Za-z]")
+_CJK, _LATIN = re.compile(r"[\u3400-\u9fff]"), re.compile(r"[A-Za-z]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +164,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("preference", px.ALLOWED, b.directive("always"), 0.6, 0.75),
     _rule("fact", px.UPDATED, b.updated, 0.6, 0.75),
     _rule("fact", passing.RENAMED_ZH, b.updated, 0.6, 0.7),
-    _rule("preference", px.ALWAYS, b.directive("always"), 0.6, 0.75),
+    _rule("preference", px.ALWAYS + passing.REMIND, b.directive("always"), 0.6, 0.75),
 )
 # A category choice stated by its frame (``updates.choices``), after the rule table had its say.
 _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
@@ -298,7 +297,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/36"
+    id = "rules/44"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -341,6 +340,8 @@ class RuleExtractor:
             named = {kv[1] for kv in chosen}
             found = [(r, kv) for r, kv in found if kv[0] != PLACEHOLDER or kv[1] not in named]
             found += [(_CHOICE, kv) for kv in chosen]
+        if had := meant_once(body):  # "我本来打算买特斯拉，现在决定不买了": a plan had, not one held
+            found = [(rule, kv) for rule, kv in found if rule.kind != "plan" or (kv[1] or "") not in had]
         if one_off(body):  # "use DHL this time", "just this once, answer in French": not the standing choice
             found = [(rule, kv) for rule, kv in found if not _standing(_attribute(kv[0]))]
         tagged = entities(sentence, speaker) if found or corrected else ()
@@ -356,6 +357,9 @@ class RuleExtractor:
                 yield said.candidate("correction", kv, 0.8, 0.9)
 
 
+_KEYLESS = frozenset({"plan", "decision"})  # kinds the rules never key: what they say is not an attribute's value
+
+
 @dataclass(frozen=True, slots=True)
 class _Said:
     """One sentence of a turn, as its typed candidates share it."""
@@ -366,7 +370,11 @@ class _Said:
     corrected: bool
 
     def candidate(self, kind: MemoryKind, kv: KeyValue, imp: float, conf: float) -> Candidate:
-        if self.corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
+        if self.corrected and kind in _KEYLESS and kv[0] is None:
+            # "Actually we're going to Korea instead": a plan revised is a plan, not a bare corrected value,
+            # which would take the key of whatever the session last held ("the daughter's name: Korea")
+            imp, conf = max(imp, 0.8), 0.9
+        elif self.corrected:  # the speaker revises an earlier statement: same key, new value, higher trust
             kind, imp, conf = "correction", max(imp, 0.8), 0.9
             if kv[0] and kv[0].endswith("/" + UNKNOWN):  # a bare corrected value, as ``_BARE`` gives it
                 kv = (None, kv[1])

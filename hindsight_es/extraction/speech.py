@@ -91,3 +91,15 @@ _ONE_OFF = re.compile(
 def one_off(sentence: str) -> bool:
     """Whether a choice in ``sentence`` is made for one occasion only."""
     return _ONE_OFF.search(sentence) is not None
+
+
+# A plan meant once and no more, in its clause: "我本来打算买特斯拉，现在决定不买了", "原本计划五月去日本，后来取消了"
+_MEANT_ONCE = re.compile(
+    r"[^，,；;]*(?:本来|原本|原来|当初|之前|以前)(?:是|都|还)?(?:打算|计划|准备|规划|想)[^，,；;]*"
+)
+
+
+def meant_once(sentence: str) -> str:
+    """The clause of ``sentence`` that says a plan the speaker had, not has ("" when none)."""
+    found = _MEANT_ONCE.search(sentence)
+    return found[0] if found else ""

@@ -202,6 +202,21 @@ ORGANISATION = re.compile(
     re.I,
 )
 
+# A stay that ends: lodging, someone else's home, or a bounded time ("staying at a hotel near the beach for the
+# first week", "staying at my sister's place this week"): a visit, not where one lives
+VISIT = re.compile(
+    r"\b(?:hotels?|hostels?|motels?|airbnbs?|resorts?|inns?|b&bs?|guest\s*houses?|campsites?|rentals?)\b|'s\s+(?:place"
+    r"|house|flat|apartment)\b|\bfor\s+(?:the\s+)?(?:a\s+few|a\s+couple\s+of|a|\d+|one|two|three|four|five|six|seven|first"
+    r"|last|next)\s+(?:\w+\s+)?(?:nights?|days?|weeks?|weekends?)\b|\b(?:this|next)\s+(?:week|weekend)\b|\btonight\b",
+    re.I,
+)
+_STAYING = re.compile(r"\bstay(?:ing|s|ed)?\b", re.I)
+
+
+def visiting(said: str, sentence: str) -> bool:
+    """``said`` (a match of a place one is at) is a stay that ends, so no place one lives (``VISIT``)."""
+    return _STAYING.search(said) is not None and VISIT.search(sentence) is not None
+
 
 def job(v: str) -> str:
     """A job without how it is held: "freelance illustrator" is an illustrator, "兼职会计" an accountant."""

@@ -34,10 +34,11 @@ _NEG_ZH = re.compile(r"不|没|无|非|未|别|取消|否|假的")
 _CHANGE = re.compile(
     r"\b(?:moved?|rescheduled|changed?|switched|replaced|postponed|delayed|updated?|now|no longer|instead"
     r"|cancel(?:l?ed)?|relocated|renamed|merged|became|becomes)\b|改到|改为|改成|搬到|搬去|换成|换到|调整|变更|推迟|延期|取消|现在|已经|最新|合并"
+    r"|提前|延后|延到|挪到|调到|改期|顺延"
 )
 _QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*[?？。!！]?\s*$")
 _WEEKDAYS = re.compile(
-    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|(?:周|星期|礼拜)[一二三四五六日天1-7]"
+    r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:days?)?\b|(?:周|星期|礼拜)[一二三四五六日天1-7]"
 )
 _MONTHS = re.compile(
     r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"

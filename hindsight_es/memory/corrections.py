@@ -24,7 +24,7 @@ from hindsight_es.memory.prepared import Prepared, caused
 from hindsight_es.memory.state import BankState, MemoryInfo
 
 AS_GIVEN = "correction"  # the extractor id of a correction stored in its own words
-READ_BY = "correction:"  # + the rules' id ("correction:rules/36"): a correction stored as the rules read it
+READ_BY = "correction:"  # + the rules' id ("correction:rules/44"): a correction stored as the rules read it
 _PLACEHOLDER = "memory/"  # the key a correction of a keyless memory takes: ``memory/<its id>``
 
 

@@ -41,7 +41,7 @@ from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction.filler import is_filler
 from hindsight_es.extraction.schema import Candidate
-from hindsight_es.memory import commands, corrections, disputes, episodes, guard, ids, judge, trust
+from hindsight_es.memory import commands, corrections, disputes, episodes, guard, ids, judge, revisions, trust
 from hindsight_es.memory.forgetting import Revived, decide_lifecycle
 from hindsight_es.memory.guard import DEFAULT_POLICY, GuardPolicy
 from hindsight_es.memory.ids import derive_id
@@ -243,9 +243,15 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
 
 def resolved(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str = "user") -> Prepared:
     """The rule extractor's candidates resolved against the owner's active memories (``extraction.anchors``):
-    an update takes the key of what it replaces; a placeholder nothing anchors is dropped, with its vector."""
+    an update takes the key of what it replaces; a placeholder nothing anchors is dropped, with its vector. An
+    owner's turn that moves a keyless memory to another time updates it (``revisions``)."""
     if not prepared.extractor.startswith("rules/"):
         return prepared
+    anchored = _anchored(state, turn, prepared, prov)
+    return revisions.revised(state, turn.text, anchored, turn.turn_id) if prov == "user" else anchored
+
+
+def _anchored(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str) -> Prepared:
     episodes_only = all(c.kind == "episode" for c in prepared.candidates)
     if episodes_only and not anchors.may_retire(turn.text):
         return prepared  # the bank's held values are read only for a turn that may end one

@@ -52,6 +52,12 @@ _EARLIER = re.compile(
     r"|以前|之前|原来|从前|过去|当初|第一(?:个|份|家|只)|上一(?:个|份|家)",
     re.I,
 )
+# A question about what held first ("周会最早定在星期几？", "where was the offsite originally?", "what did I use to
+# drive?"): what has since been superseded answers it, kept in history for this (``search.recall`` searches it).
+_FIRST_HELD = re.compile(
+    r"\b(?:originally|at\s+first|initially|previously|formerly|used\s+to)\b|最早|最初|一开始|起初|原本|本来|原先",
+    re.I,
+)
 _ME_EN = re.compile(r"\b(?:i|i'm|im|me|my|mine|myself)\b", re.I)
 _US_EN = re.compile(r"\b(?:we|we're|our|us)\b", re.I)
 _ME_ZH, _US_ZH = re.compile("[我咱]"), re.compile("我们|咱")
@@ -188,3 +194,8 @@ def answers(asks: frozenset[Asked], key: str | None) -> bool:
         and (a.facet is None or not facet or a.facet == facet)
         for a in asks
     )
+
+
+def asks_first_held(query: str) -> bool:
+    """The question asks what held before it was superseded ("周会最早定在星期几？")."""
+    return _FIRST_HELD.search(question(query)) is not None

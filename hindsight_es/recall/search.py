@@ -23,7 +23,7 @@ import numpy as np
 from hindsight_es.embedding import Embedder
 from hindsight_es.errors import ConfigError
 from hindsight_es.memory.episodes import repeated
-from hindsight_es.recall.asked import asked
+from hindsight_es.recall.asked import asked, asks_first_held
 from hindsight_es.recall.counts import counted
 from hindsight_es.recall.fulltext import MATCHES, scored, tied
 from hindsight_es.recall.fusion import rrf
@@ -78,6 +78,8 @@ def recall(
     """Hits best first by fused score; each carries its calibrated ``relevance`` (``recall.relevance``).
     With ``min_relevance`` above 0, no hit when the best relevance is below it (see ``floor``)."""
     parsed = parse_query(query, now)
+    if tuple(statuses) == ("active",) and asks_first_held(query):
+        statuses = ("active", "superseded")  # what held first is superseded now, and kept in history to be asked
     where = MemoryFilter(
         bank_id, statuses=statuses, kinds=kinds, since=since, until=until, agent=agent, trusted_only=trusted_only
     )

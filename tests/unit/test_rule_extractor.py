@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/36"
+    assert ex.id == "rules/44"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
@@ -362,6 +362,25 @@ def test_a_negated_preference_supersedes_the_positive_one_in_either_language():
 def test_plans(text, value):
     cand = one(text)
     assert (cand.kind, cand.key, cand.value) == ("plan", None, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("下个月我们全家去杭州旅游。", "去杭州旅游"),
+        ("我下周去上海出差，帮我订个酒店。", "去上海出差"),
+        ("我们下周五去医院体检。", "去医院体检"),
+        ("明天回老家过年。", "回老家过年"),
+    ],
+)
+def test_a_chinese_trip_said_with_a_time_to_come_and_no_verb_of_intent_is_a_plan(text, value):
+    plans = [c for c in typed(text) if c.kind == "plan"]
+    assert [(c.key, c.value) for c in plans] == [(None, value)]
+
+
+@pytest.mark.parametrize("text", ["周末去爬山了。", "我周末一般去爬山。", "上周去杭州旅游，玩得很开心。"])
+def test_a_trip_gone_on_or_a_habit_is_no_plan(text):
+    assert not [c for c in typed(text) if c.kind == "plan"]
 
 
 @pytest.mark.parametrize(
@@ -702,3 +721,68 @@ def test_a_reason_after_for_is_not_an_activity(text):
 )
 def test_where_a_job_is_done_is_its_employer_when_it_names_one(text, expected):
     assert sorted((c.key, c.value) for c in typed(text)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We're staying at a hotel near the beach for the first week.",
+        "I'm staying at my sister's place this week.",
+        "We're staying in Rome for three nights.",
+        "I am staying at an Airbnb in Kyoto.",
+    ],
+)
+def test_a_stay_that_ends_is_no_place_one_lives(text):
+    assert not [c for c in typed(text) if c.key == "user/location"]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("I'm staying in Lisbon until March.", "lisbon"), ("I'm currently staying in Denver.", "denver")],
+)
+def test_a_stay_with_no_end_of_its_own_is_where_one_lives(text, value):
+    assert [c.value for c in typed(text) if c.key == "user/location"] == [value]
+
+
+@pytest.mark.parametrize(
+    ("text", "plans"),
+    [
+        ("我本来打算买特斯拉，现在决定不买特斯拉了，买比亚迪。", []),
+        ("我原本计划五月去日本，后来取消了。", []),
+        ("我打算明年去日本", ["明年去日本"]),
+    ],
+)
+def test_a_plan_the_speaker_had_once_is_no_plan(text, plans):
+    assert [c.value for c in typed(text) if c.kind == "plan"] == plans
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ("Please remind me to call my parents every Sunday.", "user/instruction:remind_me_to_call_my_parents"),
+        ("Remind me every morning to take my meds.", "user/instruction:remind_me_to_take_my_meds"),
+        ("Every Friday, remind me to submit my timesheet.", "user/instruction:remind_me_to_submit_my_timesheet"),
+        ("每周日提醒我给爸妈打电话。", "user/instruction:提醒我给爸妈打电话"),
+    ],
+)
+def test_a_reminder_that_comes_back_is_a_standing_instruction(text, key):
+    assert [(c.key, c.value) for c in typed(text)] == [(key, "always")]
+
+
+@pytest.mark.parametrize("text", ["Remind me to buy milk.", "提醒我明天买牛奶。"])
+def test_one_reminder_is_no_standing_instruction(text):
+    assert not [c for c in typed(text) if c.key]
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [("以后回复我请用中文。", "chinese"), ("回复我请用英文，谢谢。", "english"), ("回答我都用日语。", "japanese")],
+)
+def test_the_replies_language_said_after_the_reply(text, language):
+    assert [(c.key, c.value) for c in typed(text)] == [("user/reply_language", language)]
+
+
+def test_a_kin_word_opening_a_possessive_is_the_speakers_relative():
+    assert [(c.key, c.value) for c in typed("Dad's name is Harold and he's 82.") if c.key] == [
+        ("father/name", "harold")
+    ]

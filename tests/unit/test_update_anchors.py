@@ -210,3 +210,53 @@ def test_a_liked_value_given_up_for_another_of_its_kind_is_superseded(first, swi
 def test_a_liked_value_the_turn_does_not_give_up_stays(second):
     state, out = said("I love coffee.", second)
     assert ("user/preference:coffee", "coffee") in active(state) and out[1][1] == []
+
+
+def test_a_revised_plan_keeps_its_kind_and_takes_no_key_of_the_sessions_memories():
+    state, out = said(
+        "My daughter is called Lily.",
+        "We're planning a trip to Japan in October.",
+        "Actually we're going to Korea instead, the flights are cheaper.",
+    )
+    assert ("daughter/name", "lily") in active(state)
+    assert not any(value == "korea" for _, value in active(state))
+    assert out[2][1] == []
+    assert any(m.kind == "plan" and "Korea" in m.text for m in state.active())
+
+
+@pytest.mark.parametrize(
+    ("first", "update", "key", "value"),
+    [
+        (
+            "Our budget for the whole trip is about $6,000.",
+            "The budget went up to $7,500 since Rosa is joining.",
+            "team/budget",
+            "$7,500",
+        ),
+        ("My budget is $2,000 for the new laptop.", "My budget rose to $2,500.", "user/budget", "$2,500"),
+        ("最近在找房子，想租一室一户，预算每个月五千左右。", "预算可以提到六千。", "user/budget", "六千"),
+        ("我们的预算是两万块。", "预算涨到三万了。", "team/budget", "三万"),
+    ],
+)
+def test_a_budget_said_in_words_or_raised_updates_the_budget(first, update, key, value):
+    state, out = said(first, update)
+    assert (key, value) in active(state)
+    assert out[1][1] == ["t0"]
+
+
+@pytest.mark.parametrize(
+    ("first", "plan", "correction", "kept"),
+    [
+        (
+            "My son Max starts kindergarten in September.",
+            "我们打算暑假回国看爸妈。",
+            "其实改成国庆回去了，暑假机票太贵。",
+            ("son/name", "max"),
+        ),
+        ("I drink green tea.", "We're planning a trip to Japan.", "Actually, it's Kyoto.", ("user/drink", "green tea")),
+    ],
+)
+def test_a_bare_correction_of_another_kind_takes_no_key_of_the_sessions_memories(first, plan, correction, kept):
+    state, out = said(first, plan, correction)
+    assert kept in active(state)
+    assert out[2][1] == []
