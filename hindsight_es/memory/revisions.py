@@ -31,6 +31,9 @@ from hindsight_es.memory.state import BankState, MemoryInfo
 from hindsight_es.types import MemoryKind
 
 COMMON = 400  # a word this many memories share says nothing about which one a sentence is about
+# ... nor a word most of a bank's memories share, once they are a few: the owner's name in a diary of third-person
+# entries ("Lisa在操场上…", "Lisa帮忙…"), given up in one of them, superseded another.
+MOST, FEW = 0.5, 5
 COMPARED = 50  # memories a sentence is compared with, those sharing most of its words first
 _KEYLESS: frozenset[MemoryKind] = frozenset({"episode", "plan", "decision"})
 # A verb of moving a thing in time, then (within its clause) where to: "moved my appointment to Thursday",
@@ -61,6 +64,13 @@ _INSTEAD = re.compile(
 )
 _SENTENCES = re.compile(r"(?<=[.!?。！？；;\n])\s*")
 _CLAUSES = re.compile(r"[,，;；]|\s+(?:because|since|as|but|so)\s+|因为|但是|所以")
+# Words of a time of day or a calendar, shared by two sentences about different things: "早上实在起不来，改成下班
+# 后晚上8点去了" moves the user's visits, not the gym's hours "营业时间早上6点到晚上11点".
+_WHEN = re.compile(
+    r"早上|晚上|上午|下午|中午|凌晨|傍晚|夜里|今天|明天|昨天|每天|天天|周末|下周|上周|本周|这周|星期|礼拜|时间|点[到去半]"
+    r"|morning\w*|evening\w*|night\w*|afternoon\w*|today|tomorrow|tonight|week\w*|day\w*|time\w*|hour\w*",
+    re.I,
+)
 _KIN = re.compile(rf"\b(?:{px._REL_EN})\b|{px._REL_ZH}", re.I)
 
 
@@ -77,11 +87,12 @@ def revised(state: BankState, text: str, prepared: Prepared, turn_id: str) -> Pr
     for sentence in (s for s in _SENTENCES.split(text) if s.strip()):
         if contradiction.is_question(sentence) or one_off(sentence) or _ONCE.search(sentence):
             continue
-        for older in _nearest(state, sentence, turn_id):
+        common = _common(state, sentence)
+        for older in _nearest(state, sentence, turn_id, common):
             # what is moved may be moved by anyone ("they pushed the offsite back"); what is given up for another is
             # the chooser's: "Tariq drinks ginger tea instead of coffee" gives up nothing of the owner's
-            why = (_moves(sentence, older.said) if _MOVED.search(sentence) else None) or (
-                _gives_up(sentence, older) if instead and ux.owner(sentence) is not None else None
+            why = (_moves(sentence, older.said, common) if _MOVED.search(sentence) else None) or (
+                _gives_up(sentence, older, common) if instead and ux.owner(sentence) is not None else None
             )
             if why is not None:
                 candidates = list(prepared.candidates)
@@ -90,12 +101,13 @@ def revised(state: BankState, text: str, prepared: Prepared, turn_id: str) -> Pr
     return prepared
 
 
-def _gives_up(sentence: str, older: MemoryInfo) -> str | None:
+def _gives_up(sentence: str, older: MemoryInfo, common: frozenset[str] = frozenset()) -> str | None:
     """Why ``sentence`` gives up what ``older`` is about ("instead of the hotel", "不去杭州了", "徐汇太贵了"): a word
     of both that the sentence says under an update cue (``anchors.given_up``), or None."""
     if not _kin(sentence) <= _kin(older.said) or ux.owner(older.said) is None:
         return None  # another person's, or what someone else said of themselves ("谢梓轩…从来不喝咖啡")
-    shared = sorted(contradiction.content(sentence) & contradiction.content(older.said))
+    both = contradiction.content(sentence) & contradiction.content(older.said)
+    shared = sorted(w for w in both - common if not _WHEN.fullmatch(w))
     if not shared:
         return None
     # its words, and its values (a time, a number, a name: "book the 6:30 class instead of the 7:30")
@@ -108,7 +120,7 @@ def _gives_up(sentence: str, older: MemoryInfo) -> str | None:
     return None
 
 
-def _moves(newer: str, older: str) -> str | None:
+def _moves(newer: str, older: str, common: frozenset[str] = frozenset()) -> str | None:
     """Why ``newer`` moves what ``older`` says to another time, or None."""
     if not _kin(newer) <= _kin(older):  # a person the earlier one did not name: another thing
         return None
@@ -125,9 +137,10 @@ def _moves(newer: str, older: str) -> str | None:
         return None
     for said in dict.fromkeys((moved, newer)):
         said = _VERB.sub(" ", said)
-        about = contradiction.content(said) & contradiction.content(older)
+        about = contradiction.content(said) & contradiction.content(older) - common
         # a word of two letters or characters at least: a lone 月 or 次 is no thing
-        if any(len(word) > 1 for word in about) and (why := contradiction.contradicts(said, older)) is not None:
+        thing = any(len(word) > 1 and not _WHEN.fullmatch(word) for word in about)
+        if thing and (why := contradiction.contradicts(said, older)) is not None:
             return f"moves it to another time: {why}"
     return None
 
@@ -136,14 +149,24 @@ def _kin(text: str) -> frozenset[str]:
     return frozenset(m[0].lower() for m in _KIN.finditer(text))
 
 
-def _nearest(state: BankState, sentence: str, turn_id: str) -> list[MemoryInfo]:
+def _common(state: BankState, sentence: str) -> frozenset[str]:
+    """The words of ``sentence`` too common in the bank to say which memory it is about (``COMMON``, ``MOST``)."""
+    held = len(state.memories)
+    return frozenset(
+        token
+        for token in contradiction.content(sentence)
+        if (n := len(state.anchors.get(token, ()))) > COMMON or (n >= FEW and n > MOST * held)
+    )
+
+
+def _nearest(state: BankState, sentence: str, turn_id: str, common: frozenset[str]) -> list[MemoryInfo]:
     """Active keyless memories of the owner's word sharing content words with ``sentence``, most shared first,
     then the most recent; never the turn's own."""
     counts: dict[UUID, int] = {}
     for token in contradiction.content(sentence):
-        ids = state.anchors.get(token, ())
-        if len(ids) > COMMON:
+        if token in common:
             continue
+        ids = state.anchors.get(token, ())
         for memory_id in ids:
             counts[memory_id] = counts.get(memory_id, 0) + 1
     found = [state.memories[m] for m in counts if m in state.memories]

@@ -55,7 +55,8 @@ _EARLIER = re.compile(
 # A question about what held first ("周会最早定在星期几？", "where was the offsite originally?", "what did I use to
 # drive?"): what has since been superseded answers it, kept in history for this (``search.recall`` searches it).
 _FIRST_HELD = re.compile(
-    r"\b(?:originally|at\s+first|initially|previously|formerly|used\s+to)\b|最早|最初|一开始|起初|原本|本来|原先",
+    r"\b(?:originally|at\s+first|initially|previously|formerly|used\s+to)\b|最早|最初|一开始|起初|原本|本来|原先"
+    r"|以前|之前|原来|从前|当初",  # "改成夜跑以前我是几点跑？", "比原来多休几天？": the earlier value, superseded now
     re.I,
 )
 _ME_EN = re.compile(r"\b(?:i|i'm|im|me|my|mine|myself)\b", re.I)

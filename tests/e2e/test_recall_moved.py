@@ -36,3 +36,11 @@ async def test_a_moved_appointment_is_recalled_at_its_new_time_and_its_first_tim
         first = [hit.text for hit in await hs.recall("maya", first_q, limit=5)]
     assert new in current[0] and not any(old in text for text in current), current
     assert any(old in text for text in first), first
+
+
+async def test_a_question_about_before_the_change_finds_the_earlier_time(tmp_path: Path) -> None:
+    async with local(Settings(data_dir=tmp_path / "data")) as hs:
+        for text in TURNS["zh"]:
+            await hs.retain("maya", text, session_id="s1", wait=True)
+        before = [hit.text for hit in await hs.recall("maya", "改到周日以前，看房约的是哪天？", limit=5)]
+    assert any("周六" in text for text in before), before

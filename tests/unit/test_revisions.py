@@ -106,3 +106,25 @@ def test_a_thing_given_up_for_another_supersedes_the_earlier_one(first, replaced
 )
 def test_what_gives_up_nothing_of_the_owners_supersedes_nothing(first, other):
     assert superseded(first, other)[1] == []
+
+
+def test_a_shared_time_of_day_is_not_the_thing_moved():
+    # the user's visits moved to the evening, not the gym's opening hours
+    turns = ("营业时间早上6点到晚上11点", "本来打算每天早上去", "早上实在起不来，改成下班后晚上8点去了")
+    assert superseded(*turns)[2] != ["t0"]
+    assert "t0" not in superseded(*turns)[2]
+
+
+def test_a_word_most_of_the_bank_shares_is_not_what_is_given_up():
+    # a diary in the third person: the owner's name is in every entry, so giving it up says nothing
+    things = (
+        "在操场上找到一颗丢失的足球并归还给了同学",
+        "帮忙做花园里的园艺活动",
+        "和邻居一起在小区花园种花",
+        "在宠物店看到一只小猫",
+        "和好朋友一起参加夏令营",
+        "在游乐园玩转盘",
+    )
+    entries = [f"Lisa{thing}，感到很开心。" for thing in things]
+    later = "上课时同桌Eddie偷偷把Lisa的笔记本换成了涂鸦本，同学们的笑声让Lisa感到尴尬和气愤。"
+    assert superseded(*entries, later)[-1] == []
