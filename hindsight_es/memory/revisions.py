@@ -38,17 +38,16 @@ COMPARED = 50  # memories a sentence is compared with, those sharing most of its
 _KEYLESS: frozenset[MemoryKind] = frozenset({"episode", "plan", "decision"})
 # A verb of moving a thing in time, then (within its clause) where to: "moved my appointment to Thursday",
 # "pushed the call back to 3pm", "rescheduled for Friday", "got postponed until May"; 改到, 推迟到, 提前, 延期, 挪到.
-_MOVED = re.compile(
+_MOVING = (
     r"\b(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump(?:ed|s)?|shift(?:ed|s)?"
-    r"|chang(?:e|ed|es)|brought|bring)\b[^,;.!?]{0,40}?\b(?:to|until|till|for)\b|\b(?:is|are)\s+now\b"
+    r"|chang(?:e|ed|es)|brought|bring)\b"
+)
+_MOVED = re.compile(
+    rf"{_MOVING}[^,;.!?]{{0,40}}?\b(?:to|until|till|for)\b|\b(?:is|are)\s+now\b"
     r"|改到|改在|改成|改为|推迟|推后|延期|延后|延到|提前|挪到|换到|调到|顺延|改期|现在(?:是|定在|约在|改在)",
     re.I,
 )
-_VERB = re.compile(
-    r"\b(?:mov(?:e|ed|es|ing)|re-?schedul\w*|postpon\w*|push(?:ed|es|ing)?|delay\w*|bump(?:ed|s)?|shift(?:ed|s)?"
-    r"|chang(?:e|ed|es)|brought|bring)\b",
-    re.I,
-)
+_VERB = re.compile(_MOVING, re.I)
 _TIMES = ("weekday", "month", "number")
 # Moved for one occasion ("the release got moved to Friday this sprint only", "这周的钢琴课改到周日"): the
 # standing time stands.
