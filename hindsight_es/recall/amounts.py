@@ -23,9 +23,9 @@ _NUM_EN = r"(?:\d[\d,.]*|one|two|three|four|five|six|seven|eight|nine|ten|eleven
 # cost", "what's the rent". The amount's word alone is a topic, not the question ("邱志刚几号收房租？" asks when,
 # "工资存在哪？" where): it counts with 多少 / 几 or "what is the". "How much" alone is not money ("how much
 # do you sleep").
-_ZH_AMOUNT_WORD = (
-    r"租金|房租|月租|价格|价钱|价位|售价|报价|费用|花费|开销|工资|薪水|月薪|年薪|预算|学费|首付|门票|票价|落地价"
-)
+# The words an amount is stated after ("租金每月6500") and, with a few more, asked for by ("门票多少？").
+_ZH_PRICE_WORD = r"租金|房租|月租|价格|价钱|售价|报价|工资|月薪|年薪|预算|学费|费用|首付|落地价"
+_ZH_AMOUNT_WORD = rf"{_ZH_PRICE_WORD}|价位|花费|开销|薪水|门票|票价"
 _ASKS_MONEY = re.compile(
     rf"多少钱|几块钱|多少块|多少元|多少万|(?:{_ZH_AMOUNT_WORD})[^，。？?]{{0,4}}(?:多少|几(?:千|百|万|块))|"
     r"(?:花|用|付|交|赚|挣|卖|收|退|省|补|贵|便宜)了?多少|"
@@ -42,7 +42,7 @@ _SAYS_MONEY = re.compile(
     r"[¥￥$£€]\s?\d|"
     rf"\b{_NUM_EN}\s*(?:k\s+)?(?:dollars?|bucks|euros?|pounds?|quid|yuan|rmb|usd|eur|gbp|cents?)\b|"
     # an amount named by its word, without a currency: "租金每月6500", "每月7200", "rent is 1,800 a month"
-    rf"(?:租金|房租|月租|价格|价钱|售价|报价|工资|月薪|年薪|预算|学费|费用|首付|落地价)[^，。！？,.!?\d]{{0,6}}{_NUM_ZH}{{2,}}|"
+    rf"(?:{_ZH_PRICE_WORD})[^，。！？,.!?\d]{{0,6}}{_NUM_ZH}{{2,}}|"
     r"(?:每个?月|一个月|每年|一年)\s*\d{3,}(?![\d.]*\s*(?:[次号日天个人趟回遍步米]|公里|小时|分钟))|"
     r"\b(?:rent|price|cost|costs|salary|fee|fees|budget|paid|pay|pays|spent|spend|earn|earns|makes)\b[^.?!\d]{0,20}\d[\d,.]*\d\b|"
     r"\b\d+(?:\.\d+)?\s*(?:k|grand)\b(?=\s*(?:(?:a|per|for|on|in|to|budget|salary|deposit|rent)\b|[/,.]|$))",
