@@ -24,7 +24,8 @@ from hindsight_es.errors import NotFoundError
 from hindsight_es.recall.amounts import says_amount
 from hindsight_es.recall.answertype import says_change, says_when
 from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
-from hindsight_es.recall.query import in_both_scripts, parse_query
+from hindsight_es.recall.query import parse_query
+from hindsight_es.recall.search import query_vector
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 from hindsight_es.text import is_cjk
 
@@ -209,7 +210,7 @@ class Browser:
             words = _words(query)
             vectors = self._vectors(hits)
             embedder = self.conn.embedder()
-            qv = np.asarray(embedder.embed_query(in_both_scripts(query)), dtype=np.float32)  # as recall embeds it
+            qv = np.asarray(query_vector(embedder, query), dtype=np.float32)
             cross, query_cjk = embedder.cross_script, is_cjk(query)
             out: dict[str, list[str]] = {}
             for hit in hits:

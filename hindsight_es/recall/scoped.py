@@ -20,15 +20,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from functools import cache, partial
 from typing import Any, TypedDict
 
 from hindsight_es.embedding import Embedder
 from hindsight_es.embedding.base import vector_space
 from hindsight_es.memory.episodes import repeated
 from hindsight_es.recall.models import RecallHit
-from hindsight_es.recall.query import in_both_scripts
 from hindsight_es.recall.relevance import Scale, floor, relevance, scale
-from hindsight_es.recall.search import RRF_K, bank_size, recall
+from hindsight_es.recall.search import RRF_K, bank_size, query_vector, recall
 from hindsight_es.stores.archive import ArchiveStore
 from hindsight_es.stores.lance import LanceStore
 from hindsight_es.text import is_cjk
@@ -134,14 +134,24 @@ def scoped_recall(
     """Hits of ``bank_id`` and the ``shared`` banks visible to ``agent``, plus archived ones when an
     ``archive`` is given, merged as described above; none when the best is below ``min_relevance``."""
     filters: _Filters = {"kinds": kinds, "since": since, "until": until}
+    embedded = cache(partial(query_vector, embedder, query))  # one model call for every bank and the archive
     hits: list[RecallHit] = []
     for bank in dict.fromkeys([bank_id, *shared]):
-        found = recall(store.for_bank(bank), embedder, bank, query, limit=limit, agent=agent, **filters, **options)
+        found = recall(
+            store.for_bank(bank),
+            embedder,
+            bank,
+            query,
+            limit=limit,
+            agent=agent,
+            embedded=embedded,
+            **filters,
+            **options,
+        )
         hits += [h.model_copy(update={"bank_id": bank}) for h in found]
     live = merge(hits, bank_id, agent, weights or {}, limit)
     if archive is not None:
-        vector = embedder.embed_query(in_both_scripts(query))  # as ``search`` embeds it
-        rows = archive.search_cold(bank_id, vector, limit, embedder=vector_space(embedder), agent=agent, **filters)
+        rows = archive.search_cold(bank_id, embedded(), limit, embedder=vector_space(embedder), agent=agent, **filters)
         on = (scale(embedder, "cjk" if is_cjk(query) else "latin"), bank_size(store.for_bank(bank_id), bank_id))
         cold = [h for h in archived_hits(rows, bank_id, on) if h.trusted or not options.get("trusted_only")]
         live = interleave(live, cold, {**DEFAULT_WEIGHTS, **(weights or {})}["archived"], limit)

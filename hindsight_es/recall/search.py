@@ -74,9 +74,12 @@ def recall(
     agent: str | None = ANY_AGENT,
     trusted_only: bool = False,
     min_relevance: float = 0.0,
+    embedded: Callable[[], np.ndarray] | None = None,
 ) -> list[RecallHit]:
     """Hits best first by fused score; each carries its calibrated ``relevance`` (``recall.relevance``).
-    With ``min_relevance`` above 0, no hit when the best relevance is below it (see ``floor``)."""
+    With ``min_relevance`` above 0, no hit when the best relevance is below it (see ``floor``). ``embedded``
+    gives the query's vector when it is first needed (``query_vector``): a caller that also searches other
+    banks or the archive passes one that embeds once."""
     parsed = parse_query(query, now)
     if tuple(statuses) == ("active",) and asks_first_held(query):
         statuses = ("active", "superseded")  # what held first is superseded now, and kept in history to be asked
@@ -128,7 +131,7 @@ def recall(
         texts = [(name, store.search.start(search(holds=holding[name], version=version))) for name, search in searches]
         searched = store.search.start(counted(store, where, version)) if searches else None
         if vector is None:
-            vector = embedder.embed_query(in_both_scripts(query))  # a Traditional question in Simplified too
+            vector = embedded() if embedded is not None else query_vector(embedder, query)
             cross_vector = cross_script.query(vector) if cross_script is not None else None
         vectors = [
             (
@@ -202,6 +205,12 @@ def recall(
     ordered = sorted(kept, key=lambda ms: (-round(ms[1], SCORE_DIGITS), -best[ms[0]]))
     hits = [_hit(rows[m], score, best[m]) for m, score in ordered[:limit]]
     return floor(hits, min_relevance)
+
+
+def query_vector(embedder: Embedder, query: str) -> np.ndarray:
+    """The vector recall searches with: a question in Traditional Chinese embedded with its Simplified form
+    (``in_both_scripts``), which the models read far better."""
+    return embedder.embed_query(in_both_scripts(query))
 
 
 def warm(store: LanceStore, embedder: Embedder, prewarm_bytes: int = 0) -> None:

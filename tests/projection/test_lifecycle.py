@@ -291,3 +291,36 @@ async def test_a_page_of_hot_and_archived_memories_is_newest_first_with_one_type
     # the archived rows' times compare with a filter's too (all of them were said at T0)
     assert (await hs.browser.memories(A, Browse(statuses=["archived"], since=T0)))[1] == len(cold)
     assert (await hs.browser.memories(A, Browse(statuses=["archived"], since=T0 + timedelta(days=1))))[1] == 0
+
+
+class _Counting:
+    """The embedder, counting the queries it embeds."""
+
+    def __init__(self, inner) -> None:
+        self._inner, self.queries = inner, []
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def embed_query(self, text):
+        self.queries.append(text)
+        return self._inner.embed_query(text)
+
+
+async def test_a_recall_over_shared_banks_and_the_archive_embeds_its_query_once(tmp_path: Path, embedder):
+    settings = Settings(data_dir=tmp_path / "live", partitions=2, shared_banks={A: ["team"]})
+    log = EmbeddedLog(settings.log_path, settings.partitions)
+    await log.start()
+    counting = _Counting(embedder)
+    hs = Hindsight(settings, log=log, embedder=counting)
+    try:
+        await say(hs, "The team deploys on Fridays.", "s1")
+        await say(hs, "The team uses GitHub for code review.", "team1", bank="team")
+        await settle(hs)
+        query = "when do we deploy and where is code review?"
+        hits = await texts(hs, query, include_shared=True, include_archived=True)
+        assert {"The team deploys on Fridays.", "The team uses GitHub for code review."} <= set(hits)
+        assert counting.queries.count(query) == 1, counting.queries
+    finally:
+        await hs.close()
+        await log.close()
