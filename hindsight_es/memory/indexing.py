@@ -12,10 +12,18 @@ three times 0.805.
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 CONTEXT_CHARS = 200
 UTTERANCE_WEIGHT = 3
+# A question this short ("When's that again?", "To when?", "然后呢？") says too little to name what its
+# answer is about: that is in the turn it asked about, so its answer is indexed with both (``reply_context``).
+# A short statement ("We use MySQL.") names its own topic.
+SHORT_WORDS = 5
+ASKING = re.compile(r"[?？][\"'”’)）]*\s*$")  # the turn's last sentence is a question
+_WORD = re.compile(r"[^\W\d_]+|\d+")
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 
 
 def index_text(text: str, speaker: str | None = None, context: str | None = None, quote: str | None = None) -> str:
@@ -57,4 +65,18 @@ def reply_context(last: LastTurn | None, who: str | None, source: str = "user") 
     only ever a conversation's turn (``CONVERSATION``); a turn from any other source has no context."""
     if last is None or source not in CONVERSATION:
         return None
-    return last.text if last.who != who else last.context
+    if last.who == who:
+        return last.context
+    if last.context and short_question(last.text):
+        return f"{last.text}\n{last.context}"
+    return last.text
+
+
+def short_question(said: str) -> bool:
+    """Whether a turn ("speaker: text", as ``LastTurn`` holds it) asks, in at most ``SHORT_WORDS`` words
+    (a CJK character counting as half of one)."""
+    words = said.split(": ", 1)[-1]
+    cjk = len(_CJK_CHAR.findall(words))
+    return ASKING.search(words) is not None and (
+        len([w for w in _WORD.findall(words) if not _CJK_CHAR.match(w)]) + cjk / 2 <= SHORT_WORDS
+    )

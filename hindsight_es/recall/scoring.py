@@ -24,11 +24,11 @@ answers worse (docs/benchmarks.md#answers-inherit-their-question).
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from hindsight_es.memory.indexing import ASKING
 from hindsight_es.recall.amounts import says_amount
 from hindsight_es.recall.answertype import says_change, says_when
 from hindsight_es.recall.query import ParsedQuery
@@ -42,7 +42,6 @@ SESSION = 0.6
 SESSION_TOP = 3
 REPLY = 0.5
 REPLY_WINDOW = timedelta(minutes=10)  # a reply in a conversation comes within minutes of its question
-_ASKING = re.compile(r"[?？][\"'”’)）]*\s*$")  # the turn's last sentence is a question
 
 
 def rescore(
@@ -86,7 +85,7 @@ def _answers(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str, An
             continue
         turn = turns.setdefault((session, said), [score, False, row.get("speaker")])
         turn[0] = max(turn[0], score)
-        turn[1] = turn[1] or (row.get("kind") == "episode" and _ASKING.search(str(row.get("text") or "")) is not None)
+        turn[1] = turn[1] or (row.get("kind") == "episode" and ASKING.search(str(row.get("text") or "")) is not None)
     if not any(asks for _, asks, _ in turns.values()):
         return scored
     times: dict[object, list[datetime]] = {}

@@ -27,11 +27,25 @@ def test_without_context_full_text_is_the_utterance_once() -> None:
 def test_the_reply_context_is_the_latest_turn_of_someone_else() -> None:
     from hindsight_es.memory.indexing import LastTurn, reply_context
 
-    agent = LastTurn("agent", "agent: How can I help?", "Lin: Hi")
+    agent = LastTurn("agent", "agent: Welcome back! How can I help with the shop today?", "Lin: Hi")
     assert reply_context(None, "Lin") is None
-    assert reply_context(agent, "Lin") == "agent: How can I help?"
-    lin = LastTurn("Lin", "Lin: We use MySQL.", "agent: How can I help?")
-    assert reply_context(lin, "Lin") == "agent: How can I help?"  # not a reply to their own message
+    assert reply_context(agent, "Lin") == agent.text
+    lin = LastTurn("Lin", "Lin: We use MySQL.", agent.text)
+    assert reply_context(lin, "Lin") == agent.text  # not a reply to their own message
     assert reply_context(lin, "agent") == "Lin: We use MySQL."
     assert reply_context(lin, "document", "document") is None  # material, not a reply (CONVERSATION)
     assert reply_context(lin, "tool", "tool") is None
+
+
+def test_a_reply_to_a_short_turn_is_indexed_with_what_that_turn_answered() -> None:
+    from hindsight_es.memory.indexing import LastTurn, reply_context
+
+    said = "Marisol: I can finally practice for the CRR exam."
+    asked = LastTurn("Dev", "Dev: When's that again?", said)  # names nothing: the exam is in the turn before
+    assert reply_context(asked, "Marisol") == f"Dev: When's that again?\n{said}"
+    assert reply_context(LastTurn("Lin", "Lin: 那你们什么时候去？", "Bo: 我们打算去苏州玩两天。"), "Bo") == (
+        "Lin: 那你们什么时候去？\nBo: 我们打算去苏州玩两天。"
+    )
+    named = LastTurn("Dev", "Dev: When are you sitting the CRR exam again?", said)  # names its own topic
+    assert reply_context(named, "Marisol") == named.text
+    assert reply_context(LastTurn("Dev", "Dev: When's that again?", None), "Marisol") == "Dev: When's that again?"

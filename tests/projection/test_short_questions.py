@@ -1,0 +1,57 @@
+"""A reply to a short question is found by what the question was about (``memory.indexing.reply_context``)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from hindsight_es.client import Hindsight, make_turn
+from hindsight_es.config import Settings
+from streams.service import catch_up_all
+
+# Two friends' sessions. The exam's date is said in a reply to "When's that again?", which names nothing:
+# the exam is named in the turn before the question.
+SESSIONS = [
+    [
+        ("Marisol", "The trial is over, no more nine-hour days in court. I can finally practice for the CRR exam."),
+        ("Dev", "When's that again?"),
+        ("Marisol", "The 24th. Two weeks from yesterday."),
+        ("Dev", "You'll be ready. Pico must miss you."),
+    ],
+    [
+        ("Dev", "My sister is coming to visit next month, and I still need to clean the flat."),
+        ("Marisol", "When does she arrive?"),
+        ("Dev", "On the 3rd, by the early train."),
+    ],
+    [
+        ("Marisol", "Pico got his first ribbon at the herding trial on Saturday."),
+        ("Dev", "That's brilliant, well done both of you."),
+        ("Marisol", "We practiced for weeks. When is your next gig?"),
+        ("Dev", "Friday the 12th at the Crown."),
+    ],
+]
+
+
+async def test_the_answer_to_a_short_question_is_found_by_the_topic_before_it(tmp_path):
+    settings = Settings(data_dir=tmp_path, partitions=1)
+    start = datetime(2023, 6, 11, 15, 0, tzinfo=UTC)
+    turns = [
+        make_turn(
+            settings,
+            "friends",
+            text,
+            session_id=f"s{s}",
+            turn_id=f"s{s}-{i}",
+            speaker=speaker,
+            occurred_at=start + timedelta(days=7 * s, minutes=i),
+        )
+        for s, session in enumerate(SESSIONS)
+        for i, (speaker, text) in enumerate(session)
+    ]
+    async with Hindsight(settings) as hs:
+        await hs.publish(turns)
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        hits = await hs.recall("friends", "When is Marisol's CRR exam?", limit=2)
+        assert "s0-2" in [t for h in hits for t in h.source_turn_ids], [h.text for h in hits]
+        # a reply to a question that names its own topic is indexed with that question alone
+        hits = await hs.recall("friends", "When did Dev's sister arrive?", limit=2)
+        assert "s1-2" in [t for h in hits for t in h.source_turn_ids], [h.text for h in hits]
