@@ -21,7 +21,7 @@ UTTERANCE_WEIGHT = 3
 # answer is about: that is in the turn it asked about, so its answer is indexed with both (``reply_context``).
 # A short statement ("We use MySQL.") names its own topic.
 SHORT_WORDS = 5
-ASKING = re.compile(r"[?？][\"'”’)）]*\s*$")  # the turn's last sentence is a question
+ASKING = re.compile(r"[?？][?？!！\"'”’)）]*\s*$")  # the turn's last sentence is a question ("When?!" too)
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")
 
@@ -67,15 +67,13 @@ def reply_context(last: LastTurn | None, who: str | None, source: str = "user") 
         return None
     if last.who == who:
         return last.context
-    if last.context and short_question(last.text):
+    if last.context and short_question(last.text.split(": ", 1)[-1]):
         return f"{last.text}\n{last.context}"
     return last.text
 
 
-def short_question(said: str) -> bool:
-    """Whether a turn ("speaker: text", as ``LastTurn`` holds it) asks, in at most ``SHORT_WORDS`` words
-    (a CJK character counting as half of one)."""
-    words = said.split(": ", 1)[-1]
+def short_question(words: str) -> bool:
+    """Whether a turn's text asks, in at most ``SHORT_WORDS`` words (a CJK character counting as half of one)."""
     cjk = len(_CJK_CHAR.findall(words))
     return ASKING.search(words) is not None and (
         len([w for w in _WORD.findall(words) if not _CJK_CHAR.match(w)]) + cjk / 2 <= SHORT_WORDS

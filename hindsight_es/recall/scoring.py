@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from hindsight_es.memory.indexing import ASKING
+from hindsight_es.memory.indexing import ASKING, short_question
 from hindsight_es.recall.amounts import says_amount
 from hindsight_es.recall.answertype import says_change, says_when
 from hindsight_es.recall.query import ParsedQuery
@@ -83,7 +83,7 @@ def _answers(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str, An
         row = rows[memory_id]
         if (session := row.get("session_id")) is None or (said := row.get("valid_from")) is None:
             continue
-        turn = turns.setdefault((session, said), [score, False, row.get("speaker")])
+        turn = turns.setdefault((session, said), [score, False, _who(row)])
         turn[0] = max(turn[0], score)
         turn[1] = turn[1] or (row.get("kind") == "episode" and ASKING.search(str(row.get("text") or "")) is not None)
     if not any(asks for _, asks, _ in turns.values()):
@@ -100,10 +100,16 @@ def _answers(scored: list[tuple[str, float]], rows: Mapping[str, Mapping[str, An
             at = bisect.bisect_left(said_before, said)
             if at > 0 and said - (before := said_before[at - 1]) <= REPLY_WINDOW:
                 question, asks, speaker = turns[(session, before)]
-                if asks and speaker != row.get("speaker"):
+                if asks and speaker != _who(row):
                     score += REPLY * question
         out.append((memory_id, score))
     return sorted(out, key=lambda kv: -kv[1])
+
+
+def _who(row: Mapping[str, Any]) -> object:
+    """Who said a memory's turn: its speaker, or without one its source (a user's turn and the assistant's
+    reply are two parties), as ``memory.indexing.reply_context`` tells them apart."""
+    return row.get("speaker") or row.get("source")
 
 
 def speaker_named(speaker: str | None, names: frozenset[str]) -> bool:
@@ -112,3 +118,28 @@ def speaker_named(speaker: str | None, names: frozenset[str]) -> bool:
         return False
     first = speaker.split()[0].lower()
     return first in names or any(len(n) >= 3 and first.startswith(n) for n in names)
+
+
+def bridges(scored: Sequence[tuple[str, float]], rows: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """The short questions among the candidates ("Lovely! When?") whose answer is a candidate too: question
+    -> answer (an episode of the next turn of its session, within ``REPLY_WINDOW``, said by someone else).
+    The answer is indexed with the question and what it asked about (``memory.indexing.reply_context``), so
+    it says all the question does, and more."""
+    turns: dict[object, list[tuple[datetime, str]]] = {}  # session -> (said, episode), by when
+    for memory_id, _ in scored:
+        row = rows[memory_id]
+        if row.get("kind") == "episode" and (session := row.get("session_id")) is not None and row.get("valid_from"):
+            turns.setdefault(session, []).append((row["valid_from"], memory_id))
+    out = {}
+    for said in turns.values():
+        said.sort()
+        for (when, question), (then, answer) in zip(said, said[1:], strict=False):
+            asked, answered = rows[question], rows[answer]
+            if (
+                then - when <= REPLY_WINDOW
+                and then > when
+                and _who(asked) != _who(answered)
+                and short_question(str(asked.get("text") or ""))
+            ):
+                out[question] = answer
+    return out

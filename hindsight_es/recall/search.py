@@ -33,7 +33,7 @@ from hindsight_es.recall.models import RecallHit
 from hindsight_es.recall.query import entities, in_both_scripts, parse_query, unmentioned, without_names
 from hindsight_es.recall.relevance import floor, memory_relevance
 from hindsight_es.recall.rowcache import row_cache
-from hindsight_es.recall.scoring import rescore, speaker_named
+from hindsight_es.recall.scoring import bridges, rescore, speaker_named
 from hindsight_es.stores import cards
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
@@ -322,19 +322,24 @@ def _distinct(
     of its turn when they say all it says (``episodes.repeated``). Best first, with, for each hit that stands
     for others, the memories it stands for (itself among them).
 
-    The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores.
+    The typed memory (fact, preference, ...) is kept over the episode, at the better of the two scores. A
+    short question ("Lovely! When?") whose answer is a candidate is one hit with it (``scoring.bridges``).
     """
     says = repeated(rows[memory_id] for memory_id, _ in fused)  # episode -> its turn's first typed memory
+    asked = bridges(fused, rows)  # short question -> its answer
+    says.update({question: says.get(answer, answer) for question, answer in asked.items()})
     best: dict[str, tuple[str, float]] = {}
     folded: dict[str, list[str]] = {}  # text -> the memories said with it
     for memory_id, score in fused:
         row = rows[memory_id]
-        text = rows[says.get(memory_id, memory_id)]["text"].strip()  # an episode counted as what it repeats
+        text = rows[says.get(memory_id, memory_id)]["text"].strip()  # an episode counted as what it stands in
         folded.setdefault(text, []).append(memory_id)
         kept = best.get(text)
         if kept is None:
             best[text] = (memory_id, score)
-        elif rows[kept[0]]["kind"] == "episode" and row["kind"] != "episode":
+        elif (rows[kept[0]]["kind"] == "episode" and row["kind"] != "episode") or (
+            kept[0] in asked and memory_id not in asked
+        ):
             best[text] = (memory_id, max(kept[1], score))
     stands_for = {best[text][0]: ids for text, ids in folded.items() if len(ids) > 1}
     return sorted(best.values(), key=lambda kv: -kv[1]), stands_for

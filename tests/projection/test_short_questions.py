@@ -55,3 +55,25 @@ async def test_the_answer_to_a_short_question_is_found_by_the_topic_before_it(tm
         # a reply to a question that names its own topic is indexed with that question alone
         hits = await hs.recall("friends", "When did Dev's sister arrive?", limit=2)
         assert "s1-2" in [t for h in hits for t in h.source_turn_ids], [h.text for h in hits]
+
+
+AGENT = [
+    ("user", "I'm finally booking the trip to Kyoto for the cherry blossoms."),
+    ("assistant", "Lovely! When?"),
+    ("user", "March 28th, for a week."),
+    ("user", "Also my sister Ana is moving to Lisbon in June."),
+    ("assistant", "Oh nice. Why?"),
+    ("user", "A new job at a bank there."),
+]
+
+
+async def test_an_agent_session_recalls_the_answer_not_the_assistants_short_question(tmp_path):
+    from hindsight_es.app.local import local
+
+    async with local(Settings(data_dir=tmp_path, partitions=1)) as hs:
+        for i, (role, text) in enumerate(AGENT):
+            await hs.retain("u", text, session_id="s1", turn_id=f"t{i}", role=role, wait=True)
+        for query, answer in [("When is my Kyoto trip?", "t2"), ("Why is Ana moving to Lisbon?", "t5")]:
+            hits = await hs.recall("u", query, limit=3)
+            assert hits[0].source_turn_ids == [answer], [h.text for h in hits]
+            assert not {"t1", "t4"} & {t for h in hits for t in h.source_turn_ids}, [h.text for h in hits]

@@ -49,3 +49,12 @@ def test_a_reply_to_a_short_turn_is_indexed_with_what_that_turn_answered() -> No
     named = LastTurn("Dev", "Dev: When are you sitting the CRR exam again?", said)  # names its own topic
     assert reply_context(named, "Marisol") == named.text
     assert reply_context(LastTurn("Dev", "Dev: When's that again?", None), "Marisol") == "Dev: When's that again?"
+
+
+def test_a_question_may_end_in_exclamation_marks() -> None:
+    from hindsight_es.memory.indexing import LastTurn, reply_context
+
+    said = "Tomasz: I'm officially an uncle!"
+    assert reply_context(LastTurn("Ines", "Ines: AAAH! When?!", said), "Tomasz") == f"Ines: AAAH! When?!\n{said}"
+    assert reply_context(LastTurn("Ines", "Ines: 真的吗？！", said), "Tomasz") == f"Ines: 真的吗？！\n{said}"
+    assert reply_context(LastTurn("Ines", "Ines: Congratulations!!", said), "Tomasz") == "Ines: Congratulations!!"

@@ -98,3 +98,31 @@ def test_a_question_about_now_prefers_what_changed():
     en = {"a": {"text": "I take the 7:40 train to work."}, "b": {"text": "I switched to the 8:15 train last week."}}
     order = rescore([("a", 0.10), ("b", 0.085)], en, parse_query("Which train do I take now?", NOW))
     assert [m for m, _ in order] == ["b", "a"]
+
+
+def test_a_user_and_the_assistant_are_two_parties_without_speaker_names():
+    """An agent's turns carry no speaker: the user's answer to the assistant's question is a reply all the same."""
+    query = parse_query("How long was the trip?", NOW)
+    rows = {
+        "q": {**_turn("s1", 1, "", "When are you going?"), "speaker": None, "source": "assistant"},
+        "x": {**_turn("s1", 0, "", "What a trip that was"), "speaker": None, "source": "user"},
+        "a": {**_turn("s1", 2, "", "The 10th to the 20th."), "speaker": None, "source": "user"},
+    }
+    order = [m for m, _ in rescore([("q", 0.20), ("x", 0.15), ("a", 0.12)], rows, query)]
+    assert order.index("a") < order.index("x")
+
+
+def test_a_short_question_is_one_hit_with_its_answer():
+    from hindsight_es.recall.scoring import bridges
+
+    rows = {
+        "trip": _turn("s1", 0, "Sofia", "I booked my flights to Rome this morning!"),
+        "when": _turn("s1", 1, "Jamal", "Lovely! When?!"),
+        "dates": _turn("s1", 2, "Sofia", "October 10th to the 20th."),
+        "long": _turn("s1", 3, "Jamal", "Are you going to visit the Vatican museums while you are there?"),
+        "yes": _turn("s1", 4, "Sofia", "Yes, on the 12th."),
+    }
+    fused = [(m, 0.1) for m in rows]
+    assert bridges(fused, rows) == {"when": "dates"}  # a question that names its topic is a hit of its own
+    assert bridges([m for m in fused if m[0] != "dates"], rows) == {}  # without its answer it stays
+    assert bridges(fused, {**rows, "dates": {**rows["dates"], "speaker": "Jamal"}}) == {}  # asking himself
