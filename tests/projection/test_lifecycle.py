@@ -130,8 +130,10 @@ async def test_an_archived_memory_recalled_with_the_archive_comes_back(env):
     # the archived answer first: its relevance ranks it among the live hits (the peanut allergy, English)
     assert hits[0].text == "The picnic was at the lake on Sunday." and hits[0].status == "archived", hits
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
-    served = [h.memory_id for h in hits if h.status == "archived"]
-    assert served
+    # what it served above the floor (a weak tail stays archived: the next test); which archived memories make the
+    # top 3 beside the answer moves with the CPU (MiniLM's int8 products: tests/unit/test_relevance.py)
+    served = [h.memory_id for h in hits if h.status == "archived" and h.relevance >= settings.min_relevance]
+    assert hits[0].memory_id in served, [(h.text, h.relevance) for h in hits]
     await settle(hs)  # the recorder published its tally (RecallsTallied); the actor restores what it served
     hot = hot_ids(settings)
     assert all(hot.get(m) == "active" for m in served)
