@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import values as vx
-from hindsight_es.extraction.compounds import modified
+from hindsight_es.extraction.compounds import modified, singular
 from hindsight_es.extraction.matching import MANY
 from hindsight_es.extraction.names_zh import opens_with_a_name
 
@@ -217,6 +217,8 @@ def mentions(text: str, lead: str = "") -> Iterator[tuple[int, str, str, str]]:
         if (whole := modified(lead + text, len(lead) + m.start(), m[0], category)) and whole[0] >= len(lead):
             yield whole[0] - len(lead), whole[1], category, whole[1]  # "喝港式奶茶": 港式奶茶
             continue
+        if category == "drink" and m[0].isascii() and canonical in (said := singular(m[0])) and said != canonical:
+            canonical = said  # the drink as said when it names more than the lexicon's head: "rooibos tea"
         yield m.start(), m[0], category, canonical
     for m in vx.GO_RE.finditer(text):
         yield m.end() - 2, "Go", "programming_language", "go"
