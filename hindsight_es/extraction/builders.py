@@ -26,6 +26,9 @@ def _group(m: re.Match[str], name: str) -> str | None:
 
 
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
+_NAMED_THE = re.compile(r"(?-i:The\s+[A-Z])")
+
+
 def place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         if attr == "employer":
@@ -33,6 +36,7 @@ def place(attr: str) -> Builder:
         if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
         v = vx.city(vx.clean(vx.PLACE_CUT.sub("", m["v"])))
+        v = f"the {v}" if _NAMED_THE.match(m["v"]) else v  # "The Hague", "The Bronx": the article is the name's
         if attr == "location" and vx.visiting(m[0], m.string):  # "staying at a hotel for the first week"
             return None
         if attr == "location" and vx.ORGANISATION.search(v):  # "moved over to Sutter Health": a new employer

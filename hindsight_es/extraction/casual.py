@@ -79,13 +79,17 @@ BUDGET = (
     r"\bi\s+(?:can|could)\s+(?:only\s+)?(?:spend|afford|put\s+in)\s+(?:(?:up to|about|around|roughly|at most|max)\s+)?"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
 )
-# "living in Berlin now", "we've been in Toronto since 2019": no verb of living, or no subject
+# "living in Berlin now", "been living in Leeds since May", "we've been in Toronto since 2019": no verb of living,
+# or no subject; "I'm in Leeds and looking for…": a place, capitalized, that ends its clause ("I'm in Rome for the
+# weekend", "I'm in IT and…", "I'm in Year 9 so…" are no place one lives)
 LOCATION_EN = (
-    r"(?:^|(?<=,\s)|(?<=,))\s*(?:(?:currently|now|still|happily)\s+)?(?:living|based|settled)\s+(?:in|out\s+of)\s+"
+    r"(?:^|(?<=,\s)|(?<=,))\s*(?:(?:currently|now|still|happily|been)\s+)?(?:living|based|settled)\s+(?:in|out\s+of)\s+"
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
     r"\b(?:i|we)\s+(?:have\s+been\s+|am\s+|are\s+)?(?:renting|staying|living)\s+(?:in|out\s+of)\s+"
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
     r"\b(?:i|we)\s+have\s+(?:been|lived)\s+in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))\s+(?:since|for)\b",
+    r"\b(?:i\s+am|we\s+are)\s+(?:(?:based|living|now|currently)\s+)?in\s+(?!(?:Year|Grade|Class|Form|Team|Group)\b)"
+    r"(?-i:(?P<v>[A-Z][a-z][\w'-]*(?:\s+[A-Z][\w'-]*)*))(?=\s+(?:and|so)\b|\s*(?:[.;!—–]|$))",
 )
 # "just started at Shopify": a new employer without a subject (not "joined": a club, a network)
 EMPLOYER = (

@@ -25,3 +25,23 @@ from tests.unit.test_rule_phrasings import pairs
 )
 def test_a_drink_is_named_as_said_with_its_kind(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "I'm in <Place>" that ends its clause, then goes on with "and"/"so": where the speaker is based
+        ("I'm in Galway and trying to find a climbing gym.", [("user/location", "galway")]),
+        ("I'm in Tucson so the garden needs to cope with heat.", [("user/location", "tucson")]),
+        # a subject left out: "been living in X" after a comma
+        ("Grew up in Cork, been living in Dublin.", [("user/hometown", "cork"), ("user/location", "dublin")]),
+        # a place whose name has its article
+        ("I live in The Hague.", [("user/location", "the hague")]),
+        # not a place one lives: a stay, a meeting, a school year
+        ("I'm in Rome for the weekend and want a good pizza place.", []),
+        ("I'm in a meeting and can't talk.", []),
+        ("I'm in IT and I like it.", []),
+    ],
+)
+def test_a_place_the_speaker_is_in_ends_at_its_clause(text, expected):
+    assert pairs(text) == expected
