@@ -26,17 +26,13 @@ def _group(m: re.Match[str], name: str) -> str | None:
 
 
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
-_NAMED_THE = re.compile(r"(?-i:The\s+[A-Z])")
-
-
 def place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
-        if attr == "employer":
-            return vx.workplace(m["v"])
+        if attr == "employer":  # "Airbus in Toulouse": where the work is, too
+            return [kv for kv in (vx.workplace(m["v"]), vx.work_place("user", m["v"])) if kv] or None
         if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
-        v = vx.city(vx.clean(vx.PLACE_CUT.sub("", m["v"])))
-        v = f"the {v}" if _NAMED_THE.match(m["v"]) else v  # "The Hague", "The Bronx": the article is the name's
+        v = vx.place_named(m["v"])
         if attr == "location" and vx.visiting(m[0], m.string):  # "staying at a hotel for the first week"
             return None
         if attr == "location" and vx.ORGANISATION.search(v):  # "moved over to Sutter Health": a new employer
@@ -81,9 +77,11 @@ def relation(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         who = lx.RELATIONS.get(vx.clean(m["r"]))
         raw = vx.PLACE_CUT.sub("", m["v"]) if attr in ("location", "employer") else m["v"]
-        v = _cleaned(attr, raw)
+        v = _cleaned(attr, vx.work_tail(raw)[0] if attr == "employer" else raw)
         if who is None or (vx.vague(v) and not v.isdigit()):
             return None
+        if attr == "employer" and (at := vx.work_place(who, raw)):  # "my sister works at Airbus in Toulouse"
+            return [(f"{who}/employer", v), at]
         # a clause is no name: "我闺女在深圳读完研就留那工作了" says where she lives
         if attr in ("employer", "school") and re.search(r"[就了那这着把被]", v) and (place := vx.PLACE_RE.match(v)):
             return f"{who}/location", place[0]

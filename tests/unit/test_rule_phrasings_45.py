@@ -45,3 +45,19 @@ def test_a_drink_is_named_as_said_with_its_kind(text, expected):
 )
 def test_a_place_the_speaker_is_in_ends_at_its_clause(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the employer stops at what follows it: a team, a place (a relative's place is theirs)
+        ("I work at Spotify on the search team.", [("user/employer", "spotify")]),
+        ("I work at Siemens in Munich.", [("user/employer", "siemens"), ("user/location", "munich")]),
+        ("My brother works at Boeing in Seattle.", [("brother/employer", "boeing"), ("brother/location", "seattle")]),
+        # as before: an unnamed workplace is said with its place
+        ("My husband works at a hospital in Boston.", [("husband/employer", "hospital in boston")]),
+        ("I work at Google as a data scientist.", [("user/employer", "google"), ("user/occupation", "data scientist")]),
+    ],
+)
+def test_an_employer_stops_at_the_words_after_it(text, expected):
+    assert pairs(text) == expected
