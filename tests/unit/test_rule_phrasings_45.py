@@ -61,3 +61,20 @@ def test_a_place_the_speaker_is_in_ends_at_its_clause(text, expected):
 )
 def test_an_employer_stops_at_the_words_after_it(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a supposed speaker is nobody's fact
+        ("Pretend I'm a 60-year-old teacher and interview me.", []),
+        ("Say I went vegan for a month, would I lose weight?", []),
+        ("explain mortgages to me like I'm 10", []),
+        ("Let's say I'm 45 and want to retire early.", []),
+        # as before: a stated age, and "say" as an aside
+        ("I'm 45 and want to retire early.", [("user/age", "45")]),
+        ("Say, I live in Lyon now.", [("user/location", "lyon")]),
+    ],
+)
+def test_a_supposed_speaker_states_nothing(text, expected):
+    assert pairs(text) == expected
