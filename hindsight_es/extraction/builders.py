@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import nouns
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
@@ -325,31 +326,10 @@ def favorite(m: re.Match[str]) -> Built:
     return (f"user/favorite:{facet}", v) if facet else ("user/favorite", v)
 
 
-# Nouns of talk, not attributes of the speaker: "my point is …", "我的意思是…".
-_NOT_ATTRIBUTES = frozenset(
-    "point question guess problem issue concern worry bet idea hope feeling sense impression opinion view take thought"
-    " plan plans goal answer reason excuse fault bad pleasure turn mistake understanding experience advice"
-    " suggestion request mind"
-    " 意思 问题 想法 看法 意见 感觉 建议 要求 观点 理解 经验 原因 错 天 计划 打算 安排".split()
-)
-_NOUN_EN = re.compile(r"[a-z]+(?: [a-z]+){0,2}")
-_NOUN_ZH = re.compile(r"[\u4e00-\u9fff]{1,4}")
-
-
-def _named(raw: str, span: str) -> str | None:
-    """An attribute named by its noun after "my"/"我的" ("my car is a Tesla": ``car``); not talk, nor others'."""
-    words = raw.split()
-    # The speaker's own things only: "our office is at …" is a team's, whose disputes link the episode.
-    possessed = re.match(r"my\s", span, re.I) or re.match(r"我的", span)
-    if not possessed or not words or raw in _NOT_ATTRIBUTES or words[-1] in _NOT_ATTRIBUTES:
-        return None
-    if not (_NOUN_EN.fullmatch(raw) or _NOUN_ZH.fullmatch(raw)) or words[0] in lx.EN_STOPWORDS | set(lx.RELATIONS):
-        return None
-    return None if raw.startswith(vx.ZH_KIN) else vx.slug(raw)  # nor a relative named ("我的同事王芳是律师")
-
-
 def attribute(m: re.Match[str]) -> Built:
     if _NO_LONGER.match(m["v"].strip()):  # "my favourite food is no longer pizza": the value given up
+        return None
+    if nouns.not_stated(m):
         return None
     raw_attr = re.sub(r"^(?:new|current|old|actual|real|own)\s+|^(?:新的?|现在的|目前的|新)", "", vx.clean(m["a"]))
     owner = re.fullmatch(r"([\w ]+?)'s ([\w ]+)", raw_attr)
@@ -364,7 +344,7 @@ def attribute(m: re.Match[str]) -> Built:
             return None
         who = lx.RELATIONS.get(owner[1], "user")
         attr = lx.ATTRIBUTES.get(owner[2]) if who != "user" else f"{owner[1]}_{owner[2]}".replace(" ", "_")
-    if attr is None and (owner is not None or vx.category(m["v"]) or (attr := _named(raw_attr, m[0])) is None):
+    if attr is None and (owner is not None or vx.category(m["v"]) or (attr := nouns.named(raw_attr, m[0])) is None):
         return None
     if attr in lx.CATEGORIES and (found := vx.category(m["v"])):
         return vx.category_kv(found, m)

@@ -78,3 +78,21 @@ def test_an_employer_stops_at_the_words_after_it(text, expected):
 )
 def test_a_supposed_speaker_states_nothing(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "my <noun> is/are <doing something>" names no attribute: an -ing phrase is what they do
+        ("My parents are chipping in so the budget is $900 now.", [("user/budget", "$900")]),
+        ("My kids are driving me crazy.", []),
+        # someone else's word about the speaker's body is theirs, not an attribute the speaker states
+        ("My doctor says my blood pressure is high.", []),
+        ("my GP says my cholesterol is borderline", []),
+        # as before
+        ("My favorite color is green.", [("user/favorite:color", "green")]),
+        ("My hobby is running marathons.", [("user/hobby", "running marathons")]),
+    ],
+)
+def test_an_attribute_is_a_state_the_speaker_states(text, expected):
+    assert pairs(text) == expected
