@@ -96,3 +96,18 @@ def test_a_supposed_speaker_states_nothing(text, expected):
 )
 def test_an_attribute_is_a_state_the_speaker_states(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "ours"/"mine"/"she"/"he" that is called something is the pet said before it in the turn
+        ("Is it normal for a kitten to sleep this much? Ours is called Ziggy.", [("user/pet:cat", "ziggy")]),
+        ("what's the best brush for a poodle? mine's called Bella and she hates baths", [("user/pet:dog", "bella")]),
+        ("We took in an old terrier from the shelter, she's called Pickles.", [("user/pet:dog", "pickles")]),
+        # a relative said after the pet: the name may be theirs
+        ("We got a kitten for my son, he's called Leo.", [("son/name", "leo")]),
+    ],
+)
+def test_a_pet_said_before_is_who_ours_or_mine_is_called(text, expected):
+    assert pairs(text) == expected
