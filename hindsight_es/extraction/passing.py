@@ -70,6 +70,14 @@ PET_CALLED = (
     rf"{_PET_IS_CALLED}(?-i:(?P<v>[A-Z][a-z][\w'-]*))",
     rf"{_PET_IS_CALLED}(?P<v>[a-z][\w'-]*)(?=\s+(?:now|these days|lol|haha)\b|\s*[.!,]|$)",  # in lower case: ends there
 )
+# A name changed, said with the old one ("we've renamed Pumpkin to Marmalade", "we changed Clover's name to
+# Rocket", "Pepper is officially Waffles now"): the new side of an update whose key is the held old name's
+# (``anchors``: the old name is given up, ``updates.is_old``)
+RENAMED = (
+    rf"\brenamed\s+(?!(?:him|her|it|them)\b)[\w' -]{{1,30}}?\s+(?:to|as)\s+{V}",
+    rf"\bchanged\s+[\w' -]{{1,30}}?'s\s+name\s+to\s+{V}",
+    r"\b(?:is|are)\s+(?:now\s+)?officially\s+(?:called\s+|named\s+)?(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
+)
 # "the cat's name is officially Mochi now"
 PET_NAME_IS = (
     rf"\b(?:my|our|the)\s+(?P<a>{_PET_EN})(?:'s|\s+is)\s+name\s+is\s+(?:now\s+|officially\s+|still\s+)*"

@@ -162,7 +162,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("plan", px.PLAN, b.keyless, 0.5, 0.7),
     _rule("plan", casual.PLAN + passing.PLAN_ZH + passing.BOOKED, b.keyless, 0.5, 0.65),
     _rule("preference", px.ALLOWED, b.directive("always"), 0.6, 0.75),
-    _rule("fact", px.UPDATED, b.updated, 0.6, 0.75),
+    _rule("fact", px.UPDATED + passing.RENAMED, b.updated, 0.6, 0.75),
     _rule("fact", passing.RENAMED_ZH, b.updated, 0.6, 0.7),
     _rule("preference", px.ALWAYS + passing.REMIND, b.directive("always"), 0.6, 0.75),
 )

@@ -67,10 +67,14 @@ _OLD_BEFORE_EN = re.compile(
     r"\b(?:off|from|instead\s+of|rather\s+than|over|replac(?:e|ed|ing)|away\s+from|not|cannot|never|no\s+longer(?:\s+\w+)?"
     r"|stop(?:ped)?\s+\w+|quit(?:ting)?|gave\s+up|given\s+up|giving\s+up|drop(?:ped)?|ditch(?:ed)?|left|cut\s+out"
     r"|cut\s+(?:\w+\s+)?back\s+on|scratch|done\s+with|finished\s+with|got\s+rid\s+of"
-    r"|used\s+to\s+\w+|out\s+of)\s+(?:\S+\s+){0,2}$",
+    r"|used\s+to\s+\w+|out\s+of|renamed|renaming)\s+(?:\S+\s+){0,2}$",
     re.I,
 )
-_OLD_AFTER_EN = re.compile(r"^\s*(?:any\s*more|no\s+more|is\s+behind|is\s+gone|is\s+out|was\s+(?:too|so))\b", re.I)
+_OLD_AFTER_EN = re.compile(
+    r"^\s*(?:any\s*more|no\s+more|is\s+behind|is\s+gone|is\s+out|was\s+(?:too|so))\b"
+    r"|^'s\s+name\s+to\b|^\s+is\s+(?:now\s+)?officially\s+(?:called\s+|named\s+)?(?-i:[A-Z])",  # a name changed
+    re.I,
+)
 _OLD_BEFORE_ZH = re.compile(
     r"(?:不用|不再用|不再使用|不再|不喝|别用|别再用|没再用|停用|弃用|放弃|从|把|而不是|不是|不想用|以前用|之前用|原来用"
     r"|以前是|之前是|以前|原来|离开|退出)[^，。！？；,!?;]{0,4}$"
