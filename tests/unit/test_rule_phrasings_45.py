@@ -111,3 +111,16 @@ def test_an_attribute_is_a_state_the_speaker_states(text, expected):
 )
 def test_a_pet_said_before_is_who_ours_or_mine_is_called(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "because" as it is texted ends a value as "because" does
+        ("I moved to Leeds bc of work.", [("user/location", "leeds")]),
+        ("I work at Monzo cuz it's remote.", [("user/employer", "monzo")]),
+        ("I switched to Rust cos the team wanted it.", [("user/programming_language", "rust")]),
+    ],
+)
+def test_a_texted_because_ends_a_value(text, expected):
+    assert pairs(text) == expected
