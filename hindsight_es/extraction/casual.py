@@ -95,6 +95,9 @@ LOCATION_EN = (
 EMPLOYER = (
     r"^(?:(?:just|recently|finally|so|and|officially)\s+)*(?:started\s+(?:at|with)|started\s+working\s+(?:at|for))\s+"
     r"(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    # "I'm at Stripe now, two weeks in", "I'm at KPMG as of this week": a named place one is at since a time
+    r"\bi\s+am\s+(?:now\s+)?at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))"
+    r"(?=\s+(?:as\s+of\b|now\b[^.?!]*?\b(?:days?|weeks?|months?)\s+in\b))",
     # "我是后端，在杭州云栈科技写Java": an organisation, by its name's ending, where one does the work
     rf"(?:{ZI}|{ZCL}){ZADV}在(?!找|家)(?P<v>[^，。！？；,!?;\n的]{{1,12}}?(?:科技|公司|集团|银行|医院|事务所|研究院|研究所|工作室))"
     r"(?:写|做|搞|负责|当|干|带)",

@@ -31,7 +31,7 @@ from hindsight_es.extraction.pronouns import resolved
 from hindsight_es.extraction.quotes import quoted
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.scripts import plain, written
-from hindsight_es.extraction.speech import asserted, meant_once, one_off
+from hindsight_es.extraction.speech import EMOJI_END, asserted, meant_once, one_off
 from hindsight_es.extraction.statements import statement
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
@@ -170,8 +170,8 @@ RULES: tuple[_Rule, ...] = (
 _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
 
 # ---- sentences, questions, corrections --------------------------------------------------------
-# Not after a title or "St." ("a nurse at St. Mary's", "Dr. Lee is my doctor").
-_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?<!\b(?:St|Dr|Mr|Ms|Mt)\.)(?<!\bMrs\.)(?=\s)")
+# Not after a title or "St." ("a nurse at St. Mary's", "Dr. Lee is my doctor"); an emoji may end one (``speech``).
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?<!\b(?:St|Dr|Mr|Ms|Mt)\.)(?<!\bMrs\.)(?=\s)|" + EMOJI_END)
 _CORRECTION = re.compile(
     r"^(?:(?:(?:no(?!\s+(?:problem|worries|way|doubt|thanks))|nope|nah|actually|correction|scratch that|my bad"
     r"|i misspoke|not quite|that is wrong|that is not right|wrong|not exactly"

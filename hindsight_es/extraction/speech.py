@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asserted", "one_off"]
+__all__ = ["EMOJI_END", "asserted", "one_off"]
+
+# An emoji before English words ends a sentence as "!" does ("… recipes I'll never cook 😂 what's a polite way
+# to …?" states, then asks); in Chinese, whose clauses run on, it does not.
+EMOJI_END = r"(?<=[\u2600-\u27bf\U0001f300-\U0001faff])(?=\s*[A-Za-z])"
 
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|are|is|am|can|could|would|will|should|shall|have|has|what|where|when|why|how|who|whom"

@@ -124,3 +124,34 @@ def test_a_pet_said_before_is_who_ours_or_mine_is_called(text, expected):
 )
 def test_a_texted_because_ends_a_value(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # an emoji ends a sentence as "!" does: the question after it is its own
+        ("My brother in Glasgow sends me memes all day 😂 how do I mute him?", [("brother/location", "glasgow")]),
+        ("I live in Leeds 🙂 and I'm a nurse.", [("user/location", "leeds"), ("user/occupation", "nurse")]),
+    ],
+)
+def test_an_emoji_ends_a_sentence(text, expected):
+    assert pairs(text) == expected
+
+
+def test_an_emoji_in_chinese_ends_no_sentence():
+    # the clauses run on through it: "别逗了" ("stop kidding") after it is no instruction
+    assert not [key for key, _ in pairs("我是大老板😂 别逗了，帮我算算电费") if key and "instruction" in key]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a named place one has been at since a time is the employer
+        ("Good news, I'm at Deloitte now, three weeks in.", [("user/employer", "deloitte")]),
+        ("I'm at Monzo as of Monday.", [("user/employer", "monzo")]),
+        # a place one is at for now is not
+        ("I'm at Starbucks now, what should I order?", []),
+    ],
+)
+def test_a_place_one_is_at_since_a_time_is_the_employer(text, expected):
+    assert pairs(text) == expected
