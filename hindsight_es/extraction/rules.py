@@ -321,7 +321,7 @@ class RuleExtractor:
 
     def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool, before: str) -> Iterator[Candidate]:
         statement = asserted(sentence)
-        if statement is None or ux.reported(statement):  # someone else's request is not the speaker's
+        if statement is None or not (statement := ux.unreported(statement)):  # someone else's request is theirs
             return
         norm = resolved(ux.unquote(matching_copy(statement)), before)
         marker = _CORRECTION.match(norm)

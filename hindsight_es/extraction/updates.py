@@ -131,6 +131,19 @@ def reported(sentence: str) -> bool:
     return bool(_REPORTED_EN.search(sentence) or _REPORTED_ZH.search(sentence))
 
 
+_CONJUNCT = re.compile(r"\s*(?:[,;，；]|\b(?:and|but)\b)\s*", re.I)
+
+
+def unreported(sentence: str) -> str:
+    """The speaker's own part of a sentence: the clauses before one that relays someone else's request ("My
+    birthday's March 3rd and my husband wants to throw a party" says the birthday); "" when it opens with it."""
+    found = _REPORTED_EN.search(sentence) or _REPORTED_ZH.search(sentence)
+    if found is None:
+        return sentence
+    cut = max((m.start() for m in _CONJUNCT.finditer(sentence, 0, found.start())), default=0)
+    return sentence[:cut].strip()
+
+
 def clause_of(text: str, at: int) -> tuple[str, str]:
     """The text of ``at``'s clause before it and after it."""
     start = max((m.end() for m in _CLAUSE.finditer(text, 0, at)), default=0)

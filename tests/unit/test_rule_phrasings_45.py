@@ -155,3 +155,18 @@ def test_an_emoji_in_chinese_ends_no_sentence():
 )
 def test_a_place_one_is_at_since_a_time_is_the_employer(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # someone else's request relayed in a later clause is theirs; the clauses before it are the speaker's
+        ("My birthday is May 5th and my wife wants to throw a big party.", [("user/birthday", "may 5th")]),
+        ("I live in Leeds, and my wife says you should use metric.", [("user/location", "leeds")]),
+        ("我住在上海，我老公说你应该用英文回答", [("user/location", "上海")]),
+        # a sentence that opens with it says nothing of the speaker's
+        ("My boss wants you to always reply in French.", []),
+    ],
+)
+def test_a_request_relayed_later_leaves_the_clauses_before_it(text, expected):
+    assert pairs(text) == expected
