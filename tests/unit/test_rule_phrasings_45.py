@@ -170,3 +170,24 @@ def test_a_place_one_is_at_since_a_time_is_the_employer(text, expected):
 )
 def test_a_request_relayed_later_leaves_the_clauses_before_it(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a job said by what one does: a subject taught where one teaches, a vehicle driven, a job shared
+        (
+            "I teach Year 9 history at Westfield Academy.",
+            [("user/employer", "westfield academy"), ("user/occupation", "history teacher")],
+        ),
+        ("I drive the night bus these days.", [("user/occupation", "night bus driver")]),
+        ("I drive a taxi in Dublin.", [("user/occupation", "taxi driver")]),
+        ("We're sheep farmers in Wales.", [("user/occupation", "sheep farmer")]),
+        # as before: a car one owns, a school run, a teacher's workplace alone
+        ("I drive a Toyota.", []),
+        ("I drive the kids to school.", []),
+        ("I teach at Westfield Academy.", [("user/employer", "westfield academy")]),
+    ],
+)
+def test_a_job_said_by_what_one_does(text, expected):
+    assert pairs(text) == expected
