@@ -258,16 +258,26 @@ _REQUESTED_ZH = re.compile(r"(?:帮我|给我|替我|请你?帮)[^。！？]*$")
 _STANDING_ZH = re.compile(r"再|以后|今后|每次|总是|一直|永远|从现在|任何时候|都")
 
 
+# A permission that opens an instruction ("also you can", "go ahead and"), and a verb that takes something out of
+# the replies: "you can drop the comments from now on" is an instruction never to give them.
+_ALLOWED_LEAD = re.compile(
+    r"^(?:(?:also|so|and|just|pls|please|(?:you|u)\s+can|go\s+ahead\s+and|feel\s+free\s+to)\s+)+", re.I
+)
+_LEAVE_OUT = re.compile(r"^(?:drop|skip|ditch|lose|remove|get\s+rid\s+of|leave\s+out|stop\s+\w+ing)\s+(?=\S)", re.I)
+
+
 def directive(polarity: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         if polarity == "never" and _REQUESTED_ZH.search(m.string, 0, m.start()) and not _STANDING_ZH.search(m[0]):
             return None
-        raw = (_group(m, "g") or "") + m["v"]
+        raw, said = _ALLOWED_LEAD.sub("", (_group(m, "g") or "") + m["v"]), polarity
+        if polarity == "always" and (out := _LEAVE_OUT.match(raw)):
+            raw, said = raw[out.end() :], "never"
         if polarity == "always" and vx.category(raw):
             found = chosen(raw)
             return vx.category_kv(found, m) if found else None
         v = vx.directive_action(raw)
-        return None if vx.vague(v) else (f"user/instruction:{vx.slug(v)}", polarity)
+        return None if vx.vague(v) else (f"user/instruction:{vx.slug(v)}", said)
 
     return build
 

@@ -191,3 +191,16 @@ def test_a_request_relayed_later_leaves_the_clauses_before_it(text, expected):
 )
 def test_a_job_said_by_what_one_does(text, expected):
     assert pairs(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a permission that opens one is no part of it, and leaving something out is never giving it
+        ("Go ahead and use emojis from now on.", [("user/instruction:use_emojis", "always")]),
+        ("You can drop the sign-off from now on.", [("user/instruction:sign-off", "never")]),
+        ("u can stop adding the word count from now on", [("user/instruction:word_count", "never")]),
+    ],
+)
+def test_a_standing_instruction_said_casually(text, expected):
+    assert pairs(text) == expected
