@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from hindsight_es.extraction import lexicon as lx
+from hindsight_es.extraction import nouns
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction import values as vx
@@ -28,11 +29,11 @@ def _group(m: re.Match[str], name: str) -> str | None:
 # ---- builders: match -> (key, value), or None to reject the match -----------------------------
 def place(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
-        if attr == "employer":
-            return vx.workplace(m["v"])
+        if attr == "employer":  # "Airbus in Toulouse": where the work is, too
+            return [kv for kv in (vx.workplace(m["v"]), vx.work_place("user", m["v"])) if kv] or None
         if found := vx.category(m["v"]):  # "we moved to Postgres" is a choice
             return vx.category_kv(found, m)
-        v = vx.city(vx.clean(vx.PLACE_CUT.sub("", m["v"])))
+        v = vx.place_named(m["v"])
         if attr == "location" and vx.visiting(m[0], m.string):  # "staying at a hotel for the first week"
             return None
         if attr == "location" and vx.ORGANISATION.search(v):  # "moved over to Sutter Health": a new employer
@@ -77,9 +78,11 @@ def relation(attr: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         who = lx.RELATIONS.get(vx.clean(m["r"]))
         raw = vx.PLACE_CUT.sub("", m["v"]) if attr in ("location", "employer") else m["v"]
-        v = _cleaned(attr, raw)
+        v = _cleaned(attr, vx.work_tail(raw)[0] if attr == "employer" else raw)
         if who is None or (vx.vague(v) and not v.isdigit()):
             return None
+        if attr == "employer" and (at := vx.work_place(who, raw)):  # "my sister works at Airbus in Toulouse"
+            return [(f"{who}/employer", v), at]
         # a clause is no name: "我闺女在深圳读完研就留那工作了" says where she lives
         if attr in ("employer", "school") and re.search(r"[就了那这着把被]", v) and (place := vx.PLACE_RE.match(v)):
             return f"{who}/location", place[0]
@@ -255,16 +258,26 @@ _REQUESTED_ZH = re.compile(r"(?:帮我|给我|替我|请你?帮)[^。！？]*$")
 _STANDING_ZH = re.compile(r"再|以后|今后|每次|总是|一直|永远|从现在|任何时候|都")
 
 
+# A permission that opens an instruction ("also you can", "go ahead and"), and a verb that takes something out of
+# the replies: "you can drop the comments from now on" is an instruction never to give them.
+_ALLOWED_LEAD = re.compile(
+    r"^(?:(?:also|so|and|just|pls|please|(?:you|u)\s+can|go\s+ahead\s+and|feel\s+free\s+to)\s+)+", re.I
+)
+_LEAVE_OUT = re.compile(r"^(?:drop|skip|ditch|lose|remove|get\s+rid\s+of|leave\s+out|stop\s+\w+ing)\s+(?=\S)", re.I)
+
+
 def directive(polarity: str) -> Builder:
     def build(m: re.Match[str]) -> Built:
         if polarity == "never" and _REQUESTED_ZH.search(m.string, 0, m.start()) and not _STANDING_ZH.search(m[0]):
             return None
-        raw = (_group(m, "g") or "") + m["v"]
+        raw, said = _ALLOWED_LEAD.sub("", (_group(m, "g") or "") + m["v"]), polarity
+        if polarity == "always" and (out := _LEAVE_OUT.match(raw)):
+            raw, said = raw[out.end() :], "never"
         if polarity == "always" and vx.category(raw):
             found = chosen(raw)
             return vx.category_kv(found, m) if found else None
         v = vx.directive_action(raw)
-        return None if vx.vague(v) else (f"user/instruction:{vx.slug(v)}", polarity)
+        return None if vx.vague(v) else (f"user/instruction:{vx.slug(v)}", said)
 
     return build
 
@@ -323,31 +336,10 @@ def favorite(m: re.Match[str]) -> Built:
     return (f"user/favorite:{facet}", v) if facet else ("user/favorite", v)
 
 
-# Nouns of talk, not attributes of the speaker: "my point is …", "我的意思是…".
-_NOT_ATTRIBUTES = frozenset(
-    "point question guess problem issue concern worry bet idea hope feeling sense impression opinion view take thought"
-    " plan plans goal answer reason excuse fault bad pleasure turn mistake understanding experience advice"
-    " suggestion request mind"
-    " 意思 问题 想法 看法 意见 感觉 建议 要求 观点 理解 经验 原因 错 天 计划 打算 安排".split()
-)
-_NOUN_EN = re.compile(r"[a-z]+(?: [a-z]+){0,2}")
-_NOUN_ZH = re.compile(r"[\u4e00-\u9fff]{1,4}")
-
-
-def _named(raw: str, span: str) -> str | None:
-    """An attribute named by its noun after "my"/"我的" ("my car is a Tesla": ``car``); not talk, nor others'."""
-    words = raw.split()
-    # The speaker's own things only: "our office is at …" is a team's, whose disputes link the episode.
-    possessed = re.match(r"my\s", span, re.I) or re.match(r"我的", span)
-    if not possessed or not words or raw in _NOT_ATTRIBUTES or words[-1] in _NOT_ATTRIBUTES:
-        return None
-    if not (_NOUN_EN.fullmatch(raw) or _NOUN_ZH.fullmatch(raw)) or words[0] in lx.EN_STOPWORDS | set(lx.RELATIONS):
-        return None
-    return None if raw.startswith(vx.ZH_KIN) else vx.slug(raw)  # nor a relative named ("我的同事王芳是律师")
-
-
 def attribute(m: re.Match[str]) -> Built:
     if _NO_LONGER.match(m["v"].strip()):  # "my favourite food is no longer pizza": the value given up
+        return None
+    if nouns.not_stated(m):
         return None
     raw_attr = re.sub(r"^(?:new|current|old|actual|real|own)\s+|^(?:新的?|现在的|目前的|新)", "", vx.clean(m["a"]))
     owner = re.fullmatch(r"([\w ]+?)'s ([\w ]+)", raw_attr)
@@ -362,7 +354,7 @@ def attribute(m: re.Match[str]) -> Built:
             return None
         who = lx.RELATIONS.get(owner[1], "user")
         attr = lx.ATTRIBUTES.get(owner[2]) if who != "user" else f"{owner[1]}_{owner[2]}".replace(" ", "_")
-    if attr is None and (owner is not None or vx.category(m["v"]) or (attr := _named(raw_attr, m[0])) is None):
+    if attr is None and (owner is not None or vx.category(m["v"]) or (attr := nouns.named(raw_attr, m[0])) is None):
         return None
     if attr in lx.CATEGORIES and (found := vx.category(m["v"])):
         return vx.category_kv(found, m)

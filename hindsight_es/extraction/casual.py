@@ -15,7 +15,7 @@ import re
 
 from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import values as vx
-from hindsight_es.extraction.builders import Built
+from hindsight_es.extraction.builders import Built, KeyValue
 from hindsight_es.extraction.patterns import (
     _BODY_EN,
     _JOBS_EN,
@@ -79,18 +79,25 @@ BUDGET = (
     r"\bi\s+(?:can|could)\s+(?:only\s+)?(?:spend|afford|put\s+in)\s+(?:(?:up to|about|around|roughly|at most|max)\s+)?"
     r"(?P<v>[$€£¥]?\s?\d[\d,.]*\s*(?:k|m|thousand|million|dollars|usd|euros?|eur|rmb|yuan|bucks|pounds|gbp)?)(?!\w)",
 )
-# "living in Berlin now", "we've been in Toronto since 2019": no verb of living, or no subject
+# "living in Berlin now", "been living in Leeds since May", "we've been in Toronto since 2019": no verb of living,
+# or no subject; "I'm in Leeds and looking for…": a place, capitalized, that ends its clause ("I'm in Rome for the
+# weekend", "I'm in IT and…", "I'm in Year 9 so…" are no place one lives)
 LOCATION_EN = (
-    r"(?:^|(?<=,\s)|(?<=,))\s*(?:(?:currently|now|still|happily)\s+)?(?:living|based|settled)\s+(?:in|out\s+of)\s+"
+    r"(?:^|(?<=,\s)|(?<=,))\s*(?:(?:currently|now|still|happily|been)\s+)?(?:living|based|settled)\s+(?:in|out\s+of)\s+"
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
     r"\b(?:i|we)\s+(?:have\s+been\s+|am\s+|are\s+)?(?:renting|staying|living)\s+(?:in|out\s+of)\s+"
     r"(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
     r"\b(?:i|we)\s+have\s+(?:been|lived)\s+in\s+(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))\s+(?:since|for)\b",
+    r"\b(?:i\s+am|we\s+are)\s+(?:(?:based|living|now|currently)\s+)?in\s+(?!(?:Year|Grade|Class|Form|Team|Group)\b)"
+    r"(?-i:(?P<v>[A-Z][a-z][\w'-]*(?:\s+[A-Z][\w'-]*)*))(?=\s+(?:and|so)\b|\s*(?:[.;!—–]|$))",
 )
 # "just started at Shopify": a new employer without a subject (not "joined": a club, a network)
 EMPLOYER = (
     r"^(?:(?:just|recently|finally|so|and|officially)\s+)*(?:started\s+(?:at|with)|started\s+working\s+(?:at|for))\s+"
     r"(?-i:(?P<v>[A-Z0-9][\w&'-]*(?:\.\w[\w&'-]*)*(?:\s+[A-Z0-9][\w&'-]*)*))",
+    # "I'm at Stripe now, two weeks in", "I'm at KPMG as of this week": a named place one is at since a time
+    r"\bi\s+am\s+(?:now\s+)?at\s+(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)*))"
+    r"(?=\s+(?:as\s+of\b|now\b[^.?!]*?\b(?:days?|weeks?|months?)\s+in\b))",
     # "我是后端，在杭州云栈科技写Java": an organisation, by its name's ending, where one does the work
     rf"(?:{ZI}|{ZCL}){ZADV}在(?!找|家)(?P<v>[^，。！？；,!?;\n的]{{1,12}}?(?:科技|公司|集团|银行|医院|事务所|研究院|研究所|工作室))"
     r"(?:写|做|搞|负责|当|干|带)",
@@ -112,6 +119,15 @@ TEACHES = (
     r"|(?:college|university|undergrad|kindergarten)\s+|(?:year|grade|form|class)\s+\d+\s+)?(?P<v>(?!(?:my|our|the|a|an|them|him|her|it|kids|school|year|grade|form|class"
     r"|children|people|students|myself|online|at|in|for|on|part|full|from|remotely|classes|courses|lessons)\b)[a-z]+)\b",
 )
+_TEACHES = re.compile(TEACHES[0], re.I)
+
+
+def taught(said: str) -> KeyValue | None:
+    """The occupation a subject taught names, if ``said`` names one ("I teach Year 7 maths at …": maths teacher)."""
+    found = b.teacher(m) if (m := _TEACHES.search(said)) else None
+    return found if isinstance(found, tuple) else None
+
+
 # "been teaching year 6 for a decade", "I teach primary": a teacher, the subject unsaid
 TEACHER = (
     r"\bi\s+(?:have\s+been\s+|am\s+|still\s+|now\s+)?teach(?:ing)?\s+(?:year|grade|form|class|primary|secondary"
@@ -127,6 +143,8 @@ DIET_VEGAN_ZH = (rf"(?:{ZI}|{ZCL})[^，。！？；,!?;\n他她]{{0,6}}?(?<!不)
 # "本人硬件工程师一枚": a job said with a measure word
 JOB_ONE = (
     rf"(?:我|本人)(?:是)?(?:一名|一个)?(?P<v>[^，。！？；,!?;\s]{{0,6}}?(?:{_JOBS_ZH}))(?:一枚|一只)",
+    # "We're dairy farmers", "we are both nurses": the job the speaker shares, said in the plural
+    rf"\bwe\s+are\s+(?:both\s+|all\s+)?(?P<v>(?:[a-z-]+\s+){{0,2}}?(?:{_JOBS_EN}))s\b",
 )
 # "我姓唐，全名唐思远": the full name said as such
 FULL_NAME_SAID = (
@@ -163,6 +181,12 @@ DRINK_LOVER = (
 LIVES_ZH = (rf"(?:{ZI}|{ZCL}){ZADV}(?:住|住在|定居|常住|落户)(?P<v>{_PLACE_ZH})",)
 # "我是开网约车的": a driver of what one drives
 DRIVES_ZH = (r"我(?:是)?开(?P<v>出租车|出租|网约车|货车|卡车|公交车|公交|大巴|滴滴|专车)的",)
+# "I drive the school bus now", "I drive a taxi for a living": the driver of a vehicle one drives for others
+DRIVES_EN = (
+    r"\bi\s+(?:now\s+|also\s+|currently\s+|still\s+)?drive\s+(?:a|an|the)\s+"
+    r"(?P<v>(?:[a-z-]+\s+)?(?:bus|coach|taxi|cab|lorry|forklift|ambulance|tram|train|delivery\s+van))\b",
+)
+
 # "改成生酮饮食了": a diet by its Chinese name
 DIET_NAMED_ZH = (r"(?:改成|改吃|开始|在|坚持)?(?P<v>生酮饮食|生酮|低碳饮食|轻断食|断食)",)
 PLAN = (
@@ -267,6 +291,9 @@ def full_name(m: re.Match[str]) -> Built:
 
 
 def driver(m: re.Match[str]) -> Built:
-    """ "我是开网约车的": the driver of it (出租 is 出租车; 滴滴 is its own name)."""
+    """ "我是开网约车的": the driver of it (出租 is 出租车; 滴滴 is its own name); "I drive the school bus": a school
+    bus driver."""
+    if m["v"].isascii():
+        return "user/occupation", f"{vx.clean(m['v'])} driver"
     vehicle = m["v"] if m["v"].endswith("车") or m["v"] == "滴滴" else m["v"] + "车"
     return "user/occupation", f"{vehicle}司机"

@@ -107,6 +107,6 @@ def matching_copy(sentence: str) -> str:
     s = _NAME_OPEN.sub("my name is ", s)
     s = _TYPO.sub(lambda m: _TYPO_AS[m.lastindex - 1 if m.lastindex else 0], s)
     s = _ELIDED.sub(_subject, _BARE_CONTRACTION.sub(lambda m: "i am" if m[1] else "i have", s), count=1)
-    s = _APPOSED.sub(r"\1 is called \2, \1", _BEEN_AFTER.sub(r"\1i have been", s))
+    s = _APPOSED.sub(r"\1 is called \2, \1", _BEEN_AFTER.sub(r"\1i have been ", s))
     s = _APPOSED_ZH.sub(_zh_named, s) if "我" in s else s
     return _CONTRACTION.sub(_expand, _MY_IS.sub(r"\1 is", _HAS.sub(r"\1 has", s))) if "'" in s else s

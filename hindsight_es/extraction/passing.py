@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 
 from hindsight_es.extraction import builders as b
+from hindsight_es.extraction import casual
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import values as vx
 from hindsight_es.extraction.builders import Built, KeyValue
@@ -70,6 +71,14 @@ PET_CALLED = (
     rf"{_PET_IS_CALLED}(?-i:(?P<v>[A-Z][a-z][\w'-]*))",
     rf"{_PET_IS_CALLED}(?P<v>[a-z][\w'-]*)(?=\s+(?:now|these days|lol|haha)\b|\s*[.!,]|$)",  # in lower case: ends there
 )
+# A name changed, said with the old one ("we've renamed Pumpkin to Marmalade", "we changed Clover's name to
+# Rocket", "Pepper is officially Waffles now"): the new side of an update whose key is the held old name's
+# (``anchors``: the old name is given up, ``updates.is_old``)
+RENAMED = (
+    rf"\brenamed\s+(?!(?:him|her|it|them)\b)[\w' -]{{1,30}}?\s+(?:to|as)\s+{V}",
+    rf"\bchanged\s+[\w' -]{{1,30}}?'s\s+name\s+to\s+{V}",
+    r"\b(?:is|are)\s+(?:now\s+)?officially\s+(?:called\s+|named\s+)?(?-i:(?P<v>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))",
+)
 # "the cat's name is officially Mochi now"
 PET_NAME_IS = (
     rf"\b(?:my|our|the)\s+(?P<a>{_PET_EN})(?:'s|\s+is)\s+name\s+is\s+(?:now\s+|officially\s+|still\s+)*"
@@ -85,6 +94,17 @@ TEACH_AT = (
     rf"\bi\s+(?:have\s+)?{ADV}teach(?:ing)?\b[^.;!?]{{0,40}}?\bat\s+"
     r"(?-i:(?P<v>[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*){0,4}))",
 )
+_EMPLOYER = b.place("employer")
+
+
+def workplace_taught(m: re.Match[str]) -> Built:
+    """Where one works, as ``builders.place``; where one teaches, with the subject taught ("I teach Year 7 maths at
+    Hollins Park Academy": the employer, and a maths teacher, as ``casual.TEACHES`` reads it alone)."""
+    found = _EMPLOYER(m)
+    taught = casual.taught(m[0]) if m.re.pattern in TEACH_AT else None
+    return [*([found] if isinstance(found, tuple) else found or []), taught] if taught else found
+
+
 # "自从跳到字节跳动", "上个月跳槽去了美团": the speaker's new employer
 JUMPED_ZH = (
     rf"(?:{ZI}{ZADV}|^|自从|(?<=[，,]))(?:跳槽到了|跳槽到|跳槽去了|跳槽去|跳到了|跳到)(?P<v>[^，。！？；,!?;\s了]{{2,10}}?)"

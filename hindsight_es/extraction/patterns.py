@@ -19,7 +19,7 @@ _TITLE_DOT = "(?:" + "|".join(rf"(?<=\b{t}\.)" for t in "dr mr mrs ms mt st jr s
 _TITLE_DOT += r"(?=\s+(?!(?:he|she|it|they|we|i|the|this|that|there|my|our|you|but|and|so)\b)(?-i:[A-Z]))"  # a name
 _STOP_EN = (
     rf"(?=\s*(?:[,;!?。，；！？\n—–(（]|[.:](?!\w)(?!{_TITLE_DOT})|$)|\s+(?:and|but|because|since|so|although|though|while|which|who"
-    r"|or|if|when|unless|until|from now on)\b"
+    r"|or|if|when|unless|until|from now on|bc|cos|cuz|coz)\b"
     r"|\s+(?:last\s+(?:year|month|week|summer|winter|spring|fall|autumn|weekend)|yesterday|recently|lately"
     rf"|in\s+(?:the\s+)?(?:spring|summer|fall|autumn|winter)|in\s+(?:19|20)\d\d|in\s+(?:{MONTHS_EN})"
     r"|(?:a\s+)?(?:few\s+)?(?:\w+\s+)?(?:days|weeks|months|years)\s+ago)\b)"

@@ -4,7 +4,9 @@ she lives in Inverness" says where the mother lives, "我哥前年结婚了，�
 Only a pronoun opening a sentence or a clause is read, only when the nearest relative said before it in the
 turn agrees with it (she: mother, sister, …; he: father, brother, …; either: friend, colleague, …), and the
 pronoun becomes that relative as the patterns know it ("my mum", "我哥"). Anyone else named in between (a
-capitalised name, 他们) leaves the pronoun as it is: it may be theirs. Pure.
+capitalised name, 他们) leaves the pronoun as it is: it may be theirs. In the same way a clause-opening "ours",
+"mine", "she" or "he" that is called something is the pet said last before it, when no relative was said after
+it: "how often should I bathe a husky? mine's called Loki" names the dog. Pure.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 
 from hindsight_es.extraction import lexicon as lx
-from hindsight_es.extraction.patterns import _REL_EN, _REL_ZH
+from hindsight_es.extraction.patterns import _PET_EN, _REL_EN, _REL_ZH
 
 __all__ = ["resolved"]
 
@@ -25,6 +27,24 @@ _PRONOUN = re.compile(
 )
 # Someone else named between the relative and the pronoun: a capitalised name not opening a sentence, or 他们
 _SOMEONE_ELSE = re.compile(r"(?<=[a-z,;]\s)(?-i:[A-Z][a-z]+)|他们|她们|\bthey\b")
+
+
+_PET = re.compile(rf"\b({_PET_EN})(?:'s|s)?\b", re.I)
+_CALLED = re.compile(
+    r"(^|[,;:]\s*(?:(?:and|but|so)\s+)?|\b(?:and|but|so)\s+)(?:ours|mine|she|he)(?:['’]s|\s+is)(?=\s+(?:called|named)\s)",
+    re.I,
+)
+
+
+def _pets_named(copy: str, before: str) -> str:
+    def swap(m: re.Match[str]) -> str:
+        said = before + " " + copy[: m.start()]
+        pet = next(reversed(list(_PET.finditer(said))), None)
+        if pet is None or _RELATIVE.search(said, pet.end()) or _SOMEONE_ELSE.search(said, pet.end()):
+            return m[0]
+        return f"{m[1]}our {pet[1].lower()} is"
+
+    return _CALLED.sub(swap, copy)
 
 
 def resolved(copy: str, before: str) -> str:
@@ -44,4 +64,4 @@ def resolved(copy: str, before: str) -> str:
             return m[0]
         return m[1] + (f"my {word}" if english else f"我{word}")
 
-    return _PRONOUN.sub(swap, copy)
+    return _PRONOUN.sub(swap, _pets_named(copy, before))

@@ -31,7 +31,7 @@ from hindsight_es.extraction.pronouns import resolved
 from hindsight_es.extraction.quotes import quoted
 from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.scripts import plain, written
-from hindsight_es.extraction.speech import asserted, meant_once, one_off
+from hindsight_es.extraction.speech import EMOJI_END, asserted, meant_once, one_off
 from hindsight_es.extraction.statements import statement
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
@@ -131,13 +131,13 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", px.EMPLOYMENT, b.employment, 0.6, 0.8),
     _rule("fact", px.EMPLOYER, b.place("employer"), 0.6, 0.8),
     _rule("fact", casual.WORKED_ZH, b.place("employer"), 0.6, 0.75),
-    _rule("fact", passing.REPORTED_ZH + passing.JUMPED_ZH + passing.TEACH_AT, b.place("employer"), 0.6, 0.75),
+    _rule("fact", passing.REPORTED_ZH + passing.JUMPED_ZH + passing.TEACH_AT, passing.workplace_taught, 0.6, 0.75),
     _rule("fact", casual.EMPLOYER, b.place("employer"), 0.6, 0.75),
     _rule("fact", px.OCCUPATION, casual.occupation, 0.6, 0.8),
     _rule("fact", casual.RETIRED, b.fixed("occupation"), 0.6, 0.75),
     _rule("fact", casual.JOB_HERE, b.fixed("occupation"), 0.6, 0.75),
     _rule("fact", casual.JOB_ONE + passing.JOB_KIND_ZH + passing.QUALIFIED, b.fixed("occupation"), 0.6, 0.75),
-    _rule("fact", casual.DRIVES_ZH, casual.driver, 0.6, 0.75),
+    _rule("fact", casual.DRIVES_ZH + casual.DRIVES_EN, casual.driver, 0.6, 0.75),
     _rule("fact", casual.TEACHES, b.teacher, 0.6, 0.75),
     _rule("fact", casual.TEACHER, b.fixed("occupation", "teacher"), 0.6, 0.75),
     _rule("fact", px.AGE, b.fixed("age"), 0.5, 0.8),
@@ -162,7 +162,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("plan", px.PLAN, b.keyless, 0.5, 0.7),
     _rule("plan", casual.PLAN + passing.PLAN_ZH + passing.BOOKED, b.keyless, 0.5, 0.65),
     _rule("preference", px.ALLOWED, b.directive("always"), 0.6, 0.75),
-    _rule("fact", px.UPDATED, b.updated, 0.6, 0.75),
+    _rule("fact", px.UPDATED + passing.RENAMED, b.updated, 0.6, 0.75),
     _rule("fact", passing.RENAMED_ZH, b.updated, 0.6, 0.7),
     _rule("preference", px.ALWAYS + passing.REMIND, b.directive("always"), 0.6, 0.75),
 )
@@ -170,8 +170,8 @@ RULES: tuple[_Rule, ...] = (
 _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
 
 # ---- sentences, questions, corrections --------------------------------------------------------
-# Not after a title or "St." ("a nurse at St. Mary's", "Dr. Lee is my doctor").
-_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?<!\b(?:St|Dr|Mr|Ms|Mt)\.)(?<!\bMrs\.)(?=\s)")
+# Not after a title or "St." ("a nurse at St. Mary's", "Dr. Lee is my doctor"); an emoji may end one (``speech``).
+_SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?<!\b(?:St|Dr|Mr|Ms|Mt)\.)(?<!\bMrs\.)(?=\s)|" + EMOJI_END)
 _CORRECTION = re.compile(
     r"^(?:(?:(?:no(?!\s+(?:problem|worries|way|doubt|thanks))|nope|nah|actually|correction|scratch that|my bad"
     r"|i misspoke|not quite|that is wrong|that is not right|wrong|not exactly"
@@ -297,7 +297,7 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/44"
+    id = "rules/45"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
         body = text.strip()
@@ -321,7 +321,7 @@ class RuleExtractor:
 
     def _typed(self, sentence: str, speaker: str | None, *, agreed_only: bool, before: str) -> Iterator[Candidate]:
         statement = asserted(sentence)
-        if statement is None or ux.reported(statement):  # someone else's request is not the speaker's
+        if statement is None or not (statement := ux.unreported(statement)):  # someone else's request is theirs
             return
         norm = resolved(ux.unquote(matching_copy(statement)), before)
         marker = _CORRECTION.match(norm)

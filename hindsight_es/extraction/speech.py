@@ -7,7 +7,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["asserted", "one_off"]
+__all__ = ["EMOJI_END", "asserted", "one_off"]
+
+# An emoji before English words ends a sentence as "!" does ("… recipes I'll never cook 😂 what's a polite way
+# to …?" states, then asks); in Chinese, whose clauses run on, it does not.
+EMOJI_END = r"(?<=[\u2600-\u27bf\U0001f300-\U0001faff])(?=\s*[A-Za-z])"
 
 _QUESTION_START = re.compile(
     r"^(?:do|does|did|are|is|am|can|could|would|will|should|shall|have|has|what|where|when|why|how|who|whom"
@@ -22,8 +26,18 @@ _ZH_QUESTION = re.compile(
 # clauses beside it that state ("我对花生过敏的"). An English "if"/"whether" clause inside a sentence supposes or
 # asks what it says ("I no longer remember if I'm allergic to penicillin"): dropped up to its clause's end.
 _ZH_CLAUSE = re.compile(r"[，,；;]")
-_EMBEDDED_IF = re.compile(r"\b(?:if|whether)\b[^,;.!?]*", re.I)
-_CONDITIONAL = re.compile(r"^(?:if|unless|suppose|supposing|imagine)\b|^(?:如果|要是|假如|假设|万一|倘若)", re.I)
+# A speaker supposed, not stated, inside a sentence: "explain it like I'm 12", "act as if we were landlords".
+_EMBEDDED_IF = re.compile(
+    r"\b(?:if|whether)\b[^,;.!?]*|\b(?:like|as\s+if|as\s+though)\s+(?:i\s*['’]?\s*m|i\s+am|i\s+was|i\s+were|we\s*['’]re"
+    r"|we\s+are|we\s+were)\b[^,;.!?]*",
+    re.I,
+)
+# A sentence that supposes: a condition, a role to play, a case put ("Pretend I'm 70…", "Say I went vegan…")
+_CONDITIONAL = re.compile(
+    r"^(?:if|unless|suppose|supposing|imagine|pretend|assume|assuming|hypothetically|what\s+if"
+    r"|(?:let['’]?s|let\s+us)\s+say|say(?=\s+(?:i|we)\b))\b|^(?:如果|要是|假如|假设|万一|倘若)",
+    re.I,
+)
 # A request put as a question is an imperative ("Can you answer in Mandarin from now on?", "你能不能以后用中文
 # 回答我？"), unless what it asks for is itself an answer ("could you tell me …", "能告诉我…在哪里吗").
 _REQUEST = re.compile(

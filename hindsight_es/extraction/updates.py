@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import values as vx
-from hindsight_es.extraction.compounds import modified
+from hindsight_es.extraction.compounds import modified, singular
 from hindsight_es.extraction.matching import MANY
 from hindsight_es.extraction.names_zh import opens_with_a_name
 
@@ -67,10 +67,14 @@ _OLD_BEFORE_EN = re.compile(
     r"\b(?:off|from|instead\s+of|rather\s+than|over|replac(?:e|ed|ing)|away\s+from|not|cannot|never|no\s+longer(?:\s+\w+)?"
     r"|stop(?:ped)?\s+\w+|quit(?:ting)?|gave\s+up|given\s+up|giving\s+up|drop(?:ped)?|ditch(?:ed)?|left|cut\s+out"
     r"|cut\s+(?:\w+\s+)?back\s+on|scratch|done\s+with|finished\s+with|got\s+rid\s+of"
-    r"|used\s+to\s+\w+|out\s+of)\s+(?:\S+\s+){0,2}$",
+    r"|used\s+to\s+\w+|out\s+of|renamed|renaming)\s+(?:\S+\s+){0,2}$",
     re.I,
 )
-_OLD_AFTER_EN = re.compile(r"^\s*(?:any\s*more|no\s+more|is\s+behind|is\s+gone|is\s+out|was\s+(?:too|so))\b", re.I)
+_OLD_AFTER_EN = re.compile(
+    r"^\s*(?:any\s*more|no\s+more|is\s+behind|is\s+gone|is\s+out|was\s+(?:too|so))\b"
+    r"|^'s\s+name\s+to\b|^\s+is\s+(?:now\s+)?officially\s+(?:called\s+|named\s+)?(?-i:[A-Z])",  # a name changed
+    re.I,
+)
 _OLD_BEFORE_ZH = re.compile(
     r"(?:不用|不再用|不再使用|不再|不喝|别用|别再用|没再用|停用|弃用|放弃|从|把|而不是|不是|不想用|以前用|之前用|原来用"
     r"|以前是|之前是|以前|原来|离开|退出)[^，。！？；,!?;]{0,4}$"
@@ -125,6 +129,19 @@ def unquote(sentence: str) -> str:
 def reported(sentence: str) -> bool:
     """Someone else's request or suggestion relayed ("my colleague asked you to…", "老板说我们应该…")."""
     return bool(_REPORTED_EN.search(sentence) or _REPORTED_ZH.search(sentence))
+
+
+_CONJUNCT = re.compile(r"\s*(?:[,;，；]|\b(?:and|but)\b)\s*", re.I)
+
+
+def unreported(sentence: str) -> str:
+    """The speaker's own part of a sentence: the clauses before one that relays someone else's request ("My
+    birthday's March 3rd and my husband wants to throw a party" says the birthday); "" when it opens with it."""
+    found = _REPORTED_EN.search(sentence) or _REPORTED_ZH.search(sentence)
+    if found is None:
+        return sentence
+    cut = max((m.start() for m in _CONJUNCT.finditer(sentence, 0, found.start())), default=0)
+    return sentence[:cut].strip()
 
 
 def clause_of(text: str, at: int) -> tuple[str, str]:
@@ -217,6 +234,8 @@ def mentions(text: str, lead: str = "") -> Iterator[tuple[int, str, str, str]]:
         if (whole := modified(lead + text, len(lead) + m.start(), m[0], category)) and whole[0] >= len(lead):
             yield whole[0] - len(lead), whole[1], category, whole[1]  # "喝港式奶茶": 港式奶茶
             continue
+        if category == "drink" and m[0].isascii() and canonical in (said := singular(m[0])) and said != canonical:
+            canonical = said  # the drink as said when it names more than the lexicon's head: "rooibos tea"
         yield m.start(), m[0], category, canonical
     for m in vx.GO_RE.finditer(text):
         yield m.end() - 2, "Go", "programming_language", "go"

@@ -346,11 +346,41 @@ def city(v: str) -> str:
     return _PROVINCE.sub("", v)
 
 
+_NAMED_THE = re.compile(r"(?-i:The\s+[A-Z])")
+
+
+def place_named(raw: str) -> str:
+    """A place as said, cleaned: its article kept when it is part of the name ("The Hague", "The Bronx")."""
+    v = city(clean(PLACE_CUT.sub("", raw)))
+    return f"the {v}" if _NAMED_THE.match(raw) else v
+
+
+# Where in an employer one works is no part of its name: a team ("Shopify on the payments team"), a place
+# ("Airbus in Toulouse", capitalized), which is where the work is.
+_WORK_TEAM = re.compile(
+    r"(?i)\s+(?:on|in|with)\s+(?:the|a|my|our)\s+[\w -]{0,30}?\b(?:team|department|dept|squad|unit|ward|desk)\b.*$"
+)
+_WORK_IN = re.compile(r"\s+in\s+(?-i:(?P<at>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*))\s*$")
+
+
+def work_tail(said: str) -> tuple[str, str | None]:
+    """An employer as said, without where in it one works, and the place it names (None when it names none)."""
+    said = _WORK_TEAM.sub("", said)
+    at = None if INDEFINITE.match(said) else _WORK_IN.search(said)  # "a hospital in Boston" is the workplace
+    return (said[: at.start()], at["at"]) if at else (said, None)
+
+
+def work_place(who: str, said: str) -> tuple[str, str] | None:
+    """The location of ``who`` an employer said with its place names ("Airbus in Toulouse" -> Toulouse)."""
+    at = work_tail(said)[1]
+    return (f"{who}/location", place_named(at)) if at and not vague(clean(at)) else None
+
+
 def workplace(said: str) -> tuple[str, str] | None:
     """Where one works: an employer; a city is a location ("我在上海工作"); home, a firm unnamed: none."""
     if INDEFINITE.match(said):  # "a receptionist at a dental practice": a kind of workplace, not a named one
         return None
-    v = clean(PLACE_CUT.sub("", _AND_MORE.sub("", said)))
+    v = clean(PLACE_CUT.sub("", _AND_MORE.sub("", work_tail(said)[0])))
     if v in ZH_PLACES or v[:-1] in ZH_PLACES and v[-1:] in "区市县":  # "海淀区" is a place
         return "user/location", v
     return None if vague(v) or _NO_EMPLOYER_ZH.match(v) else ("user/employer", v)

@@ -59,7 +59,10 @@ from tests.unit.test_rule_phrasings import pairs
         ("I've swapped tea for hot chocolate in the evenings.", [("user/drink", "hot chocolate")]),
         ("The dog's name is officially Pepper now.", [("user/pet:dog", "pepper")]),
         ("My birthday falls on the 2nd of July.", [("user/birthday", "july 2nd")]),
-        ("I teach piano at Castle Music School on weekends.", [("user/employer", "castle music school")]),
+        (  # the subject taught names the job, as in "I teach piano on weekends" (rules/45)
+            "I teach piano at Castle Music School on weekends.",
+            [("user/employer", "castle music school"), ("user/occupation", "piano teacher")],
+        ),
         ("We do paleo at home.", [("user/diet", "paleo")]),
         ("上个月跳槽到了美团，新同事都挺好。", [("user/employer", "美团")]),
         ("我妹搬到杭州了，离我近多了。", [("sister/location", "杭州")]),

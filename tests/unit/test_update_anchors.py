@@ -260,3 +260,34 @@ def test_a_bare_correction_of_another_kind_takes_no_key_of_the_sessions_memories
     state, out = said(first, plan, correction)
     assert kept in active(state)
     assert out[2][1] == []
+
+
+@pytest.mark.parametrize(
+    ("first", "update", "key", "value"),
+    [
+        # a name changed, said with the old one: the held pet's name is replaced (``rules/45``)
+        (
+            "We have a rabbit called Clover.",
+            "We changed Clover's name to Rocket, it suits him.",
+            "user/pet:rabbit",
+            "rocket",
+        ),
+        ("We adopted a cat named Pumpkin.", "We've renamed Pumpkin to Marmalade.", "user/pet:cat", "marmalade"),
+        (
+            "Our dog Pepper pulls on the lead.",
+            "the kids voted and Pepper is officially Waffles now lol",
+            "user/pet:dog",
+            "waffles",
+        ),
+    ],
+)
+def test_a_name_changed_replaces_the_held_name(first, update, key, value):
+    state, out = said(first, update)
+    assert (key, value) in active(state)
+    assert out[1][1] == ["t0"]
+
+
+def test_a_thing_officially_something_else_replaces_nothing():
+    state, out = said("I use Python at work.", "Python is officially deprecated at my company.")
+    assert active(state) == {("user/programming_language", "python")}
+    assert out[1][1] == []
