@@ -77,8 +77,10 @@ class Relay:
 
     async def read(self, partition: int, start: int, stop: int, limit: int) -> list[Record]:
         """The next batch the child read: the one ``log.read(topic, partition, start, stop, limit)`` returns
-        (both replay the same offsets in the same batches, in the same order)."""
-        frame = await self._frame()
+        (both replay the same offsets in the same batches, in the same order; partitions no projection
+        here reads are passed over)."""
+        while (frame := await self._frame())[0] == "records" and frame[1] < partition:
+            pass
         if frame[0] != "records" or frame[1:3] != (partition, start) or len(frame[3]) > limit:
             raise StoreError(
                 f"the archive's child relayed {self.topic} out of step: {frame[:3]} for {partition}/{start}"
@@ -87,9 +89,8 @@ class Relay:
 
     async def finish(self) -> int:
         """Wait for the child to end; returns the records it read."""
-        frame = await self._frame()
-        if frame[0] != "done":
-            raise StoreError(f"the archive's child relayed records of {self.topic} that were not read: {frame[:3]}")
+        while (frame := await self._frame())[0] == "records":
+            pass  # partitions past the last one a projection here reads
         if await self.child.wait() != 0:
             raise await self._failed("after its last frame")
         return int(frame[1])
