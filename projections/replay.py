@@ -10,8 +10,6 @@ no projection is still writing the generation being replaced (the CLI takes it).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import shutil
 import time
 from collections.abc import Iterable, Mapping
@@ -121,7 +119,8 @@ async def rebuild(
     where that snapshot stood. The archive is one copy of the log for all banks and is rebuilt whole.
 
     From ``WORKER_MIN_RECORDS`` records on, the archive of the memories topic is replayed in a child
-    process (``projections.archive_child``), beside the LanceDB projections here.
+    process (``projections.archive_child``), beside the LanceDB projections here, which read that topic
+    from the child (read and opened once for both).
     """
     if bank is not None and "archive" in stores:
         raise InvalidInputError("a one-bank rebuild covers the LanceDB tables only (--projection vectors)")
@@ -146,41 +145,43 @@ async def rebuild(
             progress.start(sum(until.values()))
         started = time.perf_counter()
         apart = "archive" in paths and sum(until.values()) >= WORKER_MIN_RECORDS
-        here, child = projections, None
+        here, child, source = projections, None, log
         if apart:
             # the archive of the memories topic (most of the log, and of the archive's work) in a child
-            # process; the rest of the archive here, with the LanceDB projections
+            # process, which relays the records it reads to the LanceDB projections here (read last: the
+            # child starts later); the rest of the archive here
             here = [p for p in projections if not isinstance(p, ArchiveProjection)]
             here.append(
                 ArchiveProjection(ArchiveStore(paths["archive"], options), tuple(t for t in ALL_TOPICS if t != APART))
             )
             apart_until = {tp: end for tp, end in until.items() if tp[0] == APART}
-            child = asyncio.create_task(archive_child.run(settings, paths["archive"], APART, apart_until, batch_size))
+            relay = any(APART in p.topics for p in here)
+            child = await archive_child.start(settings, paths["archive"], APART, apart_until, batch_size, relay=relay)
+            source = archive_child.RelayedLog(log, child) if relay else log
         try:
             events = await replay_into(
-                log,
+                source,
                 here,
                 lag=False,
                 until=until,
                 select=select,
                 batch_size=batch_size,
                 progress=progress.advance if progress else None,
+                last=APART if child is not None else None,
             )
             if progress:
                 progress.stage("writing held rows and positions")
             await fresh.finish(here)
+            if child is not None:
+                done = await child.finish()
+                if not child.relays:  # else read (and counted) here too
+                    events += done
+                    if progress:
+                        progress.advance(done)
         except BaseException:
-            if child is not None:  # stop the child (its finally kills the process) before the generation goes
-                child.cancel()
-                with contextlib.suppress(BaseException):
-                    await child
+            if child is not None:  # stop the child before the generation goes
+                await child.stop()
             raise
-        if child is not None:
-            done = await child
-            if not any(APART in p.topics for p in here):  # else read (and counted) here too
-                events += done
-                if progress:
-                    progress.advance(done)
         replayed = time.perf_counter()
         if progress:
             progress.stage("building indexes")

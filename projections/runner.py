@@ -84,11 +84,13 @@ async def replay_into(
     batch_size: int = 5000,
     progress: Callable[[int], None] | None = None,
     lag: bool = True,
+    last: str | None = None,
 ) -> int:
     """Catch several projections up to ``until`` (default: the log end now), reading and decoding each
     record once for all of them; returns records read. ``lag``: observe each record's lag since its
     append (``observe.projected``); a rebuild into new stores does not (a lag of days says nothing, and it
-    cost a rebuild about a twentieth of its time).
+    cost a rebuild about a twentieth of its time). ``last``: a topic read after the others (a rebuild's
+    archive child relays it, and starts later).
 
     Records ``select`` rejects are passed as undecodable (``(record, None)``): they advance positions and
     project to nothing (the archive keeps them as raw rows). The cyclic collector is paused meanwhile.
@@ -97,7 +99,15 @@ async def replay_into(
     positions = {id(p): await p.positions() for p in projections}
     with collector_paused():
         n = await advance(
-            log, projections, until, positions, select=select, batch_size=batch_size, progress=progress, lag=lag
+            log,
+            projections,
+            until,
+            positions,
+            select=select,
+            batch_size=batch_size,
+            progress=progress,
+            lag=lag,
+            last=last,
         )
     for projection in projections:  # a caught-up store states where it stands
         if (write := held_positions(projection)) is not None:
@@ -116,13 +126,15 @@ async def advance(
     batches: int | None = None,
     progress: Callable[[int], None] | None = None,
     lag: bool = True,
+    last: str | None = None,
 ) -> int:
     """Apply every record below ``until`` past each projection's position (``positions``: by ``id`` of the
     projection, updated as batches are applied), at most ``batches`` batches per partition; returns
     records read. Each projection gets only the records past its own position, through its own ``apply``;
-    the next batch is read and decoded while the current one is applied."""
+    the next batch is read and decoded while the current one is applied. Topic-partitions go in order,
+    the topic ``last`` after the others."""
     total = 0
-    for (topic, partition), end in sorted(until.items()):
+    for (topic, partition), end in sorted(until.items(), key=lambda item: (item[0][0] == last, item[0])):
         readers = [p for p in projections if topic in p.topics and covers(p, partition)]
         if not readers:
             continue

@@ -150,6 +150,37 @@ async def test_a_rebuild_with_the_memories_archive_in_a_child_process_equals_liv
     assert lance_rows(apart.stores["lance"]) == lance_rows(store_path(settings.data_dir, "lance"))
 
 
+class CountedLog:
+    """A log that counts the records read from it per topic (everything else is the log's)."""
+
+    def __init__(self, log: EventLog) -> None:
+        self.log = log
+        self.read_per_topic: Counter[str] = Counter()
+
+    async def read(self, topic: str, partition: int, start: int, stop: int, limit: int = 1000) -> list:
+        records = await self.log.read(topic, partition, start, stop, limit)
+        self.read_per_topic[topic] += len(records)
+        return records
+
+    def __getattr__(self, name: str):
+        return getattr(self.log, name)
+
+
+async def test_a_rebuild_with_a_child_reads_the_memories_topic_once_in_the_child(
+    history: History, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = history.settings
+    monkeypatch.setattr(replay_module, "WORKER_MIN_RECORDS", 0)
+    async with started_log(settings) as log:
+        counted = CountedLog(log)
+        apart = await rebuild(settings, counted)  # type: ignore[arg-type]
+    assert counted.read_per_topic[TOPIC_MEMORIES] == 0  # the parent had them from the child, opened
+    assert sum(counted.read_per_topic.values()) > 0
+    assert lance_rows(apart.stores["lance"]) == lance_rows(store_path(settings.data_dir, "lance"))
+    live, rebuilt = ArchiveStore(store_path(settings.data_dir, "archive")), ArchiveStore(apart.stores["archive"])
+    assert rebuilt.table().equals(live.table())
+
+
 async def test_a_failing_child_fails_the_rebuild_with_its_error_and_leaves_no_generation(
     history: History, monkeypatch: pytest.MonkeyPatch
 ) -> None:
