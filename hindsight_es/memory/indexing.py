@@ -65,8 +65,8 @@ def reply_context(last: LastTurn | None, who: str | None, source: str = "user") 
     only ever a conversation's turn (``CONVERSATION``); a turn from any other source has no context."""
     if last is None or source not in CONVERSATION:
         return None
-    if last.who == who:
-        return last.context
+    if last.who == who:  # what the turn before answered, without what its question asked about
+        return _unchained(last.context)
     if last.context and short_question(last.text.split(": ", 1)[-1]):
         return f"{last.text}\n{last.context}"
     return last.text
@@ -78,3 +78,15 @@ def short_question(words: str) -> bool:
     return ASKING.search(words) is not None and (
         len([w for w in _WORD.findall(words) if not _CJK_CHAR.match(w)]) + cjk / 2 <= SHORT_WORDS
     )
+
+
+def _unchained(context: str | None) -> str | None:
+    """A reply's context as the turn it answers alone: a short question with the turn it followed (the chain
+    ``reply_context`` builds) cut to the question. A second message in a row of one speaker answers the same
+    question, but need not be about what the question asked about ("March 28th." then "Also, my sister is
+    moving to Lisbon.")."""
+    if context and "\n" in context:
+        first = context.split("\n", 1)[0]
+        if short_question(first.split(": ", 1)[-1]):
+            return first
+    return context

@@ -77,3 +77,6 @@ async def test_an_agent_session_recalls_the_answer_not_the_assistants_short_ques
             hits = await hs.recall("u", query, limit=3)
             assert hits[0].source_turn_ids == [answer], [h.text for h in hits]
             assert not {"t1", "t4"} & {t for h in hits for t in h.source_turn_ids}, [h.text for h in hits]
+        # the user's next message in a row answers "When?" too, but is not about Kyoto
+        hits = await hs.recall("u", "When is my Kyoto trip?", limit=2)
+        assert {t for h in hits for t in h.source_turn_ids} == {"t0", "t2"}, [(h.text, h.relevance) for h in hits]

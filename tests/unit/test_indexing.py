@@ -58,3 +58,12 @@ def test_a_question_may_end_in_exclamation_marks() -> None:
     assert reply_context(LastTurn("Ines", "Ines: AAAH! When?!", said), "Tomasz") == f"Ines: AAAH! When?!\n{said}"
     assert reply_context(LastTurn("Ines", "Ines: 真的吗？！", said), "Tomasz") == f"Ines: 真的吗？！\n{said}"
     assert reply_context(LastTurn("Ines", "Ines: Congratulations!!", said), "Tomasz") == "Ines: Congratulations!!"
+
+
+def test_a_second_message_in_a_row_answers_the_short_question_not_what_it_asked_about() -> None:
+    from hindsight_es.memory.indexing import LastTurn, reply_context
+
+    answer = LastTurn("user", "user: March 28th, for a week.", "assistant: Lovely! When?\nuser: I'm booking Kyoto.")
+    assert reply_context(answer, "user") == "assistant: Lovely! When?"
+    plain = LastTurn("user", "user: We use MySQL.", "assistant: Which database do you use for the shop?")
+    assert reply_context(plain, "user") == plain.context
