@@ -141,7 +141,7 @@ async def test_healthz_is_ok_once_the_retried_actor_works_again(tmp_path, monkey
 
             moved = "I moved to Paris."  # decided by the same actor, still running
             await hs.publish([make_turn(settings, "ann", moved, session_id="s3", turn_id="t3")])
-            assert await _recalled(hs, "ann", "where do I live?", moved, timeout_s=120)
+            assert await _recalled(hs, "ann", "where do I live?", moved, timeout_s=300)  # after the backlog
             assert HEALTH.ok, HEALTH.problems()
             said = [r.getMessage() for r in caplog.records if r.name == "hindsight.service"]
             assert sum("bank-actor: working again after" in line for line in said) == 1, said
