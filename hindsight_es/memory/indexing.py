@@ -67,7 +67,7 @@ def reply_context(last: LastTurn | None, who: str | None, source: str = "user") 
         return None
     if last.who == who:  # what the turn before answered, without what its question asked about
         return _unchained(last.context)
-    if last.context and short_question(last.text.split(": ", 1)[-1]):
+    if last.context and _short_turn_question(last.text):
         return f"{last.text}\n{last.context}"
     return last.text
 
@@ -80,6 +80,11 @@ def short_question(words: str) -> bool:
     )
 
 
+def _short_turn_question(said: str) -> bool:
+    """``short_question`` of a turn as indexed ("speaker: text", ``index_text``)."""
+    return short_question(said.split(": ", 1)[-1])
+
+
 def _unchained(context: str | None) -> str | None:
     """A reply's context as the turn it answers alone: a short question with the turn it followed (the chain
     ``reply_context`` builds) cut to the question. A second message in a row of one speaker answers the same
@@ -87,6 +92,6 @@ def _unchained(context: str | None) -> str | None:
     moving to Lisbon.")."""
     if context and "\n" in context:
         first = context.split("\n", 1)[0]
-        if short_question(first.split(": ", 1)[-1]):
+        if _short_turn_question(first):
             return first
     return context
