@@ -47,7 +47,7 @@ SETTINGS = {
     "embedder": "minilm",
     "partitions": 1,
     "janitor_enabled": False,
-    "log_max_bytes": 1_000_000,
+    "log_max_bytes": 400_000,
     "poll_max_records": 10,
 }
 
