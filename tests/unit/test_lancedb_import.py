@@ -42,3 +42,16 @@ def test_lancedb_is_imported_with_deferred_schemas_that_still_validate_on_use() 
     assert out[:3] == ["False", "True", "False"]
     # a deferred model builds on first use and validates as usual
     assert out[3:] == ["ns,t", "True", "ValidationError"]
+
+
+def test_overrides_is_a_marker_only_while_lancedb_imports() -> None:
+    """LanceDB's classes get 3.12's ``typing.override`` marker; ``overrides`` is itself again afterwards."""
+    probe = (
+        "import hindsight_es.stores, overrides, lancedb.db, lancedb.remote.db\n"
+        "print(overrides.override.__module__, lancedb.db.override.__module__, lancedb.remote.db.override.__module__)\n"
+        "print(lancedb.db.LanceDBConnection.open_table.__override__)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    if sys.version_info >= (3, 12):  # LanceDB uses typing.override itself there
+        return
+    assert out == ["overrides.overrides", "typing_extensions", "typing_extensions", "True"]
