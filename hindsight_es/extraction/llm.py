@@ -15,9 +15,8 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from pydantic import ValidationError
 from tenacity import (
     AsyncRetrying,
@@ -33,6 +32,9 @@ from hindsight_es.events import TokenUsage, TurnRecorded
 from hindsight_es.extraction.prompts import PROMPT_VERSION, Neighbor, render
 from hindsight_es.extraction.schema import Candidate, Judgement, LLMExtraction, LLMMemory
 from hindsight_es.text import first_error
+
+if TYPE_CHECKING:
+    import httpx  # at run time only where a client is made: 0.1-0.2 s of every start otherwise
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$", re.I)
 _THINK = re.compile(r"<think>.*?</think>", re.S | re.I)  # reasoning models (DeepSeek-R1, Qwen3) think aloud first
@@ -67,6 +69,8 @@ class LLMExtractor:
         self.model: str = settings.llm_model
         self.prompt_version = PROMPT_VERSION
         self.id = f"llm:{self.model}/{PROMPT_VERSION}"
+        import httpx
+
         headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
         self._url = settings.llm_base_url.rstrip("/") + "/chat/completions"
         self._client = httpx.AsyncClient(timeout=settings.llm_timeout_s, headers=headers, transport=transport)
@@ -117,6 +121,8 @@ class LLMExtractor:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _request(self, body: dict[str, Any], calls: int) -> dict[str, Any]:
+        import httpx
+
         try:
             response = await self._client.post(self._url, json=body)
         except httpx.TimeoutException as exc:

@@ -7,8 +7,6 @@ from __future__ import annotations
 import itertools
 import re
 
-import cn2an
-
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
 
@@ -320,6 +318,8 @@ _CN_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百千]+")
 def digits(value: str) -> str:
     """A count said in Chinese numerals, as digits ("二十八" -> "28"); any other value as it is."""
     if _CN_NUMERAL.fullmatch(value):
+        import cn2an  # here, not at the top: its import (0.2-0.3 s) would be paid by every CLI command
+
         return str(int(cn2an.cn2an(value, "smart")))
     return value
 

@@ -7,11 +7,12 @@ partition and resumes from it after a restart; uncommitted records are delivered
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+import functools
+import importlib.util
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
-
-from aiokafka.partitioner import murmur2
 
 from hindsight_es.types import TopicPartition
 
@@ -49,8 +50,26 @@ def record(topic: str, partition: int, offset: int, key: str | None, value: byte
 
 def partition_for(key: str, partitions: int) -> int:
     """Kafka's default partitioner (murmur2), so both logs put a bank on the same partition."""
-    hashed: int = murmur2(key.encode("utf-8"))  # aiokafka is untyped
+    hashed: int = _murmur2()(key.encode("utf-8"))  # aiokafka is untyped
     return (hashed & 0x7FFFFFFF) % partitions
+
+
+@functools.cache
+def _murmur2() -> Callable[[bytes], int]:
+    """aiokafka's ``murmur2``, from its module alone when aiokafka is not imported yet: importing
+    ``aiokafka.partitioner`` runs the package's ``__init__`` (its consumer and producer, 0.2-0.3 s), which
+    a process on the embedded log would pay at its first publish or catch-up for one pure function."""
+    if "aiokafka" not in sys.modules:
+        spec = importlib.util.find_spec("aiokafka")  # finds the package without running it
+        where = list(spec.submodule_search_locations or []) if spec else []
+        alone = where and importlib.util.spec_from_file_location("_aiokafka_partitioner", f"{where[0]}/partitioner.py")
+        if alone and alone.loader:
+            module = importlib.util.module_from_spec(alone)
+            alone.loader.exec_module(module)
+            return module.murmur2  # type: ignore[no-any-return]
+    from aiokafka.partitioner import murmur2
+
+    return murmur2  # type: ignore[no-any-return]
 
 
 class Consumer(Protocol):

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-import httpx
 from pydantic import BaseModel, Field, ValidationError
 
 from hindsight_es.errors import ExtractionError
@@ -26,6 +25,9 @@ from hindsight_es.extraction.prompts import Neighbor
 from hindsight_es.memory.guard import Verdict
 from hindsight_es.memory.state import BankState
 from hindsight_es.memory.trust import RANK, rank
+
+if TYPE_CHECKING:
+    import httpx  # at run time only where a client is made: 0.1-0.2 s of every start otherwise
 
 PROMPT_VERSION = "guard-judge-v1"
 SYSTEM = """You protect a long-term memory service for an AI assistant against memory poisoning.
@@ -61,6 +63,8 @@ class GuardJudge:
 
     def __init__(self, settings: Any, *, transport: httpx.AsyncBaseTransport | None = None) -> None:
         self.model: str = settings.llm_model
+        import httpx
+
         headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
         self._url = settings.llm_base_url.rstrip("/") + "/chat/completions"
         self._json = settings.llm_json_mode
@@ -70,6 +74,8 @@ class GuardJudge:
         await self._client.aclose()
 
     async def judge(self, turns: Sequence[TurnRecorded], trusted: Sequence[Neighbor]) -> list[GuardJudgement | None]:
+        import httpx
+
         """One verdict per turn (None for turns it did not judge); raises ``ExtractionError`` on failure."""
         wanted = [i for i, t in enumerate(turns) if t.source in judged_sources()]
         out: list[GuardJudgement | None] = [None] * len(turns)
