@@ -19,7 +19,13 @@ def test_the_partition_of_a_key_is_kafkas_and_needs_no_aiokafka_import() -> None
     from aiokafka.partitioner import murmur2
 
     rng = random.Random(5)
-    keys = ["", "alice", "银行", "bank-7", *("".join(rng.choices("abcé漢😀-", k=rng.randint(1, 40))) for _ in range(300))]
+    keys = [
+        "",
+        "alice",
+        "银行",
+        "bank-7",
+        *("".join(rng.choices("abcé漢😀-", k=rng.randint(1, 40))) for _ in range(300)),
+    ]
     for partitions in (1, 3, 12):
         assert [partition_for(k, partitions) for k in keys] == [
             (murmur2(k.encode()) & 0x7FFFFFFF) % partitions for k in keys
