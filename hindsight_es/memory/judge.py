@@ -74,9 +74,9 @@ class GuardJudge:
         await self._client.aclose()
 
     async def judge(self, turns: Sequence[TurnRecorded], trusted: Sequence[Neighbor]) -> list[GuardJudgement | None]:
+        """One verdict per turn (None for turns it did not judge); raises ``ExtractionError`` on failure."""
         import httpx
 
-        """One verdict per turn (None for turns it did not judge); raises ``ExtractionError`` on failure."""
         wanted = [i for i, t in enumerate(turns) if t.source in judged_sources()]
         out: list[GuardJudgement | None] = [None] * len(turns)
         if not wanted:

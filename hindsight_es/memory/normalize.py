@@ -133,7 +133,7 @@ def _skeleton(text: str) -> tuple[str, int]:
     """Look-alike letters mapped to Latin inside words that have Latin letters (a Cyrillic "о" in "ignоre"),
     and in words made only of look-alikes when the text around them is Latin; returns the count of words
     changed. Words of real Cyrillic or Greek text among Latin ones are left alone unless every letter maps."""
-    if all(c.isascii() or not c.isalpha() or _CJK.match(c) for c in text):
+    if text.isascii() or all(c.isascii() or not c.isalpha() or _CJK.match(c) for c in text):
         return text, 0  # no letter the table maps (it leaves CJK out): its load (0.2-0.5 s) is not needed
     table = _to_latin()
     changed = 0
