@@ -12,7 +12,7 @@ from hindsight_es.embedding import Embedder
 from hindsight_es.events import CorrectionRequested, Event, TurnRecorded
 from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.events.memory import is_erased_turn
-from hindsight_es.extraction import Candidate, Extractor
+from hindsight_es.extraction import Candidate, Extractor, slots
 from hindsight_es.memory import BankState, Prepared, trust
 from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text, reply_context
 
@@ -54,6 +54,8 @@ def prepare(
             who = event.speaker or event.source
             last = last_turn.get(session, state(event.bank_id).last_turn.get(event.session_id))
             context = reply_context(last, who, event.source)
+            if found and event.source in CONVERSATION and last is not None and last.who == who:
+                found = _slip(found, event.text, last.text, event.speaker, rules)
             if found and event.source in CONVERSATION:
                 last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)
             candidates.append(found)
@@ -98,6 +100,30 @@ def prepare(
         )
         start += len(group)
     return out
+
+
+def _slip(found: list[Candidate], text: str, last: str, speaker: str | None, rules: Extractor) -> list[Candidate]:
+    """A slip corrected in the next message of the same speaker ("Sorry, make that July 14." after "My flight to
+    Denver is on July 12."): the earlier statement with the value corrected, as a memory of its own, quoting the
+    message (``extraction.slots``; ``memory.revisions`` supersedes what it corrects). A keyed statement is
+    corrected by its key instead (``extraction.anchors``), so the message is left to the rules."""
+    if (slip := slots.corrected(text)) is None:
+        return found
+    previous = last.removeprefix(f"{speaker}: ") if speaker else last
+    earlier = rules.extract(previous, speaker=speaker)
+    if any(c.key for c in earlier) or (statement := slots.statement(previous, slip)) is None:
+        return found
+    revised = Candidate(
+        kind="correction",
+        text=statement,
+        quote=text,
+        entities=earlier[0].entities if earlier else (),
+        importance=0.8,
+        confidence=0.9,
+        is_correction=True,
+    )
+    # the rules' reading of the bare value ("I meant the 14th" -> 14th) gives way to the statement it corrects
+    return [c for c in found if c.kind != "correction" or c.key is not None] + [revised]
 
 
 def _another_user(turn: TurnRecorded, state: BankState, owners: dict[str, tuple[str, ...]]) -> str | None:

@@ -224,6 +224,8 @@ def _decide_turn(state: BankState, turn: TurnRecorded, prepared: Prepared, polic
                 events.append(reinforced)
             continue
         retained = _retained(turn, i, cand, vector, prepared, level, prov)
+        if drawn := revisions.drawn_from(state, cand):  # a slip's correction restates the turn it corrects: both
+            retained = retained.model_copy(update={"source_turn_ids": (*drawn, turn.turn_id)})  # in the order said
         events.append(retained)
         for j, (old, reason) in enumerate(_displaced(state, head, cand)):
             events.append(
@@ -248,7 +250,7 @@ def resolved(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str
     if not prepared.extractor.startswith("rules/"):
         return prepared
     anchored = _anchored(state, turn, prepared, prov)
-    return revisions.revised(state, turn.text, anchored, turn.turn_id) if prov == "user" else anchored
+    return revisions.revised(state, turn.text, anchored, turn.turn_id, turn.session_id) if prov == "user" else anchored
 
 
 def _anchored(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str) -> Prepared:

@@ -21,6 +21,7 @@ import re
 from dataclasses import replace
 from uuid import UUID
 
+from hindsight_es.events.candidates import Candidate
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
@@ -73,9 +74,11 @@ _WHEN = re.compile(
 _KIN = re.compile(rf"\b(?:{px._REL_EN})\b|{px._REL_ZH}", re.I)
 
 
-def revised(state: BankState, text: str, prepared: Prepared, turn_id: str) -> Prepared:
+def revised(state: BankState, text: str, prepared: Prepared, turn_id: str, session_id: str | None = None) -> Prepared:
     """``prepared`` with its first keyless candidate judged to update the memory the turn moves or gives up for
-    another, if any."""
+    another, if any; a slip corrected (``extraction.slots``) updates what it corrects in the session."""
+    if (slip := _slip(state, prepared, turn_id, session_id)) is not None:
+        return slip
     taker = next(
         (i for i, c in enumerate(prepared.candidates) if c.key is None and c.judgement is None and c.kind in _KEYLESS),
         None,
@@ -98,6 +101,37 @@ def revised(state: BankState, text: str, prepared: Prepared, turn_id: str) -> Pr
                 candidates[taker] = anchors.updating(candidates[taker], _held(older), why)
                 return replace(prepared, candidates=candidates)
     return prepared
+
+
+SLIP = "corrects a slip: "  # the reason a slip's correction updates what it corrects (``drawn_from``)
+
+
+def _slip(state: BankState, prepared: Prepared, turn_id: str, session_id: str | None) -> Prepared | None:
+    """The statement a slip's correction gives ("My flight to Denver is on July 14.", quoting "Sorry, make that
+    July 14."; ``extraction.slots``) judged to update the memory of the session's turn before, which it corrects
+    (the preparing step read that turn's words from the same ``last_turn``), or None."""
+    for i, c in enumerate(prepared.candidates):
+        if c.kind != "correction" or c.key is not None or c.value is not None or not c.quote or c.judgement:
+            continue
+        if (last := state.last_turn.get(session_id or "")) is None:
+            return None
+        said = last.text.removeprefix(f"{last.who}: ")  # indexed as "speaker: text" when it had a speaker
+        for older in _nearest(state, said, turn_id, frozenset()):
+            if older.session_id == session_id and older.said == said:
+                candidates = list(prepared.candidates)
+                candidates[i] = anchors.updating(c, _held(older), SLIP + c.quote)
+                return replace(prepared, candidates=candidates)
+    return None
+
+
+def drawn_from(state: BankState, cand: Candidate) -> tuple[str, ...]:
+    """The turns a candidate's statement also took its words from: a slip's correction restates the turn it
+    corrects, so erasing that turn erases the statement too."""
+    judged = cand.judgement
+    if judged is None or not judged.reason.startswith(SLIP) or judged.memory_id is None:
+        return ()
+    older = state.memories.get(judged.memory_id)
+    return older.source_turn_ids if older is not None else ()
 
 
 def _gives_up(sentence: str, older: MemoryInfo, common: frozenset[str] = frozenset()) -> str | None:

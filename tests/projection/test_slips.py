@@ -1,0 +1,43 @@
+"""A slip corrected in the next message supersedes what it corrects, through the bank actor: the corrected
+statement is recalled (found by the words of the earlier message), the earlier one is kept in history."""
+
+from __future__ import annotations
+
+from hindsight_es.client import Hindsight, make_turn
+from hindsight_es.config import Settings
+from streams.service import catch_up_all
+
+
+async def test_the_statement_as_corrected_is_recalled_and_the_slip_kept_in_history(tmp_path):
+    settings = Settings(data_dir=tmp_path, partitions=1, embedder="minilm")
+    said = [
+        ("s1", "My flight to Denver is on July 12."),
+        ("s1", "thanks!"),  # content-free, not retained: the correction still follows the flight
+        ("s1", "Sorry, make that July 14."),
+        ("s2", "我们周六下午三点开会。"),
+        ("s2", "不对，是四点。"),
+        ("s3", "The rent is $5,000 a month."),
+        ("s4", "Wait, $5,200."),  # another session: no statement of its own to correct
+        ("s5", "My birthday is May 3."),
+        ("s5", "Oops, I meant May 4."),  # keyed: the key rules correct it, as before
+    ]
+    async with Hindsight(settings) as hs:
+        turns = [make_turn(settings, "u", text, session_id=s, turn_id=f"t{i}") for i, (s, text) in enumerate(said)]
+        await hs.publish(turns)
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+
+        flight = await hs.recall("u", "when is my flight to Denver?", limit=3)
+        assert flight[0].text == "My flight to Denver is on July 14."
+        assert flight[0].source_turn_ids == ["t0", "t2"]  # its words and its value: erasing either erases it
+        assert not any("July 12" in h.text for h in flight)
+        meeting = await hs.recall("u", "周六几点开会？", limit=3)
+        assert meeting[0].text == "我们周六下午四点开会。"
+        assert not any("三点" in h.text for h in meeting)
+        rent = await hs.recall("u", "how much is the rent?", limit=3)
+        assert rent[0].text == "The rent is $5,000 a month."  # not corrected from another session
+        birthday = await hs.recall("u", "when is my birthday?", limit=3)
+        assert "May 4" in birthday[0].text and not any("May 3" in h.text for h in birthday)
+
+        history = await hs.history("u", flight[0].memory_id)
+        assert [m["text"] for m in history["supersedes"]] == ["My flight to Denver is on July 12."], history
+        assert [t["turn_id"] for t in history["source_turns"]] == ["t0", "t2"]
