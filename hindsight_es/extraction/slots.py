@@ -62,10 +62,17 @@ _SPANS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 # slip is corrected whatever value follows; after the weak ones ("sorry", "wait", "actually") only a value of a
 # kind the earlier message holds, or one it gives up by name, is read as a correction.
 _STRONG = (
-    r"correction|i meant|i mean|make (?:that|it)|change (?:that|it) to|should be|should have said|i misspoke|typo"
+    r"correction|i meant|i mean|should be|should have said|i misspoke|typo"
     r"|my bad|不对|说错了|我说错了|打错了|写错了|搞错了|记错了|我记错了|更正一下|更正|纠正一下|纠正|应该是|我是说"
 )
-_WEAK = r"sorry|oops|whoops|wait|no|nope|actually|scratch that|it'?s|it is|that'?s|that is|其实|改成|是"
+# "make it" and "change that to" also ask for a draft to be redone ("make it less cheesy"): a value's kind decides
+_WEAK = (
+    r"sorry|oops|whoops|wait|no|nope|actually|scratch that|make (?:that|it)|change (?:that|it) to"
+    r"|it'?s|it is|that'?s|that is|其实|改成|是"
+)
+# "起租是3月5号", "the deposit is $500": the attribute named, then its value; the attribute must be the earlier
+# message's, or the correction is of something else ("说错了，起租是3月5号" after the movers' quote)
+_NAMED = re.compile(r"^(?P<attr>[^,，\s]{1,8}|\w+(?:\s\w+){0,2})\s*(?:是|为|is|was|are|were)\s*(?P<v>.+)$", re.I)
 _CUE = re.compile(
     rf"^(?:(?:(?P<strong>{_STRONG})|{_WEAK})(?:\b|(?<=[\u4e00-\u9fff]))[\s,，:：;；.。!！—–-]*)+",
     re.I,
@@ -94,6 +101,7 @@ class Slip:
     kind: Kind | None
     old: str | None
     strong: bool
+    attribute: str | None = None
 
 
 def spans(text: str, kind: Kind) -> list[tuple[int, int]]:
@@ -123,11 +131,13 @@ def corrected(text: str) -> Slip | None:
             break
     else:
         rest = _CLAUSE.split(rest, maxsplit=1)[0]
-    value = _soft(rest)
+    value, attribute = _soft(rest), None
+    if (named := _NAMED.match(value)) and not old:
+        value, attribute = _soft(named["v"]), named["attr"]
     if not value or len(value) > VALUE:
         return None
     kind = next((k for k, _ in _SPANS if spans(value, k) == [(0, len(value))]), None)
-    return Slip(value, kind, old or None, cue.group("strong") is not None)
+    return Slip(value, kind, old or None, cue.group("strong") is not None, attribute)
 
 
 def revise(previous: str, slip: Slip) -> str | None:
@@ -136,6 +146,8 @@ def revise(previous: str, slip: Slip) -> str | None:
     value, or the same. A day alone ("the 14th", "14号") keeps the month ``previous`` named ("July 12" ->
     "July 14th"); a time without a part of the day keeps it ("下午三点" -> "下午四点")."""
     found: list[tuple[int, int]] = []
+    if slip.attribute and slip.attribute.casefold() not in previous.casefold():
+        return None  # another attribute than the earlier message's
     if slip.old:
         found = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(slip.old)}(?:s|es)?(?!\w)", previous, re.I)]
         if not found and slip.old.lower().endswith("s"):
@@ -169,6 +181,8 @@ def statement(previous: str, slip: Slip) -> str | None:
     if (revised := revise(previous, slip)) is not None:
         return revised
     if not slip.strong or slip.old or slip.kind is not None:
+        return None
+    if slip.attribute and slip.attribute.casefold() not in previous.casefold():
         return None
     said = previous.strip()
     if re.search(r"[\u4e00-\u9fff]", said):

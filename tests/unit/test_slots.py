@@ -42,6 +42,9 @@ def test_a_slip_corrected_gives_the_earlier_statement_with_the_new_value(earlier
         ("My flight to Denver is on July 12.", "Sorry, make that July 14 and book the hotel for three nights too."),
         ("My flight to Denver is on July 12.", "Sorry, I have to go now, talk tomorrow."),
         ("我身体好一点了", "好一点了"),
+        # found on sets this was not built on: another attribute than the message before's, a draft to redo
+        ("搬家公司报价1200，周六上午来", "说错了，起租是3月5号，我看错合同了"),
+        ("I own a bike shop called Bell's. Write me a tagline for it.", "make it less cheesy"),
     ],
 )
 def test_a_message_that_is_not_only_a_corrected_value_corrects_nothing(earlier, message):
