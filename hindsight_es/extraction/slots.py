@@ -62,12 +62,12 @@ _SPANS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 # slip is corrected whatever value follows; after the weak ones ("sorry", "wait", "actually") only a value of a
 # kind the earlier message holds, or one it gives up by name, is read as a correction.
 _STRONG = (
-    r"correction|i meant|i mean|should be|should have said|i misspoke|typo"
+    r"correction|i meant|i mean|(?:it )?should (?:be|read|say)|should have said|i misspoke|typo|scratch that"
     r"|my bad|不对|说错了|我说错了|打错了|写错了|搞错了|记错了|我记错了|更正一下|更正|纠正一下|纠正|应该是|我是说"
 )
 # "make it" and "change that to" also ask for a draft to be redone ("make it less cheesy"): a value's kind decides
 _WEAK = (
-    r"sorry|oops|whoops|wait|no|nope|actually|scratch that|make (?:that|it)|change (?:that|it) to"
+    r"sorry|oops|whoops|wait|no|nope|actually|make (?:that|it)|change (?:that|it) to"
     r"|it'?s|it is|that'?s|that is|其实|改成|是"
 )
 # "起租是3月5号", "the deposit is $500": the attribute named, then its value; the attribute must be the earlier
@@ -86,7 +86,12 @@ _GIVEN_UP = (
     re.compile(r"^不是(?P<old>[^，,]+)[，,]\s*(?:而)?是?(?P<new>.+)$"),
     re.compile(r"^(?P<new>[^，,]+?)[，,]?\s*(?:而)?不是(?P<old>.+)$"),
 )
-_SOFT = re.compile(r"^(?:on|at|for|by|in|the|到|在|是)\s*|\s*(?:instead|please|then|了|吧|哈|啊|呢|的)$", re.I)
+_SOFT = re.compile(
+    r"^(?:on|at|for|by|in|the|到|在|是)\s*|\s*(?:instead|please|then|了|吧|哈|啊|呢|的|那(?:班|趟|个|次|家|天|间|辆))$",
+    re.I,
+)
+# an untyped value is a name or a thing, not a clause about one ("Typo in my proposal, it should read $95")
+_CLAUSAL = re.compile(r"^(?:my|your|our|his|her|their|its|i|we|you|it|this|that|我|你|他|她|我们|你们|他们)\b", re.I)
 _UNIT = re.compile(r"[$€£¥%]|万|千|元|块|美元|am|pm", re.I)
 SHORT = 80  # characters: a correction of a slip is a short message
 VALUE = 30  # characters of the value itself
@@ -129,15 +134,26 @@ def corrected(text: str) -> Slip | None:
         if given := pattern.match(rest.strip()):
             rest, old = given["new"], _soft(given["old"])
             break
-    else:
-        rest = _CLAUSE.split(rest, maxsplit=1)[0]
+    else:  # the first clause, unless a later one of the sentence is the typed value ("Typo, it should read $95")
+        clauses = [_uncued(c) for c in _CLAUSE.split(rest)[:3]]
+        rest = next((c for c in clauses if _kind(_soft(c)) is not None), clauses[0])
     value, attribute = _soft(rest), None
     if (named := _NAMED.match(value)) and not old:
         value, attribute = _soft(named["v"]), named["attr"]
     if not value or len(value) > VALUE:
         return None
-    kind = next((k for k, _ in _SPANS if spans(value, k) == [(0, len(value))]), None)
+    kind = _kind(value)
+    if kind is None and _CLAUSAL.match(value):
+        return None
     return Slip(value, kind, old or None, cue.group("strong") is not None, attribute)
+
+
+def _kind(value: str) -> Kind | None:
+    return next((k for k, _ in _SPANS if value and spans(value, k) == [(0, len(value))]), None)
+
+
+def _uncued(clause: str) -> str:
+    return clause.strip()[cue.end() :] if (cue := _CUE.match(clause.strip())) else clause
 
 
 def revise(previous: str, slip: Slip) -> str | None:
@@ -152,6 +168,8 @@ def revise(previous: str, slip: Slip) -> str | None:
         found = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(slip.old)}(?:s|es)?(?!\w)", previous, re.I)]
         if not found and slip.old.lower().endswith("s"):
             found = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(slip.old[:-1])}(?!\w)", previous, re.I)]
+    if not found and slip.kind is None:  # "Pixel 9" for "Pixel 8": the same words before another number
+        found = _aligned(previous, slip.value)
     if not found and slip.kind is not None:  # "8pm, not 7": the 7 said as "7pm"
         found = spans(previous, slip.kind)
         unit = {u.lower() for u in _UNIT.findall(slip.value)}
@@ -172,6 +190,19 @@ def revise(previous: str, slip: Slip) -> str | None:
     if _norm(new) == _norm(old):
         return None
     return previous[:start] + new + previous[end:]
+
+
+def _aligned(previous: str, value: str) -> list[tuple[int, int]]:
+    """Where ``previous`` says ``value``'s words with another value of the same kind in its place ("getting a
+    Pixel 8" for "Pixel 9", "两点那班" for "三点十分那班"): the words before the value, at least two letters or one
+    Chinese character, then a value of its kind."""
+    for kind, pattern in _SPANS:
+        inner = spans(value, kind)
+        if len(inner) != 1 or not (head := value[: inner[0][0]].strip()) or len(head) < (1 if head[-1] > "~" else 2):
+            continue
+        said = re.finditer(rf"{re.escape(head)}\s*(?:{pattern.pattern})", previous, re.I)
+        return [m.span() for m in said]
+    return []
 
 
 def statement(previous: str, slip: Slip) -> str | None:

@@ -83,6 +83,22 @@ def test_a_message_that_is_not_only_a_corrected_value_corrects_nothing(earlier, 
             "I meant the Riverside Hall.",
             "The venue is the Grand Hall (corrected: Riverside Hall).",
         ),
+        # from corrections_banks_h2, after its first run: a later clause holds the value; the same words, another number
+        (
+            "Quoted them $85 an hour, about 60 hours.",
+            "Typo in my proposal, it should read $95.",
+            "Quoted them $95 an hour, about 60 hours.",
+        ),
+        (
+            "Also upgrading my phone, getting a Pixel 8.",
+            "Scratch that, Pixel 9. The price dropped.",
+            "Also upgrading my phone, getting a Pixel 9.",
+        ),
+        (
+            "订了周二下午两点的高铁，从西安北站出发",
+            "写错了，是三点十分那班。",
+            "订了周二下午三点十分的高铁，从西安北站出发",
+        ),
     ],
 )
 def test_a_slip_with_a_reason_or_a_value_given_up_is_read_from_its_first_clause(earlier, correction, revised):
