@@ -54,7 +54,8 @@ def prepare(
             who = event.speaker or event.source
             last = last_turn.get(session, state(event.bank_id).last_turn.get(event.session_id))
             context = reply_context(last, who, event.source)
-            if found and event.source in CONVERSATION and last is not None and last.who == who:
+            # the rules' reading only: an LLM's extraction reads corrections itself, and only rules are resolved
+            if found and not given and event.source in CONVERSATION and last is not None and last.who == who:
                 found = _slip(found, event.text, last.text, event.speaker, rules)
             if found and event.source in CONVERSATION:
                 last_turn[session] = LastTurn(who, index_text(found[0].text, event.speaker), context)

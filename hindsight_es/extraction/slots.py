@@ -1,17 +1,19 @@
 """A slip corrected in the next message: "My flight to Denver is on July 12." then "Sorry, make that July 14.".
 
-The correction repeats no word of what it corrects, only a typed value (a date, a time of day, a weekday, a
-number) under a cue ("sorry", "make that", "I meant", "不对", "说错了", "更正一下"). Read alone it says nothing
-a search could find by the flight or Denver, and no key says which memory it replaces when the first
-statement had none. ``corrected`` reads such a message as its value; ``revise`` puts the value in the place
-of the one value of the same kind in the speaker's message before it, which gives the statement as
-corrected ("My flight to Denver is on July 14."): the memory stored for the correction (its quote is the
-message itself), which supersedes what it corrects (``memory.revisions``). Pure.
+The correction repeats no word of what it corrects, only a value under a cue ("sorry", "make that", "I meant",
+"不对", "说错了", "更正一下"). Read alone it says nothing a search could find by the flight or Denver, and no key
+says which memory it replaces when the first statement had none. ``corrected`` reads such a message as its
+value: typed (a date, a time of day, a weekday, a number), given up by name ("Wednesdays, not Tuesdays"), or a
+name or thing after a cue that alone says a slip is corrected. ``statement`` puts it in the place of the value
+it corrects in the same speaker's message before (the one of its kind, of its unit, or the one named), which
+gives the statement as corrected ("My flight to Denver is on July 14."); an untyped value with no place stands
+beside it ("…（更正：北外）"). That is the memory stored for the correction, quoting the message, and it
+supersedes what it corrects (``memory.revisions``). Pure.
 
-Only a message that is the cue and the value and nothing else is read: "No, it's Bremen" and "I mean July
-14" stay with the key rules (``rules._BARE``) when what they correct had a key; a message that says more is
-a statement of its own. The earlier message must hold exactly one value of the kind, else which one changed
-is a guess, and none is made.
+Only the cue and the value are read (a reason may follow in another sentence or clause): "No, it's Bremen" and
+"I mean July 14" stay with the key rules (``rules._BARE``) when what they correct had a key; a message that says
+more is a statement of its own. Which value changed is never guessed: an earlier message with two of the kind
+and none named, or an attribute it does not name ("说错了，起租是3月5号"), is left alone.
 """
 
 from __future__ import annotations
@@ -124,7 +126,8 @@ def spans(text: str, kind: Kind) -> list[tuple[int, int]]:
 def corrected(text: str) -> Slip | None:
     """What a message that only corrects a slip gives ("Sorry, make that July 14." -> date "July 14"; "不对，是四点，
     三点我有课。" -> time "四点"; "Actually, not white: sage green." -> "sage green" for "white"), or None for any
-    other message. Only the first sentence is read (a reason may follow), and in it the first clause."""
+    other message. Only the first sentence is read (a reason may follow), and in it the first clause, unless a later
+    one is a typed value ("Typo in my proposal, it should read $95.")."""
     if len(text) > SHORT or (cue := _CUE.match(text.strip())) is None or not cue.group(0).strip():
         return None
     rest = text.strip()[cue.end() :]
