@@ -112,7 +112,13 @@ def _slip(found: list[Candidate], text: str, last: str, speaker: str | None, rul
         return found
     previous = last.removeprefix(f"{speaker}: ") if speaker else last
     earlier = rules.extract(previous, speaker=speaker)
-    if any(c.key for c in earlier) or (statement := slots.statement(previous, slip)) is None:
+    # a keyed value is corrected by its key; a slip of another value of a keyed statement is read here ("Sorry,
+    # 2:45" after "a dentist appointment at 2:15 with Dr. Okafor", whose key holds the dentist)
+    held = [c.value.casefold() for c in earlier if c.key and c.value]
+    old = (slots.replaced(previous, slip) or "").casefold()
+    if held and (not old or any(old in v or v in old for v in held)):
+        return found
+    if (statement := slots.statement(previous, slip)) is None:
         return found
     revised = Candidate(
         kind="correction",

@@ -29,6 +29,10 @@ _MONTH = (
     r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
 _ZH_NUM = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})"
+# 四百二, 一万二, 三千五百, 三百五十一: numerals with their powers; a last digit ends one ("三百五一次": 350 a time)
+_POWERED = r"[一二两三四五六七八九十]+[百千万](?:零?[一二两三四五六七八九][百千十])*(?:零?[一二两三四五六七八九])?"
+# what a Chinese number counts (三楼, 六辆, 四百二块): a measure word, which is also its unit
+_MEASURE = r"号楼|号线|公斤|平米|万|千|元|块|美元|岁|个|位|名|人|楼|层|班|辆|台|张|间|套|次|晚|天|斤|米|平|号"
 _ORD = r"\d{1,2}(?:st|nd|rd|th)"
 _SPANS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     (
@@ -57,7 +61,12 @@ _SPANS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
     ),
     (
         "number",
-        re.compile(r"[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s*(?:k|%|万|千|元|块|美元|岁|个|人|号楼|楼))?", re.I),
+        re.compile(
+            rf"[$€£¥]?\d[\d,]*(?:\.\d+)?(?:\s*(?:k|%|{_MEASURE}))?"
+            # 三楼, 六辆, 八个人; 四百二 and 一万二 (a numeral with its power: 420, 12,000)
+            rf"|{_POWERED}(?:{_MEASURE})?|[零一二两三四五六七八九十]+(?:{_MEASURE})",
+            re.I,
+        ),
     ),
 )
 # What opens a correction: an apology or a "no", then what the value is said with. The strong ones say that a
@@ -94,7 +103,7 @@ _SOFT = re.compile(
 )
 # an untyped value is a name or a thing, not a clause about one ("Typo in my proposal, it should read $95")
 _CLAUSAL = re.compile(r"^(?:my|your|our|his|her|their|its|i|we|you|it|this|that|我|你|他|她|我们|你们|他们)\b", re.I)
-_UNIT = re.compile(r"[$€£¥%]|万|千|元|块|美元|am|pm", re.I)
+_UNIT = re.compile(rf"[$€£¥%]|am\b|pm\b|(?:{_MEASURE})$", re.I)
 SHORT = 80  # characters: a correction of a slip is a short message
 VALUE = 30  # characters of the value itself
 
@@ -159,28 +168,19 @@ def _uncued(clause: str) -> str:
     return clause.strip()[cue.end() :] if (cue := _CUE.match(clause.strip())) else clause
 
 
+def replaced(previous: str, slip: Slip) -> str | None:
+    """The value of ``previous`` that ``slip`` corrects, as ``revise`` finds it, or None."""
+    return previous[place[0] : place[1]] if (place := _place(previous, slip)) else None
+
+
 def revise(previous: str, slip: Slip) -> str | None:
     """``previous`` with the value the slip corrects replaced by its value: the one it gives up by name, else the
     one value of its kind (of its unit: "$128,000" replaces "$118,000", not "10%"); None when that is not one
     value, or the same. A day alone ("the 14th", "14号") keeps the month ``previous`` named ("July 12" ->
     "July 14th"); a time without a part of the day keeps it ("下午三点" -> "下午四点")."""
-    found: list[tuple[int, int]] = []
-    if slip.attribute and slip.attribute.casefold() not in previous.casefold():
-        return None  # another attribute than the earlier message's
-    if slip.old:
-        found = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(slip.old)}(?:s|es)?(?!\w)", previous, re.I)]
-        if not found and slip.old.lower().endswith("s"):
-            found = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(slip.old[:-1])}(?!\w)", previous, re.I)]
-    if not found and slip.kind is None:  # "Pixel 9" for "Pixel 8": the same words before another number
-        found = _aligned(previous, slip.value)
-    if not found and slip.kind is not None:  # "8pm, not 7": the 7 said as "7pm"
-        found = spans(previous, slip.kind)
-        unit = {u.lower() for u in _UNIT.findall(slip.value)}
-        same = [(s, e) for s, e in found if {u.lower() for u in _UNIT.findall(previous[s:e])} == unit]
-        found = same if len(found) > 1 and len(same) == 1 else found
-    if len(found) != 1:
+    if (place := _place(previous, slip)) is None:
         return None
-    start, end = found[0]
+    start, end = place
     old = previous[start:end]
     new = re.sub(r"^the\s+", "", slip.value, flags=re.I)
     if slip.kind == "date" and not re.search(rf"{_MONTH}|月", new, re.I):
@@ -195,13 +195,31 @@ def revise(previous: str, slip: Slip) -> str | None:
     return previous[:start] + new + previous[end:]
 
 
+def _place(previous: str, slip: Slip) -> tuple[int, int] | None:
+    found: list[tuple[int, int]] = []
+    if slip.attribute and slip.attribute.casefold() not in previous.casefold():
+        return None  # another attribute than the earlier message's
+    if slip.old:
+        found = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(slip.old)}(?:s|es)?(?!\w)", previous, re.I)]
+        if not found and slip.old.lower().endswith("s"):
+            found = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(slip.old[:-1])}(?!\w)", previous, re.I)]
+    if not found and slip.kind is None:  # "Pixel 9" for "Pixel 8": the same words before another number
+        found = _aligned(previous, slip.value)
+    if not found and slip.kind is not None:  # "8pm, not 7": the 7 said as "7pm"
+        found = spans(previous, slip.kind)
+        unit = {u.lower() for u in _UNIT.findall(slip.value)}
+        same = [(s, e) for s, e in found if {u.lower() for u in _UNIT.findall(previous[s:e])} == unit]
+        found = same if len(found) > 1 and len(same) == 1 else found
+    return found[0] if len(found) == 1 else None
+
+
 def _aligned(previous: str, value: str) -> list[tuple[int, int]]:
     """Where ``previous`` says ``value``'s words with another value of the same kind in its place ("getting a
     Pixel 8" for "Pixel 9", "两点那班" for "三点十分那班"): the words before the value, at least two letters or one
     Chinese character, then a value of its kind."""
     for kind, pattern in _SPANS:
         inner = spans(value, kind)
-        if len(inner) != 1 or not (head := value[: inner[0][0]].strip()) or len(head) < (1 if head[-1] > "~" else 2):
+        if not inner or not (head := value[: inner[-1][0]].strip()) or len(head) < (1 if head[-1] > "~" else 2):
             continue
         said = re.finditer(rf"{re.escape(head)}\s*(?:{pattern.pattern})", previous, re.I)
         return [m.span() for m in said]

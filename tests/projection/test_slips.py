@@ -20,6 +20,8 @@ async def test_the_statement_as_corrected_is_recalled_and_the_slip_kept_in_histo
         ("s4", "Wait, $5,200."),  # another session: no statement of its own to correct
         ("s5", "My birthday is May 3."),
         ("s5", "Oops, I meant May 4."),  # keyed: the key rules correct it, as before
+        ("s6", "My son Theo has swim practice on Tuesdays at 4pm."),  # keyed (his name), but not by the time
+        ("s6", "Sorry, 5pm."),
     ]
     async with Hindsight(settings) as hs:
         turns = [make_turn(settings, "u", text, session_id=s, turn_id=f"t{i}") for i, (s, text) in enumerate(said)]
@@ -37,6 +39,10 @@ async def test_the_statement_as_corrected_is_recalled_and_the_slip_kept_in_histo
         assert rent[0].text == "The rent is $5,000 a month."  # not corrected from another session
         birthday = await hs.recall("u", "when is my birthday?", limit=3)
         assert "May 4" in birthday[0].text and not any("May 3" in h.text for h in birthday)
+
+        swim = await hs.recall("u", "what time is Theo's swim practice?", limit=3)
+        assert swim[0].text == "My son Theo has swim practice on Tuesdays at 5pm."
+        assert not any("4pm" in h.text for h in swim)
 
         history = await hs.history("u", flight[0].memory_id)
         assert [m["text"] for m in history["supersedes"]] == ["My flight to Denver is on July 12."], history
