@@ -3,6 +3,7 @@ statement is recalled (found by the words of the earlier message), the earlier o
 
 from __future__ import annotations
 
+from hindsight_es.app.bench import banks as bench
 from hindsight_es.client import Hindsight, make_turn
 from hindsight_es.config import Settings
 from streams.service import catch_up_all
@@ -47,3 +48,30 @@ async def test_the_statement_as_corrected_is_recalled_and_the_slip_kept_in_histo
         history = await hs.history("u", flight[0].memory_id)
         assert [m["text"] for m in history["supersedes"]] == ["My flight to Denver is on July 12."], history
         assert [t["turn_id"] for t in history["source_turns"]] == ["t0", "t2"]
+
+
+async def test_bench_banks_counts_stale_and_current_answers_to_questions_on_a_correction(tmp_path):
+    """``bench banks``' correction figures: the uncorrected statement among the top 3 is stale; a top hit citing
+    the correction is current. A reply that is no correction leaves the earlier statement current in memory."""
+
+    def bank(name: str, second: str) -> dict:
+        return {
+            "bank": name,
+            "kind": "event",
+            "messages": [
+                {"id": f"{name}/1", "text": "My flight to Denver is on July 12."},
+                {"id": f"{name}/2", "text": second},
+            ],
+            "questions": [
+                {"question": "When is my flight to Denver?", "evidence": [f"{name}/2", f"{name}/1"], "type": "update"},
+                {"question": "Where am I flying?", "evidence": [f"{name}/1"], "type": "simple"},  # not counted
+            ],
+        }
+
+    settings = Settings(data_dir=tmp_path, partitions=1, embedder="minilm")
+    async with Hindsight(settings) as hs:
+        slipped, unread = [bank("slip", "Sorry, make that July 14.")], [bank("other", "Hmm, July 14 would be nicer.")]
+        await bench.ingest(hs, slipped + unread)
+        await catch_up_all(settings, hs.log, embedder=hs.embedder)
+        assert await bench.corrections(hs, slipped) == {"n": 1, "stale@3": 0.0, "current@1": 1.0}
+        assert (await bench.corrections(hs, unread))["stale@3"] == 1.0

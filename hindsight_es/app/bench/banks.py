@@ -127,6 +127,24 @@ async def evaluate(
     return aggregate(rows, {0: "all"})
 
 
+async def corrections(hs: Hindsight, banks: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Questions whose evidence is a correction and the message it corrects, in that order (a correction that
+    means nothing alone: "Sorry, make that July 14."): the share whose top 3 hold a memory of the uncorrected
+    message alone (``stale@3``), and whose top hit cites the correction (``current@1``)."""
+    n = stale = current = 0
+    for bank in banks:
+        now = message_time(bank, len(bank["messages"]))
+        for q in bank["questions"]:
+            if q.get("type") != "update" or len(q["evidence"]) < 2:
+                continue
+            fix, said = q["evidence"][:2]
+            hits = await hs.recall(bank["bank"], q["question"], limit=3, now=now)
+            n += 1
+            stale += any(said in h.source_turn_ids and fix not in h.source_turn_ids for h in hits)
+            current += bool(hits) and fix in hits[0].source_turn_ids
+    return {"n": n, "stale@3": stale / n if n else 0.0, "current@1": current / n if n else 0.0}
+
+
 def off_topic_probes(banks: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
     """(bank, question): each bank's questions asked in the next bank of the set."""
     out = []

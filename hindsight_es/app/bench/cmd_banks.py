@@ -79,6 +79,7 @@ def banks(
     floor = settings.min_relevance if min_relevance is None else min_relevance
     reports: dict[str, list[dict]] = {}
     fits: dict[str, tuple[list[dict], list[float]]] = {}
+    revised: dict[str, dict[str, float]] = {}
 
     async def go() -> dict[str, dict]:
         async with Hindsight(settings) as hs:
@@ -88,6 +89,8 @@ def banks(
             out = {}
             for name, found in sets.items():
                 out[name] = await bench.evaluate(hs, found, min_relevance=floor, on_question=rows.append)
+                if (fixed := await bench.corrections(hs, found))["n"]:
+                    revised[name] = fixed
                 if off_topic:
                     answered: list[dict] = []
                     off = await bench.evaluate(hs, found, min_relevance=0.0, on_question=answered.append)
@@ -109,6 +112,13 @@ def banks(
         table.add_row("", "raw bigram BM25 + USE", str(theirs["n"]), *(f"{theirs[m]:.3f}" for m in METRICS))
         table.add_row("", "difference", "", *(f"{ours[m] - theirs[m]:+.3f}" for m in METRICS))
     console.print(table)
+    if revised:
+        fixes = Table(title="questions on a correction and what it corrects", title_justify="left")
+        for column in ("set", "n", "stale@3", "current@1"):
+            fixes.add_column(column, justify="left" if column == "set" else "right")
+        for name, fixed in revised.items():
+            fixes.add_row(name, str(fixed["n"]), f"{fixed['stale@3']:.3f}", f"{fixed['current@1']:.3f}")
+        console.print(fixes)
     for name, report in reports.items():
         print_off_topic(f"{name}: relevance floor", report)
     if len(fits) > 1:
