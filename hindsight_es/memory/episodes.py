@@ -157,7 +157,10 @@ def repeated(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         if row["kind"] == "episode":
             episodes.append((row, turns))
         elif turns:
-            typed.setdefault(turns, []).append(row)
+            # a statement drawn from several turns (a slip's correction cites the turn it corrects and its own)
+            # stands for the episode of each of them that says nothing else
+            for key in dict.fromkeys([turns, *((t,) for t in turns)] if len(turns) > 1 else [turns]):
+                typed.setdefault(key, []).append(row)
     return {
         row["memory_id"]: typed[turns][0]["memory_id"]
         for row, turns in episodes

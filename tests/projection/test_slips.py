@@ -33,6 +33,7 @@ async def test_the_statement_as_corrected_is_recalled_and_the_slip_kept_in_histo
         assert flight[0].text == "My flight to Denver is on July 14."
         assert flight[0].source_turn_ids == ["t0", "t2"]  # its words and its value: erasing either erases it
         assert not any("July 12" in h.text for h in flight)
+        assert "Sorry, make that July 14." not in [h.text for h in flight]  # its episode says nothing else
         meeting = await hs.recall("u", "周六几点开会？", limit=3)
         assert meeting[0].text == "我们周六下午四点开会。"
         assert not any("三点" in h.text for h in meeting)
