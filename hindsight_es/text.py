@@ -11,6 +11,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import ValidationError
 
+# An English month, named or abbreviated, as a regex alternation (no group): memory, recall and extraction read
+# the months of dates alike.
+MONTH_NAMES = (
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")  # kana, CJK ideographs, hangul
 CJK_RUN = re.compile(_CJK.pattern + "+")
 _SPACE = re.compile(r"\s")

@@ -22,12 +22,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from hindsight_es.text import MONTH_NAMES
+
 Kind = Literal["date", "time", "weekday", "number"]
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
+_MONTH = rf"(?:{MONTH_NAMES})"
 _ZH_NUM = r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})"
 # 四百二, 一万二, 三千五百, 三百五十一: numerals with their powers; a last digit ends one ("三百五一次": 350 a time)
 _POWERED = r"[一二两三四五六七八九十]+[百千万](?:零?[一二两三四五六七八九][百千十])*(?:零?[一二两三四五六七八九])?"

@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from hindsight_es.text import MONTH_NAMES
+
 _STOP = frozenset(
     "a an the and or but if of to in on at by for with from into onto as is are was were be been being am do does did "
     "have has had it its this that these those there here i me my mine we us our ours you your yours he him his she "
@@ -40,10 +42,7 @@ _QUESTION = re.compile(r"[?？]\s*$|[吗呢]\s*[?？。!！]?\s*$")
 _WEEKDAYS = re.compile(
     r"\b(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:days?)?\b|(?:周|星期|礼拜)[一二三四五六日天1-7]"
 )
-_MONTHS = re.compile(
-    r"\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?"
-    r"|nov(?:ember)?|dec(?:ember)?)\b|[一二三四五六七八九十]{1,2}月"
-)
+_MONTHS = re.compile(rf"\b(?:{MONTH_NAMES})\b|[一二三四五六七八九十]{{1,2}}月")
 _NUMBER = re.compile(
     r"\d+(?:[.,:\-]\d+)*(?:\s?(?:am|pm|k|%|元|块|万|千|号|点|天|年|个|位|栋|楼|层))?|[零一二三四五六七八九十百千万两]{2,}"
 )

@@ -159,7 +159,7 @@ def repeated(rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
         elif turns:
             # a statement drawn from several turns (a slip's correction cites the turn it corrects and its own)
             # stands for the episode of each of them that says nothing else
-            for key in dict.fromkeys([turns, *((t,) for t in turns)] if len(turns) > 1 else [turns]):
+            for key in dict.fromkeys([turns, *((t,) for t in turns)]):  # one key for a statement of one turn
                 typed.setdefault(key, []).append(row)
     return {
         row["memory_id"]: typed[turns][0]["memory_id"]

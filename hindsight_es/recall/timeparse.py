@@ -19,6 +19,7 @@ from datetime import datetime, timedelta
 from hindsight_es.recall.timespans import ZH_YEARS, Range, bounded, months, named_period, part
 from hindsight_es.recall.timespans import day as _day
 from hindsight_es.recall.timespans import with_tz as _with_tz
+from hindsight_es.text import MONTH_NAMES
 
 _MONTHS = {
     m: i
@@ -111,10 +112,7 @@ def _ago(n: int, unit: str, now: datetime) -> Range:
 
 
 _EN_NUM = r"(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)"
-_MONTH_RE = (
-    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
+_MONTH_RE = rf"({MONTH_NAMES})"
 _PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_RE},?\s+(\d{{4}})\b", re.I), "d_m_y"),
     (re.compile(rf"\b{_MONTH_RE}\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I), "m_d_y"),
