@@ -55,8 +55,14 @@ _EARLIER = re.compile(
 # A question about what held first ("周会最早定在星期几？", "where was the offsite originally?", "what did I use to
 # drive?"): what has since been superseded answers it, kept in history for this (``search.recall`` searches it).
 _FIRST_HELD = re.compile(
-    r"\b(?:originally|at\s+first|initially|previously|formerly|used\s+to)\b|最早|最初|一开始|起初|原本|本来|原先"
-    r"|以前|之前|原来|从前|当初",  # "改成夜跑以前我是几点跑？", "比原来多休几天？": the earlier value, superseded now
+    r"\b(?:originally|original|at\s+first|initially|previously|formerly|used\s+to)\b|最早|最初|一开始|起初|原本|本来|原先"
+    # "改成夜跑以前我是几点跑？", "比原来多休几天？", "在大理原计划待几晚？"
+    r"|以前|之前|原来|从前|当初|原计划|原定|原打算|早先|起先|最开始|刚开始"
+    # "what was her portion before the vet changed it?": before a change the question names
+    r"|\bbefore\s+(?:\w+\s+){0,4}?(?:changed?|switched|moved|cut|raised|lowered|updated|rescheduled|swapped)\b"
+    # "what slot was I first given?", "when was the party first set for?": first after the verb's auxiliary
+    r"|\b(?:was|were|had)\s+(?:\w+\s+){0,3}?(?<!the\s)first\s+(?:\w{2,}ed|given|set|told|meant|made|put|held|chosen"
+    r"|taken|paid|sent|bought|quoted)\b",
     re.I,
 )
 _ME_EN = re.compile(r"\b(?:i|i'm|im|me|my|mine|myself)\b", re.I)

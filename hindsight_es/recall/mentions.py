@@ -70,8 +70,24 @@ def chinese_names(query: str) -> frozenset[str]:
     if not has_cjk(query):
         return frozenset()
     query = simplified(query)  # 陳醫生 is 陈医生: the surnames and jieba's dictionary are Simplified
-    tagged = {word for word, flag in _tagged(query) if flag.startswith("nr") and _is_chinese_name(word)}
+    tagged, at = set(), 0
+    for word, flag in _tagged(query):
+        if flag.startswith("nr") and _is_chinese_name(word) and not _misread(word, query[:at]):
+            tagged.add(word)
+        at += len(word)
     return frozenset(tagged | {m[0] for m in _ADDRESSED.finditer(query) if _is_chinese_name(m[0])})
+
+
+def _misread(word: str, before: str) -> bool:
+    """jieba joined characters it does not know into a "name" that the sentence reads otherwise: a given
+    name opening with a word that links or places (麻醉费和检查费 is "fee and", 车在修 "the car is being
+    fixed", 份子钱加伴娘服 "plus"), or a surname character counted after a demonstrative or a number (那张卡,
+    两张票: a measure word). A question naming someone the bank never mentions gets no answer (``search``), so
+    each of these would cost one."""
+    surname, given = _parts(word)
+    if given and given[0] in _LINKS:
+        return True
+    return len(surname) == 1 and bool(before) and before[-1] in _COUNTING
 
 
 def mentions_chinese(name: str, row: Mapping[str, Any]) -> bool:
@@ -82,6 +98,8 @@ def mentions_chinese(name: str, row: Mapping[str, Any]) -> bool:
     surname, given = _parts(name)
     if name in text or (len(given) >= 2 and _given_alone(given, surname, text)):
         return True
+    if len(name) == 3 and not name.endswith(_TITLES) and name[:2] in text:
+        return True  # jieba ran a two-character name into the next word (林嘉原计划: 林嘉 + 原计划)
     if not given:  # 小王, 王老师: the surname is all the name says
         return surname in text
     if any(short + surname in text for short in _SHORT) or any(surname + title in text for title in _TITLES):
@@ -123,6 +141,10 @@ def _given_alone(given: str, surname: str, text: str) -> bool:
 
 # Characters in SURNAMES that more often stand alone before a name: "和思远", "向思远", "于思远".
 _BETWEEN = frozenset("和向于时跟与同给对被把让叫是的了在说找见请问及或也都还就又")
+# What opens no given name: conjunctions, prepositions and the like (费和 is "fee and"); what a measure word
+# follows (那张卡, 两张票), where no surname stands.
+_LINKS = _BETWEEN | frozenset("加并从比")
+_COUNTING = frozenset("这那哪每几一二两三四五六七八九十百千万0123456789")
 
 
 def word_names(word: str, name: str) -> bool:

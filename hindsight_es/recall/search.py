@@ -369,7 +369,14 @@ def _about_the_unmentioned(query: str, rows: Iterable[Mapping[str, Any]]) -> boo
         return False
     if any(title in str(row.get("text") or "") for title in titles for row in found):
         return False
+    if (initials := {"".join(w[0] for w in run.split()) for run in _NAME_RUN.findall(query)}) and any(
+        re.search(rf"\b(?:{'|'.join(initials)})\b", str(row.get("text") or "")) for row in found
+    ):
+        return False  # written by its initials: "Leaving SF at 5am" for "when are we leaving San Francisco?"
     return len(unmentioned(latin, found)) == len(latin)
+
+
+_NAME_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+")  # "San Francisco", "New York City"
 
 
 def _irrelevant(_memory_id: str) -> float:

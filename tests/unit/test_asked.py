@@ -1,12 +1,12 @@
 """Which keyed attribute a question asks for, and of whom (``recall.asked``): my own questions, the ones that
 ask and look-alikes that do not (a restaurant's name is not the speaker's, a question about someone by name is
-left to the words and the vector)."""
+left to the words and the vector), and whether it asks what held before a change."""
 
 from __future__ import annotations
 
 import pytest
 
-from hindsight_es.recall.asked import Asked, answers, asked
+from hindsight_es.recall.asked import Asked, answers, asked, asks_first_held
 
 
 @pytest.mark.parametrize(
@@ -56,3 +56,26 @@ def test_a_key_answers_its_own_question_and_its_kin():
     assert not answers(asked("What's my cat called?"), "user/name")
     assert not answers(frozenset({Asked("user", "name")}), None)
     assert answers(asked("我是哪年生的？"), "user/birth_year") and answers(asked("How old am I?"), "user/birth_year")
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("when was my dentist appointment originally?", True),
+        ("What was the original budget?", True),
+        ("What slot was I first given?", True),  # first after the auxiliary, before a participle
+        ("What day and time was her party first set for?", True),
+        ("在大理原计划待几晚？", True),
+        ("会议原定几点开始？", True),
+        ("最开始订的蛋糕是几寸的？", True),
+        ("what was her portion before the vet changed it?", True),
+        ("what did I eat before the run?", False),
+        ("When did I first meet Sam?", False),  # the first time something happened, not a value replaced
+        ("Who was the first person to arrive?", False),
+        ("What was first on the list?", False),
+        ("Where is the party now?", False),
+        ("计划什么时候出发？", False),
+    ],
+)
+def test_a_question_about_what_held_first(question: str, first: bool) -> None:
+    assert asks_first_held(question) is first

@@ -30,6 +30,13 @@ from hindsight_es.recall.query import entities, parse_query, unmentioned
         ("我回送了老公什么礼物？", set()),
         ("我住在哪里？", set()),
         ("Where does Wang Lei work?", set()),  # Latin names are entities(), not these
+        # characters jieba joins into a "name" that the sentence reads otherwise
+        ("麻醉费和检查费哪个更贵？", set()),  # 费 + 和: "fee and"
+        ("份子钱加伴娘服我一共要出多少？", set()),  # 钱 + 加: "plus"
+        ("车在修的时候我怎么去上班？", set()),  # "while the car is being fixed"
+        ("浦发那张卡每月几号出账单？", set()),  # 那张: a measure word
+        ("我和张伟去哪吃饭了？", {"张伟"}),
+        ("张老师那张表格填了吗？", {"张老师"}),
     ],
 )
 def test_the_people_a_chinese_question_names(query: str, named: set[str]) -> None:
@@ -58,6 +65,7 @@ def test_a_latin_name_in_a_chinese_question_is_an_entity_wherever_it_stands() ->
     [
         ("王磊", "王磊在招商银行做程序员。", None, True),
         ("王磊", "老王说明天下雨。", None, True),  # a short form of the surname
+        ("林嘉原", "我们部门新来了个同事，叫林嘉。", None, True),  # jieba ran 林嘉 into 原计划
         ("王磊", "磊磊今天发烧了。", None, False),  # one character of the given name is not enough
         ("王磊", "Wang Lei works at a bank.", None, True),  # pinyin
         ("王磊", "I met Lei at the gym.", None, True),
