@@ -14,7 +14,7 @@ from hindsight_es.events.candidates import GuardJudgement
 from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import Candidate, Extractor, slots
 from hindsight_es.memory import BankState, Prepared, trust
-from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text, reply_context
+from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text, reply_context, unindexed
 
 # turn -> its extraction, handed over by the extraction actor: candidates, extractor, failure, the LLM
 # guard judge's verdict
@@ -110,7 +110,7 @@ def _slip(found: list[Candidate], text: str, last: str, speaker: str | None, rul
     corrected by its key instead (``extraction.anchors``), so the message is left to the rules."""
     if (slip := slots.corrected(text)) is None:
         return found
-    previous = last.removeprefix(f"{speaker}: ") if speaker else last
+    previous = unindexed(last, speaker)
     earlier = rules.extract(previous, speaker=speaker)
     # a keyed value is corrected by its key; a slip of another value of a keyed statement is read here ("Sorry,
     # 2:45" after "a dentist appointment at 2:15 with Dr. Okafor", whose key holds the dentist)

@@ -250,7 +250,7 @@ def resolved(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str
     if not prepared.extractor.startswith("rules/"):
         return prepared
     anchored = _anchored(state, turn, prepared, prov)
-    return revisions.revised(state, turn.text, anchored, turn.turn_id, turn.session_id) if prov == "user" else anchored
+    return revisions.revised(state, turn, anchored) if prov == "user" else anchored
 
 
 def _anchored(state: BankState, turn: TurnRecorded, prepared: Prepared, prov: str) -> Prepared:

@@ -33,6 +33,11 @@ def index_text(text: str, speaker: str | None = None, context: str | None = None
     return f"{head}\n[in reply to] {context[:CONTEXT_CHARS]}" if context else head
 
 
+def unindexed(text: str, speaker: str | None) -> str:
+    """The words ``index_text`` indexed as ``text`` with ``speaker`` (and no quote or context)."""
+    return text.removeprefix(f"{speaker}: ") if speaker else text
+
+
 def full_text(text: str, speaker: str | None = None, context: str | None = None, quote: str | None = None) -> str:
     """What the full-text indexes hold: the utterance weighted over its context (see the module)."""
     if not context:

@@ -21,12 +21,14 @@ import re
 from dataclasses import replace
 from uuid import UUID
 
+from hindsight_es.events import TurnRecorded
 from hindsight_es.events.candidates import Candidate
 from hindsight_es.extraction import anchors
 from hindsight_es.extraction import patterns as px
 from hindsight_es.extraction import updates as ux
 from hindsight_es.extraction.speech import one_off
 from hindsight_es.memory import contradiction
+from hindsight_es.memory.indexing import unindexed
 from hindsight_es.memory.prepared import Prepared
 from hindsight_es.memory.state import BankState, MemoryInfo
 from hindsight_es.types import MemoryKind
@@ -74,11 +76,12 @@ _WHEN = re.compile(
 _KIN = re.compile(rf"\b(?:{px._REL_EN})\b|{px._REL_ZH}", re.I)
 
 
-def revised(state: BankState, text: str, prepared: Prepared, turn_id: str, session_id: str | None = None) -> Prepared:
+def revised(state: BankState, turn: TurnRecorded, prepared: Prepared) -> Prepared:
     """``prepared`` with its first keyless candidate judged to update the memory the turn moves or gives up for
     another, if any; a slip corrected (``extraction.slots``) updates what it corrects in the session."""
-    if (slip := _slip(state, prepared, turn_id, session_id)) is not None:
+    if (slip := _slip(state, prepared, turn)) is not None:
         return slip
+    text, turn_id = turn.text, turn.turn_id
     taker = next(
         (i for i, c in enumerate(prepared.candidates) if c.key is None and c.judgement is None and c.kind in _KEYLESS),
         None,
@@ -106,18 +109,19 @@ def revised(state: BankState, text: str, prepared: Prepared, turn_id: str, sessi
 SLIP = "corrects a slip: "  # the reason a slip's correction updates what it corrects (``drawn_from``)
 
 
-def _slip(state: BankState, prepared: Prepared, turn_id: str, session_id: str | None) -> Prepared | None:
+def _slip(state: BankState, prepared: Prepared, turn: TurnRecorded) -> Prepared | None:
     """The statement a slip's correction gives ("My flight to Denver is on July 14.", quoting "Sorry, make that
     July 14."; ``extraction.slots``) judged to update the memory of the session's turn before, which it corrects
     (the preparing step read that turn's words from the same ``last_turn``), or None."""
     for i, c in enumerate(prepared.candidates):
         if c.kind != "correction" or c.key is not None or c.value is not None or not c.quote or c.judgement:
             continue
-        if (last := state.last_turn.get(session_id or "")) is None:
+        if (last := state.last_turn.get(turn.session_id)) is None:
             return None
-        said = last.text.removeprefix(f"{last.who}: ")  # indexed as "speaker: text" when it had a speaker
-        for older in _nearest(state, said, turn_id, frozenset()):
-            if older.session_id == session_id and older.said == said:
+        # the turn's speaker is the one it corrects (``streams.preparing`` reads a slip of the same speaker only)
+        said = unindexed(last.text, turn.speaker)
+        for older in _nearest(state, said, turn.turn_id, frozenset()):
+            if older.session_id == turn.session_id and older.said == said:
                 candidates = list(prepared.candidates)
                 candidates[i] = anchors.updating(c, _held(older), SLIP + c.quote)
                 return replace(prepared, candidates=candidates)
