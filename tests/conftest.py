@@ -235,16 +235,32 @@ def _bucket_ready(endpoint: str) -> bool:
         return False
 
 
+# Files whose Kafka tests run on a broker of their own (`tansu()` or a `Tansu` process started in the
+# file): nothing they do reaches the session's broker, so they need not queue behind its tests.
+_OWN_BROKER_FILES = (
+    "tests/projection/test_replay_ops.py",
+    "tests/e2e/test_broker_emptied.py",
+    "tests/e2e/test_broker_outage.py",
+    "tests/e2e/test_cli_broker_down.py",
+    "tests/e2e/test_worker_commands.py",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """With two test processes (pytest-xdist, ``--dist loadgroup``): every test that may use the session's
-    Kafka broker runs in one process, in collection order, as in a serial run (tests on the shared broker
-    reuse topics, so their order matters); every other file is one group (its module fixtures, such as a
-    running ``up``, stay in one process)."""
+    """With several test processes (pytest-xdist, ``--dist loadgroup``): every test that may use the
+    session's Kafka broker runs in one process, in collection order, as in a serial run (tests on the shared
+    broker reuse topics, so their order matters); every other file is one group (its module fixtures, such
+    as a running ``up`` or the module's own broker, stay in one process). A test on a broker of its own (the
+    module's ``broker`` fixture, or one its file starts) is in its file's group: the serial Kafka group
+    was the suite's longest chain."""
     for item in items:
-        kafka = (
+        fixtures = set(getattr(item, "fixturenames", ()))
+        path = item.nodeid.split("::")[0]
+        own_broker = "kafka_broker" not in fixtures and ("broker" in fixtures or path in _OWN_BROKER_FILES)
+        kafka = not own_broker and (
             item.get_closest_marker("kafka") is not None
             or "kafka" in item.nodeid
-            or {"broker", "tansu", "kafka_log"} & set(getattr(item, "fixturenames", ()))
+            or {"tansu", "kafka_log"} & fixtures
             or item.nodeid.startswith(("tests/stream/", "tests/log/"))
         )
-        item.add_marker(pytest.mark.xdist_group("kafka" if kafka else item.nodeid.split("::")[0]))
+        item.add_marker(pytest.mark.xdist_group("kafka" if kafka else path))
