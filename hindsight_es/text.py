@@ -35,6 +35,18 @@ _CONTROL = re.compile(f"[{CONTROL}]")
 _REFUSED = re.compile(f"[{REFUSED}]")
 
 
+# Two or more white-space characters in a row (one pass, linear: the run is taken whole where it starts).
+_SPACE_RUN = re.compile(r"\s{2,}")
+
+
+def flattened(text: str) -> str:
+    """``text`` with every run of white space one character long: a run with a line break in it reads as
+    that break, any other as one space, as the rules read a turn. A pattern that can split a run between two
+    of its parts (``.+?`` then ``\\s*,?\\s+``) tries every split, and a run of thousands of spaces took it
+    minutes; no rule tells one space from many."""
+    return _SPACE_RUN.sub(lambda run: "\n" if "\n" in run[0] else " ", text)
+
+
 def plural(count: int, one: str, many: str | None = None, *, grouped: bool = False) -> str:
     """``1 turn``, ``2 turns``: a count with its noun (``many`` where adding an s is wrong); ``grouped``:
     thousands separated (``1,200,000 events``)."""

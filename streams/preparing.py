@@ -15,6 +15,7 @@ from hindsight_es.events.memory import is_erased_turn
 from hindsight_es.extraction import Candidate, Extractor, slots
 from hindsight_es.memory import BankState, Prepared, trust
 from hindsight_es.memory.indexing import CONVERSATION, LastTurn, index_text, reply_context, unindexed
+from hindsight_es.text import flattened
 
 # turn -> its extraction, handed over by the extraction actor: candidates, extractor, failure, the LLM
 # guard judge's verdict
@@ -108,9 +109,9 @@ def _slip(found: list[Candidate], text: str, last: str, speaker: str | None, rul
     Denver is on July 12."): the earlier statement with the value corrected, as a memory of its own, quoting the
     message (``extraction.slots``; ``memory.revisions`` supersedes what it corrects). A keyed statement is
     corrected by its key instead (``extraction.anchors``), so the message is left to the rules."""
-    if (slip := slots.corrected(text)) is None:
+    if (slip := slots.corrected(flattened(text))) is None:
         return found
-    previous = unindexed(last, speaker)
+    previous = flattened(unindexed(last, speaker))
     earlier = rules.extract(previous, speaker=speaker)
     # a keyed value is corrected by its key; a slip of another value of a keyed statement is read here ("Sorry,
     # 2:45" after "a dentist appointment at 2:15 with Dr. Okafor", whose key holds the dentist)

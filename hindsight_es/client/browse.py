@@ -27,7 +27,7 @@ from hindsight_es.recall.models import MEMORY_COLUMNS, RecallHit
 from hindsight_es.recall.query import parse_query
 from hindsight_es.recall.search import query_vector
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
-from hindsight_es.text import is_cjk
+from hindsight_es.text import flattened, is_cjk
 
 EXTRA_COLUMNS = tuple(c for c in ("importance", "confidence", "trust") if c not in MEMORY_COLUMNS)
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -204,6 +204,7 @@ class Browser:
         """Why each hit came back, in words: the query's words it contains, how close its meaning is (cosine
         of the query's and the memory's vectors, from the hot store), the time range or speaker the query
         named. Computed after recall, from the same inputs; it does not change the ranking."""
+        query = flattened(query)  # as recall read it
 
         def collect() -> dict[str, list[str]]:
             parsed = parse_query(query)

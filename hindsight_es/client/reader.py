@@ -29,6 +29,7 @@ from hindsight_es.recall.scoped import scoped_recall
 from hindsight_es.recall.search import warm
 from hindsight_es.stores.filters import MemoryFilter, TurnFilter
 from hindsight_es.stores.lance import LanceStore
+from hindsight_es.text import flattened
 
 Via = str  # "recall" | "context"
 
@@ -115,6 +116,7 @@ class Reader:
         """
         if not query.strip():
             raise InvalidInputError("query is empty")
+        query = flattened(query)  # read and embedded with each run of white space as one (``text.flattened``)
         check_agent(agent)
         filters["min_relevance"] = self._min_relevance(min_relevance)
         scope: _Scope = {"agent": agent, "include_shared": include_shared, "include_archived": include_archived}

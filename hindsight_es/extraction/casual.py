@@ -35,7 +35,8 @@ from hindsight_es.extraction.patterns import (
 )
 
 # fmt: off
-_NAME_EN = r"(?-i:(?P<v>[A-Z][a-z][\w'-]*))"
+# A name starts a word ("xMax" holds none): unanchored, every capital inside a long token would be tried.
+_NAME_EN = r"(?<![\w'-])(?-i:(?P<v>[A-Z][a-z][\w'-]*))"
 PET = (
     # "my parrot Kiwi finally learned …", "our dog, Max, hates the vacuum"
     rf"\b(?:my|our)\s+(?:(?:new|little|old|rescue|senior)\s+)?(?P<a>{_PET_EN}),?\s+{_NAME_EN}\b",
@@ -67,7 +68,8 @@ HOMETOWN = (
     # "老家延边的", "我老家是延边的"
     r"(?:^|(?<=[，,])|我)(?:的)?老家(?:是|在)?(?P<v>[^，。！？；,!?;\n的]{2,8}?)的(?=[，。！？；,!?;\s]|$)",
     # "我是东北人": a known place, or a province or region, then 人
-    rf"(?![^。！？]*老家)我{ZADV}是(?P<v>{_PLACE_ZH}|东北|西北|西南|华北|华南|江南|[\u4e00-\u9fff]{{1,4}}?[省市县])人(?!员|士|物|才|家|们)",
+    # (the look-ahead after 我, not before it: tried at every character it scans to the sentence's end)
+    rf"我(?![^。！？]*老家){ZADV}是(?P<v>{_PLACE_ZH}|东北|西北|西南|华北|华南|江南|[\u4e00-\u9fff]{{1,4}}?[省市县])人(?!员|士|物|才|家|们)",
 )
 BUDGET = (
     r"\bbudget'?s\s+(?:about|around|roughly|under|max|only|just|up to|at most)?\s*"

@@ -10,6 +10,7 @@ whole by "the user's brother works as a chef" took Osaka along when that fact wa
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # Where a sentence's clauses meet: after a semicolon; after a comma that opens a clause with a subject of
 # its own ("I'm Lin, I run a tea shop", "my daughter is called Mia, she is six", "我女儿叫小美，她今年六岁")
@@ -25,6 +26,13 @@ def quoted(sentence: str, value: str | None) -> str:
     """Of a sentence in parts (``_PARTS``), the one part that says ``value``, else the whole sentence (a
     value that spans parts, "salt and pepper", or that several parts say)."""
     said = (value or "").removeprefix("not:").casefold()
-    parts = [p.strip(_EDGES) for p in _PARTS.split(sentence) if p.strip(_EDGES)]
-    holding = [p for p in parts if said and said in p.casefold()]
+    parts = _parts(sentence)
+    holding = [p for p, folded in parts if said and said in folded]
     return holding[0] if len(parts) > 1 and len(holding) == 1 else sentence
+
+
+@lru_cache(maxsize=32)
+def _parts(sentence: str) -> tuple[tuple[str, str], ...]:
+    """The sentence's parts, as written and casefolded: once per sentence, which each of its values asks."""
+    parts = [p.strip(_EDGES) for p in _PARTS.split(sentence) if p.strip(_EDGES)]
+    return tuple((p, p.casefold()) for p in parts)

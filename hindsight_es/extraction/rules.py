@@ -33,6 +33,7 @@ from hindsight_es.extraction.schema import Candidate, MemoryKind
 from hindsight_es.extraction.scripts import plain, written
 from hindsight_es.extraction.speech import EMOJI_END, asserted, meant_once, one_off
 from hindsight_es.extraction.statements import statement
+from hindsight_es.text import flattened
 
 # ---- the rule table (order is priority: an earlier rule claims its span first) ----------------
 _CJK, _LATIN = re.compile(r"[\u3400-\u9fff]"), re.compile(r"[A-Za-z]")
@@ -168,7 +169,6 @@ RULES: tuple[_Rule, ...] = (
 )
 # A category choice stated by its frame (``updates.choices``), after the rule table had its say.
 _CHOICE = _rule("fact", (), b.categorical, 0.6, 0.75)
-
 # ---- sentences, questions, corrections --------------------------------------------------------
 # Not after a title or "St." ("a nurse at St. Mary's", "Dr. Lee is my doctor"); an emoji may end one (``speech``).
 _SENTENCE_SPLIT = re.compile(r"(?<=[。！？!?\n])|(?<=\.)(?<!\b(?:St|Dr|Mr|Ms|Mt)\.)(?<!\bMrs\.)(?=\s)|" + EMOJI_END)
@@ -218,8 +218,8 @@ def _standing(attribute: str) -> bool:
 
 # ---- the extractor ----------------------------------------------------------------------------
 def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
-    """Non-overlapping rule matches in the order they were said; an earlier rule claims its span first.
-    A match may state several things ("I work at Google as a data scientist"): each is a key-value."""
+    """Non-overlapping rule matches in the order said (an earlier rule claims its span first), a value said again
+    once; a match may state several things ("I work at Google as a data scientist"): each is a key-value."""
     found: list[tuple[int, int, _Rule, list[KeyValue]]] = []
     en, zh = _LATIN.search(body) is not None, _CJK.search(body) is not None
     for rule in RULES:
@@ -231,7 +231,7 @@ def _matches(body: str, agreed_only: bool) -> list[tuple[_Rule, KeyValue]]:
                 if any(start < e and s < end for s, e, _, _ in found) or (built := rule.build(m)) is None:
                     continue
                 found.append((start, end, rule, built if isinstance(built, list) else [built]))
-    return [(rule, kv) for _, _, rule, kvs in sorted(found, key=lambda f: f[0]) for kv in kvs]
+    return list(dict.fromkeys((rule, kv) for _, _, rule, kvs in sorted(found, key=lambda f: f[0]) for kv in kvs))
 
 
 def _attribute(key: str | None) -> str:
@@ -297,16 +297,16 @@ def _absorbed(cands: list[Candidate]) -> list[Candidate]:
 class RuleExtractor:
     """Regex rules over each sentence; pure and deterministic, so replay gives the same candidates."""
 
-    id = "rules/45"
+    id = "rules/46"
 
     def extract(self, text: str, *, speaker: str | None = None, source: str = "user") -> list[Candidate]:
-        body = text.strip()
-        if not body:
+        if not (said_as := text.strip()):
             return []
+        body = flattened(said_as)  # what the rules read; the episode keeps the turn as written
         if is_filler(body):  # a pleasantry or an acknowledgement: it stays in the log, not in memory
             return []
         tags = entities(plain(body), speaker)
-        out = [Candidate(kind="episode", text=body, entities=tags, importance=0.3, confidence=1.0)]
+        out = [Candidate(kind="episode", text=said_as, entities=tags, importance=0.3, confidence=1.0)]
         seen: set[tuple[str, str | None, str | None]] = set()
         before = ""  # the turn's earlier sentences, as matched: whom a "she" or 他 opening a clause may be
         for sentence in _SENTENCE_SPLIT.split(ux.unquote(body)):  # a quote may hold a sentence end of its own

@@ -108,12 +108,17 @@ def one_off(sentence: str) -> bool:
 
 
 # A plan meant once and no more, in its clause: "我本来打算买特斯拉，现在决定不买了", "原本计划五月去日本，后来取消了"
-_MEANT_ONCE = re.compile(
-    r"[^，,；;]*(?:本来|原本|原来|当初|之前|以前)(?:是|都|还)?(?:打算|计划|准备|规划|想)[^，,；;]*"
-)
+_MEANT_ONCE = re.compile(r"(?:本来|原本|原来|当初|之前|以前)(?:是|都|还)?(?:打算|计划|准备|规划|想)")
+_CLAUSE_ENDS = "，,；;"
 
 
 def meant_once(sentence: str) -> str:
-    """The clause of ``sentence`` that says a plan the speaker had, not has ("" when none)."""
+    """The clause of ``sentence`` that says a plan the speaker had, not has ("" when none). The clause is
+    found from the cue outwards: a pattern that opened on the clause's text would be tried at every
+    character of it, quadratic in a long clause."""
     found = _MEANT_ONCE.search(sentence)
-    return found[0] if found else ""
+    if found is None:
+        return ""
+    start = max(sentence.rfind(mark, 0, found.start()) for mark in _CLAUSE_ENDS) + 1
+    ends = [at for mark in _CLAUSE_ENDS if (at := sentence.find(mark, found.end())) >= 0]
+    return sentence[start : min(ends, default=len(sentence))]

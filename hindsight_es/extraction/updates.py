@@ -16,8 +16,10 @@ colleague asked you to answer in French", "我朋友让你用日语回答"). Pur
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
@@ -145,10 +147,21 @@ def unreported(sentence: str) -> str:
 
 
 def clause_of(text: str, at: int) -> tuple[str, str]:
-    """The text of ``at``'s clause before it and after it."""
-    start = max((m.end() for m in _CLAUSE.finditer(text, 0, at)), default=0)
-    end = next((m.start() for m in _CLAUSE.finditer(text, at)), len(text))
-    return text[start:at], text[at:end]
+    """The text of ``at``'s clause before it and after it. The clause marks are found once per text: a
+    sentence naming hundreds of values asks this of each, and a scan per value was quadratic."""
+    starts, ends = _clause_marks(text)
+    i = bisect.bisect_right(ends, at)  # the marks ending at or before ``at``; the next one may span it
+    if i < len(starts) and starts[i] < at:  # ``at`` inside a mark: scanned up to it alone, as it reads there
+        start = max((m.end() for m in _CLAUSE.finditer(text, 0, at)), default=0)
+        end = next((m.start() for m in _CLAUSE.finditer(text, at)), len(text))
+        return text[start:at], text[at:end]
+    return text[ends[i - 1] if i else 0 : at], text[at : starts[i] if i < len(starts) else len(text)]
+
+
+@lru_cache(maxsize=32)
+def _clause_marks(text: str) -> tuple[list[int], list[int]]:
+    marks = list(_CLAUSE.finditer(text))
+    return [m.start() for m in marks], [m.end() for m in marks]
 
 
 # A clause that names whom it is about: a pronoun or possessive, a capitalised name; 我, 你, 他, …
@@ -193,8 +206,16 @@ _REPLACED_WITH = re.compile(
 )
 
 
+_CUE_REACH = 160  # characters before a value its cues are read in: the last words, every pattern ends with ``$``
+
+
 def is_old(before: str, after: str) -> bool:
-    """The value is the one given up: an update cue governs it ("from Python to Go": Go is the new side)."""
+    """The value is the one given up: an update cue governs it ("from Python to Go": Go is the new side).
+    Only the last words before it are read (from a word's start): searched whole, a long sentence with
+    a value every few words was read once per value."""
+    if len(before) > _CUE_REACH:
+        tail = before[-_CUE_REACH:]
+        before = tail[tail.find(" ") + 1 :] if not before[-_CUE_REACH - 1].isspace() else tail
     if _NEW_SIDE.search(before) or _REPLACED_WITH.search(before):
         return False
     return bool(
@@ -273,10 +294,16 @@ def choices(text: str, skip: set[str]) -> list[tuple[str, str]]:
     return [next(iter(found)) for found in new.values() if len(found) == 1]
 
 
+@lru_cache(maxsize=32)
+def _mentioned(sentence: str) -> tuple[tuple[int, str, str, str], ...]:
+    """``mentions``, once per sentence: each of its typed values asks for them."""
+    return tuple(mentions(sentence))
+
+
 def relative_of(sentence: str, value: str) -> str | None:
     """For a category choice the rule table keyed on the speaker: the relative whose choice it is
     ("我老公还是每天喝咖啡"), ``other`` when someone else's, else None."""
-    for at, _, _, canonical in mentions(sentence):
+    for at, _, _, canonical in _mentioned(sentence):
         if canonical != value:
             continue
         before, _ = clause_of(sentence, at)

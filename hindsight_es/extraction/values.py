@@ -4,11 +4,11 @@ category, facet or region it names. Pure; ``builders.py`` turns matches into key
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
+from hindsight_es.extraction.regions import region
 
 # ---- lexicon indexes --------------------------------------------------------------------------
 ALIASES: dict[str, tuple[str, str, str]] = {
@@ -279,30 +279,6 @@ def facet(value: str) -> str | None:
         return lx.FACET_OF[value]
     found = ALIASES.get(value)
     return "drink" if found and found[0] == "drink" else None
-
-
-_REGION_RES = {
-    region: re.compile("|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in words), re.I)
-    for region, words in lx.REGIONS.items()
-}
-_CLAUSE_END = re.compile(r"[,，;；]")
-
-
-def region(category: str, where: re.Match[str] | str) -> str:
-    """ ":<region>" when a regional choice names one region: in its clause, else in its sentence."""
-    if category not in lx.REGIONAL_CATEGORIES:
-        return ""
-    sentence, clause = (where.string, _clause(where)) if isinstance(where, re.Match) else (where, where)
-    for text in (clause, sentence):
-        named = [r for r, pattern in _REGION_RES.items() if pattern.search(text)]
-        if len(named) == 1:
-            return f":{named[0]}"
-    return ""
-
-
-def _clause(m: re.Match[str]) -> str:
-    cuts = [0, *(c.end() for c in _CLAUSE_END.finditer(m.string)), len(m.string)]
-    return next((m.string[a:b] for a, b in itertools.pairwise(cuts) if a <= m.start() < b), m.string)
 
 
 def category_kv(found: tuple[str, str], where: re.Match[str] | str) -> tuple[str, str]:

@@ -44,13 +44,13 @@ _PERCENT = re.compile(r"(?:%[0-9a-fA-F]{2}){4,}")
 _DECODE_HINT = re.compile(
     r"rot-?13|caesar|decode|decoded|decipher|decrypt|base-?64|unscramble|reverse (?:it|this)|解码|解密|译码|凯撒|编码"
 )
-_MD_COMMENT = re.compile(r"^\s*\[(?://|comment|hidden)\]:\s*#\s*[(\"'](.*?)[)\"']\s*$", re.M | re.I)
+_MD_COMMENT = re.compile(r"^[^\S\n]*\[(?://|comment|hidden)\]:\s*#\s*[(\"'](.*?)[)\"']\s*$", re.M | re.I)
 _HIDDEN_STYLE = re.compile(
     r"display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0(?![.\d]*[1-9])|opacity\s*:\s*0(?![.\d]*[1-9])"
     r"|color\s*:\s*(?:white|#fff(?:fff)?)\b"
 )
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l"})
-_LEET_WORD = re.compile(r"[a-z0-9@$|]*[a-z][a-z0-9@$|]*")
+_LEET_WORD = re.compile(r"(?<![a-z0-9@$|])[a-z0-9@$|]*[a-z][a-z0-9@$|]*")  # from a run's start: linear
 _VOID = {"br", "img", "hr", "input", "meta", "link", "area", "base", "col", "embed", "source", "track", "wbr"}
 
 

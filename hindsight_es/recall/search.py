@@ -38,7 +38,7 @@ from hindsight_es.stores import cards
 from hindsight_es.stores.filters import ANY_AGENT, MemoryFilter
 from hindsight_es.stores.lance import LanceStore, ivf_nprobes
 from hindsight_es.stores.lance_indexes import VectorIndexInfo, prewarm
-from hindsight_es.text import has_cjk, is_cjk
+from hindsight_es.text import flattened, has_cjk, is_cjk
 from hindsight_es.types import Vector
 
 COLUMNS = tuple(c for c in cards.COLUMNS if c != "quote")  # what a RecallHit shows of its row
@@ -80,6 +80,7 @@ def recall(
     With ``min_relevance`` above 0, no hit when the best relevance is below it (see ``floor``). ``embedded``
     gives the query's vector when it is first needed (``query_vector``): a caller that also searches other
     banks or the archive passes one that embeds once."""
+    query = flattened(query)  # a run of white space reads as one; the query's patterns scan runs in quadratic time
     parsed = parse_query(query, now)
     if tuple(statuses) == ("active",) and asks_first_held(query):
         statuses = ("active", "superseded")  # what held first is superseded now, and kept in history to be asked

@@ -126,7 +126,13 @@ _PATTERNS: list[tuple[re.Pattern[str], str]] = [
         "zh_md",
     ),
     (re.compile(rf"\b{_EN_NUM}\s+(days?|weeks?|months?|years?)\s+ago\b", re.I), "en_ago"),
-    (re.compile(r"([\d一两二三四五六七八九十几]+)\s*(天|周|个星期|星期|个月|月|年)(?:之|以)?前"), "zh_ago"),
+    # from a number's first character: tried inside a long run of digits, each try scans to its end
+    (
+        re.compile(
+            r"(?<![\d一两二三四五六七八九十几])([\d一两二三四五六七八九十几]+)\s*(天|周|个星期|星期|个月|月|年)(?:之|以)?前"
+        ),
+        "zh_ago",
+    ),
     (re.compile(r"\b(yesterday|last night)\b", re.I), "yesterday"),
     (re.compile(r"(昨天|昨晚)"), "yesterday"),
     (re.compile(r"(前天)"), "day_before"),
