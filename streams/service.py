@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import fcntl
 import logging
+import threading
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,7 @@ from hindsight_es import observe
 from hindsight_es.config import TOPIC_COMMANDS, TOPIC_MEMORIES, TOPIC_TURNS, Settings
 from hindsight_es.embedding import Embedder, make_embedder
 from hindsight_es.extraction import Extractor, RuleExtractor
+from hindsight_es.extraction import warm as warm_rules
 from hindsight_es.health import watch
 from hindsight_es.log import EventLog, TopicPartition
 from hindsight_es.log.lost import LogLostError
@@ -129,6 +131,9 @@ async def serve(
     # a metrics port that is taken stops the start here, before any consumer joins a group
     listener = None if settings.metrics_port is None else await metrics.listen(settings.metrics_port)
     tasks = [asyncio.create_task(supervised(n, job, stop, answers=reachable), name=n) for n, job in jobs.items()]
+    # beside the consumers' start (a batch that comes first waits only for what is still loading); a daemon
+    # thread, so a short-lived service (``local``, ``mcp`` on stdio) never waits for it at its end
+    threading.Thread(target=warm_rules, name="warm-rules", daemon=True).start()
     withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
     if listener is not None:
         tasks.append(asyncio.create_task(metrics.serve_http(listener, stop), name="metrics"))
