@@ -26,7 +26,7 @@ def one(text: str, **kw) -> Candidate:
 
 
 def test_public_api_is_pinned():
-    assert sorted(extraction.__all__) == ["Candidate", "Extractor", "RuleExtractor", "extract"]
+    assert sorted(extraction.__all__) == ["Candidate", "Extractor", "RuleExtractor", "extract", "warm"]
 
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
