@@ -131,9 +131,11 @@ async def serve(
     # a metrics port that is taken stops the start here, before any consumer joins a group
     listener = None if settings.metrics_port is None else await metrics.listen(settings.metrics_port)
     tasks = [asyncio.create_task(supervised(n, job, stop, answers=reachable), name=n) for n, job in jobs.items()]
-    # beside the consumers' start (a batch that comes first waits only for what is still loading); a daemon
-    # thread, so a short-lived service (``local``, ``mcp`` on stdio) never waits for it at its end
-    threading.Thread(target=warm_rules, name="warm-rules", daemon=True).start()
+    # A worker serves no reads, so nothing loads jieba's tagger before its first Chinese turn: it loads here,
+    # beside the consumers' joining, on a daemon thread (a stop never waits for it). An embedded ``up`` loads
+    # it as it warms its reads; short-lived services (``local``, stdio ``mcp``) would pay ~2 s of CPU for it.
+    if settings.broker:
+        threading.Thread(target=warm_rules, name="warm-rules", daemon=True).start()
     withdraw = metrics.register(lambda: actor.banks)  # hindsight_memories{bank, state} at /metrics
     if listener is not None:
         tasks.append(asyncio.create_task(metrics.serve_http(listener, stop), name="metrics"))
