@@ -128,6 +128,13 @@ def kafka_broker() -> Iterator[str]:
         yield address
 
 
+def worker_settings(broker: str, data_dir: Path, **fields: Any) -> Settings:
+    """Settings of a service deciding on the test broker ``broker``: MiniLM, no janitor, small group timeouts
+    (or Tansu's group joins are slow)."""
+    small = {"kafka_session_timeout_ms": 1500, "kafka_heartbeat_interval_ms": 300}
+    return Settings(data_dir=data_dir, broker=broker, embedder="minilm", janitor_enabled=False, **small, **fields)
+
+
 @pytest.fixture
 def kafka_settings(tmp_path: Path, kafka_broker: str) -> Settings:
     """Settings for the test broker: small group timeouts, or Tansu's group joins are slow."""

@@ -12,12 +12,13 @@ import pytest
 from aiokafka import AIOKafkaProducer
 
 from hindsight_es.client import turn_event_id
-from hindsight_es.config import TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS, Settings
+from hindsight_es.config import TOPIC_DEAD_LETTER, TOPIC_MEMORIES, TOPIC_TURNS
 from hindsight_es.embedding import make_embedder
 from hindsight_es.events import MemoryRetained, decoded
 from hindsight_es.log import partition_for, replay
 from hindsight_es.log.kafka import KafkaLog
 from streams.service import serve
+from tests.conftest import worker_settings
 
 pytestmark = pytest.mark.kafka
 
@@ -28,15 +29,7 @@ def turn(bank: str, turn_id: str, text: str, **extra: str) -> bytes:
 
 
 async def test_foreign_turns_are_decided_once_on_their_banks_partition(broker, tmp_path):
-    settings = Settings(
-        data_dir=tmp_path,
-        broker=broker,
-        partitions=4,
-        embedder="minilm",
-        kafka_session_timeout_ms=1500,
-        kafka_heartbeat_interval_ms=300,
-        janitor_enabled=False,
-    )
+    settings = worker_settings(broker, tmp_path, partitions=4)
     log = KafkaLog(settings)
     await log.start()
     stop = asyncio.Event()

@@ -9,23 +9,15 @@ import time
 
 import pytest
 
-from hindsight_es.config import Settings
 from hindsight_es.extraction import names_zh
 from hindsight_es.log.kafka import KafkaLog
 from streams.service import serve
+from tests.conftest import worker_settings
 
 
 async def test_a_worker_loads_jiebas_tagger_before_any_turn(broker, tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(names_zh, "_TAGGER", None)  # as in a fresh process (another test may have loaded it)
-    settings = Settings(
-        data_dir=tmp_path,
-        broker=broker,
-        partitions=2,
-        embedder="minilm",
-        kafka_session_timeout_ms=1500,
-        kafka_heartbeat_interval_ms=300,
-        janitor_enabled=False,
-    )
+    settings = worker_settings(broker, tmp_path, partitions=2)
     log = KafkaLog(settings)
     await log.start()
     stop = asyncio.Event()
