@@ -53,8 +53,13 @@ def shapes(length: int, seed: int = 5) -> dict[str, str]:
 READERS: dict[str, Callable[[str], object]] = {
     "extract": extract,
     "guard": guard.scan,
-    "query": lambda text: (parse_query(flattened(text)), asked(flattened(text))),  # its parse and question forms
+    "query": lambda text: _read_as_recall(flattened(text)),
 }
+
+
+def _read_as_recall(query: str) -> object:
+    """A query's parse and question forms, read as recall reads them (white space flattened once)."""
+    return parse_query(query), asked(query)
 
 
 def main() -> None:

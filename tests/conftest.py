@@ -128,23 +128,21 @@ def kafka_broker() -> Iterator[str]:
         yield address
 
 
+# Small consumer-group timeouts for the test brokers: with the defaults Tansu's group joins are slow.
+SMALL_GROUP_TIMEOUTS = {"kafka_session_timeout_ms": 1500, "kafka_heartbeat_interval_ms": 300}
+
+
 def worker_settings(broker: str, data_dir: Path, **fields: Any) -> Settings:
-    """Settings of a service deciding on the test broker ``broker``: MiniLM, no janitor, small group timeouts
-    (or Tansu's group joins are slow)."""
-    small = {"kafka_session_timeout_ms": 1500, "kafka_heartbeat_interval_ms": 300}
-    return Settings(data_dir=data_dir, broker=broker, embedder="minilm", janitor_enabled=False, **small, **fields)
+    """Settings of a service deciding on the test broker ``broker``: MiniLM, no janitor, small group timeouts."""
+    return Settings(
+        data_dir=data_dir, broker=broker, embedder="minilm", janitor_enabled=False, **SMALL_GROUP_TIMEOUTS, **fields
+    )
 
 
 @pytest.fixture
 def kafka_settings(tmp_path: Path, kafka_broker: str) -> Settings:
-    """Settings for the test broker: small group timeouts, or Tansu's group joins are slow."""
-    return Settings(
-        data_dir=tmp_path,
-        broker=kafka_broker,
-        partitions=4,
-        kafka_session_timeout_ms=1500,
-        kafka_heartbeat_interval_ms=300,
-    )
+    """Settings for the session's test broker, with small group timeouts."""
+    return Settings(data_dir=tmp_path, broker=kafka_broker, partitions=4, **SMALL_GROUP_TIMEOUTS)
 
 
 # --------------------------------------------------------------------------- fake OpenAI-compatible LLM server
