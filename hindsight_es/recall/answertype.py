@@ -61,10 +61,12 @@ _SAYS_WHEN = re.compile(
 
 
 # The question asks how things stand now, or how they ended: "now", "currently", "these days", "in the
-# end", "ended up", "final"; 现在 / 目前 / 如今 / 眼下 / 最终 / 最后 / 当前 / 还在.
+# end", "ended up", "final", "at this point", "after all"; 现在 / 目前 / 如今 / 眼下 / 最终 / 最后 / 当前 / 还在,
+# and 到底 / 究竟 (the settled answer, after what was said before).
 _ASKS_CURRENT = re.compile(
     r"\b(?:now|currently|current|these\s+days|nowadays|at\s+the\s+moment|any\s*more|latest|in\s+the\s+end"
-    r"|ended\s+up|eventually|final(?:ly)?)\b|现在|目前|如今|眼下|当前|最终|最后|终于|还在|仍然|最新",
+    r"|ended\s+up|eventually|final(?:ly)?|at\s+this\s+point|as\s+it\s+stands|after\s+all)\b"
+    r"|现在|目前|如今|眼下|当前|最终|最后|终于|还在|仍然|最新|到底|究竟",
     re.I,
 )
 # The text says something changed: a change of plan, setting or choice, or a correction of what was said.
@@ -73,9 +75,18 @@ _SAYS_CHANGE = re.compile(
     r"|reschedul\w*|postpon\w*|push(?:ed)?\s+(?:it\s+)?back|brought\s+(?:it\s+)?forward|instead|no\s+longer"
     r"|not\s+\w+\s+any\s*more|any\s*more|actually|turns\s+out|ended\s+up|went\s+with|settled\s+on|swapp?ed"
     r"|replac(?:ed|ing)|upgraded|downgraded|cancel+ed|called\s+off|decided|changed\s+my\s+mind|i\s+was\s+wrong"
-    r"|correction|now\s+(?:it's|it\s+is|we|i|they|the))\b"
-    r"|改[成到为在用了回掉期]|换[成到了回用掉]|调整|调到|推迟|延期|延后|提前到|提前了|取消了|不再|改主意|记错|搞错"
-    r"|后来|最后|最终|变成|减[成到少]|加到|降到|升到|涨到|搬到|搬去|转到|定下来|敲定|决定",
+    r"|correction|now\s+(?:it's|it\s+is|we|i|they|the)"
+    # a value moved up or down, a plan that fell through, a thing renamed or redone
+    r"|(?:talked|knocked|haggled|beat)\s+(?:\w+\s+){0,2}down"
+    r"|(?:went|gone|going|goes|bumped|dropped|raised|lowered|reduced|increased|cut)\s+(?:[\w']+\s+){0,3}?"
+    r"(?:to|by)\s+[$£€¥]?\d[\d,.]*\w*|(?:price|rent|cost|fee|rate|quote)s?\s+(?:\w+\s+){0,2}?(?:went|gone|going|goes)\s+(?:up|down)"
+    r"|renam(?:e|ed|ing)|re-?did|redone"
+    r"|revised|update\s+on|change\s+of\s+plans?|fell\s+through|backed\s+out|pulled\s+out|(?:is|are)\s+off\s+now"
+    r"|can(?:'t|not)\s+make\s+it)\b"
+    r"|改[成到为在用了回掉期名]|换[成到了回用掉]|调整|调到|推迟|推到|推后|挪到|往后[挪推]|往前[挪推]|延期|延后|延长|缩短"
+    r"|提前到|提前了|取消了|不再|改主意|记错|搞错|更名|重新[定约订选]"
+    r"|后来|最后|最终|变成|变了|减[成到少]|加到|降到|降了|降价|升到|涨到|涨了|涨价|砍到|砍价|砍了|搬到|搬去|转到|定下来"
+    r"|敲定|决定|[去来买要订]不了了|不[去来买要订]了",
     re.I,
 )
 

@@ -125,6 +125,8 @@ async def test_explain_says_a_hit_was_preferred_for_saying_when(tmp_path: Path) 
         ("我目前在吃的降压药是什么？", True),
         ("Which carrier do we use now?", True),
         ("Where did they end up going in the end?", True),
+        ("搬家到底定在哪天？", True),  # 到底: the settled answer, after what was said before
+        ("What time are we meeting at this point?", True),
         ("王婷哪天到上海？", False),
         ("Which carrier did we use in 2021?", False),
     ],
@@ -141,8 +143,19 @@ def test_questions_that_ask_how_things_stand_now(query: str, current: bool) -> N
         ("复诊的时候医生把药换成了厄贝沙坦", True),
         ("We switched to UPS last month.", True),
         ("The dentist moved it to Thursday.", True),
+        # a value moved up or down, a plan that fell through, a thing renamed
+        ("磨了一下午，砍到8万6了！", True),
+        ("打针推到下周五了", True),
+        ("小叔子一家不来了，人数变9个了", True),
+        ("talked him down to $750 because of the derailleur", True),
+        ("monthly's going up to $85 starting next month", True),
+        ("rent went down by $100", True),
+        ("we're renaming her Juniper", True),
         ("公司年会定在1月18号", False),
         ("We ship with FedEx.", False),
+        # moving about, not a value moving: no number after "to"
+        ("I went up the hill and down to the beach.", False),
+        ("She cut the cake to share with everyone.", False),
     ],
 )
 def test_memories_that_say_what_changed(text: str, change: bool) -> None:
