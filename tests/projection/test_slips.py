@@ -76,3 +76,8 @@ async def test_bench_banks_counts_stale_and_current_answers_to_questions_on_a_co
         await catch_up_all(settings, hs.log, embedder=hs.embedder)
         assert await bench.corrections(hs, slipped) == {"n": 1, "stale@3": 0.0, "current@1": 1.0}
         assert (await bench.corrections(hs, unread))["stale@3"] == 1.0
+        # the figures per question type beside the overall ones, the product's and the raw baseline's alike
+        ours, raw = await bench.evaluate(hs, slipped + unread), bench.raw_baseline(hs.embedder, slipped + unread)
+        for found in (ours, raw):
+            assert {k: v["n"] for k, v in found.items()} == {"simple": 2, "update": 2, "overall": 4}
+        assert ours["simple"]["R@1"] == 1.0  # "Where am I flying?" has one message to cite, and finds it

@@ -104,6 +104,16 @@ async def ingest(hs: Hindsight, banks: Sequence[dict[str, Any]]) -> None:
     await hs.publish(turns)
 
 
+UNTYPED = "untyped"  # the group of a question without a ``type``
+
+
+def question_types(banks: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """The question types a set names (``type``: simple, update, past, …; ``UNTYPED`` without one), each a
+    category of ``aggregate``: the product's and the raw baseline's figures come out per type and overall."""
+    found = {q.get("type") or UNTYPED for bank in banks for q in bank["questions"]}
+    return {t: i for i, t in enumerate(sorted(found))}
+
+
 async def evaluate(
     hs: Hindsight,
     banks: Sequence[dict[str, Any]],
@@ -112,19 +122,21 @@ async def evaluate(
     min_relevance: float | None = None,
     on_question: Callable[[dict], None] | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Evidence recall; ``min_relevance``: the floor (None: the settings' default)."""
+    """Evidence recall per question type and overall; ``min_relevance``: the floor (None: the settings' default)."""
+    types = question_types(banks)
     rows = []
     for bank in banks:
         now = message_time(bank, len(bank["messages"]))
         for n, q in enumerate(bank["questions"]):
             hits = await hs.recall(bank["bank"], q["question"], limit=k, now=now, min_relevance=min_relevance)
             items = [[t] for t in dict.fromkeys(t for h in hits for t in h.source_turn_ids)]
-            row = {"qid": f"{bank['bank']}#{n}", "category": 0, **score_ranking(items, q["evidence"])}
+            row = {"qid": f"{bank['bank']}#{n}", "category": types[q.get("type") or UNTYPED]}
+            row.update(score_ranking(items, q["evidence"]))
             row["best"] = max((h.relevance for h in hits), default=0.0)
             rows.append(row)
             if on_question:
                 on_question({**row, "question": q["question"], "evidence": q["evidence"], "items": items[:5]})
-    return aggregate(rows, {0: "all"})
+    return aggregate(rows, {i: t for t, i in types.items()})
 
 
 async def corrections(hs: Hindsight, banks: Sequence[dict[str, Any]]) -> dict[str, float]:
@@ -184,7 +196,9 @@ def raw_baseline(
     rrf_k: int = 60,
     on_question: Callable[[dict], None] | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Char-bigram BM25 + USE cosine over the raw messages, fused by RRF; ties by message order."""
+    """Char-bigram BM25 + USE cosine over the raw messages, fused by RRF; ties by message order. Per question
+    type and overall, as ``evaluate``."""
+    types = question_types(banks)
     rows = []
     for bank in banks:
         ids = [m["id"] for m in bank["messages"]]
@@ -199,8 +213,9 @@ def raw_baseline(
                 for rank, i in enumerate(np.argsort(-scores, kind="stable"), start=1):
                     fused[i] += 1.0 / (rrf_k + rank)
             items = [[ids[i]] for i in np.argsort(-fused, kind="stable")]
-            row = {"qid": f"{bank['bank']}#{n}", "category": 0, **score_ranking(items, q["evidence"])}
+            row = {"qid": f"{bank['bank']}#{n}", "category": types[q.get("type") or UNTYPED]}
+            row.update(score_ranking(items, q["evidence"]))
             rows.append(row)
             if on_question:
                 on_question({**row, "question": q["question"], "evidence": q["evidence"], "items": items[:5]})
-    return aggregate(rows, {0: "all"})
+    return aggregate(rows, {i: t for t, i in types.items()})

@@ -61,7 +61,8 @@ def banks(
     ] = False,
 ) -> None:
     """Evidence recall on small single-topic banks (one attribute per question), through the real pipeline,
-    beside char-bigram BM25 + USE RRF over the same raw messages."""
+    beside char-bigram BM25 + USE RRF over the same raw messages; per question type too, where a set's
+    questions name one (simple, update, past, …)."""
     from hindsight_es.app.bench import banks as bench
     from hindsight_es.client import Hindsight
     from hindsight_es.embedding import make_embedder
@@ -112,6 +113,7 @@ def banks(
         table.add_row("", "raw bigram BM25 + USE", str(theirs["n"]), *(f"{theirs[m]:.3f}" for m in METRICS))
         table.add_row("", "difference", "", *(f"{ours[m] - theirs[m]:+.3f}" for m in METRICS))
     console.print(table)
+    print_types(product, raw)
     if revised:
         fixes = Table(title="questions on a correction and what it corrects", title_justify="left")
         for column in ("set", "n", "stale@3", "current@1"):
@@ -125,3 +127,26 @@ def banks(
         print_cross_fit("floor fitted on one set, measured on each", fits, floor)
     if per_question is not None:
         per_question.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def print_types(product: dict[str, dict], raw: dict[str, dict]) -> None:
+    """R@k per question type of the sets that name two types or more, the raw baseline's R@1 and R@5 beside."""
+    typed = {name: [t for t in found if t != "overall"] for name, found in product.items()}
+    typed = {name: sorted(types) for name, types in typed.items() if len(types) > 1}
+    if not typed:
+        return
+    table = Table(title="by question type", title_justify="left")
+    for column in ("set", "type", "n", *METRICS, "raw R@1", "raw R@5"):
+        table.add_column(column, justify="left" if column in ("set", "type") else "right")
+    for name, types in typed.items():
+        for i, kind in enumerate(types):
+            ours, theirs = product[name][kind], raw[name][kind]
+            table.add_row(
+                name if i == 0 else "",
+                kind,
+                str(ours["n"]),
+                *(f"{ours[m]:.3f}" for m in METRICS),
+                f"{theirs['R@1']:.3f}",
+                f"{theirs['R@5']:.3f}",
+            )
+    console.print(table)
