@@ -251,6 +251,7 @@ _OWN_BROKER_FILES = (
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups into the test ids as it runs
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """With several test processes (pytest-xdist, ``--dist loadgroup``): every test that may use the
     session's Kafka broker runs in one process, in collection order, as in a serial run (tests on the shared

@@ -65,7 +65,12 @@ async def test_a_hanging_read_times_out_and_the_next_one_is_served(tmp_path: Pat
         assert hits is not None and [h.text for h in hits][:1] == [
             "The team's database: PostgreSQL"  # the turn's typed memory, quoting it
         ]
-        assert (await hs.bank_stats("alice"))["turns"] == 1
+        stats = None
+        for _ in range(3):  # likewise
+            with contextlib.suppress(StoreError):
+                stats = await hs.bank_stats("alice")
+                break
+        assert stats is not None and stats["turns"] == 1
 
 
 async def test_a_broken_store_fails_reads_with_a_store_error_and_writes_still_work(tmp_path: Path) -> None:
