@@ -110,8 +110,23 @@ UNTYPED = "untyped"  # the group of a question without a ``type``
 def question_types(banks: Sequence[dict[str, Any]]) -> dict[str, int]:
     """The question types a set names (``type``: simple, update, past, …; ``UNTYPED`` without one), each a
     category of ``aggregate``: the product's and the raw baseline's figures come out per type and overall."""
-    found = {q.get("type") or UNTYPED for bank in banks for q in bank["questions"]}
+    found = {_type(q) for bank in banks for q in bank["questions"]}
     return {t: i for i, t in enumerate(sorted(found))}
+
+
+def _type(question: dict[str, Any]) -> str:
+    return question.get("type") or UNTYPED
+
+
+def _row(bank: dict[str, Any], n: int, items: list[list[str]], types: dict[str, int]) -> dict[str, Any]:
+    """The ``aggregate`` row of the bank's ``n``-th question, ranked as ``items``: its id, its type's category,
+    the ranking's scores."""
+    question = bank["questions"][n]
+    return {
+        "qid": f"{bank['bank']}#{n}",
+        "category": types[_type(question)],
+        **score_ranking(items, question["evidence"]),
+    }
 
 
 async def evaluate(
@@ -130,8 +145,7 @@ async def evaluate(
         for n, q in enumerate(bank["questions"]):
             hits = await hs.recall(bank["bank"], q["question"], limit=k, now=now, min_relevance=min_relevance)
             items = [[t] for t in dict.fromkeys(t for h in hits for t in h.source_turn_ids)]
-            row = {"qid": f"{bank['bank']}#{n}", "category": types[q.get("type") or UNTYPED]}
-            row.update(score_ranking(items, q["evidence"]))
+            row = _row(bank, n, items, types)
             row["best"] = max((h.relevance for h in hits), default=0.0)
             rows.append(row)
             if on_question:
@@ -213,8 +227,7 @@ def raw_baseline(
                 for rank, i in enumerate(np.argsort(-scores, kind="stable"), start=1):
                     fused[i] += 1.0 / (rrf_k + rank)
             items = [[ids[i]] for i in np.argsort(-fused, kind="stable")]
-            row = {"qid": f"{bank['bank']}#{n}", "category": types[q.get("type") or UNTYPED]}
-            row.update(score_ranking(items, q["evidence"]))
+            row = _row(bank, n, items, types)
             rows.append(row)
             if on_question:
                 on_question({**row, "question": q["question"], "evidence": q["evidence"], "items": items[:5]})
