@@ -6,9 +6,10 @@ import asyncio
 import contextlib
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from hindsight_es.client import Hindsight
 from hindsight_es.config import Settings
 from hindsight_es.errors import LogError, NotFoundError, StoreError
 from streams.service import catch_up_all
+
+T = TypeVar("T")
 
 
 class SlowEmbedder:
@@ -57,20 +60,21 @@ async def test_a_hanging_read_times_out_and_the_next_one_is_served(tmp_path: Pat
             await hs.recall("alice", "which database?")
         assert time.monotonic() - started < 0.9
         embedder.delay = 0.0
-        hits = None
-        for _ in range(3):  # served again; a loaded machine may miss 0.3 s once more on its own
-            with contextlib.suppress(StoreError):
-                hits = await hs.recall("alice", "PostgreSQL billing", min_relevance=0)
-                break
+        hits = await _served(lambda: hs.recall("alice", "PostgreSQL billing", min_relevance=0))
         assert hits is not None and [h.text for h in hits][:1] == [
             "The team's database: PostgreSQL"  # the turn's typed memory, quoting it
         ]
-        stats = None
-        for _ in range(3):  # likewise
-            with contextlib.suppress(StoreError):
-                stats = await hs.bank_stats("alice")
-                break
+        stats = await _served(lambda: hs.bank_stats("alice"))
         assert stats is not None and stats["turns"] == 1
+
+
+async def _served(read: Callable[[], Awaitable[T]], tries: int = 3) -> T | None:
+    """``read()``'s answer, asked up to ``tries`` times: served again after a time-out, a loaded machine may
+    still miss 0.3 s once on its own. None if every try timed out."""
+    for _ in range(tries):
+        with contextlib.suppress(StoreError):
+            return await read()
+    return None
 
 
 async def test_a_broken_store_fails_reads_with_a_store_error_and_writes_still_work(tmp_path: Path) -> None:
