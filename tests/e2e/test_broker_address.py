@@ -29,11 +29,13 @@ def test_a_web_server_given_as_the_broker_is_named_with_the_likely_cause(
     argv: tuple[str, ...],
 ) -> None:
     started = time.monotonic()
-    proc = cli(tmp_path / "data", "--broker", web_server, *argv, timeout=60)
+    # The time-out is set far above the bound asserted below, so a loaded machine's slow start-up (11.7 s once
+    # on CI, against a 10 s default) cannot pass for waiting on it, nor a wait pass for a slow start-up.
+    proc = cli(tmp_path / "data", "--broker", web_server, *argv, timeout=300, HINDSIGHT_REQUEST_TIMEOUT_S="120")
     elapsed = time.monotonic() - started
     assert proc.returncode not in (0, 2), proc.stderr
     no_traceback(proc)
     said = flat(proc.stderr)
     assert f"cannot reach the Kafka broker at '{web_server}'" in said and "answers HTTP" in said, said
     assert "did not start within" not in said
-    assert elapsed < 9, elapsed  # the time-out is 10 s: it did not wait for it
+    assert elapsed < 60, elapsed  # it did not wait for the 120 s time-out

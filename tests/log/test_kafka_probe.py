@@ -63,11 +63,11 @@ async def test_the_probe_tells_a_broker_from_a_web_server_and_a_closed_port(kafk
 
 
 async def test_a_log_pointed_at_a_web_server_fails_at_once_naming_the_address(tmp_path: Path, web_server: str):
-    settings = Settings(data_dir=tmp_path, broker=web_server, request_timeout_s=10.0)
+    settings = Settings(data_dir=tmp_path, broker=web_server, request_timeout_s=120.0)
     started = time.monotonic()
     with pytest.raises(LogUnavailableError) as refused:
         await KafkaLog(settings).start()
-    assert time.monotonic() - started < 5  # not the 10 s time-out
+    assert time.monotonic() - started < 60  # not the 120 s time-out (slack for a loaded machine)
     message = str(refused.value)
     assert f"cannot reach the Kafka broker at '{web_server}'" in message and "answers HTTP" in message, message
 

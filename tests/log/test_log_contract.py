@@ -293,11 +293,11 @@ async def test_kafka_unreachable_broker_fails_fast(tmp_path: Path) -> None:
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = Settings(data_dir=tmp_path, broker=f"127.0.0.1:{port}", request_timeout_s=2.0)
+    settings = Settings(data_dir=tmp_path, broker=f"127.0.0.1:{port}", request_timeout_s=120.0)
     started = time.monotonic()
     with pytest.raises(LogUnavailableError, match=f"127.0.0.1:{port}"):
         await KafkaLog(settings).start()
-    assert time.monotonic() - started < 4
+    assert time.monotonic() - started < 60  # a refused connection, not the 120 s time-out
 
 
 # --------------------------------------------------------------------------- embedded only

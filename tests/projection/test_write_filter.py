@@ -23,5 +23,5 @@ async def test_filler_stays_in_working_memory_and_out_of_recall(tmp_path):
         assert "好的，谢谢" in block.text and "t1" in block.turn_ids  # the session's recent turns show it
 
         started = time.monotonic()
-        receipt = await hs.retain("ann", "收到", session_id="s", wait=True, timeout_s=20)
-        assert receipt.ready and receipt.retained == [] and time.monotonic() - started < 5
+        receipt = await hs.retain("ann", "收到", session_id="s", wait=True, timeout_s=120)
+        assert receipt.ready and receipt.retained == [] and time.monotonic() - started < 60  # not the time-out
