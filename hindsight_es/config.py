@@ -25,6 +25,20 @@ EMBEDDER_NAMES = ("hybrid", "minilm", "use")
 _BANK_ID = re.compile(r"[\w.:@\-]{1,128}")  # as ``types.BankId``
 
 
+#: The default ``readers`` stops here: each process holds its own models and caches (about 0.6 GB).
+MAX_DEFAULT_READERS = 4
+
+
+def default_readers() -> int:
+    """One HTTP process per core this process may run on (its CPU affinity: a container's cpuset), at most
+    ``MAX_DEFAULT_READERS``: one Python process keeps only about 1.2–1.5 cores busy with recalls."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_DEFAULT_READERS))
+
+
 class Settings(BaseSettings):
     """Runtime configuration; every field can be set as ``HINDSIGHT_<NAME>``."""
 
@@ -104,12 +118,13 @@ class Settings(BaseSettings):
     mcp_host: str = Field(default="127.0.0.1", description="Interface of the MCP HTTP server")
     mcp_port: int = Field(default=8765, ge=1, le=65535, description="Port of the MCP HTTP server (path /mcp)")
     readers: int = Field(
-        default=1,
+        default_factory=lambda: default_readers(),
         ge=1,
         le=32,
         description="Processes serving HTTP (MCP and API) on the port: `up` itself and readers-1 `serve` processes "
         "it starts and restarts, sharing the port (SO_REUSEPORT) and the stores; each loads its own models and "
-        "caches (about 0.6 GB), and recalls then use more cores than one process can",
+        "caches (about 0.6 GB), and recalls then use more cores than one process can. By default one per core "
+        f"this process may run on, at most {MAX_DEFAULT_READERS}",
     )
     mcp_tokens: dict[str, Any] = Field(  # checked below, so a bad entry's error never names its token
         default_factory=dict,

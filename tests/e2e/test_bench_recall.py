@@ -20,6 +20,7 @@ def bench(work_dir: Path, *args: str) -> list[dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
     env["HINDSIGHT_LOG_LEVEL"] = "WARNING"
+    env["HINDSIGHT_READERS"] = "1"  # the bench's `up` alone, not a reader per core beside the other tests
     argv = [sys.executable, "-m", "hindsight_es.app.cli.main", "--embedder", "minilm", "bench", "recall"]
     argv += ["--sizes", "400", "--work-dir", str(work_dir), "--json", *args]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=TIMEOUT_S, env=env, cwd=work_dir)

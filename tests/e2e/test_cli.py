@@ -29,7 +29,8 @@ def env(**extra: str) -> dict[str, str]:
     """The environment of a run: no HINDSIGHT_* from outside, wide output so rich does not wrap."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("HINDSIGHT_")}
     base["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
-    return {**base, "COLUMNS": "200", "HINDSIGHT_LOG_LEVEL": "WARNING", **extra}
+    # One process per `up`: by default it starts a reader per core, and the tests already run 3 to a machine.
+    return {**base, "COLUMNS": "200", "HINDSIGHT_LOG_LEVEL": "WARNING", "HINDSIGHT_READERS": "1", **extra}
 
 
 def command(data_dir: Path, *args: str) -> list[str]:

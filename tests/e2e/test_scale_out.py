@@ -146,6 +146,7 @@ class Workers:
             HINDSIGHT_SNAPSHOT_EVERY="40",
             HINDSIGHT_JANITOR_ENABLED="false",
             HINDSIGHT_LOG_LEVEL="INFO",
+            HINDSIGHT_READERS="1",
             HINDSIGHT_TRACES=f"file:{self.root / name}.traces.jsonl",
         )
         return env

@@ -218,6 +218,8 @@ def up(ctx: typer.Context) -> None:
             extra.update(http_tasks(settings, gateway))  # the HTTP server, and its readers (HINDSIGHT_READERS)
             base = url(settings).removesuffix("/mcp")
             mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs, dashboard {base}/ui)"
+            if settings.readers > 1:
+                mcp += f", answered by {settings.readers} processes (HINDSIGHT_READERS)"
         await log.start()
         # The models load now, not on the first turn: once the banner is out, a retain with wait is answered.
         await asyncio.to_thread(embedder.embed_query, "hindsight")

@@ -7,6 +7,7 @@ publishing turns and commands to the log, never joining an actor or projection g
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import typer
@@ -99,10 +100,15 @@ def serve_readers(ctx: typer.Context) -> None:
         await log.start()
         await asyncio.to_thread(embedder.embed_query, "hindsight")  # models and indexes load before serving
         await warm_reads(hs)
-        task = task or http_task(settings, hs)
-        err_console.print(
-            f"hindsight serve: MCP at {url(settings)}, reading {settings.stores_uri or settings.data_dir}"
-        )
+        task = task or http_task(settings, hs, joining=is_reader())
+        reading = settings.stores_uri or settings.data_dir
+        if is_reader():
+            err_console.print(
+                f"hindsight serve: a reader of process {os.getppid()}, at {url(settings)}, reading {reading}"
+            )
+        else:
+            shared = f", answered by {settings.readers} processes (HINDSIGHT_READERS)" if settings.readers > 1 else ""
+            err_console.print(f"hindsight serve: MCP at {url(settings)}, reading {reading}{shared}")
         orphaned = asyncio.create_task(stop_when_orphaned(stop))
         readers = [readers_task(settings)(stop)] if settings.readers > 1 and not is_reader() else []
         if (reachable := getattr(log, "reachable", None)) is not None:  # /healthz follows the broker

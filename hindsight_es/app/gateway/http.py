@@ -30,25 +30,34 @@ PATH = "/mcp"
 SHUTDOWN_GRACE_S = 2  # whole seconds: uvicorn types timeout_graceful_shutdown as an int
 
 
-def check_exposure(settings: Settings) -> None:
+def check_exposure(settings: Settings, *, joining: bool = False) -> None:
     if not settings.mcp_tokens and not is_loopback(settings.mcp_host):
         raise ConfigError(
             f"refusing to serve MCP on {settings.mcp_host} without tokens: set HINDSIGHT_MCP_TOKENS "
             "(or HINDSIGHT_MCP_HOST=127.0.0.1, or HINDSIGHT_MCP_HTTP=false)"
         )
-    if not settings.mcp_tokens:
+    if not settings.mcp_tokens and not joining:  # a reader's starter has said it
         log_.warning("MCP over HTTP has no tokens (HINDSIGHT_MCP_TOKENS): any local process may use every bank")
 
 
-def listen(settings: Settings) -> socket.socket:
-    """The listening socket, opened now so a taken port is a clear error before the service starts."""
+def listen(settings: Settings, *, joining: bool = False) -> socket.socket:
+    """The listening socket, opened now so a taken port is a clear error before the service starts.
+    ``joining``: a reader's, on the port its starter holds."""
     try:
         family, kind, proto, _, address = socket.getaddrinfo(
             settings.mcp_host, settings.mcp_port, type=socket.SOCK_STREAM
         )[0]
+        shared = settings.readers > 1  # `up` and its readers (``readers``) accept on one port; the kernel spreads them
+        if shared and not joining:
+            # Any process of the same user that sets SO_REUSEPORT may bind the port too, so another `up` on
+            # it would silently take half the connections: first bind without the option, which fails if
+            # anything holds the port.
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                probe.bind(address)
         sock = socket.socket(family, kind, proto)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        if settings.readers > 1:  # `up` and its readers (``readers``) accept on one port; the kernel spreads them
+        if shared:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind(address)
         sock.listen(128)
@@ -71,11 +80,14 @@ class _Server(uvicorn.Server):
         yield  # the service owns SIGINT/SIGTERM and stops this server through ``stop``
 
 
-def http_task(settings: Settings, hs: Hindsight) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
-    """Check the exposure rules and open the socket now; returns the task that serves until ``stop``."""
-    check_exposure(settings)
+def http_task(
+    settings: Settings, hs: Hindsight, *, joining: bool = False
+) -> Callable[[asyncio.Event], Coroutine[Any, Any, None]]:
+    """Check the exposure rules and open the socket now (``joining``: a reader's, on its starter's port);
+    returns the task that serves until ``stop``."""
+    check_exposure(settings, joining=joining)
     app = build_app(hs, settings, issuer_url=url(settings).removesuffix(PATH))
-    sock = listen(settings)
+    sock = listen(settings, joining=joining)
     config = uvicorn.Config(
         app,
         log_config=None,
