@@ -127,6 +127,7 @@ def run_load(settings: Settings, bank: str, concurrency: int, seconds: float, in
             "recalls": len(times),
             "recalls_per_s": len(times) / seconds,
             "errors": sum(r["errors"] for r in clients),
+            "errors_said": list(dict.fromkeys(m for r in results for m in r.get("said", []))),
             "p50_ms": percentile(times, 50),
             "p95_ms": percentile(times, 95),
             "p99_ms": percentile(times, 99),
@@ -171,6 +172,8 @@ def print_load(report: dict[str, Any]) -> None:
             f"  beside it: {ingest['retained']:,} turns retained at {ingest['rate']:g}/s "
             f"({ingest['errors']} errors, retain p95 {ingest['p95_ms'] or 0:.1f} ms)"
         )
+    for message in report.get("errors_said", []):
+        console.print(f"  an error: {message}", markup=False)
 
 
 WARM_UP_RECALLS = 20

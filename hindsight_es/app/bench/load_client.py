@@ -41,6 +41,9 @@ WORDS = [
 ]
 
 
+ERRORS_SHOWN = 3  # distinct error messages a client reports, so a run with errors says what they were
+
+
 def queries(n: int, seed: int) -> list[str]:
     """``n`` queries over the synthetic bank's vocabulary, plus one English and one Chinese question."""
     rng = random.Random(seed)
@@ -68,6 +71,7 @@ def recall_client(url: Url, token: Token, bank: Bank, seconds: Seconds, seed: in
     async def go() -> dict[str, Any]:
         times: list[float] = []
         errors = 0
+        said: dict[str, None] = {}  # the errors' messages, each once, in order
         async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
             await asyncio.to_thread(_await_start)
             end = time.time() + seconds
@@ -77,12 +81,13 @@ def recall_client(url: Url, token: Token, bank: Bank, seconds: Seconds, seed: in
                 t0 = time.perf_counter()
                 try:
                     await api.recall(bank, asks[n % len(asks)], limit=10)
-                except HindsightError:
+                except HindsightError as exc:
                     errors += 1
+                    said.setdefault(str(exc)[:300], None)
                     continue
                 if time.time() <= end:  # a call that ends after the run is not counted
                     times.append((time.perf_counter() - t0) * 1000)
-        return {"ms": times, "errors": errors}
+        return {"ms": times, "errors": errors, "said": list(said)[:ERRORS_SHOWN]}
 
     print(json.dumps(asyncio.run(go())))
 
@@ -97,6 +102,7 @@ def recall_ingest(url: Url, token: Token, bank: Bank, seconds: Seconds, rate: An
     async def go() -> dict[str, Any]:
         times: list[float] = []
         errors = 0
+        said: dict[str, None] = {}  # the errors' messages, each once, in order
         async with AsyncHindsightClient(url, token, retries=0, timeout_s=60) as api:
 
             async def one(n: int) -> None:
@@ -105,8 +111,9 @@ def recall_ingest(url: Url, token: Token, bank: Bank, seconds: Seconds, rate: An
                 t0 = time.perf_counter()
                 try:
                     await api.retain(bank, text, session_id=f"ingest-{run}-{n // 20}")
-                except HindsightError:
+                except HindsightError as exc:
                     errors += 1
+                    said.setdefault(str(exc)[:300], None)
                     return
                 times.append((time.perf_counter() - t0) * 1000)
 
@@ -117,7 +124,7 @@ def recall_ingest(url: Url, token: Token, bank: Bank, seconds: Seconds, rate: An
                 await asyncio.sleep(max(0.0, t_start + n / rate - time.time()))
                 pending.append(asyncio.create_task(one(n)))
             await asyncio.gather(*pending)
-        return {"retained": len(times), "errors": errors, "ms": times}
+        return {"retained": len(times), "errors": errors, "ms": times, "said": list(said)[:ERRORS_SHOWN]}
 
     print(json.dumps(asyncio.run(go())))
 
