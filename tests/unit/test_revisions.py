@@ -45,6 +45,10 @@ def superseded(*turns: str) -> list[list[str]]:
             "The clinic called, the neurologist appointment is now Wednesday at 11.",
         ),
         ("我妈下周三做手术。", "我妈的手术推迟到下周五了。"),
+        # a date in digits is one value, as "August 20" is a month and a number: the shared month differs nothing
+        ("第一版的截止日期是8月20号。", "第一版的截止日期改到8月13号了。"),
+        ("我们的婚礼定在2027年5月。", "婚礼改到2027年10月了。"),
+        ("The first version is due on August 20.", "The first version's deadline moved to August 13."),
     ],
 )
 def test_a_thing_moved_to_another_time_supersedes_the_earlier_one(first, moved):
@@ -64,6 +68,10 @@ def test_a_thing_moved_to_another_time_supersedes_the_earlier_one(first, moved):
         ("I have a dentist appointment on Tuesday.", "Can the dentist move my appointment to Thursday?"),
         # another thing moved
         ("I have a dentist appointment on Tuesday.", "We moved the team lunch to Friday."),
+        # other dates of other things, or of someone else's
+        ("我的生日是8月20号。", "我妈的生日是8月13号。"),
+        ("我8月20号去北京出差。", "我8月13号去上海开会。"),
+        ("房子是2019年3月买的。", "车是2021年5月买的。"),
     ],
 )
 def test_what_moves_nothing_of_the_owners_supersedes_nothing(first, other):
