@@ -5,6 +5,7 @@ The reader is restarted when it is killed (-9), stopped when ``up`` stops, and s
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import signal
 import subprocess
@@ -32,6 +33,18 @@ def answering(base: str, n: int, deadline_s: float = 180) -> set[int]:
             seen.add(int(httpx.get(f"{base}/healthz", timeout=5).headers[PID_HEADER]))
         time.sleep(0.05)
     return seen
+
+
+def mcp_call(base: str, tool: str, arguments: dict[str, object], n: int) -> str:
+    """A tool called over MCP's streamable HTTP in one request, on a connection of its own (as a client whose
+    idle connection was closed sends its next request): the text it answered, or the error it got."""
+    headers = {"Authorization": f"Bearer {OPS}", "Accept": "application/json, text/event-stream"}
+    message = {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    with httpx.Client(headers=headers, timeout=60) as http:
+        answer = http.post(f"{base}/mcp", json=message)
+    assert answer.status_code == 200, (answer.status_code, answer.text)
+    lines = [line.removeprefix("data:") for line in answer.text.splitlines() if line.startswith("data:")]
+    return json.dumps(json.loads(lines[-1] if lines else answer.text)["result"], ensure_ascii=False)
 
 
 def alive(pid: int) -> bool:
@@ -67,6 +80,10 @@ def test_up_and_a_reader_answer_on_one_port_and_the_reader_is_restarted(tmp_path
         for _ in range(12):  # a new connection each: both processes answer, from the same stores
             with HindsightClient(up.base, OPS) as hs:
                 assert any("Miso" in h.text for h in hs.recall(BANK, "what is our cat called?").hits)
+
+        for n in range(12):  # MCP too, a new connection each: no request depends on a session another process holds
+            said = mcp_call(up.base, "recall", {"bank_id": BANK, "query": "what is our cat called?"}, n)
+            assert "Miso" in said, said
 
         os.kill(reader, signal.SIGKILL)
         assert gone(reader, 10)

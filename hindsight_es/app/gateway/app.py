@@ -49,7 +49,14 @@ def build_app(hs: Hindsight, settings: Settings, *, issuer_url: str | None = Non
     fallback = Access.nothing() if tokens else Access.local(actor="mcp:http")
     mcp_app = build_server(
         hs, fallback, token_verifier=tokens, issuer_url=issuer_url or f"http://{settings.mcp_host}"
-    ).streamable_http_app(streamable_http_path=MCP_PATH, host=settings.mcp_host)
+    ).streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=settings.mcp_host,
+        # No MCP sessions: every request stands alone, so any process may answer it. With sessions, a request
+        # that reached another process than the one that opened its session (a reader on the shared port, a
+        # replica behind a load balancer, a new connection after an idle one closed) was refused with 404.
+        stateless_http=True,
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
