@@ -628,7 +628,7 @@ async def test_http_archived_memories_come_back_by_recall_or_restore_and_show_in
     async def texts(**arguments: Any) -> list[str]:
         return [h["text"] for h in (await call(http_ops, "recall", bank_id=b, **arguments))["hits"]]
 
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60  # each step its own wait: under a loaded suite the chain once took 30 s
     while await texts(query="lake or phone number"):
         assert time.monotonic() < deadline, "the tick did not archive the old memories"
         await asyncio.sleep(0.2)
@@ -639,9 +639,11 @@ async def test_http_archived_memories_come_back_by_recall_or_restore_and_show_in
 
     # The archive projection writes the MemoryArchived events on its own schedule (under a stream it
     # batches for up to its linger_s), so the cold copy may trail the hot table's removal briefly.
+    deadline = time.monotonic() + 60
     while (found := await cold("the lake on Sunday", limit=1)) != [(lake, "archived")]:
         assert time.monotonic() < deadline, f"the archived memory is not in the cold archive: {found}"
         await asyncio.sleep(0.1)
+    deadline = time.monotonic() + 60
     while lake not in await texts(query="the lake on Sunday"):  # served, so it comes back
         assert time.monotonic() < deadline, "an archived memory served by recall did not come back"
         await asyncio.sleep(0.2)
