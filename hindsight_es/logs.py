@@ -1,6 +1,6 @@
 """Logging set-up: text lines, or one JSON object per line (``Settings.log_format = "json"``).
 
-A JSON line has ``ts`` (UTC, ISO 8601), ``level``, ``logger``, ``message`` and every ``extra`` field the
+A JSON line has ``ts`` (UTC, ISO 8601), ``level``, ``logger``, ``pid``, ``message`` and every ``extra`` field the
 call passed (``log_.info("...", extra={"bank": "alice", "archived": 12})``), so lifecycle decisions,
 janitor ticks and failures can be filtered by bank and counted by a log pipeline.
 """
@@ -25,6 +25,7 @@ class JsonFormatter(logging.Formatter):
             "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname,
             "logger": record.name,
+            "pid": record.process,  # `up` and its readers write to one stream
             "message": record.getMessage(),
         }
         line.update({k: v for k, v in vars(record).items() if k not in _RECORD_FIELDS and not k.startswith("_")})
@@ -39,7 +40,8 @@ def configure(settings: Settings) -> None:
     if settings.log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        # the pid: `up` and its readers (``HINDSIGHT_READERS``, one per core by default) share this stream
+        handler.setFormatter(logging.Formatter("%(asctime)s [%(process)d] %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(level=settings.log_level.upper(), handlers=[handler])  # no-op if already set up
     logging.captureWarnings(True)  # a library's warning is a log line too (JSON in JSON mode)
     for noisy in NOISY:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from uuid import uuid4
@@ -88,7 +89,7 @@ def test_json_log_lines_carry_the_extra_fields():
     line = json.loads(JsonFormatter().format(record))
     assert line["message"] == "bank alice: 3 archived" and line["level"] == "INFO"
     assert line["bank"] == "alice" and line["archived"] == 3 and line["logger"] == "hindsight.lifecycle"
-    assert line["ts"].endswith("+00:00")
+    assert line["ts"].endswith("+00:00") and line["pid"] == os.getpid()
 
 
 def test_an_operator_sees_erasures_rollbacks_and_the_guard_in_the_lifecycle_log(caplog) -> None:
