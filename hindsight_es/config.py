@@ -118,7 +118,7 @@ class Settings(BaseSettings):
     mcp_host: str = Field(default="127.0.0.1", description="Interface of the MCP HTTP server")
     mcp_port: int = Field(default=8765, ge=1, le=65535, description="Port of the MCP HTTP server (path /mcp)")
     readers: int = Field(
-        default_factory=lambda: default_readers(),
+        default_factory=default_readers,
         ge=1,
         le=32,
         description="Processes serving HTTP (MCP and API) on the port: `up` itself and readers-1 `serve` processes "

@@ -46,7 +46,7 @@ _MONTHS = re.compile(rf"\b(?:{MONTH_NAMES})\b|[一二三四五六七八九十]{{
 # A date written with digits is one value ("8月20号", "2024年3月"): split, two dates in one month shared the
 # month's number and never differed, where "Aug 20" and "Aug 13" (a month name and a number) do.
 _NUMBER = re.compile(
-    r"(?:\d{2,4}年)?\d{1,2}月(?:\d{1,2}[号日])?|\d{2,4}年|\d+(?:[.,:\-]\d+)*(?:\s?(?:am|pm|k|%|元|块|万|千|号|点|天|年|个|位|栋|楼|层))?|[零一二三四五六七八九十百千万两]{2,}"
+    r"(?:\d{2,4}年)?\d{1,2}月(?:\d{1,2}[号日])?|\d+(?:[.,:\-]\d+)*(?:\s?(?:am|pm|k|%|元|块|万|千|号|点|天|年|个|位|栋|楼|层))?|[零一二三四五六七八九十百千万两]{2,}"
 )
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-zA-Z0-9]+(?:\s+[A-Z][a-zA-Z0-9]+)*")
 _IMPERATIVE = re.compile(r"^\W*(?:don'?t|do not|never|please don'?t|别|不要|千万别|请不要|不用)")

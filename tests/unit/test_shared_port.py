@@ -5,7 +5,6 @@ without readers, instead of silently taking half of the first one's connections.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +14,7 @@ import pytest
 from hindsight_es.app.gateway.http import listen
 from hindsight_es.config import MAX_DEFAULT_READERS, Settings
 from hindsight_es.errors import ConfigError
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.e2e.served import free_port
 
 
 def test_a_port_held_by_readers_is_refused_to_another_starter_and_open_to_its_readers(tmp_path: Path) -> None:

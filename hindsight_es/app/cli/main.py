@@ -212,14 +212,13 @@ def up(ctx: typer.Context) -> None:
         mcp, gateway = "", None
         if settings.mcp_http:
             from hindsight_es.app.gateway.http import url
-            from hindsight_es.app.gateway.readers import http_tasks
+            from hindsight_es.app.gateway.readers import answered_by, http_tasks
 
             gateway = Hindsight(settings, log=log, embedder=embedder)
             extra.update(http_tasks(settings, gateway))  # the HTTP server, and its readers (HINDSIGHT_READERS)
             base = url(settings).removesuffix("/mcp")
             mcp = f", MCP at {url(settings)}, API at {base}/v1 (docs {base}/docs, dashboard {base}/ui)"
-            if settings.readers > 1:
-                mcp += f", answered by {settings.readers} processes (HINDSIGHT_READERS)"
+            mcp += answered_by(settings)
         await log.start()
         # The models load now, not on the first turn: once the banner is out, a retain with wait is answered.
         await asyncio.to_thread(embedder.embed_query, "hindsight")

@@ -81,7 +81,7 @@ def serve_readers(ctx: typer.Context) -> None:
     commands to the log; joins no consumer group, so run as many replicas as needed (HINDSIGHT_READERS=N:
     this process and N-1 more on its port)."""
     from hindsight_es.app.gateway.http import http_task, url
-    from hindsight_es.app.gateway.readers import is_reader, readers_task, stop_when_orphaned
+    from hindsight_es.app.gateway.readers import answered_by, is_reader, readers_task, stop_when_orphaned
     from hindsight_es.client import Hindsight
     from hindsight_es.embedding import make_embedder
     from hindsight_es.health import watch
@@ -100,17 +100,17 @@ def serve_readers(ctx: typer.Context) -> None:
         await log.start()
         await asyncio.to_thread(embedder.embed_query, "hindsight")  # models and indexes load before serving
         await warm_reads(hs)
-        task = task or http_task(settings, hs, joining=is_reader())
+        reader = is_reader()
+        task = task or http_task(settings, hs, joining=reader)
         reading = settings.stores_uri or settings.data_dir
-        if is_reader():
+        if reader:
             err_console.print(
                 f"hindsight serve: a reader of process {os.getppid()}, at {url(settings)}, reading {reading}"
             )
         else:
-            shared = f", answered by {settings.readers} processes (HINDSIGHT_READERS)" if settings.readers > 1 else ""
-            err_console.print(f"hindsight serve: MCP at {url(settings)}, reading {reading}{shared}")
+            err_console.print(f"hindsight serve: MCP at {url(settings)}, reading {reading}{answered_by(settings)}")
         orphaned = asyncio.create_task(stop_when_orphaned(stop))
-        readers = [readers_task(settings)(stop)] if settings.readers > 1 and not is_reader() else []
+        readers = [readers_task(settings)(stop)] if settings.readers > 1 and not reader else []
         if (reachable := getattr(log, "reachable", None)) is not None:  # /healthz follows the broker
             readers.append(watch("log", reachable, stop))
         try:

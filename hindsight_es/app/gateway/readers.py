@@ -81,6 +81,11 @@ def readers_task(settings: Settings) -> Callable[[asyncio.Event], Coroutine[Any,
     return run
 
 
+def answered_by(settings: Settings) -> str:
+    """What a starter's banner adds when its readers answer beside it on its port."""
+    return f", answered by {settings.readers} processes (HINDSIGHT_READERS)" if settings.readers > 1 else ""
+
+
 def is_reader() -> bool:
     """Whether another process started this one as its reader (a reader starts none itself)."""
     return PARENT_ENV in os.environ
