@@ -41,7 +41,9 @@ class Watcher:
     @property
     def seen(self) -> dict[str, float]:
         """Turn id -> when first seen, of the first bank."""
-        return {turn: at for (bank, turn), at in self.seen_in.items() if bank == self.bank}
+        # ``poll`` adds to ``seen_in`` on its own thread: iterate a copy (one C call, atomic under the GIL),
+        # not the dict, which a poll may grow meanwhile ("dictionary changed size during iteration").
+        return {turn: at for (bank, turn), at in self.seen_in.copy().items() if bank == self.bank}
 
     def poll(self) -> None:
         """Read the new rows, if the table has a new version (checking that is ~0.1 ms, a scan a few ms)."""
