@@ -37,6 +37,31 @@ def unique() -> Callable[[str], str]:
     return unique_name
 
 
+# --------------------------------------------------------------------------- temporary files
+
+
+@pytest.fixture(scope="session", autouse=True)
+def temporary_files_under_pytest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """Every temporary file of the run, this process's and its children's (SeaweedFS's logs, volumes and
+    socket, a bench's scratch directories, the warm CLI server's), goes under pytest's directory for the
+    run, which pytest rotates (the last three runs kept), instead of the system's ``/tmp``, where each run
+    left about thirty entries. Children find it in ``TMPDIR`` (Python's ``tempfile``, Go's and Rust's
+    standard libraries read it); autouse and session-scoped, so it is set before any other session fixture
+    starts a process."""
+    root = tmp_path_factory.mktemp("tmp", numbered=False)
+    before = os.environ.get("TMPDIR")
+    os.environ["TMPDIR"] = str(root)
+    tempfile.tempdir = None  # ``gettempdir`` caches its first answer: ask it again
+    try:
+        yield root
+    finally:
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before
+        tempfile.tempdir = None
+
+
 # --------------------------------------------------------------------------- Kafka (Tansu) broker
 
 _BROKER_START_TIMEOUT_S = 15.0
@@ -183,7 +208,8 @@ def s3_server() -> Iterator[dict[str, str]]:
     root = Path(tempfile.mkdtemp(prefix="weed-"))
     log_file = open(root / "weed.log", "wb")  # noqa: SIM115
     s3 = _free_port()
-    ports = [f"-{name}={_free_port()}" for name in _WEED_PORTS]
+    numbers = [_free_port() for _ in _WEED_PORTS]
+    ports = [f"-{name}={port}" for name, port in zip(_WEED_PORTS, numbers, strict=True)]
     proc = subprocess.Popen(
         [binary, "mini", f"-dir={root / 'data'}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-s3.port={s3}",
          "-bucket=hindsight-test", "-master.telemetry=false", *ports],
@@ -214,6 +240,10 @@ def s3_server() -> Iterator[dict[str, str]]:
         _stop(proc)
         log_file.close()
         shutil.rmtree(root, ignore_errors=True)
+        # Its local sockets are named by port under a fixed /tmp, whatever TMPDIR says: remove this server's.
+        for port in (s3, *numbers):
+            for sock in Path("/tmp").glob(f"seaweedfs-*-{port}.sock"):
+                sock.unlink(missing_ok=True)
 
 
 @pytest.fixture

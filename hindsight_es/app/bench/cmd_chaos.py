@@ -67,7 +67,8 @@ class Service:
         self.settings, self.role, self.env = settings, role, env
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
-        self.errors = Path(tempfile.mkstemp(prefix=f"hindsight-chaos-{role}-", suffix=".log")[1])
+        # beside the data directory, in the run's one directory (printed at the start, kept for a post-mortem)
+        self.errors = Path(tempfile.mkstemp(prefix=f"{role}-", suffix=".log", dir=settings.data_dir.parent)[1])
 
     def start(self) -> None:
         self.port = _free_port()
@@ -141,7 +142,7 @@ async def _kills(settings: Settings, turns: int, kills: int, banks: int, rng: ra
     role = "worker" if settings.broker else "up"
     service = Service(settings, role, {"HINDSIGHT_LOG_LEVEL": "WARNING", "HINDSIGHT_JANITOR_ENABLED": "false"})
     parts = waves(inputs, kills + 1)
-    root = Path(tempfile.mkdtemp(prefix="hindsight-chaos-waves-"))
+    root = Path(tempfile.mkdtemp(prefix="waves-", dir=settings.data_dir.parent))
     service_kills = publisher_kills = 0
     service.start()
     try:

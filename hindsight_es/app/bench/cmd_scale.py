@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import shutil
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -254,7 +255,7 @@ async def reference_decisions(settings: Settings, inputs: list[TurnRecorded]) ->
     from hindsight_es.log.embedded import EmbeddedLog
     from streams.bank_actor import BankActor
 
-    root = Path(tempfile.mkdtemp(prefix="hindsight-bench-reference-"))
+    root = Path(tempfile.mkdtemp(prefix="hindsight-bench-reference-"))  # scratch: the decisions are returned
     local = settings.model_copy(update={"broker": None, "data_dir": root, "stores_uri": None})
     log = EmbeddedLog(local.log_path, settings.partitions)
     await log.start()
@@ -269,6 +270,7 @@ async def reference_decisions(settings: Settings, inputs: list[TurnRecorded]) ->
         return await decisions(log, {t.bank_id for t in inputs})
     finally:
         await log.close()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def rebalance(
