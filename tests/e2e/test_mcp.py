@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import json
 import signal
-import socket
 import subprocess
 import time
 import uuid
@@ -31,6 +30,7 @@ from mcp_types import CallToolResult
 
 from hindsight_es.log import replay
 from hindsight_es.log.embedded import EmbeddedLog
+from tests.e2e.served import free_port
 from tests.e2e.test_cli import command, env, wait_for
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -62,12 +62,6 @@ class Served:
     url: str
     data: Path
     errors: Path
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,7 @@ from hindsight_es.log import EventLog, partition_for, replay
 from hindsight_es.log.embedded import EmbeddedLog
 from hindsight_es.log.kafka import KafkaLog
 from streams.bank_actor import BankActor
+from tests.e2e.served import free_port
 
 pytestmark = pytest.mark.kafka
 REPO = Path(__file__).resolve().parents[2]
@@ -312,14 +313,6 @@ async def test_workers_killed_and_restarted_decide_like_one_worker(broker, s3_se
     finally:
         workers.stop_all()
         await log.close()
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def until_listening(port: int, workers: Workers, timeout_s: float = 60) -> None:
