@@ -20,6 +20,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from uuid import UUID
 
 from hindsight_es.client.connection import Connection
@@ -31,7 +32,7 @@ from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import CommandIgnored, ContentErased, ErasureRequested
 from hindsight_es.log.keys import KeyStore
 
-__all__ = ["Erasure", "erase"]
+__all__ = ["Erasure", "erase", "erase_bank"]
 
 Drive = Callable[[], Awaitable[object]]
 
@@ -134,6 +135,53 @@ async def erase(
         list(done.turn_ids),
         done.occurred_at.isoformat(timespec="seconds"),
     )
+
+
+async def erase_bank(
+    conn: Connection,
+    writer: Writer,
+    bank_id: str,
+    *,
+    reason: str,
+    actor: str = "operator",
+    wait: bool = True,
+    timeout_s: float | None = None,
+    drive: Drive | None = None,
+    done: Callable[[str, Erasure, int, int], object] = lambda *_: None,
+) -> list[Erasure]:
+    """Erase everything ``bank_id`` holds for good: an ``erase`` of each session that holds a live key, then of
+    each turn or memory keyed outside a session, so every erasure in the log names its scope as one of a
+    session does and no single event carries a whole bank's units. ``done(scope, erasure, n, of)`` after
+    each ("session s1", "turn t9"; the CLI's progress). Afterwards the bank holds no live key
+    (``KeyStore.live``); its memories read as erased placeholders, as after any erase, and content written
+    before sealing was on is not covered (it has no key)."""
+    if not reason.strip():
+        raise InvalidInputError("a reason is required: it is kept with the erasure (never the content)")
+    await conn.start()
+    sealer = getattr(conn.log, "sealer", None)
+    if sealer is None:
+        raise InvalidInputError(
+            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off), so it cannot be erased for good"
+        )
+    live = await asyncio.to_thread(sealer.keys.live, bank_id)
+    if not live:
+        raise NotFoundError(
+            f"bank {bank_id!r} holds no live data key: nothing to erase (erased before, never written, or written "
+            "before sealing was on)"
+        )
+    sessions = sorted({session for session in live.values() if session is not None})
+    out: list[Erasure] = []
+    one = partial(erase, conn, writer, bank_id, reason=reason, actor=actor, wait=wait, timeout_s=timeout_s, drive=drive)
+    for n, session in enumerate(sessions, 1):
+        out.append(await one(session_id=session))
+        done(f"session {session}", out[-1], n, len(sessions))
+    # Keyed outside any session, or not covered by one (a session erased meanwhile leaves nothing here).
+    rest = await asyncio.to_thread(sealer.keys.live, bank_id)
+    for n, unit in enumerate(rest, 1):
+        kind, _, name = unit.partition(":")
+        out.append(await (one(turn_id=name) if kind == "turn" else one(memory_id=name)))
+        done(f"{kind} {name} (keyed outside a session)", out[-1], n, len(rest))
+    return out
 
 
 async def _held(

@@ -15,14 +15,14 @@ good (``client.erasure``).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from uuid import UUID
 
 from pydantic import BaseModel
 
 from hindsight_es.client.connection import Connection
-from hindsight_es.client.erasure import Drive, Erasure, erase
+from hindsight_es.client.erasure import Drive, Erasure, erase, erase_bank
 from hindsight_es.client.inputs import build, memory_uuid
 from hindsight_es.client.reader import Reader
 from hindsight_es.client.writer import Receipt, Writer
@@ -181,6 +181,30 @@ class Operator:
             wait=wait,
             timeout_s=timeout_s,
             drive=drive,
+        )
+
+    async def erase_bank(
+        self,
+        bank_id: str,
+        *,
+        reason: str,
+        actor: str = "operator",
+        wait: bool = True,
+        timeout_s: float | None = None,
+        drive: Drive | None = None,
+        done: Callable[[str, Erasure, int, int], object] = lambda *_: None,
+    ) -> list[Erasure]:
+        """Erase everything the bank holds for good, a session at a time (``client.erasure.erase_bank``)."""
+        return await erase_bank(
+            self.conn,
+            self.writer,
+            bank_id,
+            reason=reason,
+            actor=actor,
+            wait=wait,
+            timeout_s=timeout_s,
+            drive=drive,
+            done=done,
         )
 
     async def state_as_of(self, bank_id: str, as_of: datetime | None = None) -> BankState:

@@ -46,6 +46,10 @@ class KeyStore(Protocol):
     ) -> list[str]:
         """The units an erase of that scope covers (live ones only)."""
 
+    def live(self, bank_id: str) -> dict[str, str | None]:
+        """Every unit of the bank whose key is live (not destroyed), with the session it was keyed in (None
+        when it was keyed outside one): what erasing the whole bank destroys."""
+
     def destroy(
         self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None
     ) -> Erased:
@@ -184,6 +188,13 @@ class SqliteKeyStore:
             return [u for u, _, t in rows if u == f"turn:{turn_id}" or turn_id in json.loads(t)]
         turns = {u.removeprefix("turn:") for u, s, _ in rows if s == session_id and u.startswith("turn:")}
         return [u for u, s, t in rows if s == session_id or turns.intersection(json.loads(t))]
+
+    def live(self, bank_id: str) -> dict[str, str | None]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT unit, session_id FROM unit_keys WHERE bank_id = ? AND key IS NOT NULL ORDER BY unit", (bank_id,)
+            ).fetchall()
+        return {unit: session or None for unit, session in rows}
 
     def destroy(
         self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None

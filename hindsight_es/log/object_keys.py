@@ -96,6 +96,12 @@ class ObjectKeyStore:
         live = self.lookup(bank_id, candidates)
         return sorted(u for u, key in live.items() if isinstance(key, bytes))
 
+    def live(self, bank_id: str) -> dict[str, str | None]:
+        units = [unquote(name.rsplit("/", 1)[-1]) for name, _ in self.objects.list(f"{_q(bank_id)}/unit/")]
+        keys = self.lookup(bank_id, units)
+        sessions = {u: unquote(name.split("/")[1]) for name, u in self._listed(bank_id, "session/")}
+        return {u: sessions.get(u) for u in sorted(units) if isinstance(keys.get(u), bytes)}
+
     def destroy(
         self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None
     ) -> Erased:

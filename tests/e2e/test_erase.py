@@ -152,6 +152,47 @@ def test_erase_session_leaves_no_byte_of_it(tmp_path: Path) -> None:
     assert files_holding(data, needles) == []
 
 
+def test_erase_all_leaves_no_byte_of_the_bank_and_another_bank_untouched(tmp_path: Path) -> None:
+    """A user who closes their account: every session of their bank erased, one erasure each, with progress."""
+    data = tmp_path / "data"
+    publish(data, TURNS)
+    other = [{"bank_id": "bob", "session_id": "s1", "turn_id": "b1", "text": "I live in Oslo, near the fjord."}]
+    proc = cli(data, "publish", input="".join(json.dumps(t) + "\n" for t in other).encode(), **ENV)
+    assert proc.returncode == 0, proc.stderr
+    assert any("Hangzhou" in t for t in recall_texts(data, "where do I live?"))  # caught up: every store holds it
+    alice = [m for m in retained(data) if m.bank_id == "alice"]
+    keys = SqliteKeyStore(data / "keys.sqlite3")
+    live = keys.live("alice")
+    key_bytes = [k for k in keys.lookup("alice", live).values() if isinstance(k, bytes)]
+    keys.close()
+    assert {"turn:t1", "turn:t2", "turn:t3"} <= set(live) and set(live.values()) == {"s1", "s2"}
+    fingerprints = [m.vector[16:48] for m in alice]
+    needles = [SECRET.encode(), b"Hangzhou", b"peanuts", b"green tea", *fingerprints, *key_bytes]
+    for store in ("snapshots", "lance", "archive"):  # the proof below can fail: the content was there
+        assert files_holding(data / store, [SECRET.encode()]), store
+
+    proc = cli(data, "erase", "--bank", "alice", "--all", "--reason", "account closed", "--json", **ENV)
+    assert proc.returncode == 0, proc.stderr
+    no_traceback(proc)
+    answer = json.loads(proc.stdout)
+    assert answer["bank_id"] == "alice" and len(answer["erasures"]) == 2  # a session each
+    assert all(e["ready"] and e["erased_at"] for e in answer["erasures"])
+    assert sorted(u for e in answer["erasures"] for u in e["units"]) == sorted(live)
+    assert "erased session s1 (1 of 2)" in flat(proc.stderr) and "erased session s2 (2 of 2)" in flat(proc.stderr)
+
+    assert files_holding(data, needles) == []
+    for query in ("what is my passport number?", "what do I drink in the morning?"):
+        assert not any(SECRET in t or "green tea" in t for t in recall_texts(data, query))
+    bob = cli(data, "recall", "bob", "where do I live?", "--json", **ENV)
+    assert bob.returncode == 0 and "Oslo" in bob.stdout  # another bank keeps every word
+    again = cli(data, "erase", "--bank", "alice", "--all", "--reason", "again", **ENV)
+    assert again.returncode == 2 and "holds no live data key: nothing to erase" in flat(again.stderr)
+    both = cli(data, "erase", "--bank", "alice", "--all", "--session", "s1", "--reason", "x", **ENV)
+    assert both.returncode == 2 and "exactly one of --session, --turn, --memory, --all" in flat(both.stderr)
+    verify = cli(data, "replay", "verify", **ENV)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
 def test_erasing_a_session_brings_back_what_it_displaced_and_keeps_no_byte_of_it(tmp_path: Path) -> None:
     """Found by a user: erasing "I moved to Berlin" left no current home, where a rollback of the session
     brings "I live in Paris" back. The erase brings it back too, and still leaves no byte of Berlin."""

@@ -177,3 +177,20 @@ def test_a_reader_holding_keys_stops_opening_erased_content(settings: Settings) 
     assert all(t.startswith("[erased by operator") for t in texts(reader_b, [turn, mem]))
     for sealer in (writer, reader_a, reader_b):
         sealer.close()
+
+
+@pytest.mark.parametrize("store", ["sqlite", "s3"])
+def test_live_lists_every_unit_whose_key_is_not_destroyed_with_its_session(
+    store: str, settings: Settings, tmp_path: Path
+) -> None:
+    from hindsight_es.log.keys import SqliteKeyStore
+
+    keys = SqliteKeyStore(tmp_path / "keys.sqlite3") if store == "sqlite" else sealer_for(settings).keys
+    keys.keys("bob", {"turn:t1": UnitTags(session_id="s1"), "turn:t2": UnitTags(session_id="s2")})
+    keys.keys("bob", {"memory:m1": UnitTags(session_id="s1", turn_ids=("t1",)), "memory:c1": UnitTags()})
+    keys.keys("eve", {"turn:e1": UnitTags(session_id="s1")})
+    assert keys.live("bob") == {"memory:c1": None, "memory:m1": "s1", "turn:t1": "s1", "turn:t2": "s2"}
+    keys.destroy("bob", keys.select("bob", session_id="s1"), by="operator", reason="test")
+    assert keys.live("bob") == {"memory:c1": None, "turn:t2": "s2"}  # a session-less unit stays to be erased
+    assert keys.live("eve") == {"turn:e1": "s1"} and keys.live("nobody") == {}
+    keys.close()

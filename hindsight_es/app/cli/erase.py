@@ -1,11 +1,12 @@
-"""``erase --bank B (--session S | --turn T | --memory M) --reason R``: erase content for good.
+"""``erase --bank B (--session S | --turn T | --memory M | --all) --reason R``: erase content for good.
 
 Crypto-shredding (``client.erasure``, the same path as HTTP and MCP): the data keys of the session's
 turns and memories (or of one turn and the memories from it, or of one memory) are destroyed, an
 ``ErasureRequested`` / ``ContentErased`` pair records who erased what and when, and each projection drops
 what it derived when it applies the ``ContentErased``. Without a running service the bank actor and the
 projections run in this process, as for ``forget``; with ``up`` running on the data directory, or with a
-broker (the workers), their projections do it and this waits for them (``--timeout``).
+broker (the workers), their projections do it and this waits for them (``--timeout``). ``--all`` erases
+everything the bank holds, an erasure per session (``client.erasure.erase_bank``), each announced on stderr.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from hindsight_es.text import plural
 
 if TYPE_CHECKING:
     from hindsight_es.client import Hindsight
+    from hindsight_es.client.erasure import Erasure  # imported where used: the CLI starts without the client
 
 Opt = Optional[str]
 
@@ -44,13 +46,17 @@ def erase(
     memory: Annotated[
         Opt, typer.Option("--memory", help="Erase one memory (its id, or a unique prefix of 8+ characters)")
     ] = None,
+    whole: Annotated[
+        bool, typer.Option("--all", help="Erase everything the bank holds: every session (an erasure each)")
+    ] = False,
     by: Annotated[str, typer.Option("--by", help="Who erases (recorded as the event's actor)")] = "operator",
     timeout: Annotated[float, typer.Option(help="Seconds to wait until every projection has applied it")] = 30.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON")] = False,
 ) -> None:
-    """Erase a session, a turn or a memory for good: keys destroyed, rows dropped, placeholders in the log."""
-    if sum(x is not None for x in (session, turn, memory)) != 1:
-        raise fail("give exactly one of --session, --turn, --memory", 2)
+    """Erase a session, a turn, a memory or the whole bank for good: keys destroyed, rows dropped, placeholders
+    in the log."""
+    if sum(x is not None for x in (session, turn, memory)) + whole != 1:
+        raise fail("give exactly one of --session, --turn, --memory, --all", 2)
     if not reason.strip():
         raise fail("--reason must say why (it is kept with the erasure)", 2)
     settings = existing_store(settings_from(ctx))
@@ -66,7 +72,7 @@ def erase(
                 if memory is not None:  # a prefix names a memory of the archive, once the log is drained
                     await catch_up_if_idle(hs)
                     named.append(str(await whole_id(hs, memory, bank)))
-                return await _erase(hs, bank, session, turn, next(iter(named), None), reason, by, timeout)
+                return await _erase(hs, bank, session, turn, next(iter(named), None), reason, by, timeout, whole)
             except NotFoundError as exc:  # an id the bank never held: a bad argument, nothing was recorded
                 raise fail(str(exc), EXIT_USAGE) from None
 
@@ -75,13 +81,16 @@ def erase(
     if as_json:  # the ErasureResult of the HTTP API and the MCP tool; what only the CLI did goes to stderr
         from hindsight_es.remote.erasure import ErasureResult
 
-        print_json(ErasureResult(**{name: found[name] for name in ErasureResult.model_fields}))
+        if whole:  # each erasure as the HTTP API and the MCP tool answer one
+            print_json({"bank_id": bank, "erasures": [ErasureResult(**step) for step in found["steps"]]})
+        else:
+            print_json(ErasureResult(**{name: found[name] for name in ErasureResult.model_fields}))
         if found["generations"]:
             err_console.print(f"removed {found['generations']} store directories of older generations", highlight=False)
         if "note" in found:
             err_console.print(f"note: {found['note']}", highlight=False)
     elif found["units"]:
-        print(_erased_now(found))
+        print((f"bank {bank!r}, {plural(len(found['steps']), 'erasure')}: " if whole else "") + _erased_now(found))
     else:  # nothing to destroy: say so, and why if the key store knows (a mistyped id must not read as done)
         scope = f"session {session!r}" if session else f"turn {turn!r}" if turn else f"memory {named[0]}"
         print(_nothing_left(found, scope))
@@ -127,6 +136,7 @@ async def _erase(
     reason: str,
     by: str,
     wait: float,
+    whole: bool = False,
 ) -> dict[str, Any]:
     from hindsight_es.stores import generations
     from streams.service import ServiceLock, catch_up_all
@@ -140,17 +150,25 @@ async def _erase(
 
         if here:  # every turn decided first: the memories from the erased turns have their keys by now
             await drive()
-        done = await hs.operator.erase(
-            bank,
-            session_id=session,
-            turn_id=turn,
-            memory_id=memory,
-            reason=reason,
-            actor=by,
-            timeout_s=wait,
-            drive=drive if here else None,
-        )
+        steps: list[Erasure] = []
+        if whole:
+            steps = await hs.operator.erase_bank(
+                bank, reason=reason, actor=by, timeout_s=wait, drive=drive if here else None, done=_announce
+            )
+            done = _summed(bank, steps)
+        else:
+            done = await hs.operator.erase(
+                bank,
+                session_id=session,
+                turn_id=turn,
+                memory_id=memory,
+                reason=reason,
+                actor=by,
+                timeout_s=wait,
+                drive=drive if here else None,
+            )
         out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
+        out["steps"] = [_result(bank, step) for step in steps]
         out |= {"bank_id": bank, "ignored": done.ignored or None}
         if not done.units and not done.ignored:  # erased before, or never keyed: the first tombstone, if any
             out["erased_before"] = await asyncio.to_thread(_first_tombstone, hs, bank, done.memory_ids, done.turn_ids)
@@ -175,6 +193,41 @@ async def _erase(
         return out
     finally:
         lock.release()
+
+
+def _announce(scope: str, step: Erasure, n: int, of: int) -> None:
+    """``--all``'s progress, on stderr: one line an erasure."""
+    err_console.print(f"erased {scope} ({n} of {of}): {plural(len(step.units), 'key')}", highlight=False)
+
+
+def _summed(bank: str, steps: list[Erasure]) -> Erasure:
+    """The erasures of ``--all`` as one: every key, memory and turn; ready when each is; the last one's time."""
+    from hindsight_es.client.erasure import Erasure
+
+    times = [s.erased_at for s in steps if s.erased_at]
+    return Erasure(
+        bank,
+        steps[0].request_id,
+        [u for s in steps for u in s.units],
+        all(s.ready for s in steps),
+        [m for s in steps for m in s.memory_ids],
+        [t for s in steps for t in s.turn_ids],
+        max(times) if times else None,
+    )
+
+
+def _result(bank: str, step: Erasure) -> dict[str, Any]:
+    """One erasure as ``ErasureResult`` takes it."""
+    return {
+        "bank_id": bank,
+        "request_id": step.request_id,
+        "units": step.units,
+        "memory_ids": step.memory_ids,
+        "turn_ids": step.turn_ids,
+        "erased_at": step.erased_at,
+        "ready": bool(step.ready),
+        "ignored": step.ignored or None,
+    }
 
 
 def _first_tombstone(hs: Hindsight, bank: str, memory_ids: list[str], turn_ids: list[str]) -> dict[str, str] | None:
