@@ -20,7 +20,7 @@ import httpx
 
 from hindsight_es.remote import calls
 from hindsight_es.remote import models as m
-from hindsight_es.remote.erasure import ErasureResult
+from hindsight_es.remote.erasure import BankErasureResult, ErasureResult
 from hindsight_es.remote.transport import Policy, headers, outcome, request_args, retryable, unreachable
 
 T = TypeVar("T")
@@ -152,6 +152,10 @@ class Operator:
     async def erase(self, bank_id: str, reason: str, **scope_and_options: Any) -> ErasureResult:
         """Erase a session, a turn or a memory for good (``session_id=``, ``turn_id=`` or ``memory_id=``)."""
         return await self._client.send(calls.erase(bank_id, reason=reason, **scope_and_options))
+
+    async def erase_bank(self, bank_id: str, reason: str, **options: Any) -> BankErasureResult:
+        """Erase everything the bank holds for good, a session at a time (``wait=``, ``timeout_s=`` for each)."""
+        return await self._client.send(calls.erase_bank(bank_id, reason=reason, **options))
 
     async def undo_rollback(self, bank_id: str, retraction_id: str | UUID, **options: Any) -> m.UndoResult:
         return await self._client.send(calls.undo_rollback(bank_id, retraction_id, **options))

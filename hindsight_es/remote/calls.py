@@ -17,7 +17,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from hindsight_es.remote import models as m
 from hindsight_es.remote import requests as r
-from hindsight_es.remote.erasure import EraseRequest, ErasureResult
+from hindsight_es.remote.erasure import BankErasureResult, EraseBankRequest, EraseRequest, ErasureResult
 from hindsight_es.remote.errors import RefusedError
 
 T = TypeVar("T")
@@ -177,6 +177,11 @@ def rollback(bank_id: str, **selection: Any) -> Call[m.RollbackResult]:
 def erase(bank_id: str, **scope_and_options: Any) -> Call[ErasureResult]:
     """``session_id``, ``turn_id`` or ``memory_id`` (one), ``reason``, and ``wait`` / ``timeout_s``."""
     return Call("POST", f"{_bank(bank_id)}/erase", ErasureResult, _body(EraseRequest, **scope_and_options))
+
+
+def erase_bank(bank_id: str, **options: Any) -> Call[BankErasureResult]:
+    """``reason``, and ``wait`` / ``timeout_s`` (for each erasure)."""
+    return Call("POST", f"{_bank(bank_id)}/erase-all", BankErasureResult, _body(EraseBankRequest, **options))
 
 
 def undo_rollback(bank_id: str, retraction_id: str | UUID, **options: Any) -> Call[m.UndoResult]:

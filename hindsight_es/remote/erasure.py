@@ -11,7 +11,7 @@ from pydantic import ConfigDict, Field, model_validator
 from hindsight_es.remote.models import _Model
 from hindsight_es.remote.requests import SessionId, TimeoutS, TurnId, Wait, _Body
 
-__all__ = ["EraseRequest", "ErasureResult"]
+__all__ = ["BankErasureResult", "EraseBankRequest", "EraseRequest", "ErasureResult"]
 
 _SCOPES = ("session_id", "turn_id", "memory_id")
 
@@ -57,4 +57,23 @@ class ErasureResult(_Model):
     ready: bool = Field(description="true: every store has dropped it; false: keys destroyed, not applied yet")
     ignored: str | None = Field(
         None, description="Why nothing was erased, when it was erased before (who, when, why); null otherwise"
+    )
+
+
+class EraseBankRequest(_Body):
+    """Erase everything the bank holds: each session that holds a live data key, one erasure each."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(
+        min_length=1, max_length=2000, pattern=r"\S", description="Why (kept with each erasure; never the content)"
+    )
+    wait: Wait = True
+    timeout_s: TimeoutS = None  # for each erasure
+
+
+class BankErasureResult(_Model):
+    bank_id: str
+    erasures: list[ErasureResult] = Field(
+        description="One a session, in session order, then one a turn or memory keyed outside a session"
     )

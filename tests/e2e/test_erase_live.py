@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from hindsight_es.remote import HindsightClient
-from hindsight_es.remote.errors import ForbiddenError, RefusedError
+from hindsight_es.remote.errors import ForbiddenError, NotFoundError, RefusedError
 from tests.e2e.served import ALICE, OPS, TOKENS, Up, running_up
 from tests.e2e.test_cli import cli
 from tests.e2e.test_erase import SECRET, files_holding, retained
@@ -109,3 +109,27 @@ def test_an_erased_memory_reads_as_erased_and_a_bank_all_erased_as_known(up: Up)
     assert recall.returncode == 0 and "no hits in bank 'mcp2'" in recall.stdout, recall
     stats = cli(up.data, "stats")
     assert stats.returncode == 0 and "mcp2 2 memories" in stats.stdout, stats.stdout
+
+
+def test_a_whole_bank_erased_over_http_beside_a_running_service(up: Up) -> None:
+    bank = "dave"
+    with HindsightClient(up.base, OPS) as hs:
+        hs.retain(bank, f"My passport number is {SECRET} and I live in Lisbon.", session_id="d1", turn_id="d1")
+        hs.retain(bank, "I take the 8:15 ferry to work.", session_id="d2", turn_id="d2", wait=True)
+        hs.retain("erin", "I take the 7:40 tram to work.", session_id="e1", turn_id="e1", wait=True)
+        assert any("Lisbon" in h.text for h in hs.recall(bank, "where do I live?").hits)
+        mine = [m for m in retained(up.data) if m.bank_id == bank]
+        needles = [SECRET.encode(), b"Lisbon", b"8:15 ferry", *(m.vector[16:48] for m in mine)]
+        with HindsightClient(up.base, ALICE) as alice, pytest.raises(ForbiddenError):
+            alice.operator.erase_bank(BANK, "asked")
+
+        done = hs.operator.erase_bank(bank, "account closed", timeout_s=60)
+        assert done.bank_id == bank and len(done.erasures) == 2  # a session each
+        assert all(e.ready for e in done.erasures)
+        assert sorted(m for e in done.erasures for m in e.memory_ids) == sorted(str(m.memory_id) for m in mine)
+        assert files_holding(up.data, needles) == []
+        assert not any("ferry" in h.text or "Lisbon" in h.text for h in hs.recall(bank, "how do I get to work?").hits)
+        assert any("tram" in h.text for h in hs.recall("erin", "how do I get to work?").hits)  # another bank
+        with pytest.raises(NotFoundError, match="nothing to erase"):
+            hs.operator.erase_bank(bank, "again")
+    assert "Traceback" not in up.errors.read_text()

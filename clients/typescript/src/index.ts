@@ -40,6 +40,8 @@ export type UndoResult = Schemas["UndoResult"];
 export type StateAsOf = Schemas["StateAsOf"];
 export type EraseRequest = Schemas["EraseRequest"];
 export type ErasureResult = Schemas["ErasureResult"];
+export type EraseBankRequest = Schemas["EraseBankRequest"];
+export type BankErasureResult = Schemas["BankErasureResult"];
 export type OwnersRequest = Schemas["OwnersRequest"];
 export type TrustResult = Schemas["TrustResult"];
 export type Problem = Schemas["Problem"];
@@ -179,6 +181,11 @@ export class HindsightClient {
   /** Erase a session, a turn or a memory for good (exactly one of them; `reason` required): keys destroyed. */
   erase(bankId: string, body: Input<EraseRequest> & { reason: string }): Promise<ErasureResult> {
     return this.send("POST", `${bank(bankId)}/erase`, body);
+  }
+
+  /** Erase everything the bank holds for good (an account's deletion): an erasure per session, in turn. */
+  eraseBank(bankId: string, body: Input<EraseBankRequest> & { reason: string }): Promise<BankErasureResult> {
+    return this.send("POST", `${bank(bankId)}/erase-all`, body);
   }
 
   /** The disputes waiting for the bank's owner: less trusted memories contradicting the owner's. */

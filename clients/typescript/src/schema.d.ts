@@ -410,6 +410,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/banks/{bank_id}/erase-all": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a whole bank for good
+         * @description Erase everything the bank holds (an account's deletion): each session that holds a live data key is
+         *     erased as ``/erase`` erases one, in turn, then any turn or memory keyed outside a session; 404 when
+         *     nothing is left to erase. Other banks keep every word.
+         */
+        post: operations["erase_bank_v1_banks__bank_id__erase_all_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/banks/{bank_id}/state": {
         parameters: {
             query?: never;
@@ -520,6 +542,16 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** BankErasureResult */
+        BankErasureResult: {
+            /** Bank Id */
+            bank_id: string;
+            /**
+             * Erasures
+             * @description One a session, in session order, then one a turn or memory keyed outside a session
+             */
+            erasures: components["schemas"]["ErasureResult"][];
+        };
         /** BankStats */
         BankStats: {
             /** Bank Id */
@@ -738,6 +770,28 @@ export interface components {
              * @default
              */
             reason: string;
+        };
+        /**
+         * EraseBankRequest
+         * @description Erase everything the bank holds: each session that holds a live data key, one erasure each.
+         */
+        EraseBankRequest: {
+            /**
+             * Reason
+             * @description Why (kept with each erasure; never the content)
+             */
+            reason: string;
+            /**
+             * Wait
+             * @description Return once the change is visible to recall
+             * @default true
+             */
+            wait: boolean;
+            /**
+             * Timeout S
+             * @description Seconds to wait at most (default 10)
+             */
+            timeout_s?: number | null;
         };
         /**
          * EraseRequest
@@ -3674,6 +3728,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErasureResult"];
+                };
+            };
+            /** @description Refused input (the detail says why) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No token, or an unknown one */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token does not cover this bank, or the call is for operators */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown bank or memory */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The memory's current state does not allow it (already forgotten, not quarantined, …) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request does not fit the schema */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The log or the stores are unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": unknown;
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    erase_bank_v1_banks__bank_id__erase_all_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Memory bank */
+                bank_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EraseBankRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankErasureResult"];
                 };
             };
             /** @description Refused input (the detail says why) */

@@ -58,7 +58,7 @@ test("rollback dry run, apply and undo", async () => {
   assert.deepEqual([...undone.restored].sort(), [...done.retracted].sort());
 });
 
-test("owners, an empty dispute list, and erase: a session for good, an unknown one a 404", async () => {
+test("owners, an empty dispute list, and erase: a session for good, an unknown one a 404, then the whole bank", async () => {
   const b = `${bank}-trust`;
   await ops.retain(b, { text: "I live in Oslo.", session_id: "s1", wait: true });
   const owners = await ops.setOwners(b, { owners: ["mcp:token-ab12cd34"], reason: "the bank's user" });
@@ -69,6 +69,10 @@ test("owners, an empty dispute list, and erase: a session for good, an unknown o
   assert.equal(erased.ready, true);
   assert.ok(erased.memory_ids.length > 0);
   await assert.rejects(ops.erase(b, { session_id: "never", reason: "x" }), (error) => error.status === 404);
+  await ops.retain(b, { text: "I drink green tea.", session_id: "s2", wait: true });
+  const all = await ops.eraseBank(b, { reason: "account closed" });
+  assert.deepEqual(all.erasures.map((e) => e.ready), [true]); // s1 was erased already: s2 is all that is left
+  await assert.rejects(ops.eraseBank(b, { reason: "again" }), (error) => error.status === 404);
 });
 
 test("an unreachable server is retried, then a status-0 error", async () => {

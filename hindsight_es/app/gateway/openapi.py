@@ -15,8 +15,10 @@ def document() -> dict[str, Any]:
     from hindsight_es.client import Hindsight
     from hindsight_es.config import Settings
 
-    settings = Settings(data_dir=Path(tempfile.mkdtemp(prefix="hindsight-openapi-")))  # nothing is opened in it
-    return build_app(Hindsight(settings), settings).openapi()
+    # A client on a scratch directory (its key store creates a file there), removed with what it holds.
+    with tempfile.TemporaryDirectory(prefix="hindsight-openapi-") as scratch:
+        settings = Settings(data_dir=Path(scratch))
+        return build_app(Hindsight(settings), settings).openapi()
 
 
 if __name__ == "__main__":
