@@ -30,6 +30,9 @@ class Call(Generic[T]):
     result: Any  # a model class, or a TypeAdapter for a list of them
     json: Any = None
     params: Mapping[str, Any] = field(default_factory=dict)
+    # The answer takes as long as the work does (a whole bank's erasure, a session at a time): read with no
+    # time-out, as a client that stopped reading would send it again while the server still works on it.
+    unbounded: bool = False
 
     def parse(self, payload: Any) -> T:
         if isinstance(self.result, TypeAdapter):
@@ -181,7 +184,8 @@ def erase(bank_id: str, **scope_and_options: Any) -> Call[ErasureResult]:
 
 def erase_bank(bank_id: str, **options: Any) -> Call[BankErasureResult]:
     """``reason``, and ``wait`` / ``timeout_s`` (for each erasure)."""
-    return Call("POST", f"{_bank(bank_id)}/erase-all", BankErasureResult, _body(EraseBankRequest, **options))
+    body = _body(EraseBankRequest, **options)
+    return Call("POST", f"{_bank(bank_id)}/erase-all", BankErasureResult, body, unbounded=True)
 
 
 def undo_rollback(bank_id: str, retraction_id: str | UUID, **options: Any) -> Call[m.UndoResult]:

@@ -55,7 +55,9 @@ def request_args(call: Call[Any], timeout: httpx.Timeout) -> dict[str, Any]:
     if call.json is not None:
         args["json"] = call.json
     wait = call.json.get("timeout_s") if isinstance(call.json, dict) else None
-    if isinstance(wait, int | float) and timeout.read is not None and wait + WAIT_MARGIN_S > timeout.read:
+    if call.unbounded:
+        args["timeout"] = httpx.Timeout(timeout.connect, read=None, write=timeout.write, pool=timeout.pool)
+    elif isinstance(wait, int | float) and timeout.read is not None and wait + WAIT_MARGIN_S > timeout.read:
         read = wait + WAIT_MARGIN_S
         args["timeout"] = httpx.Timeout(timeout.connect, read=read, write=timeout.write, pool=timeout.pool)
     return args
