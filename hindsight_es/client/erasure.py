@@ -21,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 from uuid import UUID
 
 from hindsight_es.client.connection import Connection
@@ -69,14 +70,7 @@ async def erase(
     destroyed, for a caller without a running service (the CLI runs the actor and projections there)."""
     if sum(x is not None for x in (session_id, turn_id, memory_id)) != 1:
         raise InvalidInputError("give exactly one of session_id, turn_id, memory_id")
-    if not reason.strip():
-        raise InvalidInputError("a reason is required: it is kept with the erasure (never the content)")
-    await conn.start()
-    sealer = getattr(conn.log, "sealer", None)
-    if sealer is None:
-        raise InvalidInputError(
-            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off), so it cannot be erased for good"
-        )
+    sealer = await _sealer(conn, reason)
     memory = memory_uuid(memory_id) if memory_id is not None else None
     scope = {"session_id": session_id, "turn_id": turn_id, "memory_id": None if memory is None else str(memory)}
     units = await asyncio.to_thread(sealer.keys.select, bank_id, **scope)
@@ -155,14 +149,7 @@ async def erase_bank(
     each ("session s1", "turn t9"; the CLI's progress). Afterwards the bank holds no live key
     (``KeyStore.live``); its memories read as erased placeholders, as after any erase, and content written
     before sealing was on is not covered (it has no key)."""
-    if not reason.strip():
-        raise InvalidInputError("a reason is required: it is kept with the erasure (never the content)")
-    await conn.start()
-    sealer = getattr(conn.log, "sealer", None)
-    if sealer is None:
-        raise InvalidInputError(
-            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off), so it cannot be erased for good"
-        )
+    sealer = await _sealer(conn, reason)
     live = await asyncio.to_thread(sealer.keys.live, bank_id)
     if not live:
         raise NotFoundError(
@@ -182,6 +169,19 @@ async def erase_bank(
         out.append(await (one(turn_id=name) if kind == "turn" else one(memory_id=name)))
         done(f"{kind} {name} (keyed outside a session)", out[-1], n, len(rest))
     return out
+
+
+async def _sealer(conn: Connection, reason: str) -> Any:
+    """The log's sealer (whose key store an erase destroys keys in), once the reason and the log allow one."""
+    if not reason.strip():
+        raise InvalidInputError("a reason is required: it is kept with the erasure (never the content)")
+    await conn.start()
+    sealer = getattr(conn.log, "sealer", None)
+    if sealer is None:
+        raise InvalidInputError(
+            "content is not sealed here (HINDSIGHT_SEAL_CONTENT off), so it cannot be erased for good"
+        )
+    return sealer
 
 
 async def _held(

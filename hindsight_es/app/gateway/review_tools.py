@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import Field
 
 from hindsight_es.app.gateway.auth import Access, current_access
-from hindsight_es.app.gateway.models import QuarantineResult, TrustResult, disputed_of, quarantined_of
+from hindsight_es.app.gateway.models import QuarantineResult, TrustResult, disputed_of, erasure_of, quarantined_of
 from hindsight_es.app.gateway.tool_args import BankArg, MemoryId, tool_errors
 from hindsight_es.client import Hindsight
 from hindsight_es.errors import AccessDeniedError
@@ -149,13 +149,4 @@ class ReviewTools:
             actor=access.actor,
             wait=wait,
         )
-        return ErasureResult(
-            bank_id=bank,
-            request_id=done.request_id,
-            units=done.units,
-            memory_ids=done.memory_ids,
-            turn_ids=done.turn_ids,
-            erased_at=done.erased_at,
-            ready=bool(done.ready),
-            ignored=done.ignored or None,
-        )
+        return erasure_of(bank, done)
