@@ -72,8 +72,7 @@ class ArchiveProjection:
         # An erasure rewrites the files written before it first, and blanks this batch's rows of it too,
         # so a reader waiting on a position past it (``client.erasure``) finds every file without it.
         erased = [event for _, event in batch if isinstance(event, ContentErased)]
-        for event in erased:
-            erase_archived(self.store, event, self.topics, self.partitions, archive_table)
+        erase_archived(self.store, erased, self.topics, self.partitions, archive_table)
         for (topic, partition), items in _groups(batch).items():
             start = self.store.position(topic, partition)
             fresh = [item for item in items if item[0].offset >= start]

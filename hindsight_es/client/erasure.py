@@ -20,7 +20,6 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -72,6 +71,77 @@ async def erase(
         raise InvalidInputError("give exactly one of session_id, turn_id, memory_id")
     sealer = await _sealer(conn, reason)
     memory = memory_uuid(memory_id) if memory_id is not None else None
+    plan = await _planned(conn, sealer, bank_id, session_id, turn_id, memory, reason, actor)
+    at = await _recorded(conn, writer, sealer, bank_id, [plan], drive)
+    return await _outcome(conn, bank_id, plan, at, wait, timeout_s)
+
+
+async def erase_bank(
+    conn: Connection,
+    writer: Writer,
+    bank_id: str,
+    *,
+    reason: str,
+    actor: str = "operator",
+    wait: bool = True,
+    timeout_s: float | None = None,
+    drive: Drive | None = None,
+    done: Callable[[str, Erasure, int, int], object] = lambda *_: None,
+) -> list[Erasure]:
+    """Erase everything ``bank_id`` holds for good: an erasure of each session that holds a live key, then of
+    each turn or memory keyed outside a session, so every erasure in the log names its scope as one of a
+    session does and no single event carries a whole bank's units. They are recorded and their keys destroyed
+    together, the actor and projections driven once (``drive``), and then each outcome is awaited in turn
+    (the bank actor decides them in the order recorded). ``done(scope, erasure, n, of)`` after each ("session
+    s1", "turn t9"; the CLI's progress). Afterwards the bank holds no live key (``KeyStore.live``); its memories
+    read as erased placeholders, as after any erase, and content written before sealing was on is not covered
+    (it has no key)."""
+    sealer = await _sealer(conn, reason)
+    live = await asyncio.to_thread(sealer.keys.live, bank_id)
+    if not live:
+        raise NotFoundError(
+            f"bank {bank_id!r} holds no live data key: nothing to erase (erased before, never written, or written "
+            "before sealing was on)"
+        )
+    out: list[Erasure] = []
+
+    async def batch(scopes: list[Scope]) -> None:
+        plans = [await _planned(conn, sealer, bank_id, *scope[1:], reason, actor) for scope in scopes]
+        at = await _recorded(conn, writer, sealer, bank_id, plans, drive) if plans else (0, 0)
+        for n, (scope, plan) in enumerate(zip(scopes, plans, strict=True), 1):
+            out.append(await _outcome(conn, bank_id, plan, at, wait, timeout_s))
+            done(scope[0], out[-1], n, len(plans))
+
+    await batch([(f"session {s}", s, None, None) for s in sorted({s for s in live.values() if s is not None})])
+    # then what no session covered (keyed outside one, or written meanwhile), read after the sessions' erasures
+    rest = await asyncio.to_thread(sealer.keys.live, bank_id)
+    await batch([(f"{u.replace(':', ' ', 1)} (keyed outside a session)", None, *_unit_scope(u)) for u in rest])
+    return out
+
+
+Scope = tuple[str, str | None, str | None, UUID | None]  # (what the progress says, session, turn, memory)
+
+
+def _unit_scope(unit: str) -> tuple[str | None, UUID | None]:
+    """(turn id, memory id) of a ``turn:…`` or ``memory:…`` unit."""
+    kind, _, name = unit.partition(":")
+    return (name, None) if kind == "turn" else (None, memory_uuid(name))
+
+
+Plan = tuple[ErasureRequested, list[str]]  # the command, and the units whose keys it destroys
+
+
+async def _planned(
+    conn: Connection,
+    sealer: Any,
+    bank_id: str,
+    session_id: str | None,
+    turn_id: str | None,
+    memory: UUID | None,
+    reason: str,
+    actor: str,
+) -> Plan:
+    """The erasure of one scope and the live units it covers; ``NotFoundError`` when the bank never held it."""
     scope = {"session_id": session_id, "turn_id": turn_id, "memory_id": None if memory is None else str(memory)}
     units = await asyncio.to_thread(sealer.keys.select, bank_id, **scope)
     if not units and not await _held(conn, sealer.keys, bank_id, session_id, turn_id, memory):
@@ -87,13 +157,32 @@ async def erase(
         reason=reason,
         actor=actor,
     )
-    timeout = timeout_s or conn.settings.mcp_wait_timeout_s
-    partition, start = await conn.logged(memory_partition_end(conn.log, bank_id))
-    await writer.publish([command])  # recorded before anything is destroyed
-    await asyncio.to_thread(sealer.keys.destroy, bank_id, units, by=actor, reason=reason, at=command.occurred_at)
+    return command, list(units)
+
+
+async def _recorded(
+    conn: Connection, writer: Writer, sealer: Any, bank_id: str, plans: list[Plan], drive: Drive | None
+) -> tuple[int, int]:
+    """Record the erasures, then destroy their keys (recorded first: a failure in between leaves the record,
+    not live content), then ``drive``; the bank's memories partition and its end before them, where their
+    outcomes are looked for."""
+    at = await conn.logged(memory_partition_end(conn.log, bank_id))
+    await writer.publish([command for command, _ in plans])
+    for command, units in plans:
+        await asyncio.to_thread(
+            sealer.keys.destroy, bank_id, units, by=command.actor, reason=command.reason, at=command.occurred_at
+        )
     sealer.forget_cached()
     if drive is not None:
         await drive()
+    return at
+
+
+async def _outcome(
+    conn: Connection, bank_id: str, plan: Plan, at: tuple[int, int], wait: bool, timeout_s: float | None
+) -> Erasure:
+    """What the bank actor decided for ``plan``, once every projection applied it (``wait``; else at once)."""
+    command, units = plan
     out = Erasure(bank_id, str(command.event_id), list(units), None)
     if not wait:
         return out
@@ -110,7 +199,9 @@ async def erase(
 
         return await conn.read(check)
 
+    timeout = timeout_s or conn.settings.mcp_wait_timeout_s
     deadline = time.monotonic() + timeout
+    partition, start = at
     outcome = await conn.logged(
         await_outcome(conn.log, command.event_id, partition, start, deadline, projected),
         timeout + conn.settings.request_timeout_s,
@@ -129,46 +220,6 @@ async def erase(
         list(done.turn_ids),
         done.occurred_at.isoformat(timespec="seconds"),
     )
-
-
-async def erase_bank(
-    conn: Connection,
-    writer: Writer,
-    bank_id: str,
-    *,
-    reason: str,
-    actor: str = "operator",
-    wait: bool = True,
-    timeout_s: float | None = None,
-    drive: Drive | None = None,
-    done: Callable[[str, Erasure, int, int], object] = lambda *_: None,
-) -> list[Erasure]:
-    """Erase everything ``bank_id`` holds for good: an ``erase`` of each session that holds a live key, then of
-    each turn or memory keyed outside a session, so every erasure in the log names its scope as one of a
-    session does and no single event carries a whole bank's units. ``done(scope, erasure, n, of)`` after
-    each ("session s1", "turn t9"; the CLI's progress). Afterwards the bank holds no live key
-    (``KeyStore.live``); its memories read as erased placeholders, as after any erase, and content written
-    before sealing was on is not covered (it has no key)."""
-    sealer = await _sealer(conn, reason)
-    live = await asyncio.to_thread(sealer.keys.live, bank_id)
-    if not live:
-        raise NotFoundError(
-            f"bank {bank_id!r} holds no live data key: nothing to erase (erased before, never written, or written "
-            "before sealing was on)"
-        )
-    sessions = sorted({session for session in live.values() if session is not None})
-    out: list[Erasure] = []
-    one = partial(erase, conn, writer, bank_id, reason=reason, actor=actor, wait=wait, timeout_s=timeout_s, drive=drive)
-    for n, session in enumerate(sessions, 1):
-        out.append(await one(session_id=session))
-        done(f"session {session}", out[-1], n, len(sessions))
-    # Keyed outside any session, or not covered by one (a session erased meanwhile leaves nothing here).
-    rest = await asyncio.to_thread(sealer.keys.live, bank_id)
-    for n, unit in enumerate(rest, 1):
-        kind, _, name = unit.partition(":")
-        out.append(await (one(turn_id=name) if kind == "turn" else one(memory_id=name)))
-        done(f"{kind} {name} (keyed outside a session)", out[-1], n, len(rest))
-    return out
 
 
 async def _sealer(conn: Connection, reason: str) -> Any:
