@@ -77,9 +77,7 @@ class ArchiveProjection:
             start = self.store.position(topic, partition)
             fresh = [item for item in items if item[0].offset >= start]
             if fresh:
-                table = archive_table(fresh)
-                for event in erased:
-                    table = erase_table(table, event, archive_table)
+                table = erase_table(archive_table(fresh), erased, archive_table)
                 self.store.write(table, topic, partition, fresh[0][0].offset, fresh[-1][0].offset)
 
 

@@ -51,18 +51,9 @@ def erase_archived(
     built by ``rows`` (``archive.archive_table``); returns how many. Each file is read and written once for
     all of them: a whole bank's erasure (an erasure a session, recorded together) is one batch of hundreds,
     and a rewrite per erasure read and wrote every file that many times (400 sessions: most of a minute)."""
-    edits = [_edit(event, rows) for event in erased if event.memory_ids or event.turn_ids]
-    if not edits:
+    edit = _combined(erased, rows)
+    if edit is None:
         return 0
-
-    def edit(table: pa.Table) -> pa.Table | None:
-        changed = None
-        for one in edits:  # each with its own tombstone (who, when, why)
-            edited = one(table if changed is None else changed)
-            if edited is not None:
-                changed = edited
-        return changed
-
     wanted = set(topics)
     rewritten = 0
     for topic, partition in store.topic_partitions():
@@ -71,14 +62,32 @@ def erase_archived(
     return rewritten
 
 
-def _edit(erased: ContentErased, rows: Rows) -> _Edit:
-    return _Edit(erased.bank_id, {str(m) for m in erased.memory_ids}, set(erased.turn_ids), tombstone(erased), rows)
-
-
-def erase_table(table: pa.Table, erased: ContentErased, rows: Rows) -> pa.Table:
-    """``table`` (archive rows) with what ``erased`` names blanked."""
-    edited = _edit(erased, rows)(table)
+def erase_table(table: pa.Table, erased: Sequence[ContentErased], rows: Rows) -> pa.Table:
+    """``table`` (archive rows) with what any of ``erased`` names blanked."""
+    edit = _combined(erased, rows)
+    edited = None if edit is None else edit(table)
     return table if edited is None else edited
+
+
+def _combined(erased: Sequence[ContentErased], rows: Rows) -> Callable[[pa.Table], pa.Table | None] | None:
+    """One edit for all of ``erased``, each with its own tombstone (who, when, why); None when they name nothing."""
+    edits = [
+        _Edit(event.bank_id, {str(m) for m in event.memory_ids}, set(event.turn_ids), tombstone(event), rows)
+        for event in erased
+        if event.memory_ids or event.turn_ids
+    ]
+    if not edits:
+        return None
+
+    def edit(table: pa.Table) -> pa.Table | None:
+        changed = None
+        for one in edits:
+            edited = one(table if changed is None else changed)
+            if edited is not None:
+                changed = edited
+        return changed
+
+    return edit
 
 
 class _Edit:

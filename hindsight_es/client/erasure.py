@@ -31,6 +31,7 @@ from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import CommandIgnored, ContentErased, ErasureRequested
 from hindsight_es.log.keys import KeyStore
+from hindsight_es.remote.erasure import ErasureResult
 
 __all__ = ["Erasure", "erase", "erase_bank"]
 
@@ -49,6 +50,19 @@ class Erasure:
     turn_ids: list[str] = field(default_factory=list)
     erased_at: str | None = None  # None: not decided by the bank actor (not waited for, not within the wait, ignored)
     ignored: str = ""  # why the bank actor erased nothing (erased before): its CommandIgnored's reason
+
+    def result(self) -> ErasureResult:
+        """As the HTTP API, the MCP tool and the CLI's ``--json`` answer it."""
+        return ErasureResult(
+            bank_id=self.bank_id,
+            request_id=self.request_id,
+            units=self.units,
+            memory_ids=self.memory_ids,
+            turn_ids=self.turn_ids,
+            erased_at=self.erased_at,
+            ready=bool(self.ready),
+            ignored=self.ignored or None,
+        )
 
 
 async def erase(
@@ -106,8 +120,10 @@ async def erase_bank(
     out: list[Erasure] = []
 
     async def batch(scopes: list[Scope]) -> None:
+        if not scopes:
+            return
         plans = [await _planned(conn, sealer, bank_id, *scope[1:], reason, actor) for scope in scopes]
-        at = await _recorded(conn, writer, sealer, bank_id, plans, drive) if plans else (0, 0)
+        at = await _recorded(conn, writer, sealer, bank_id, plans, drive)
         for n, (scope, plan) in enumerate(zip(scopes, plans, strict=True), 1):
             out.append(await _outcome(conn, bank_id, plan, at, wait, timeout_s))
             done(scope[0], out[-1], n, len(plans))

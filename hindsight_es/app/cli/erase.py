@@ -82,7 +82,7 @@ def erase(
         from hindsight_es.remote.erasure import ErasureResult
 
         if whole:  # each erasure as the HTTP API and the MCP tool answer one
-            print_json({"bank_id": bank, "erasures": [ErasureResult(**step) for step in found["steps"]]})
+            print_json({"bank_id": bank, "erasures": found["steps"]})
         else:
             print_json(ErasureResult(**{name: found[name] for name in ErasureResult.model_fields}))
         if found["generations"]:
@@ -168,7 +168,7 @@ async def _erase(
                 drive=drive if here else None,
             )
         out: dict[str, Any] = {"units": done.units, "memory_ids": done.memory_ids, "turn_ids": done.turn_ids}
-        out["steps"] = [_result(bank, step) for step in steps]
+        out["steps"] = [step.result() for step in steps]
         out |= {"bank_id": bank, "ignored": done.ignored or None}
         if not done.units and not done.ignored:  # erased before, or never keyed: the first tombstone, if any
             out["erased_before"] = await asyncio.to_thread(_first_tombstone, hs, bank, done.memory_ids, done.turn_ids)
@@ -214,20 +214,6 @@ def _summed(bank: str, steps: list[Erasure]) -> Erasure:
         [t for s in steps for t in s.turn_ids],
         max(times) if times else None,
     )
-
-
-def _result(bank: str, step: Erasure) -> dict[str, Any]:
-    """One erasure as ``ErasureResult`` takes it."""
-    return {
-        "bank_id": bank,
-        "request_id": step.request_id,
-        "units": step.units,
-        "memory_ids": step.memory_ids,
-        "turn_ids": step.turn_ids,
-        "erased_at": step.erased_at,
-        "ready": bool(step.ready),
-        "ignored": step.ignored or None,
-    }
 
 
 def _first_tombstone(hs: Hindsight, bank: str, memory_ids: list[str], turn_ids: list[str]) -> dict[str, str] | None:

@@ -8,11 +8,9 @@ from typing import Any
 from hindsight_es.client import QuarantinedMemory as KernelQuarantined
 from hindsight_es.client import Receipt
 from hindsight_es.client.disputes import DisputedMemory as KernelDisputed
-from hindsight_es.client.erasure import Erasure
 from hindsight_es.memory import MemoryInfo
 from hindsight_es.recall.context import ContextBlock
 from hindsight_es.recall.models import MemoryView, RecallHit, fill_provenance
-from hindsight_es.remote.erasure import ErasureResult
 from hindsight_es.remote.models import (
     BankList,
     BankStats,
@@ -123,17 +121,3 @@ def turn_ref_of(row: Mapping[str, Any]) -> TurnRef:
 
 def disputed_of(memory: KernelDisputed) -> DisputedMemory:
     return DisputedMemory(**memory.model_dump())
-
-
-def erasure_of(bank_id: str, done: Erasure) -> ErasureResult:
-    """An erase's answer, as the HTTP route and the MCP tool give it."""
-    return ErasureResult(
-        bank_id=bank_id,
-        request_id=done.request_id,
-        units=done.units,
-        memory_ids=done.memory_ids,
-        turn_ids=done.turn_ids,
-        erased_at=done.erased_at,
-        ready=bool(done.ready),
-        ignored=done.ignored or None,
-    )

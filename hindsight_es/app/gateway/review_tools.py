@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import Field
 
 from hindsight_es.app.gateway.auth import Access, current_access
-from hindsight_es.app.gateway.models import QuarantineResult, TrustResult, disputed_of, erasure_of, quarantined_of
+from hindsight_es.app.gateway.models import QuarantineResult, TrustResult, disputed_of, quarantined_of
 from hindsight_es.app.gateway.tool_args import BankArg, MemoryId, tool_errors
 from hindsight_es.client import Hindsight
 from hindsight_es.errors import AccessDeniedError
@@ -149,4 +149,4 @@ class ReviewTools:
             actor=access.actor,
             wait=wait,
         )
-        return erasure_of(bank, done)
+        return done.result()

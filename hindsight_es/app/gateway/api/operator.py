@@ -14,7 +14,7 @@ from hindsight_es.app.gateway.api.access import Caller, Gate, Operator
 from hindsight_es.app.gateway.api.memories import BankPath
 from hindsight_es.app.gateway.api.problems import PROBLEMS, known_query
 from hindsight_es.app.gateway.auth import Access
-from hindsight_es.app.gateway.models import erasure_of, planned_of, quarantined_of
+from hindsight_es.app.gateway.models import planned_of, quarantined_of
 from hindsight_es.client import Hindsight
 from hindsight_es.events import RejectRequested, ReleaseRequested, RetractionRequested
 from hindsight_es.history import retraction
@@ -142,7 +142,7 @@ def router(hs: Hindsight, gate: Gate) -> APIRouter:
         done = await hs.operator.erase(
             bank_id, **body.scope(), reason=body.reason, actor=access.actor, wait=body.wait, timeout_s=body.timeout_s
         )
-        return erasure_of(bank_id, done)
+        return done.result()
 
     @api.post("/banks/{bank_id}/erase-all", response_model=BankErasureResult, summary="Erase a whole bank for good")
     async def erase_bank(bank_id: BankPath, body: EraseBankRequest, access: Operator) -> BankErasureResult:
@@ -152,7 +152,7 @@ def router(hs: Hindsight, gate: Gate) -> APIRouter:
         steps = await hs.operator.erase_bank(
             bank_id, reason=body.reason, actor=access.actor, wait=body.wait, timeout_s=body.timeout_s
         )
-        return BankErasureResult(bank_id=bank_id, erasures=[erasure_of(bank_id, done) for done in steps])
+        return BankErasureResult(bank_id=bank_id, erasures=[done.result() for done in steps])
 
     @api.get("/banks/{bank_id}/state", response_model=StateAsOf, summary="The bank as of a time")
     async def state(
