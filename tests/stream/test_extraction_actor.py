@@ -171,15 +171,15 @@ async def test_failed_extraction_falls_back_to_rules_and_records_extraction_fail
     await drain(settings, embedder)
 
     (completed,) = [e for e in await events_of(settings, TOPIC_COMMANDS) if isinstance(e, ExtractionCompleted)]
-    assert completed.extractor == "rules/46" and completed.error.startswith("llm:fake-7b/extract-v1: invalid_json")
+    assert completed.extractor == "rules/47" and completed.error.startswith("llm:fake-7b/extract-v1: invalid_json")
     events = [e for e in await events_of(settings, TOPIC_MEMORIES) if e.bank_id == "bob"]
     failed = [e for e in events if isinstance(e, ExtractionFailed)]
     assert [e.turn_id for e in failed] == ["t1", "t2", "t3"]
     assert all(e.extractor == "llm:fake-7b/extract-v1" and "invalid_json" in e.error for e in failed)
     typed = [e for e in events if isinstance(e, MemoryRetained) and e.kind != "episode"]
     assert [(e.key, e.value, e.extractor) for e in typed] == [
-        ("team/database", "mysql", "rules/46"),
-        ("team/database", "postgresql", "rules/46"),
+        ("team/database", "mysql", "rules/47"),
+        ("team/database", "postgresql", "rules/47"),
     ]  # nothing is lost
 
 

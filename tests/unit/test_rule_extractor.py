@@ -31,7 +31,7 @@ def test_public_api_is_pinned():
 
 def test_rule_extractor_satisfies_the_protocol_and_has_a_versioned_id():
     ex: Extractor = RuleExtractor()
-    assert ex.id == "rules/46"
+    assert ex.id == "rules/47"
     assert ex.extract("I live in Berlin") == extract("I live in Berlin")
 
 
