@@ -13,10 +13,12 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -32,6 +34,7 @@ __all__ = ["erase_archived", "erase_table", "tombstone"]
 _TURN_TYPES = ("TurnRecorded", "ExtractionCompleted")
 _MEMORY_TYPES = ("MemoryRetained", "MemoryRestored", "CorrectionRequested")
 Json = dict[str, Any]
+_TURN_ID = re.compile(r'"turn_id":"([^"]*)"')  # a turn named in an extraction's payload, as written
 Rows = Callable[[list[tuple[Record, Event | None]]], pa.Table]  # the archive's rows of decoded records
 
 
@@ -70,50 +73,97 @@ def erase_table(table: pa.Table, erased: Sequence[ContentErased], rows: Rows) ->
 
 
 def _combined(erased: Sequence[ContentErased], rows: Rows) -> Callable[[pa.Table], pa.Table | None] | None:
-    """One edit for all of ``erased``, each with its own tombstone (who, when, why); None when they name nothing."""
+    """One edit for all of ``erased``, each with its own tombstone (who, when, why); None when they name nothing.
+
+    Each row is matched to the erasures that name it in one pass over the table (``_named``), so a batch of
+    hundreds (a whole bank) costs a look-up per row, not a scan of the table per erasure and turn."""
     edits = [
-        _Edit(event.bank_id, {str(m) for m in event.memory_ids}, set(event.turn_ids), tombstone(event), rows)
+        _Edit(event.bank_id, {str(m) for m in event.memory_ids}, set(event.turn_ids), tombstone(event))
         for event in erased
         if event.memory_ids or event.turn_ids
     ]
     if not edits:
         return None
+    by_turn: dict[tuple[str, str], list[_Edit]] = {}
+    by_memory: dict[tuple[str, str], list[_Edit]] = {}
+    for one in edits:
+        for turn_id in one.turn_ids:
+            by_turn.setdefault((one.bank_id, turn_id), []).append(one)
+        for memory_id in one.memory_ids:
+            by_memory.setdefault((one.bank_id, memory_id), []).append(one)
 
     def edit(table: pa.Table) -> pa.Table | None:
-        changed = None
-        for one in edits:
-            edited = one(table if changed is None else changed)
-            if edited is not None:
-                changed = edited
-        return changed
-
-    return edit
-
-
-class _Edit:
-    def __init__(self, bank_id: str, memory_ids: set[str], turn_ids: set[str], erased: Erased, rows: Rows) -> None:
-        self.bank_id, self.memory_ids, self.turn_ids, self.erased = bank_id, memory_ids, turn_ids, erased
-        self.rows = rows
-
-    def __call__(self, table: pa.Table) -> pa.Table | None:
-        hit = _hits(table, self.bank_id, self.memory_ids, self.turn_ids)
-        if not pc.any(hit).as_py():
+        named = _named(table, by_turn, by_memory)
+        if not named:
             return None
-        rows = table.filter(hit)
+        at = sorted(named)
         items: list[tuple[Record, Event | None]] = []
         changed = False
-        for row in rows.to_pylist():
-            payload, event = self._blanked(row)
+        for index, row in zip(at, table.take(pa.array(at, pa.int64())).to_pylist(), strict=True):
+            payload, event = row["payload"], None
+            for one in named[index]:  # an extraction of turns two erasures name is blanked by both
+                payload, event = one.blanked({**row, "payload": payload})
             changed = changed or payload != row["payload"]
             record = Record(row["topic"], row["partition"], row["offset"], row["key"], b"", row["timestamp_ms"])
             items.append((record, event))
         if not changed:
             return None  # already the placeholders (a rebuild read them from the log)
-        kept = table.filter(pc.invert(hit))
-        fresh = self.rows(items).select(kept.schema.names).cast(kept.schema)
+        hit = np.zeros(table.num_rows, dtype=bool)
+        hit[at] = True
+        kept = table.filter(pa.array(~hit))
+        fresh = rows(items).select(kept.schema.names).cast(kept.schema)
         return pa.concat_tables([kept, fresh]).sort_by("offset")
 
-    def _blanked(self, row: Json) -> tuple[str, Event | None]:
+    return edit
+
+
+def _named(
+    table: pa.Table, by_turn: dict[tuple[str, str], list[_Edit]], by_memory: dict[tuple[str, str], list[_Edit]]
+) -> dict[int, list[_Edit]]:
+    """Row index -> the erasures naming the row: a turn's events by turn id (an extraction by any of its turns,
+    found in its payload), a memory's by memory id; each erasure of its own bank."""
+    banks = pa.array(sorted({bank for bank, _ in (*by_turn, *by_memory)}), pa.string())
+    types = table["type"]
+    mine = pc.is_in(table["bank_id"], banks)
+    turns = pa.array(sorted({t for _, t in by_turn}), pa.string())
+    memories = pa.array(sorted({m for _, m in by_memory}), pa.string())
+    candidate = pc.and_(
+        mine,
+        pc.or_(
+            pc.or_(
+                pc.and_(pc.is_in(types, pa.array(_TURN_TYPES)), pc.is_in(table["turn_id"], turns)),
+                pc.and_(pc.is_in(types, pa.array(_MEMORY_TYPES)), pc.is_in(table["memory_id"], memories)),
+            ),
+            pc.equal(types, "ExtractionCompleted"),
+        ),
+    )
+    at = np.flatnonzero(pc.fill_null(candidate, False).to_numpy(zero_copy_only=False))
+    if not len(at):
+        return {}
+    found = table.select(["bank_id", "type", "turn_id", "memory_id", "payload"]).take(pa.array(at, pa.int64()))
+    named: dict[int, list[_Edit]] = {}
+    for index, row in zip(at.tolist(), found.to_pylist(), strict=True):
+        bank, kind = row["bank_id"], row["type"]
+        edits: list[_Edit] = []
+        if kind in _TURN_TYPES:
+            edits += by_turn.get((bank, row["turn_id"]), ())
+        if kind in _MEMORY_TYPES:
+            edits += by_memory.get((bank, row["memory_id"]), ())
+        if kind == "ExtractionCompleted":
+            for turn_id in dict.fromkeys(_TURN_ID.findall(row["payload"] or "")):
+                edits += by_turn.get((bank, turn_id), ())
+        if edits:
+            named[index] = list(dict.fromkeys(edits))
+    return named
+
+
+class _Edit:
+    """One erasure's part: the bank, the memories and turns it names, and its tombstone."""
+
+    def __init__(self, bank_id: str, memory_ids: set[str], turn_ids: set[str], erased: Erased) -> None:
+        self.bank_id, self.memory_ids, self.turn_ids, self.erased = bank_id, memory_ids, turn_ids, erased
+
+    def blanked(self, row: Json) -> tuple[str, Event | None]:
         """The row's payload with the erased content blanked, and the event it decodes to."""
         try:
             record = json.loads(row["payload"])
@@ -148,21 +198,3 @@ def _dim(vector: Any) -> int:
         return vectors.dim(base64.b64decode(vector)) if isinstance(vector, str) else 0
     except (binascii.Error, ValueError):
         return 0
-
-
-def _hits(table: pa.Table, bank_id: str, memory_ids: set[str], turn_ids: set[str]) -> pa.Array:
-    """The rows holding erased content: a turn's events by turn id (an extraction by any of its turns),
-    a memory's by memory id."""
-    bank = pc.equal(table["bank_id"], bank_id)
-    types = table["type"]
-    turn = pc.and_(pc.is_in(types, pa.array(_TURN_TYPES)), pc.is_in(table["turn_id"], _strings(turn_ids)))
-    memory = pc.and_(pc.is_in(types, pa.array(_MEMORY_TYPES)), pc.is_in(table["memory_id"], _strings(memory_ids)))
-    payload = table["payload"]
-    extraction = pc.equal(types, "ExtractionCompleted")
-    for found in (pc.match_substring(payload, f'"turn_id":"{t}"') for t in sorted(turn_ids)):
-        turn = pc.or_(turn, pc.and_(extraction, found))
-    return pc.fill_null(pc.and_(bank, pc.or_(turn, memory)), False).combine_chunks()
-
-
-def _strings(values: set[str]) -> pa.Array:
-    return pa.array(sorted(values), pa.string())

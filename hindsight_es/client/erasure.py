@@ -25,12 +25,12 @@ from uuid import UUID
 
 from hindsight_es.client.connection import Connection
 from hindsight_es.client.inputs import build, memory_uuid
-from hindsight_es.client.outcome import await_outcome, memory_partition_end
+from hindsight_es.client.outcome import Outcomes, Projected, memory_partition_end
 from hindsight_es.client.writer import Writer
 from hindsight_es.config import TOPIC_MEMORIES
 from hindsight_es.errors import InvalidInputError, NotFoundError
 from hindsight_es.events import CommandIgnored, ContentErased, ErasureRequested
-from hindsight_es.log.keys import KeyStore
+from hindsight_es.log.keys import Destruction, KeyStore
 from hindsight_es.remote.erasure import ErasureResult
 
 __all__ = ["Erasure", "erase", "erase_bank"]
@@ -86,8 +86,8 @@ async def erase(
     sealer = await _sealer(conn, reason)
     memory = memory_uuid(memory_id) if memory_id is not None else None
     plan = await _planned(conn, sealer, bank_id, session_id, turn_id, memory, reason, actor)
-    at = await _recorded(conn, writer, sealer, bank_id, [plan], drive)
-    return await _outcome(conn, bank_id, plan, at, wait, timeout_s)
+    outcomes = Outcomes(conn.log, *await _recorded(conn, writer, sealer, bank_id, [plan], drive), _projected(conn))
+    return await _outcome(conn, bank_id, plan, outcomes, wait, timeout_s)
 
 
 async def erase_bank(
@@ -123,9 +123,9 @@ async def erase_bank(
         if not scopes:
             return
         plans = [await _planned(conn, sealer, bank_id, *scope[1:], reason, actor) for scope in scopes]
-        at = await _recorded(conn, writer, sealer, bank_id, plans, drive)
+        outcomes = Outcomes(conn.log, *await _recorded(conn, writer, sealer, bank_id, plans, drive), _projected(conn))
         for n, (scope, plan) in enumerate(zip(scopes, plans, strict=True), 1):
-            out.append(await _outcome(conn, bank_id, plan, at, wait, timeout_s))
+            out.append(await _outcome(conn, bank_id, plan, outcomes, wait, timeout_s))
             done(scope[0], out[-1], n, len(plans))
 
     await batch([(f"session {s}", s, None, None) for s in sorted({s for s in live.values() if s is not None})])
@@ -184,10 +184,10 @@ async def _recorded(
     outcomes are looked for."""
     at = await conn.logged(memory_partition_end(conn.log, bank_id))
     await writer.publish([command for command, _ in plans])
-    for command, units in plans:
-        await asyncio.to_thread(
-            sealer.keys.destroy, bank_id, units, by=command.actor, reason=command.reason, at=command.occurred_at
-        )
+    await asyncio.to_thread(
+        sealer.keys.destroy_all,
+        [Destruction(bank_id, tuple(units), cmd.actor, cmd.reason, cmd.occurred_at) for cmd, units in plans],
+    )
     sealer.forget_cached()
     if drive is not None:
         await drive()
@@ -195,32 +195,16 @@ async def _recorded(
 
 
 async def _outcome(
-    conn: Connection, bank_id: str, plan: Plan, at: tuple[int, int], wait: bool, timeout_s: float | None
+    conn: Connection, bank_id: str, plan: Plan, outcomes: Outcomes, wait: bool, timeout_s: float | None
 ) -> Erasure:
     """What the bank actor decided for ``plan``, once every projection applied it (``wait``; else at once)."""
     command, units = plan
     out = Erasure(bank_id, str(command.event_id), list(units), None)
     if not wait:
         return out
-
-    async def projected(part: int, last: int) -> bool:
-        def check() -> bool:
-            lance = conn.lance()
-            stands = [lance.positions("memories").get((TOPIC_MEMORIES, part), 0)]
-            stands.append(conn.archive().positions().get((TOPIC_MEMORIES, part), 0))
-            turns = lance.positions("turns")
-            if any(topic == TOPIC_MEMORIES for topic, _ in turns):  # a working memory that reads the erasures
-                stands.append(turns.get((TOPIC_MEMORIES, part), 0))
-            return min(stands) > last
-
-        return await conn.read(check)
-
     timeout = timeout_s or conn.settings.mcp_wait_timeout_s
-    deadline = time.monotonic() + timeout
-    partition, start = at
     outcome = await conn.logged(
-        await_outcome(conn.log, command.event_id, partition, start, deadline, projected),
-        timeout + conn.settings.request_timeout_s,
+        outcomes.of(command.event_id, time.monotonic() + timeout), timeout + conn.settings.request_timeout_s
     )
     if ignored := next((e for e in outcome.events if isinstance(e, CommandIgnored)), None):
         return Erasure(bank_id, out.request_id, out.units, True, ignored=ignored.reason)
@@ -236,6 +220,25 @@ async def _outcome(
         list(done.turn_ids),
         done.occurred_at.isoformat(timespec="seconds"),
     )
+
+
+def _projected(conn: Connection) -> Projected:
+    """Whether every projection that applies an erasure (the memories and turns tables, the archive) holds
+    the bank's memory events up to an offset."""
+
+    async def projected(part: int, last: int) -> bool:
+        def check() -> bool:
+            lance = conn.lance()
+            stands = [lance.positions("memories").get((TOPIC_MEMORIES, part), 0)]
+            stands.append(conn.archive().positions().get((TOPIC_MEMORIES, part), 0))
+            turns = lance.positions("turns")
+            if any(topic == TOPIC_MEMORIES for topic, _ in turns):  # a working memory that reads the erasures
+                stands.append(turns.get((TOPIC_MEMORIES, part), 0))
+            return min(stands) > last
+
+        return await conn.read(check)
+
+    return projected
 
 
 async def _sealer(conn: Connection, reason: str) -> Any:

@@ -72,29 +72,51 @@ async def await_outcome(
 
     Returns ``ready=False`` (with whatever was seen) at ``deadline`` (``time.monotonic()`` seconds).
     """
-    with AWAITED.waiting():  # no projection of this process lingers on the way (``waiting.Awaited``)
-        return await _outcome(log, cause_id, partition, start, deadline, projected)
+    return await Outcomes(log, partition, start, projected).of(cause_id, deadline)
 
 
-async def _outcome(
-    log: EventLog, cause_id: UUID, partition: int, start: int, deadline: float, projected: Projected
-) -> Outcome:
-    found: list[Event] = []
-    last = -1
-    position = start
-    while True:
-        end = (await log.end_offsets(TOPIC_MEMORIES)).get(partition, 0)
-        while position < end:
-            records = await log.read(TOPIC_MEMORIES, partition, position, end, 1000)
+class Outcomes:
+    """The outcomes of inputs recorded together (a whole bank's erasures), read in one pass over the bank's
+    memory partition from ``start``: each awaited in turn (``of``), the records read for one kept for the
+    next, so n inputs cost one read of the partition, not n (a read from ``start`` each)."""
+
+    def __init__(self, log: EventLog, partition: int, start: int, projected: Projected) -> None:
+        self.log, self.partition, self.projected = log, partition, projected
+        self._position = start  # the next offset to read
+        self._held = start - 1  # every projection holds the events up to here
+        self._found: dict[UUID, list[tuple[int, Event]]] = {}
+
+    async def of(self, cause_id: UUID, deadline: float) -> Outcome:
+        """``cause_id``'s events once read and projected; ``ready=False`` with what was seen at ``deadline``."""
+        with AWAITED.waiting():  # no projection of this process lingers on the way (``waiting.Awaited``)
+            while True:
+                await self._read()
+                found = self._found.get(cause_id, [])
+                events = tuple(event for _, event in found)
+                if found and await self._projected(found[-1][0]):
+                    return Outcome(cause_id, True, events)
+                if time.monotonic() >= deadline:
+                    return Outcome(cause_id, False, events)
+                await asyncio.sleep(POLL_S)
+
+    async def _read(self) -> None:
+        end = (await self.log.end_offsets(TOPIC_MEMORIES)).get(self.partition, 0)
+        while self._position < end:
+            records = await self.log.read(TOPIC_MEMORIES, self.partition, self._position, end, 1000)
             if not records:
                 break
             for record, event in decoded(records):
-                if event.causation_id == cause_id:
-                    found.append(event)
-                    last = record.offset
-            position = records[-1].offset + 1
-        if found and await _held(projected, partition, last):
-            return Outcome(cause_id, True, tuple(found))
-        if time.monotonic() >= deadline:
-            return Outcome(cause_id, False, tuple(found))
-        await asyncio.sleep(POLL_S)
+                if event.causation_id is not None:
+                    self._found.setdefault(event.causation_id, []).append((record.offset, event))
+            self._position = records[-1].offset + 1
+
+    async def _projected(self, last: int) -> bool:
+        """Whether the projections hold ``last``: asked for everything read so far first, so the outcomes
+        awaited after this one find theirs held without asking again."""
+        if last <= self._held:
+            return True
+        for upto in dict.fromkeys((self._position - 1, last)):
+            if await _held(self.projected, self.partition, upto):
+                self._held = max(self._held, upto)
+                return True
+        return False

@@ -15,7 +15,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,13 +25,28 @@ from hindsight_es.errors import ReadOnlyError
 from hindsight_es.events.sealing import Erased
 from hindsight_es.log.read_only import connect_read_only
 
-__all__ = ["Erased", "KeyStore", "SqliteKeyStore", "UnitTags", "born_erased", "known"]
+__all__ = ["Destruction", "Erased", "KeyStore", "SqliteKeyStore", "UnitTags", "born_erased", "known", "tombstone"]
 
 
 @dataclass(frozen=True, slots=True)
 class UnitTags:
     session_id: str | None = None
     turn_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Destruction:
+    """One erasure's keys to destroy, and who, why and when (default now) for their tombstone."""
+
+    bank_id: str
+    units: tuple[str, ...]
+    by: str
+    reason: str
+    at: datetime | None = None
+
+
+def tombstone(by: str, reason: str, at: datetime | None) -> Erased:
+    return Erased((at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds"), by, reason)
 
 
 class KeyStore(Protocol):
@@ -54,6 +69,10 @@ class KeyStore(Protocol):
         self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None
     ) -> Erased:
         """Destroy the units' keys for good; returns the tombstone they now carry (erased ``at``, default now)."""
+
+    def destroy_all(self, destructions: Sequence[Destruction]) -> list[Erased]:
+        """``destroy`` each, together (a whole bank's erasures: one write of the store, not one each); their
+        tombstones in order."""
 
     def generation(self) -> int:
         """Grows with every destroy: a reader holding keys in memory drops them when it changes."""
@@ -178,16 +197,35 @@ class SqliteKeyStore:
     def select(
         self, bank_id: str, *, session_id: str | None = None, turn_id: str | None = None, memory_id: str | None = None
     ) -> list[str]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT unit, session_id, turn_ids FROM unit_keys WHERE bank_id = ? AND key IS NOT NULL", (bank_id,)
-            ).fetchall()
-        if memory_id is not None:
-            return [u for u, _, _ in rows if u == f"memory:{memory_id}"]
-        if turn_id is not None:
+        if memory_id is not None or turn_id is not None:
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT unit, session_id, turn_ids FROM unit_keys WHERE bank_id = ? AND key IS NOT NULL",
+                    (bank_id,),
+                ).fetchall()
+            if memory_id is not None:
+                return [u for u, _, _ in rows if u == f"memory:{memory_id}"]
             return [u for u, _, t in rows if u == f"turn:{turn_id}" or turn_id in json.loads(t)]
-        turns = {u.removeprefix("turn:") for u, s, _ in rows if s == session_id and u.startswith("turn:")}
-        return [u for u, s, t in rows if s == session_id or turns.intersection(json.loads(t))]
+        # A session's units, and those drawn from its turns; the rows read are the ones holding one of its turn
+        # ids as written (``instr``), not the bank's (a whole bank's erase selects once a session)
+        with self._lock:
+            own = self._db.execute(
+                "SELECT unit FROM unit_keys WHERE bank_id = ? AND session_id IS ? AND key IS NOT NULL",
+                (bank_id, session_id),
+            ).fetchall()
+            turns = sorted({u.removeprefix("turn:") for (u,) in own if u.startswith("turn:")})
+            rows = []
+            for start in range(0, max(len(turns), 1), 200):
+                chunk = turns[start : start + 200]
+                drawn = "".join(" OR instr(turn_ids, ?) > 0" for _ in chunk)
+                rows += self._db.execute(
+                    "SELECT unit, session_id, turn_ids FROM unit_keys WHERE bank_id = ? AND key IS NOT NULL "
+                    f"AND (session_id IS ?{drawn})",
+                    (bank_id, session_id, *(json.dumps(t) for t in chunk)),
+                ).fetchall()
+        wanted = set(turns)
+        found = {u for u, s, t in rows if s == session_id or wanted.intersection(json.loads(t))}
+        return sorted(found)  # the table's order (its key is bank, unit)
 
     def live(self, bank_id: str) -> dict[str, str | None]:
         with self._lock:
@@ -199,20 +237,32 @@ class SqliteKeyStore:
     def destroy(
         self, bank_id: str, units: Iterable[str], *, by: str, reason: str, at: datetime | None = None
     ) -> Erased:
+        return self.destroy_all([Destruction(bank_id, tuple(units), by, reason, at)])[0]
+
+    def destroy_all(self, destructions: Sequence[Destruction]) -> list[Erased]:
         if self.read_only:
             raise ReadOnlyError(self.path.parent, f"destroy data keys in {self.path.name}")
-        tomb = Erased((at or datetime.now(UTC)).astimezone(UTC).isoformat(timespec="seconds"), by, reason)
+        tombs = [tombstone(d.by, d.reason, d.at) for d in destructions]
+        rows = [(t.at, t.by, t.reason, d.bank_id, u) for d, t in zip(destructions, tombs, strict=True) for u in d.units]
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany(
-                "UPDATE unit_keys SET key = NULL, erased_at = ?, erased_by = ?, erased_reason = ? "
-                "WHERE bank_id = ? AND unit = ? AND key IS NOT NULL",
-                [(tomb.at, tomb.by, tomb.reason, bank_id, u) for u in units],
-            )
-            self._db.execute("UPDATE erasures SET generation = generation + 1")
-            self._db.execute("COMMIT")
+            try:
+                cursor = self._db.executemany(
+                    "UPDATE unit_keys SET key = NULL, erased_at = ?, erased_by = ?, erased_reason = ? "
+                    "WHERE bank_id = ? AND unit = ? AND key IS NOT NULL",
+                    rows,
+                )
+                if cursor.rowcount <= 0:  # all destroyed before (the actor's shred after the client's): no change
+                    self._db.execute("ROLLBACK")
+                    return tombs
+                self._db.execute("UPDATE erasures SET generation = generation + 1")
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
             self._db.execute("VACUUM")  # rewrites the file: no page keeps the old key bytes
-        return tomb
+        return tombs
 
     def generation(self) -> int:
         with self._lock:

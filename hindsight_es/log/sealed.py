@@ -30,7 +30,7 @@ from hindsight_es.errors import LogError
 from hindsight_es.events import ErasureRequested, Event, vectors
 from hindsight_es.events.sealing import FIELDS, KIND, MARK, TURN_FIELDS, Erased, blank, sealed_objects
 from hindsight_es.log import boxes as boxes_
-from hindsight_es.log.keys import KeyStore, UnitTags
+from hindsight_es.log.keys import Destruction, KeyStore, UnitTags
 from hindsight_es.log.port import Consumer, EventLog, Record, TopicPartition
 from hindsight_es.log.port import record as new_record
 from hindsight_es.log.seal_plans import Plan
@@ -388,6 +388,10 @@ def shred(log: object, events: Iterable[Event]) -> None:
     still open it (a projection could copy it into a row after the erasure dropped the rows), and a
     client that died in between would leave them live. Destroying twice is a no-op."""
     sealer = getattr(log, "sealer", None)
-    for event in events:
-        if isinstance(sealer, Sealer) and isinstance(event, ErasureRequested) and event.units:
-            sealer.keys.destroy(event.bank_id, event.units, by=event.actor, reason=event.reason, at=event.occurred_at)
+    if not isinstance(sealer, Sealer):
+        return
+    erasures = [e for e in events if isinstance(e, ErasureRequested) and e.units]
+    if erasures:
+        sealer.keys.destroy_all(
+            [Destruction(e.bank_id, tuple(e.units), e.actor, e.reason, e.occurred_at) for e in erasures]
+        )
