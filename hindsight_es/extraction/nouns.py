@@ -25,7 +25,7 @@ def named(raw: str, span: str) -> str | None:
     """An attribute named by its noun after "my"/"我的" ("my car is a Tesla": ``car``); not talk, nor others'."""
     words = raw.split()
     # The speaker's own things only: "our office is at …" is a team's, whose disputes link the episode.
-    possessed = re.match(r"my\s", span, re.I) or re.match(r"我的", span)
+    possessed = re.match(r"my\s", span, re.I) or re.match(r"我(?:现在|目前|如今)?的", span)
     if not possessed or not words or raw in _NOT_ATTRIBUTES or words[-1] in _NOT_ATTRIBUTES:
         return None
     if not (_NOUN_EN.fullmatch(raw) or _NOUN_ZH.fullmatch(raw)) or words[0] in lx.EN_STOPWORDS | set(lx.RELATIONS):

@@ -269,7 +269,7 @@ ATTRIBUTE = (
     rf"(?:(?<=\bswitched\s)|(?<=\bchanged\s))my\s+(?-i:(?P<a>[a-z][a-z' -]{{0,30}}?))\s+"
     rf"(?:from\s+[^,.;!?]{{1,30}}?\s+)?(?:over\s+)?to\s+(?=(?-i:[A-Z0-9\u4e00-\u9fff])){V}",
     # an adverb of time before the verb is not part of the attribute: "我的会计现在是小王" (会计, not 会计现在)
-    rf"(?:{ZI}的|{ZCL})(?P<a>[^，。！？；,!?;是的换改变]{{1,8}}?)(?:现在|目前|如今|已经|早就|也|都)*"
+    rf"(?:{ZI}(?:现在|目前|如今)?的|{ZCL})(?P<a>[^，。！？；,!?;是的换改变]{{1,8}}?)(?:现在|目前|如今|已经|早就|也|都)*"
     rf"(?:是|叫|为|(?:换|改|变)(?:成|为)了?){VZ}",
 )
 EMAIL = (

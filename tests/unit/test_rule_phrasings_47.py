@@ -1,6 +1,7 @@
 """The rule extractor on an attribute changed by name (``rules/47``): "I switched my phone carrier to Verizon"
 keys the attribute as "my phone carrier is AT&T" does, so the later statement supersedes the earlier; and a
-Chinese adverb of time before the verb is not part of the attribute ("我的会计现在是小王": 会计, not 会计现在).
+Chinese adverb of time before the verb is not part of the attribute ("我的会计现在是小王": 会计, not 会计现在),
+and one before "的" still says whose it is ("我现在的会计是小王").
 Sentences of a tour, none of a labelled set."""
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def test_a_switch_that_names_no_attribute_value_is_not_keyed(text):
         ("我的会计现在是小王。", [("user/会计", "小王")]),
         ("我的会计是小王。", [("user/会计", "小王")]),
         ("我的会计已经换成了小李。", [("user/会计", "小李")]),
+        ("我现在的会计是小王。", [("user/会计", "小王")]),  # "现在的" before the attribute, as "新的"
+        ("我现在的手机号是13912345678", [("user/phone", "13912345678")]),
     ],
 )
 def test_an_adverb_of_time_is_not_part_of_a_chinese_attribute(text, expected):
