@@ -276,18 +276,6 @@ EMAIL = (
     rf"\b(?:use|reach me at|contact me at|email me at|write to me at|send (?:it|them|everything|mail) to)\s+{_EMAIL}",
     rf"(?:邮箱|邮件|email)[^，。！？；]{{0,8}}?(?:用|是|发到|发给|改成|换成)了?\s*{_EMAIL}",
 )
-PET = (
-    rf"\b(?:i|we)\s+(?:have\s+|just\s+|recently\s+)*(?:adopted|got|have|own|rescued|bought)\s+(?:a|an|one)\s+"
-    rf"(?:[a-z]+\s+){{0,2}}?(?P<a>{_PET_EN})\s+(?:named|called)\s+(?P<v>[A-Za-z][\w'-]*)",
-    rf"\bmy\s+(?P<a>{_PET_EN})\s+is\s+(?:called|named)\s+(?P<v>[A-Za-z][\w'-]*)",
-    rf"{ZI}家?{ZADV}(?:养了|有|领养了|收养了|买了)(?:一只|一条|只|条|个|一个)?(?:[\u4e00-\u9fff]{{1,2}}?)?(?P<a>{_PET_ZH})[，,]?(?:它)?"
-    rf"(?:叫|名叫|名字叫|取名叫|取名)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
-    rf"{ZI}(?:家里?)?的?(?P<a>{_PET_ZH})(?:叫|名叫|的名字是|名字叫)(?P<v>[^，。！？；,!?;\s]{{1,8}})",
-    rf"\brenamed\s+(?:the|our|my)\s+(?P<a>{_PET_EN})\b(?:\s+to\s+|[^.;!?]*?\b(?:called|named)\s+)(?P<v>[A-Za-z][\w'-]*)",
-    rf"\bchanged\s+(?:the|our|my)\s+(?P<a>{_PET_EN})'s\s+name\s+to\s+(?P<v>[A-Za-z][\w'-]*)",
-    rf"(?:给|把)(?:我们的|我的)?(?P<a>{_PET_ZH})(?:的名字)?(?:改了名字|改了名|改名字|改名|换了名字|改成|改叫|改为)了?[，,]?(?:现在|以后)?(?:叫|改叫)?"
-    rf"(?P<v>[^，。！？；,!?;\s了]{{1,8}})",
-)
 USES = (
     rf"\b(?:i|we)\s+{ADV}(?:use|are using|am using|run on|are on|am on|rely on|work with|code in|write in|program in"
     rf"|develop in|build with|deploy (?:on|to)|host on|drink|ship with|ship via|write|code)\s+{V}",

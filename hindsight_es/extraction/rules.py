@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
-from hindsight_es.extraction import allergies, casual, kin, passing, replies
+from hindsight_es.extraction import allergies, casual, kin, passing, pets, replies
 from hindsight_es.extraction import builders as b
 from hindsight_es.extraction import lexicon as lx
 from hindsight_es.extraction import patterns as px
@@ -110,7 +110,7 @@ RULES: tuple[_Rule, ...] = (
     _rule("fact", passing.AND_LIVES, passing.relative_and("location"), 0.5, 0.75),
     _rule("fact", passing.AND_WORKS_AS, passing.relative_and("occupation"), 0.5, 0.8),
     _rule("preference", kin.RELATIVE_LIKE, b.relation_likes, 0.5, 0.75),
-    _rule("fact", px.PET, b.pet, 0.5, 0.85),
+    _rule("fact", pets.PET, b.pet, 0.5, 0.85),
     _rule("fact", casual.PET, b.pet, 0.5, 0.8),
     _rule("fact", casual.PET_RENAMED, b.pet, 0.5, 0.8),
     _rule("fact", passing.PET_CALLED + passing.PET_NAME_IS, b.pet, 0.5, 0.8),
