@@ -257,6 +257,25 @@ def refused_path(exc: OSError) -> HindsightError | None:
     )
 
 
+# The cyclic collector's thresholds in a process that serves (up, serve, worker, mcp): a young collection
+# after 50,000 allocations rather than 700, an older one after 50 of those, a full one after 100 of those.
+# A serving process holds tens of thousands of long-lived objects (the row and term caches: a dict a memory)
+# and a recall allocates thousands more (its hit lists), so at Python's default the collector ran every few
+# recalls, holding the GIL every thread of the process shares, and a full collection traversed the caches
+# whole: a pause every request in flight waited out. ``bench recall --concurrency 20`` on the 10k layout, four
+# alternated pairs: p95 545 -> 450 ms, p99 755 -> 523 ms on average, recalls/s the same (docs/benchmarks.md).
+# Almost everything a recall allocates is freed by reference counting; cycles wait longer, bounded by these.
+SERVING_GC = (50_000, 50, 100)
+
+
+def run_service(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """``run_async`` for a process that serves until stopped: the collector set to ``SERVING_GC`` first."""
+    import gc
+
+    gc.set_threshold(*SERVING_GC)
+    return run_async(fn)
+
+
 def run_async(fn: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine; a ``HindsightError`` becomes ``failed``'s one line and exit code."""
     import asyncio

@@ -29,6 +29,7 @@ from hindsight_es.app.cli.common import (
     failed,
     refused_path,
     run_async,
+    run_service,
     settings_from,
     to_stderr,
     warm_reads,
@@ -240,7 +241,7 @@ def up(ctx: typer.Context) -> None:
     try:
         with undone_on_failure(fresh):  # a failure before serving leaves no data directory it created
             fresh.own()
-            run_async(go)
+            run_service(go)
     finally:
         lock.release()
 
@@ -362,7 +363,7 @@ def mcp(
         await serve_when_free(settings, hs.log, stop, embedder=embedder, start_log=hs.start)
 
     # on Kafka the workers own the consumer groups: this process publishes and reads, as `serve` does
-    run_async(lambda: run_stdio(settings, bank=bank, pipeline=None if settings.broker else pipeline))
+    run_service(lambda: run_stdio(settings, bank=bank, pipeline=None if settings.broker else pipeline))
 
 
 @app.command()

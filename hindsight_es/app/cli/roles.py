@@ -12,7 +12,7 @@ from typing import Any
 
 import typer
 
-from hindsight_es.app.cli.common import err_console, run_async, settings_from, warm_reads
+from hindsight_es.app.cli.common import err_console, run_service, settings_from, warm_reads
 
 
 def register(app: typer.Typer) -> None:
@@ -73,7 +73,7 @@ def worker(ctx: typer.Context) -> None:
             await log.close()
         err_console.print("hindsight worker stopped cleanly")
 
-    run_async(lambda: _until_signalled(settings, body))
+    run_service(lambda: _until_signalled(settings, body))
 
 
 def serve_readers(ctx: typer.Context) -> None:
@@ -121,4 +121,4 @@ def serve_readers(ctx: typer.Context) -> None:
             await log.close()
         err_console.print("hindsight serve stopped cleanly")
 
-    run_async(lambda: _until_signalled(settings, body))
+    run_service(lambda: _until_signalled(settings, body))
