@@ -65,6 +65,14 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tab
             table.drop_index("bank_id_idx")
             del kinds["bank_id_idx"]
         names = set(kinds)
+        if "vector_idx" in names and table.count_rows() < VECTOR_INDEX_ROWS // 2:
+            # The table shrank far below an index's worth (a bank erased or archived whole): it is searched flat,
+            # exactly, as one that never grew, until it grows back to ``VECTOR_INDEX_ROWS`` (the gap keeps a table
+            # near the threshold from retraining again and again). An index over rows that are all gone cannot
+            # be maintained: LanceDB's k-means has no vector to train on (an erase of a whole bank failed there).
+            table.drop_index("vector_idx")
+            path.delete(VECTOR_INDEX_FILE)
+            names.discard("vector_idx")
         full_text_indexes(table, names)
         if "memory_id_idx" not in names:
             table.create_index("memory_id", config=BTree())

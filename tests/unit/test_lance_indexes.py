@@ -189,3 +189,34 @@ def test_maintenance_drops_versions_older_than_versions_kept(tmp_path, monkeypat
     assert len(table.list_versions()) <= 2  # the newest (and the pass's own, if it wrote one)
     assert _bytes(tmp_path / "memories.lance") < before / 2
     assert store.count("memories", MemoryFilter("b")) == 400
+
+
+def test_a_table_emptied_below_half_an_indexs_worth_drops_its_vector_index_and_keeps_being_maintained(
+    tmp_path, monkeypatch
+) -> None:
+    """A bank erased whole left a table of a tracking row beside an IVF index over rows all gone; maintaining
+    it failed ("KMeans cannot train 1 centroids with 0 vectors"), and with it the erase. Now the index goes
+    with the rows (searched flat, exactly) and comes back when the table grows to an index's worth again."""
+    monkeypatch.setattr(LI, "VECTOR_INDEX_ROWS", 600)
+    store = LanceStore(tmp_path)
+    store.upsert("memories", memory_schema(DIM), rows(1000))
+    store.ensure_indexes(("memories",))
+    assert "vector_idx" in {i.name for i in store.table("memories").list_indices()}
+    store.table("memories").delete("bank_id = 'b'")
+    kept = rows(1, start=5000, bank="other")  # what the projection keeps: its position, a zero vector
+    kept = kept.set_column(
+        kept.schema.get_field_index("vector"),
+        "vector",
+        pa.array([np.zeros(DIM, np.float16)], kept.schema.field("vector").type),
+    )
+    store.upsert("memories", memory_schema(DIM), kept)
+    store.ensure_indexes(("memories",))  # raised before
+    assert "vector_idx" not in {i.name for i in store.table("memories").list_indices()}
+    assert store.vector_index_info() is None
+    hits = store.search.start(
+        store.search.vector_search(rows(1, start=1).column("vector")[0].as_py(), MemoryFilter("other"), 5)
+    ).result()
+    assert len(hits) == 1
+    store.upsert("memories", memory_schema(DIM), rows(700, start=6000))
+    store.ensure_indexes(("memories",))
+    assert "vector_idx" in {i.name for i in store.table("memories").list_indices()}
