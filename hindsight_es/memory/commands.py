@@ -28,7 +28,7 @@ from hindsight_es.memory import episodes
 from hindsight_es.memory.forgetting import Revived, in_forget_range, restored
 from hindsight_es.memory.ids import derive_id
 from hindsight_es.memory.prepared import caused, ignored
-from hindsight_es.memory.state import BankState, MemoryInfo
+from hindsight_es.memory.state import BankState, MemoryInfo, where
 
 
 def decide_forget(state: BankState, command: ForgetRequested) -> list[Event]:
@@ -216,13 +216,29 @@ def decide_erasure(state: BankState, command: ErasureRequested) -> list[Event]:
     turns = {u.removeprefix("turn:") for u in units if u.startswith("turn:")} | (
         {command.turn_id} if command.turn_id else set()
     )
+    # The memories the command may name, found by session, turn and id (not by reading the bank's every
+    # memory: a whole bank's erasures decided one after another), then checked as named
+    candidates: dict[UUID, None] = {}
+    if command.session_id is not None:
+        candidates.update((m.memory_id, None) for m in where(state, "session_id", command.session_id))
+    if command.memory_id is None:
+        for turn_id in sorted(turns):
+            candidates.update((m.memory_id, None) for m in where(state, "source_turn", turn_id))
+    for unit in units:
+        if unit.startswith("memory:") and (memory_id := _uuid(unit.removeprefix("memory:"))) is not None:
+            candidates[memory_id] = None
+    if command.memory_id is not None:
+        candidates[command.memory_id] = None
     named = [
         m
-        for m in state.memories.values()
-        if f"memory:{m.memory_id}" in units
-        or m.memory_id == command.memory_id
-        or (command.session_id is not None and m.session_id == command.session_id)
-        or (command.memory_id is None and turns.intersection(m.source_turn_ids))
+        for i in candidates
+        if (m := state.memories.get(i)) is not None
+        and (
+            f"memory:{m.memory_id}" in units
+            or m.memory_id == command.memory_id
+            or (command.session_id is not None and m.session_id == command.session_id)
+            or (command.memory_id is None and turns.intersection(m.source_turn_ids))
+        )
     ]
     # A memory erased before keeps that erasure's placeholder (who, when, why): a repeated erase neither
     # rewrites it nor, when it finds nothing else (no live key, no other memory), records a second one.
@@ -268,3 +284,10 @@ def _displaced_back(state: BankState, command: ErasureRequested, erased: list[Me
 
 def _unique(ids: Iterable[UUID]) -> list[UUID]:
     return list(dict.fromkeys(ids))
+
+
+def _uuid(text: str) -> UUID | None:
+    try:
+        return UUID(text)
+    except ValueError:
+        return None

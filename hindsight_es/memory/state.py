@@ -106,12 +106,25 @@ class Lookups:
     by_key: dict[str, dict[UUID, None]] = field(default_factory=dict)  # ordered sets: first seen first
     quarantined: dict[UUID, None] = field(default_factory=dict)
     complete: bool = False  # every memory of a folded state was indexed (the first ``where`` does it)
+    # Memory ids by session and by source turn, for an erasure (``where`` with "session_id" or "source_turn"):
+    # built by the first one a process decides and kept up from then on, so a process that never erases holds
+    # no such index (two entries a memory); without it a whole bank's erasures read every memory each.
+    scopes: dict[tuple[str, str], dict[UUID, None]] | None = None
 
     def add(self, memory: MemoryInfo) -> None:
         if memory.key is not None:
             self.by_key.setdefault(memory.key, {})[memory.memory_id] = None
         if memory.status == "quarantined":
             self.quarantined[memory.memory_id] = None
+        if self.scopes is not None:
+            self.add_scopes(memory)
+
+    def add_scopes(self, memory: MemoryInfo) -> None:
+        assert self.scopes is not None
+        if memory.session_id is not None:
+            self.scopes.setdefault(("session_id", memory.session_id), {})[memory.memory_id] = None
+        for turn_id in memory.source_turn_ids:
+            self.scopes.setdefault(("source_turn", turn_id), {})[memory.memory_id] = None
 
     def ids(self, column: str, value: object) -> dict[UUID, None]:
         if column == "memory_key":
@@ -271,9 +284,16 @@ def fold(bank_id: str, events: Iterable[Event], *, as_of: datetime | None = None
 
 
 def where(state: BankState, column: str, value: object) -> Iterable[MemoryInfo]:
-    """The memories whose ``column`` ("memory_key", or "status" for "quarantined") may hold ``value``, oldest
-    first, for the caller to check (``Lookups``), without reading the others."""
+    """The memories whose ``column`` ("memory_key", "session_id", "source_turn" (one of ``source_turn_ids``),
+    or "status" for "quarantined") may hold ``value``, oldest first, for the caller to check (``Lookups``),
+    without reading the others."""
     memories, lookups = state.memories, state.lookups
+    if column in ("session_id", "source_turn"):
+        if lookups.scopes is None:
+            lookups.scopes = {}
+            for memory in memories.values():
+                lookups.add_scopes(memory)
+        return [found for i in lookups.scopes.get((column, str(value)), {}) if (found := memories.get(i)) is not None]
     stored = memories.stored(column, value) if isinstance(memories, LazyMap) else None
     if stored is None and not lookups.complete:
         for memory in memories.values():
