@@ -327,3 +327,19 @@ def test_an_erased_memory_is_never_restored():
     out = run(state, RestoreRequested(bank_id="b", memory_ids=(bad.memory_id,)))
     assert [type(e) for e in out] == [CommandIgnored]
     assert state.heads["k/x"] == true.memory_id and state.memories[bad.memory_id].status == "forgotten"
+
+
+def test_an_erasure_finds_the_memories_retained_after_the_one_before_it():
+    """The actor finds an erasure's memories by session and source turn (an index the first erasure builds,
+    kept up from then on), not by reading every memory: what is retained after an erasure is found by the
+    next one, by its session or by the turn it came from, and another session's memories are not."""
+    state = BankState("b")
+    first = run(state, turn("a", session="A", turn_id="ta"), prepared(fact("user/pet", "cat")))[0]
+    assert run(state, ErasureRequested(bank_id="b", session_id="A", reason="asked"))[0].memory_ids == (first.memory_id,)
+    later = run(state, turn("b", session="B", turn_id="tb", minutes=1), prepared(fact("user/car", "tesla")))[0]
+    kept = run(state, turn("c", session="C", turn_id="tc", minutes=2), prepared(fact("user/drink", "tea")))[0]
+    by_turn = run(state, ErasureRequested(bank_id="b", turn_id="tb", reason="asked"))
+    assert by_turn[0].memory_ids == (later.memory_id,) and state.memories[later.memory_id].erased
+    assert not state.memories[kept.memory_id].erased
+    by_session = run(state, ErasureRequested(bank_id="b", session_id="C", reason="asked"))
+    assert by_session[0].memory_ids == (kept.memory_id,)
