@@ -136,11 +136,13 @@ class WorkingMemoryProjection:
     def erased_keys(self, erased: list[ContentErased], rows: dict[str, dict[str, Any]]) -> list[str]:
         """The keys of the table's rows of the erased turns; this batch's rows of them are left out."""
         keys: set[str] = set()
+        by_bank: dict[str, set[str]] = {}  # one scan of a bank's rows for all its erasures (a whole bank's: hundreds)
         for event in erased:
-            turns = set(event.turn_ids)
-            for key in [k for k, row in rows.items() if row["bank_id"] == event.bank_id and row["turn_id"] in turns]:
+            by_bank.setdefault(event.bank_id, set()).update(event.turn_ids)
+        for bank_id, turns in by_bank.items():
+            for key in [k for k, row in rows.items() if row["bank_id"] == bank_id and row["turn_id"] in turns]:
                 del rows[key]
-            found = self.store.scan(TABLE, TurnFilter(event.bank_id), ["turn_key", "turn_id"]) if turns else None
+            found = self.store.scan(TABLE, TurnFilter(bank_id), ["turn_key", "turn_id"]) if turns else None
             if found is not None and found.num_rows:
                 pairs = zip(found.column("turn_key").to_pylist(), found.column("turn_id").to_pylist(), strict=True)
                 keys.update(key for key, turn in pairs if turn in turns)
