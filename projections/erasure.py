@@ -15,7 +15,6 @@ import binascii
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC
 from typing import Any
 
 import numpy as np
@@ -25,7 +24,7 @@ import pyarrow.compute as pc
 from hindsight_es.errors import DecodeError
 from hindsight_es.events import ContentErased, Event, decode, vectors
 from hindsight_es.events.sealing import MEMORY_FIELDS, TURN_FIELDS, Erased, blank
-from hindsight_es.log import Record
+from hindsight_es.log import Record, keys
 from hindsight_es.stores.archive import ArchiveStore
 
 __all__ = ["erase_archived", "erase_table", "tombstone"]
@@ -40,7 +39,7 @@ Rows = Callable[[list[tuple[Record, Event | None]]], pa.Table]  # the archive's 
 
 def tombstone(event: ContentErased) -> Erased:
     """The tombstone the key store gave the erased units (``erase`` destroys them at the event's time)."""
-    return Erased(event.occurred_at.astimezone(UTC).isoformat(timespec="seconds"), event.erased_by, event.reason)
+    return keys.tombstone(event.erased_by, event.reason, event.occurred_at)
 
 
 def erase_archived(

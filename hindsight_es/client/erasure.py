@@ -184,10 +184,7 @@ async def _recorded(
     outcomes are looked for."""
     at = await conn.logged(memory_partition_end(conn.log, bank_id))
     await writer.publish([command for command, _ in plans])
-    await asyncio.to_thread(
-        sealer.keys.destroy_all,
-        [Destruction(bank_id, tuple(units), cmd.actor, cmd.reason, cmd.occurred_at) for cmd, units in plans],
-    )
+    await asyncio.to_thread(sealer.keys.destroy_all, [Destruction.of(command) for command, _ in plans])
     sealer.forget_cached()
     if drive is not None:
         await drive()

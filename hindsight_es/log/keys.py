@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Protocol
 
 from hindsight_es.errors import ReadOnlyError
+from hindsight_es.events import ErasureRequested
 from hindsight_es.events.sealing import Erased
 from hindsight_es.log.read_only import connect_read_only
 
@@ -43,6 +44,12 @@ class Destruction:
     by: str
     reason: str
     at: datetime | None = None
+
+    @classmethod
+    def of(cls, command: ErasureRequested) -> Destruction:
+        """The keys an erase request names, with its actor, reason and time: what the erasing client destroys
+        after recording it, and the bank actor again before deciding it (``log.sealed.shred``)."""
+        return cls(command.bank_id, tuple(command.units), command.actor, command.reason, command.occurred_at)
 
 
 def tombstone(by: str, reason: str, at: datetime | None) -> Erased:

@@ -392,6 +392,4 @@ def shred(log: object, events: Iterable[Event]) -> None:
         return
     erasures = [e for e in events if isinstance(e, ErasureRequested) and e.units]
     if erasures:
-        sealer.keys.destroy_all(
-            [Destruction(e.bank_id, tuple(e.units), e.actor, e.reason, e.occurred_at) for e in erasures]
-        )
+        sealer.keys.destroy_all([Destruction.of(e) for e in erasures])
