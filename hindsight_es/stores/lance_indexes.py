@@ -59,13 +59,14 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tab
     Each projection passes only its own table: two concurrent index commits on one table conflict.
     """
     table = table_of("memories") if "memories" in tables else None
-    if table is not None and table.count_rows() > 0:
+    rows = table.count_rows() if table is not None else 0
+    if table is not None and rows > 0:
         kinds = {i.name: i.index_type for i in table.list_indices()}
         if kinds.get("bank_id_idx") == "BTree":  # stores written before bank_id had a bitmap (below)
             table.drop_index("bank_id_idx")
             del kinds["bank_id_idx"]
         names = set(kinds)
-        if "vector_idx" in names and table.count_rows() < VECTOR_INDEX_ROWS // 2:
+        if "vector_idx" in names and rows < VECTOR_INDEX_ROWS // 2:
             # The table shrank far below an index's worth (a bank erased or archived whole): it is searched flat,
             # exactly, as one that never grew, until it grows back to ``VECTOR_INDEX_ROWS`` (the gap keeps a table
             # near the threshold from retraining again and again). An index over rows that are all gone cannot
@@ -84,7 +85,7 @@ def ensure_indexes(table_of: Callable[[str], Any | None], path: ObjectStore, tab
                 table.create_index(column, config=Bitmap())
         if "valid_from_idx" not in names:
             table.create_index("valid_from", config=BTree())
-        _ensure_vector_index(path, table, names)
+        _ensure_vector_index(path, table, names, rows)
         maintain(table, VERSIONS_KEPT)
     turns = table_of("turns") if "turns" in tables else None
     if turns is not None and turns.count_rows() > 0:
@@ -123,7 +124,7 @@ def full_text_missing(table: Any) -> bool:
     return not {f"{column}_idx" for column in _FULL_TEXT} <= {i.name for i in table.list_indices()}
 
 
-def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None:
+def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str], rows: int) -> None:
     """An IVF index once the table is large enough for flat search to hurt.
 
     IVF_SQ: vectors quantised to int8 in the index (a quarter of IVF_FLAT's memory: 170 MB instead of
@@ -133,9 +134,9 @@ def _ensure_vector_index(path: ObjectStore, table: Any, names: set[str]) -> None
     re-partitioned it into a few huge ones, and every search compared every row). A table grown to
     ``RETRAIN_GROWTH`` times the rows the index was trained on is retrained (its partitions have grown as
     much, and so has the share of rows in the delta); so is an index with more deltas than a store
-    maintained before ``lance_compaction`` could leave, or one this release did not record.
+    maintained before ``lance_compaction`` could leave, or one this release did not record. ``rows``: the
+    table's, counted by the caller (the scalar indexes built in between add none).
     """
-    rows = table.count_rows()
     if rows < VECTOR_INDEX_ROWS:
         return
     info = vector_index_info(path)
